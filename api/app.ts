@@ -1,0 +1,32 @@
+import express from 'express';
+import type { AppDeps } from './context';
+import { errorHandler, notFoundHandler } from './errors';
+import { requestContext } from './middleware/request-context';
+import { authRoutes } from './routes/auth';
+import { fileRoutes } from './routes/files';
+import { garmentRoutes } from './routes/garments';
+import { healthRoutes } from './routes/health';
+import { keyRoutes } from './routes/keys';
+
+/** Builds the Express app. One router per resource; Part A lives under /api/v1, Part B under /api. */
+export function createApp(deps: AppDeps): express.Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', deps.config.trustProxy);
+  app.set('etag', false);
+
+  app.use(requestContext(deps.log));
+  app.use(healthRoutes(deps));
+  app.use(fileRoutes(deps));
+
+  // Part A: the public API.
+  app.use('/api/v1', keyRoutes(deps));
+  app.use('/api/v1', garmentRoutes(deps));
+
+  // Part B: application routes.
+  app.use('/api', authRoutes(deps));
+
+  app.use(notFoundHandler);
+  app.use(errorHandler);
+  return app;
+}

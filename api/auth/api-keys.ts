@@ -1,0 +1,73 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { RequestHandler } from 'express';
+import { tokenBalance } from '../../db/ledger';
+import type { AppDeps } from '../context';
+import { unauthorized } from '../errors';
+
+export const hashKey = (key: string) => createHash('sha256').update(key).digest();
+
+/** `<prefix>_live_<64 hex>`: 256 bits from the CSPRNG, so a fast hash is enough to store it (no salt needed). */
+export function generateKey(prefix: string): string {
+  return `${prefix}_live_${randomBytes(32).toString('hex')}`;
+}
+
+export function keyPattern(prefix: string): RegExp {
+  return new RegExp(`^${prefix}_live_[0-9a-f]{64}$`);
+}
+
+export type KeyStatus = 'active' | 'revoked' | 'expired';
+
+export function keyStatus(k: { revokedAt: Date | null; expiresAt: Date | null }, now = new Date()): KeyStatus {
+  if (k.revokedAt) return 'revoked';
+  if (k.expiresAt && k.expiresAt.getTime() <= now.getTime()) return 'expired';
+  return 'active';
+}
+
+interface KeyRow {
+  id: string;
+  userId: string;
+  keyHash: Buffer;
+  revokedAt: Date | null;
+  expiresAt: Date | null;
+  lastUsedAt: Date | null;
+  email: string;
+  plan: string;
+  createdAt: Date;
+}
+
+/**
+ * Part A authentication: `Authorization: Bearer <key>`. The lookup is by SHA-256 of the key (an indexed equality
+ * on a hash reveals nothing useful through timing), and the stored hash is compared again in constant time.
+ * Sets X-Tokens-Remaining for every keyed response; routes that spend tokens overwrite it with the new balance.
+ */
+export function requireApiKey(deps: AppDeps): RequestHandler {
+  const pattern = keyPattern(deps.config.apiKeyPrefix);
+  return async (req, res, next) => {
+    const header = req.get('authorization');
+    if (!header) throw unauthorized('Missing API key: send Authorization: Bearer <API_KEY>');
+    const m = /^Bearer[ ]+(\S+)[ ]*$/i.exec(header);
+    if (!m) throw unauthorized('Malformed Authorization header: expected Bearer <API_KEY>');
+    const key = m[1]!;
+    if (!pattern.test(key)) throw unauthorized('Invalid API key');
+    const hash = hashKey(key);
+    const [row] = await deps.sql<KeyRow[]>`
+      select k.id, k.user_id as "userId", k.key_hash as "keyHash", k.revoked_at as "revokedAt", k.expires_at as "expiresAt",
+             k.last_used_at as "lastUsedAt", u.email, u.plan, u.created_at as "createdAt"
+      from api_keys k join users u on u.id = k.user_id
+      where k.key_hash = ${hash}`;
+    if (!row || !timingSafeEqual(row.keyHash, hash)) throw unauthorized('Invalid API key');
+    const status = keyStatus(row);
+    if (status === 'revoked') throw unauthorized('API key has been revoked', { reason: 'API key has been revoked' });
+    if (status === 'expired') throw unauthorized('API key has expired', { reason: 'API key has expired' });
+    req.user = { id: row.userId, email: row.email, plan: row.plan, createdAt: row.createdAt };
+    req.apiKeyId = row.id;
+    // lastUsedAt is advisory: written at most once a minute per key so it never costs a write per request.
+    const touch =
+      !row.lastUsedAt || Date.now() - row.lastUsedAt.getTime() > 60_000
+        ? deps.sql`update api_keys set last_used_at = now() where id = ${row.id}`
+        : Promise.resolve();
+    const [balance] = await Promise.all([tokenBalance(deps.sql, row.userId), touch]);
+    res.setHeader('X-Tokens-Remaining', String(balance));
+    next();
+  };
+}

@@ -1,0 +1,70 @@
+import { createHash, randomBytes } from 'node:crypto';
+import type { Request, RequestHandler, Response } from 'express';
+import type { Sql } from '../../db/client';
+import type { AppDeps, AuthedUser } from '../context';
+import { unauthorized } from '../errors';
+
+const sha256 = (s: string) => createHash('sha256').update(s).digest();
+
+export async function createSession(sql: Sql, userId: string, ttlMs: number): Promise<{ token: string; expiresAt: Date }> {
+  const token = randomBytes(32).toString('base64url');
+  const expiresAt = new Date(Date.now() + ttlMs);
+  await sql`insert into sessions (token_hash, user_id, expires_at) values (${sha256(token)}, ${userId}, ${expiresAt})`;
+  return { token, expiresAt };
+}
+
+export async function destroySession(sql: Sql, token: string): Promise<void> {
+  await sql`delete from sessions where token_hash = ${sha256(token)}`;
+}
+
+export function readCookie(req: Request, name: string): string | undefined {
+  const header = req.headers.cookie;
+  if (!header) return undefined;
+  for (const part of header.split(';')) {
+    const eq = part.indexOf('=');
+    if (eq < 0) continue;
+    if (part.slice(0, eq).trim() === name) {
+      const value = part.slice(eq + 1).trim();
+      return /^[A-Za-z0-9_-]{20,100}$/.test(value) ? value : undefined;
+    }
+  }
+  return undefined;
+}
+
+export function setSessionCookie(deps: AppDeps, res: Response, token: string, expiresAt: Date): void {
+  res.cookie(deps.config.sessionCookieName, token, {
+    httpOnly: true,
+    sameSite: 'lax',
+    secure: deps.config.publicBaseUrl.startsWith('https:'),
+    path: '/',
+    expires: expiresAt,
+  });
+}
+
+export function clearSessionCookie(deps: AppDeps, res: Response): void {
+  res.clearCookie(deps.config.sessionCookieName, {
+    httpOnly: true,
+    sameSite: 'lax',
+    secure: deps.config.publicBaseUrl.startsWith('https:'),
+    path: '/',
+  });
+}
+
+/** Loads the user behind the session cookie, or answers 401. Expired sessions are treated as absent. */
+export function requireSession(deps: AppDeps): RequestHandler {
+  return async (req, _res, next) => {
+    const token = readCookie(req, deps.config.sessionCookieName);
+    if (!token) throw unauthorized('Sign in first: this route needs a session');
+    const [row] = await deps.sql<(AuthedUser & { lastSeenAt: Date })[]>`
+      select u.id, u.email, u.plan, u.created_at as "createdAt", s.last_seen_at as "lastSeenAt"
+      from sessions s join users u on u.id = s.user_id
+      where s.token_hash = ${sha256(token)} and s.expires_at > now()`;
+    if (!row) throw unauthorized('Session expired or invalid: sign in again');
+    // Recording activity at most once a minute keeps a write off most requests.
+    if (Date.now() - row.lastSeenAt.getTime() > 60_000) {
+      await deps.sql`update sessions set last_seen_at = now() where token_hash = ${sha256(token)}`;
+    }
+    req.user = { id: row.id, email: row.email, plan: row.plan, createdAt: row.createdAt };
+    next();
+  };
+}

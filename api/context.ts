@@ -1,0 +1,33 @@
+import type { Client } from '@temporalio/client';
+import type { Sql } from '../db/client';
+import type { Config } from '../lib/config';
+import type { Logger } from '../lib/log';
+import type { Storage } from '../lib/storage';
+
+/** Everything a route needs, passed in explicitly so tests can build an app against their own stack. */
+export interface AppDeps {
+  config: Config;
+  sql: Sql;
+  storage: Storage;
+  temporal: Client;
+  log: Logger;
+}
+
+export interface AuthedUser {
+  id: string;
+  email: string;
+  plan: string;
+  createdAt: Date;
+}
+
+declare global {
+  // eslint-disable-next-line @typescript-eslint/no-namespace
+  namespace Express {
+    interface Request {
+      id: string;
+      log: Logger;
+      user?: AuthedUser;
+      apiKeyId?: string;
+    }
+  }
+}

@@ -1,0 +1,84 @@
+// Error shapes. Part A (/api/v1) answers {error: {code, message, details?}}; Part B (/api/...) answers a flat
+// {error: string} plus optional fields, as the spec's chat and payment routes do.
+import type { ErrorRequestHandler, RequestHandler } from 'express';
+import { z } from 'zod';
+
+export type ErrorCode =
+  | 'invalid_request'
+  | 'unauthorized'
+  | 'insufficient_tokens'
+  | 'not_found'
+  | 'conflict'
+  | 'rate_limited'
+  | 'payload_too_large'
+  | 'unsupported_media_type'
+  | 'internal_error'
+  | 'service_unavailable';
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: ErrorCode,
+    message: string,
+    readonly details?: Record<string, unknown>,
+    readonly headers?: Record<string, string>,
+  ) {
+    super(message);
+  }
+}
+
+export const badRequest = (message: string, details?: Record<string, unknown>) => new ApiError(400, 'invalid_request', message, details);
+export const unauthorized = (message: string, details?: Record<string, unknown>) => new ApiError(401, 'unauthorized', message, details);
+export const notFound = (message: string) => new ApiError(404, 'not_found', message);
+export const conflict = (message: string) => new ApiError(409, 'conflict', message);
+
+/** Turns zod issues into a message a client can act on and details listing each field. */
+export function fromZod(err: z.ZodError, what = 'request'): ApiError {
+  const issues = err.issues.map((i) => ({ field: i.path.join('.') || '(root)', message: i.message }));
+  const first = issues[0];
+  const message = first ? `Invalid ${what}: ${first.field === '(root)' ? '' : `${first.field}: `}${first.message}` : `Invalid ${what}`;
+  return badRequest(message, { issues });
+}
+
+/** Parses with zod or throws a 400 in the envelope. */
+export function parse<T extends z.ZodType>(schema: T, value: unknown, what = 'request body'): z.infer<T> {
+  const r = schema.safeParse(value);
+  if (!r.success) throw fromZod(r.error, what);
+  return r.data;
+}
+
+const isPartA = (path: string) => path === '/api/v1' || path.startsWith('/api/v1/');
+
+export const notFoundHandler: RequestHandler = (req, _res, next) => {
+  next(new ApiError(404, 'not_found', `No route for ${req.method} ${req.path}`));
+};
+
+export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
+  const apiErr = toApiError(err);
+  if (apiErr.status >= 500) req.log?.error('request failed', { err, status: apiErr.status });
+  if (res.headersSent) {
+    res.end();
+    return;
+  }
+  for (const [k, v] of Object.entries(apiErr.headers ?? {})) res.setHeader(k, v);
+  res.status(apiErr.status);
+  if (isPartA(req.path) || !req.path.startsWith('/api/')) {
+    res.json({ error: { code: apiErr.code, message: apiErr.message, ...(apiErr.details ? { details: apiErr.details } : {}) } });
+  } else {
+    res.json({ error: apiErr.message, ...(apiErr.details ?? {}) });
+  }
+};
+
+/** Maps anything thrown to an ApiError; unknown errors become a 500 whose message reveals nothing internal. */
+function toApiError(err: unknown): ApiError {
+  if (err instanceof ApiError) return err;
+  if (err instanceof z.ZodError) return fromZod(err);
+  const e = err as { type?: string; status?: number; statusCode?: number; expose?: boolean; message?: string };
+  // body-parser errors carry a status and a type
+  if (e?.type === 'entity.parse.failed') return badRequest('Malformed JSON body');
+  if (e?.type === 'entity.too.large') return new ApiError(413, 'payload_too_large', 'Request body too large');
+  if (e?.type === 'encoding.unsupported' || e?.type === 'charset.unsupported') return badRequest('Unsupported body encoding');
+  const status = e?.status ?? e?.statusCode;
+  if (typeof status === 'number' && status >= 400 && status < 500 && e?.expose) return new ApiError(status, 'invalid_request', e.message ?? 'Bad request');
+  return new ApiError(500, 'internal_error', 'Internal server error');
+}

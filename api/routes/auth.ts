@@ -1,0 +1,74 @@
+// Part B account routes: signup, login, logout, me. The spec only says "session"; these routes are ours.
+import { Router } from 'express';
+import { z } from 'zod';
+import { tokenBalance } from '../../db/ledger';
+import { userId } from '../../lib/ids';
+import { createFreeAccount } from '../../db/accounts';
+import { burnPasswordCheck, hashPassword, passwordWeakness, verifyPassword } from '../auth/passwords';
+import { clearSessionCookie, createSession, destroySession, readCookie, requireSession, setSessionCookie } from '../auth/sessions';
+import type { AppDeps } from '../context';
+import { ApiError, badRequest, conflict, parse, unauthorized } from '../errors';
+import { jsonBody } from '../middleware/body';
+
+const credentials = z.object({
+  email: z.string().trim().toLowerCase().max(254).pipe(z.email({ message: 'must be a valid email address' })),
+  password: z.string().min(1, 'is required').max(200, 'must be at most 200 characters'),
+});
+
+export function authRoutes(deps: AppDeps): Router {
+  const r = Router();
+
+  r.post('/auth/signup', jsonBody(), async (req, res) => {
+    const { email, password } = parse(credentials, req.body);
+    const weak = passwordWeakness(password, email);
+    if (weak) throw badRequest(`Password ${weak}`, { field: 'password' });
+    const passwordHash = await hashPassword(password);
+    const user = await createFreeAccount(deps.sql, { id: userId(), email, passwordHash });
+    if (!user) throw conflict('An account with this email already exists');
+    const session = await createSession(deps.sql, user.id, deps.config.sessionTtlMs);
+    setSessionCookie(deps, res, session.token, session.expiresAt);
+    req.log.info('account created', { userId: user.id });
+    res.status(201).json({ user: await describeUser(deps, user) });
+  });
+
+  r.post('/auth/login', jsonBody(), async (req, res) => {
+    const { email, password } = parse(credentials, req.body);
+    const [user] = await deps.sql<{ id: string; email: string; plan: string; createdAt: Date; passwordHash: string }[]>`
+      select id, email, plan, created_at as "createdAt", password_hash as "passwordHash" from users where lower(email) = ${email}`;
+    // One answer and about one cost for "no such account" and "wrong password": nothing tells which it was.
+    if (!user) {
+      await burnPasswordCheck(password);
+      throw unauthorized('Email or password is incorrect');
+    }
+    if (!(await verifyPassword(password, user.passwordHash))) throw unauthorized('Email or password is incorrect');
+    const session = await createSession(deps.sql, user.id, deps.config.sessionTtlMs);
+    setSessionCookie(deps, res, session.token, session.expiresAt);
+    res.json({ user: await describeUser(deps, user) });
+  });
+
+  r.post('/auth/logout', async (req, res) => {
+    const token = readCookie(req, deps.config.sessionCookieName);
+    if (token) await destroySession(deps.sql, token);
+    clearSessionCookie(deps, res);
+    res.status(204).end();
+  });
+
+  r.get('/auth/me', requireSession(deps), async (req, res) => {
+    if (!req.user) throw new ApiError(500, 'internal_error', 'session user missing');
+    res.json({ user: await describeUser(deps, req.user) });
+  });
+
+  return r;
+}
+
+const PLAN_NAMES: Record<string, string> = { free: 'Free', pro: 'Pro', business: 'Business', enterprise: 'Enterprise' };
+
+async function describeUser(deps: AppDeps, u: { id: string; email: string; plan: string; createdAt: Date }) {
+  return {
+    id: u.id,
+    email: u.email,
+    plan: { id: u.plan, name: PLAN_NAMES[u.plan] ?? u.plan },
+    tokenBalance: await tokenBalance(deps.sql, u.id),
+    createdAt: u.createdAt.toISOString(),
+  };
+}

@@ -1,0 +1,34 @@
+import { createHash } from 'node:crypto';
+import { Router } from 'express';
+import type { AppDeps } from '../context';
+import { notFound } from '../errors';
+
+/**
+ * Public, unauthenticated file serving for uploads, blanks and mockups: these URLs are handed to clients as
+ * `url`, `imageUrl`, `mockupUrl`. Every key is written once and never changed (new content gets a new key),
+ * so the bytes can be cached for a year.
+ */
+export function fileRoutes(deps: AppDeps): Router {
+  const r = Router();
+  r.get('/files/*key', async (req, res) => {
+    const parts = (req.params as unknown as { key: string[] }).key;
+    const key = parts.join('/');
+    let obj;
+    try {
+      obj = await deps.storage.get(key);
+    } catch {
+      obj = null; // an invalid key is simply not found
+    }
+    if (!obj) throw notFound('File not found');
+    const etag = `"${createHash('sha1').update(obj.body).digest('base64url')}"`;
+    res.setHeader('ETag', etag);
+    res.setHeader('Cache-Control', 'public, max-age=31536000, immutable');
+    res.setHeader('X-Content-Type-Options', 'nosniff');
+    if (req.get('if-none-match') === etag) {
+      res.status(304).end();
+      return;
+    }
+    res.type(obj.contentType).send(obj.body);
+  });
+  return r;
+}

@@ -1,0 +1,55 @@
+import { Router } from 'express';
+import { temporal as proto } from '@temporalio/proto';
+import type { AppDeps } from '../context';
+
+const CHECK_TIMEOUT_MS = 2000;
+// A poller that has not been seen for this long is gone (Temporal keeps pollers listed for a few minutes).
+const POLLER_FRESH_MS = 70_000;
+
+function withTimeout<T>(p: Promise<T>, what: string): Promise<T> {
+  return Promise.race([
+    p,
+    new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`${what} did not answer within ${CHECK_TIMEOUT_MS} ms`)), CHECK_TIMEOUT_MS).unref()),
+  ]);
+}
+
+export function healthRoutes(deps: AppDeps): Router {
+  const r = Router();
+
+  // Liveness: the process is up and its event loop turns. Nothing external is checked on purpose.
+  r.get('/healthz', (_req, res) => {
+    res.json({ status: 'ok' });
+  });
+
+  // Readiness: PostgreSQL answers and at least one worker polls our task queue.
+  r.get('/readyz', async (_req, res) => {
+    const checks: Record<string, { ok: boolean; error?: string; pollers?: number }> = {};
+    await Promise.all([
+      withTimeout(deps.sql`select 1`, 'PostgreSQL')
+        .then(() => (checks.database = { ok: true }))
+        .catch((err: Error) => (checks.database = { ok: false, error: err.message })),
+      withTimeout(activePollers(deps), 'Temporal')
+        .then((n) => (checks.worker = n > 0 ? { ok: true, pollers: n } : { ok: false, pollers: 0, error: `no worker is polling task queue ${deps.config.temporal.taskQueue}` }))
+        .catch((err: Error) => (checks.worker = { ok: false, error: `Temporal: ${err.message}` })),
+    ]);
+    const ready = Object.values(checks).every((c) => c.ok);
+    const missing = Object.entries(checks).filter(([, c]) => !c.ok).map(([k]) => k);
+    res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not_ready', ...(missing.length ? { missing } : {}), checks });
+  });
+
+  return r;
+}
+
+async function activePollers(deps: AppDeps): Promise<number> {
+  const res = await deps.temporal.workflowService.describeTaskQueue({
+    namespace: deps.config.temporal.namespace,
+    taskQueue: { name: deps.config.temporal.taskQueue, kind: proto.api.enums.v1.TaskQueueKind.TASK_QUEUE_KIND_NORMAL },
+    taskQueueType: proto.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW,
+  });
+  const now = Date.now();
+  return (res.pollers ?? []).filter((p) => {
+    const t = p.lastAccessTime;
+    if (!t?.seconds) return true;
+    return now - Number(t.seconds) * 1000 < POLLER_FRESH_MS;
+  }).length;
+}

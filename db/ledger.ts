@@ -1,0 +1,96 @@
+// The token ledger. Tokens are money: grants and debits are rows, the balance is derived, every write is keyed
+// by a unique reference so a retried caller (an activity, a webhook redelivery) cannot grant or charge twice.
+import type postgres from 'postgres';
+import type { Sql } from './client';
+
+export type GrantSource = 'free' | 'plan' | 'payg_purchase' | 'refund';
+type Tx = Sql | postgres.TransactionSql;
+
+export interface GrantInput {
+  userId: string;
+  source: GrantSource;
+  amount: number;
+  expiresAt?: Date | null;
+  /** Idempotency key, e.g. `signup:<user id>`, `refund:<generation id>`, `stripe:<event id>`. */
+  reference: string;
+}
+
+/** Adds a grant once per reference. Returns true when this call created it. */
+export async function grantTokens(sql: Tx, g: GrantInput): Promise<boolean> {
+  const rows = await sql`
+    insert into token_grants (user_id, source, amount, expires_at, reference)
+    values (${g.userId}, ${g.source}, ${g.amount}, ${g.expiresAt ?? null}, ${g.reference})
+    on conflict (reference) do nothing
+    returning id`;
+  return rows.length === 1;
+}
+
+/** Spendable balance: unexpired grants minus what debits took from them. */
+export async function tokenBalance(sql: Tx, userId: string): Promise<number> {
+  const [row] = await sql<{ balance: number }[]>`
+    select coalesce(sum(g.amount - coalesce(a.spent, 0)), 0)::int as balance
+    from token_grants g
+    left join (select grant_id, sum(amount)::int as spent from token_allocations group by grant_id) a on a.grant_id = g.id
+    where g.user_id = ${userId} and (g.expires_at is null or g.expires_at > now())`;
+  return row?.balance ?? 0;
+}
+
+export type DebitResult =
+  | { ok: true; debitId: number; amount: number; duplicate: boolean; balance: number }
+  | { ok: false; reason: 'insufficient_tokens'; required: number; available: number };
+
+/**
+ * Takes `amount` tokens once per reference. The account row is locked for the transaction so concurrent debits
+ * on one account serialise and can never take the balance below zero; grants that expire soonest are spent first.
+ * A reference that was already debited returns the first result (duplicate: true) without charging again.
+ */
+export async function debitTokens(sql: Sql, d: { userId: string; amount: number; reference: string }): Promise<DebitResult> {
+  if (!Number.isInteger(d.amount) || d.amount <= 0) throw new Error(`debit amount must be a positive integer, got ${d.amount}`);
+  return sql.begin(async (tx) => {
+    const [user] = await tx`select id from users where id = ${d.userId} for update`;
+    if (!user) throw new Error(`unknown user ${d.userId}`);
+    const [existing] = await tx<{ id: number; amount: number; user_id: string }[]>`
+      select id, amount, user_id from token_debits where reference = ${d.reference}`;
+    if (existing) {
+      if (existing.user_id !== d.userId) throw new Error(`debit reference ${d.reference} belongs to another account`);
+      return { ok: true as const, debitId: existing.id, amount: existing.amount, duplicate: true, balance: await tokenBalance(tx, d.userId) };
+    }
+    const grants = await tx<{ id: number; remaining: number }[]>`
+      select g.id, (g.amount - coalesce(sum(a.amount), 0))::int as remaining
+      from token_grants g left join token_allocations a on a.grant_id = g.id
+      where g.user_id = ${d.userId} and (g.expires_at is null or g.expires_at > now())
+      group by g.id
+      having g.amount - coalesce(sum(a.amount), 0) > 0
+      order by g.expires_at asc nulls last, g.id asc`;
+    const available = grants.reduce((s, g) => s + g.remaining, 0);
+    if (available < d.amount) return { ok: false as const, reason: 'insufficient_tokens' as const, required: d.amount, available };
+    const [debit] = await tx<{ id: number }[]>`
+      insert into token_debits (user_id, amount, reference) values (${d.userId}, ${d.amount}, ${d.reference}) returning id`;
+    let left = d.amount;
+    for (const g of grants) {
+      if (left === 0) break;
+      const take = Math.min(left, g.remaining);
+      await tx`insert into token_allocations (debit_id, grant_id, amount) values (${debit!.id}, ${g.id}, ${take})`;
+      left -= take;
+    }
+    return { ok: true as const, debitId: debit!.id, amount: d.amount, duplicate: false, balance: available - d.amount };
+  });
+}
+
+/**
+ * Gives back what the debit `debitReference` took, once (reference `refund:<debitReference>`). The refund grant
+ * keeps the latest expiry of the grants it came from, so a refund never turns expiring tokens into permanent ones.
+ * Returns false when there was nothing to refund (no such debit) or it was refunded already.
+ */
+export async function refundDebit(sql: Sql, debitReference: string): Promise<boolean> {
+  return sql.begin(async (tx) => {
+    const [debit] = await tx<{ id: number; user_id: string; amount: number }[]>`
+      select id, user_id, amount from token_debits where reference = ${debitReference}`;
+    if (!debit) return false;
+    const [exp] = await tx<{ has_null: boolean; latest: Date | null }[]>`
+      select bool_or(g.expires_at is null) as has_null, max(g.expires_at) as latest
+      from token_allocations a join token_grants g on g.id = a.grant_id where a.debit_id = ${debit.id}`;
+    const expiresAt = exp?.has_null ? null : (exp?.latest ?? null);
+    return grantTokens(tx, { userId: debit.user_id, source: 'refund', amount: debit.amount, expiresAt, reference: `refund:${debitReference}` });
+  });
+}

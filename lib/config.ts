@@ -1,0 +1,129 @@
+// The one place that reads environment variables. Every process (API, worker, start and test scripts)
+// calls loadConfig(); an invalid value stops the process at start-up with a message naming the variable.
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
+import path from 'node:path';
+import { z } from 'zod';
+
+const bool = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no'])
+  .transform((v) => v === 'true' || v === '1' || v === 'yes');
+
+const int = (def: number, min = 0, max = Number.MAX_SAFE_INTEGER) =>
+  z.coerce.number().int().min(min).max(max).default(def);
+
+const ROOT = path.resolve(__dirname, '..');
+
+export const envSchema = z.object({
+  NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
+  LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
+  HOST: z.string().min(1).default('127.0.0.1'),
+  PORT: int(3000, 0, 65535),
+  PUBLIC_BASE_URL: z.url().optional(),
+  DATA_DIR: z.string().min(1).default(path.join(ROOT, '.data')),
+  APP_SECRET: z.string().min(32).optional(),
+
+  DATABASE_URL: z.url().optional(),
+  DATABASE_POOL_MAX: int(10, 1, 200),
+  EMBEDDED_PG_PORT: int(54329, 1024, 65535).refine((p) => p !== 5432, 'must not be 5432 (a system PostgreSQL may listen there)'),
+
+  TEMPORAL_ADDRESS: z.string().min(1).optional(),
+  TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
+  TEMPORAL_TASK_QUEUE: z.string().min(1).default('mockups'),
+  TEMPORAL_UI_URL: z.url().optional(),
+  TEMPORAL_CLI_PATH: z.string().min(1).optional(),
+  TEMPORAL_DEV_PORT: int(7233, 1024, 65535),
+  TEMPORAL_DEV_UI_PORT: int(8233, 1024, 65535),
+
+  API_KEY_PREFIX: z.string().regex(/^[a-z][a-z0-9]{1,15}$/, 'lowercase letters and digits, 2-16 chars').default('amk'),
+  SESSION_TTL_HOURS: int(24 * 14, 1, 24 * 365),
+  SESSION_COOKIE_NAME: z.string().regex(/^[A-Za-z0-9_.-]+$/).default('amk_session'),
+  ALLOW_PRIVATE_URLS: bool.default(false),
+  SEED_ON_START: bool.default(true),
+  TRUST_PROXY: z.string().default('loopback'),
+});
+
+export type Env = z.infer<typeof envSchema>;
+
+export interface Config {
+  env: Env['NODE_ENV'];
+  logLevel: Env['LOG_LEVEL'];
+  host: string;
+  port: number;
+  publicBaseUrl: string;
+  dataDir: string;
+  appSecret: string;
+  databaseUrl: string | undefined;
+  databasePoolMax: number;
+  embeddedPgPort: number;
+  temporal: {
+    address: string | undefined;
+    namespace: string;
+    taskQueue: string;
+    uiUrl: string | undefined;
+    cliPath: string | undefined;
+    devPort: number;
+    devUiPort: number;
+  };
+  apiKeyPrefix: string;
+  sessionTtlMs: number;
+  sessionCookieName: string;
+  allowPrivateUrls: boolean;
+  seedOnStart: boolean;
+  trustProxy: string;
+}
+
+export class ConfigError extends Error {}
+
+/** Reads and validates the environment. `overrides` lets tests and scripts set values without touching process.env. */
+export function loadConfig(source: NodeJS.ProcessEnv = process.env, overrides: Partial<Record<keyof Env, string>> = {}): Config {
+  const merged: Record<string, string | undefined> = { ...source, ...overrides };
+  // Empty strings mean "unset" so a blank line in an env file does not become a bogus value.
+  for (const k of Object.keys(merged)) if (merged[k] === '') merged[k] = undefined;
+  const parsed = envSchema.safeParse(merged);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
+    throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
+  }
+  const e = parsed.data;
+  const dataDir = path.resolve(e.DATA_DIR);
+  return {
+    env: e.NODE_ENV,
+    logLevel: e.LOG_LEVEL,
+    host: e.HOST,
+    port: e.PORT,
+    publicBaseUrl: (e.PUBLIC_BASE_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, ''),
+    dataDir,
+    appSecret: e.APP_SECRET ?? persistedSecret(dataDir, e.NODE_ENV),
+    databaseUrl: e.DATABASE_URL,
+    databasePoolMax: e.DATABASE_POOL_MAX,
+    embeddedPgPort: e.EMBEDDED_PG_PORT,
+    temporal: {
+      address: e.TEMPORAL_ADDRESS,
+      namespace: e.TEMPORAL_NAMESPACE,
+      taskQueue: e.TEMPORAL_TASK_QUEUE,
+      uiUrl: e.TEMPORAL_UI_URL,
+      cliPath: e.TEMPORAL_CLI_PATH,
+      devPort: e.TEMPORAL_DEV_PORT,
+      devUiPort: e.TEMPORAL_DEV_UI_PORT,
+    },
+    apiKeyPrefix: e.API_KEY_PREFIX,
+    sessionTtlMs: e.SESSION_TTL_HOURS * 3600_000,
+    sessionCookieName: e.SESSION_COOKIE_NAME,
+    allowPrivateUrls: e.ALLOW_PRIVATE_URLS,
+    seedOnStart: e.SEED_ON_START,
+    trustProxy: e.TRUST_PROXY,
+  };
+}
+
+// Outside production a missing APP_SECRET is generated once and kept in DATA_DIR, so signed cursors survive a
+// restart without anyone having to invent a secret. Production must set it explicitly.
+function persistedSecret(dataDir: string, env: Env['NODE_ENV']): string {
+  if (env === 'production') throw new ConfigError('Invalid configuration:\n  APP_SECRET: required in production (at least 32 characters)');
+  const file = path.join(dataDir, 'app-secret');
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  mkdirSync(dataDir, { recursive: true });
+  const secret = randomBytes(32).toString('hex');
+  writeFileSync(file, secret, { mode: 0o600 });
+  return secret;
+}

@@ -1,0 +1,45 @@
+import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { randomSuffix } from '../ids';
+import { assertValidKey, contentTypeForKey, type Storage, type StoredObject } from './types';
+
+/** Files under one directory. Writes go to a temp file and are renamed into place, so a reader never sees half a file. */
+export class LocalDiskStorage implements Storage {
+  readonly kind = 'local';
+  constructor(private readonly root: string) {}
+
+  private file(key: string): string {
+    assertValidKey(key);
+    return path.join(this.root, key);
+  }
+
+  async put(key: string, body: Buffer): Promise<void> {
+    const target = this.file(key);
+    await mkdir(path.dirname(target), { recursive: true });
+    const tmp = `${target}.${randomSuffix(8)}.tmp`;
+    await writeFile(tmp, body);
+    await rename(tmp, target);
+  }
+
+  async get(key: string): Promise<StoredObject | null> {
+    try {
+      const body = await readFile(this.file(key));
+      return { body, contentType: contentTypeForKey(key), size: body.length };
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      throw err;
+    }
+  }
+
+  async exists(key: string): Promise<boolean> {
+    try {
+      return (await stat(this.file(key))).isFile();
+    } catch {
+      return false;
+    }
+  }
+
+  async delete(key: string): Promise<void> {
+    await rm(this.file(key), { force: true });
+  }
+}

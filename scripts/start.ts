@@ -1,0 +1,122 @@
+// `npm start`: PostgreSQL (DATABASE_URL or embedded), Temporal (TEMPORAL_ADDRESS or the dev server with its
+// state in DATA_DIR), migrations, seed data, then the worker and the API as child processes. Ctrl-C stops
+// everything this script started, in reverse order.
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import { createSql } from '../db/client';
+import { migrate } from '../db/migrate';
+import { seed } from '../db/seed';
+import { ConfigError, loadConfig } from '../lib/config';
+import { createLogger } from '../lib/log';
+import { createStorage } from '../lib/storage';
+import { resolveTemporalCli, startEmbeddedPostgres, startTemporalDev, stopProcess, type RunningService } from './dev-services';
+
+const ROOT = path.resolve(__dirname, '..');
+const say = (msg: string) => process.stderr.write(`[start] ${msg}\n`);
+
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const log = createLogger({ level: config.logLevel, base: { service: 'start' } });
+  const services: RunningService[] = [];
+  const children: { name: string; proc: ChildProcess }[] = [];
+  let stopping = false;
+
+  const stopAll = async (code: number) => {
+    if (stopping) return;
+    stopping = true;
+    say('stopping...');
+    // API first (no new work), then the worker (finishes or hands back its tasks), then the servers.
+    for (const c of [...children].reverse()) await stopProcess(c.proc, c.name, 35_000);
+    for (const s of [...services].reverse()) await s.stop().catch((e) => say(`stop failed: ${e}`));
+    say('stopped');
+    process.exit(code);
+  };
+  process.on('SIGINT', () => void stopAll(0));
+  process.on('SIGTERM', () => void stopAll(0));
+
+  try {
+    let databaseUrl = config.databaseUrl;
+    if (!databaseUrl) {
+      say(`starting embedded PostgreSQL on 127.0.0.1:${config.embeddedPgPort} (data in ${path.join(config.dataDir, 'pg')})`);
+      const pg = await startEmbeddedPostgres({ dir: path.join(config.dataDir, 'pg'), port: config.embeddedPgPort, database: 'mockups', log: say });
+      services.push(pg);
+      databaseUrl = pg.url;
+    }
+    if (stopping) return;
+
+    let temporalAddress = config.temporal.address;
+    let temporalUi = config.temporal.uiUrl;
+    if (!temporalAddress) {
+      const cli = await resolveTemporalCli({ cliPath: config.temporal.cliPath, log: say });
+      say(`starting Temporal dev server on 127.0.0.1:${config.temporal.devPort} (state in ${path.join(config.dataDir, 'temporal.db')})`);
+      const t = await startTemporalDev({
+        cli,
+        port: config.temporal.devPort,
+        uiPort: config.temporal.devUiPort,
+        dbFile: path.join(config.dataDir, 'temporal.db'),
+        logFile: path.join(config.dataDir, 'logs', 'temporal.log'),
+        log: say,
+      });
+      services.push(t);
+      temporalAddress = t.address;
+      temporalUi = t.uiUrl;
+    }
+    if (stopping) return;
+
+    const sql = createSql(databaseUrl, { max: 4 });
+    try {
+      const applied = await migrate(sql, say);
+      if (applied.length === 0) say('database schema is up to date');
+      if (config.seedOnStart) {
+        say('seeding the garment catalogue (renders blanks on first run)...');
+        const r = await seed({ sql, storage: createStorage(config), log });
+        say(`catalogue ready: ${r.garments} garments, ${r.blanksRendered} blank images rendered`);
+      }
+    } finally {
+      await sql.end();
+    }
+    if (stopping) return;
+
+    const env = { ...process.env, DATABASE_URL: databaseUrl, TEMPORAL_ADDRESS: temporalAddress, DATA_DIR: config.dataDir, APP_SECRET: config.appSecret };
+    for (const name of ['worker', 'api'] as const) {
+      const proc = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, name, 'main.ts')], { env, stdio: ['ignore', 'inherit', 'inherit'] });
+      children.push({ name, proc });
+      proc.on('exit', (code, signal) => {
+        if (stopping) return;
+        say(`${name} exited unexpectedly (code ${code}, signal ${signal}): stopping everything`);
+        void stopAll(1);
+      });
+    }
+
+    await waitForReady(config.port);
+    say('');
+    say(`API          ${config.publicBaseUrl}/api/v1   (health: ${config.publicBaseUrl}/readyz)`);
+    say(`Temporal UI  ${temporalUi ?? '(not available: set TEMPORAL_UI_URL for an external server)'}`);
+    say(`Temporal     ${temporalAddress}, task queue ${config.temporal.taskQueue}`);
+    say('Press Ctrl-C to stop.');
+  } catch (err) {
+    say(err instanceof ConfigError ? err.message : `failed: ${(err as Error).message}`);
+    await stopAll(1);
+  }
+}
+
+async function waitForReady(port: number): Promise<void> {
+  const until = Date.now() + 120_000;
+  let last = '';
+  while (Date.now() < until) {
+    try {
+      const res = await fetch(`http://127.0.0.1:${port}/readyz`);
+      if (res.ok) return;
+      last = await res.text();
+    } catch (err) {
+      last = (err as Error).message;
+    }
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  throw new Error(`the API did not become ready within 120 s: ${last}`);
+}
+
+main().catch((err) => {
+  say(err instanceof ConfigError ? err.message : `failed: ${err?.stack ?? err}`);
+  process.exit(1);
+});

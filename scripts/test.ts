@@ -1,0 +1,114 @@
+// `npm test`: one PostgreSQL and one Temporal dev server for the whole run (started here unless DATABASE_URL /
+// TEMPORAL_ADDRESS are set), migrations and seed data once, then mocha in a child process. Everything started
+// here is stopped when mocha ends, fails, or the run is interrupted.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import postgres from 'postgres';
+import { createSql } from '../db/client';
+import { migrate } from '../db/migrate';
+import { seed } from '../db/seed';
+import { loadConfig } from '../lib/config';
+import { createLogger } from '../lib/log';
+import { createStorage } from '../lib/storage';
+import { cacheDir, freePort, resolveTemporalCli, startEmbeddedPostgres, startTemporalDev, type RunningService } from './dev-services';
+
+const say = (msg: string) => process.stderr.write(`[test] ${msg}\n`);
+
+async function main(): Promise<number> {
+  const started: RunningService[] = [];
+  const tmp = mkdtempSync(path.join(os.tmpdir(), 'mockup-test-'));
+  const cleanups: (() => Promise<void>)[] = [];
+  let interrupted = false;
+  const onSignal = () => {
+    interrupted = true;
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+
+  try {
+    const base = loadConfig(process.env, { NODE_ENV: 'test', DATA_DIR: path.join(tmp, 'data') });
+    const env: Record<string, string> = {
+      NODE_ENV: 'test',
+      DATA_DIR: base.dataDir,
+      APP_SECRET: base.appSecret,
+      LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
+    };
+
+    // PostgreSQL: a fresh database for this run, on the given server or on a throw-away embedded cluster.
+    if (process.env.DATABASE_URL) {
+      const dbName = `mockups_test_${process.pid}_${Date.now()}`;
+      const admin = postgres(process.env.DATABASE_URL, { max: 1, onnotice: () => {} });
+      await admin.unsafe(`create database ${dbName}`);
+      await admin.end();
+      const url = new URL(process.env.DATABASE_URL);
+      url.pathname = `/${dbName}`;
+      env.DATABASE_URL = url.toString();
+      cleanups.push(async () => {
+        const a = postgres(process.env.DATABASE_URL!, { max: 1, onnotice: () => {} });
+        await a.unsafe(`drop database if exists ${dbName} with (force)`).catch(() => {});
+        await a.end();
+      });
+      say(`using DATABASE_URL with a fresh database ${dbName}`);
+    } else {
+      let port = await freePort();
+      while (port === 5432) port = await freePort();
+      const pg = await startEmbeddedPostgres({ dir: path.join(tmp, 'pg'), port, database: 'mockups_test', log: say });
+      started.push(pg);
+      env.DATABASE_URL = pg.url;
+      say(`embedded PostgreSQL on port ${port}`);
+    }
+    if (interrupted) return 130;
+
+    // Temporal: the given server, or a dev server (in memory, no UI) for this run.
+    if (process.env.TEMPORAL_ADDRESS) {
+      env.TEMPORAL_ADDRESS = process.env.TEMPORAL_ADDRESS;
+      say(`using TEMPORAL_ADDRESS ${env.TEMPORAL_ADDRESS}`);
+    } else {
+      const cli = await resolveTemporalCli({ cliPath: base.temporal.cliPath, log: say });
+      const t = await startTemporalDev({ cli, port: await freePort(), logFile: path.join(tmp, 'temporal.log'), log: say });
+      started.push(t);
+      env.TEMPORAL_ADDRESS = t.address;
+      say(`Temporal dev server at ${t.address}`);
+    }
+    if (interrupted) return 130;
+
+    const config = loadConfig({ ...process.env, ...env });
+    const sql = createSql(env.DATABASE_URL!, { max: 4 });
+    try {
+      await migrate(sql);
+      const t0 = Date.now();
+      await seed({ sql, storage: createStorage(config), log: createLogger({ level: 'warn' }), renderCacheDir: path.join(cacheDir(), 'blanks') });
+      say(`migrated and seeded in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+    } finally {
+      await sql.end();
+    }
+
+    const args = process.argv.slice(2);
+    const specs = args.length > 0 ? args : ['test/**/*.test.ts'];
+    return await new Promise<number>((resolve) => {
+      const child = spawn(
+        process.execPath,
+        ['--import', 'tsx', require.resolve('mocha/bin/mocha.js'), '--reporter', path.join(__dirname, '../test/helpers/summary-reporter.ts'), ...specs],
+        { stdio: 'inherit', env: { ...process.env, ...env } },
+      );
+      const forward = (sig: NodeJS.Signals) => child.kill(sig);
+      process.on('SIGINT', forward);
+      process.on('SIGTERM', forward);
+      child.on('exit', (code, signal) => resolve(code ?? (signal ? 130 : 1)));
+    });
+  } finally {
+    for (const c of cleanups.reverse()) await c().catch((e) => say(`cleanup failed: ${e}`));
+    for (const s of started.reverse()) await s.stop().catch((e) => say(`stop failed: ${e}`));
+    rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err) => {
+    say(`failed: ${err?.stack ?? err}`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,128 @@
+// The real stack for integration tests: the run's PostgreSQL and Temporal server (started by scripts/test.ts),
+// a Worker on a task queue unique to the test file, and the API listening on a random port. Tests talk HTTP.
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Client, Connection } from '@temporalio/client';
+import { bundleWorkflowCode, NativeConnection, Runtime, type Worker, type WorkflowBundle } from '@temporalio/worker';
+import { createApp } from '../../api/app';
+import { createSql, type Sql } from '../../db/client';
+import { loadConfig, type Config, type Env } from '../../lib/config';
+import { randomSuffix } from '../../lib/ids';
+import { createLogger, type Logger } from '../../lib/log';
+import { createStorage, type Storage } from '../../lib/storage';
+import { createWorker } from '../../worker/create-worker';
+
+let bundlePromise: Promise<WorkflowBundle> | undefined;
+let sharedSql: Sql | undefined;
+let runtimeInstalled = false;
+
+/** Workflows are bundled once per test run and shared by every Worker. */
+export function workflowBundle(): Promise<WorkflowBundle> {
+  bundlePromise ??= bundleWorkflowCode({ workflowsPath: require.resolve('../../workflows'), logger: quietBundlerLogger });
+  return bundlePromise;
+}
+
+const quietBundlerLogger = {
+  log: () => {},
+  trace: () => {},
+  debug: () => {},
+  info: () => {},
+  warn: () => {},
+  error: (m: string) => process.stderr.write(`[bundler] ${m}\n`),
+};
+
+export function testSql(): Sql {
+  if (!process.env.DATABASE_URL) throw new Error('DATABASE_URL is not set: run the tests with `npm test`');
+  sharedSql ??= createSql(process.env.DATABASE_URL, { max: 20 });
+  return sharedSql;
+}
+
+export interface Stack {
+  baseUrl: string;
+  config: Config;
+  sql: Sql;
+  storage: Storage;
+  client: Client;
+  taskQueue: string;
+  worker?: Worker;
+  /** Starts (or restarts) the worker on this stack's task queue. */
+  startWorker(): Promise<void>;
+  /** Stops the worker, letting in-flight activities be cut off after `graceMs`. */
+  stopWorker(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export interface StackOptions {
+  /** Start a Worker on the stack's task queue (default true). */
+  worker?: boolean;
+  env?: Partial<Record<keyof Env, string>>;
+  log?: Logger;
+}
+
+/** One stack per test file: call in before(), stop in after(). */
+export async function startStack(name: string, opts: StackOptions = {}): Promise<Stack> {
+  if (!runtimeInstalled) {
+    Runtime.install({ logger: quietBundlerLogger });
+    runtimeInstalled = true;
+  }
+  const taskQueue = `test-${name}-${randomSuffix(6)}`;
+  const config = loadConfig(process.env, { TEMPORAL_TASK_QUEUE: taskQueue, PORT: '0', ...opts.env });
+  const log = opts.log ?? createLogger({ level: (process.env.LOG_LEVEL as 'warn') ?? 'warn', base: { test: name } });
+  const sql = testSql();
+  const storage = createStorage(config);
+  const connection = await Connection.connect({ address: config.temporal.address! });
+  const client = new Client({ connection, namespace: config.temporal.namespace });
+
+  const server: Server = await new Promise((resolve) => {
+    const s = createApp({ config, sql, storage, temporal: client, log }).listen(0, '127.0.0.1', () => resolve(s));
+  });
+  const port = (server.address() as AddressInfo).port;
+  const baseUrl = `http://127.0.0.1:${port}`;
+  // URLs in responses must point at this server.
+  config.publicBaseUrl = baseUrl;
+
+  let nativeConnection: NativeConnection | undefined;
+  let running: Promise<void> | undefined;
+  const stack: Stack = {
+    baseUrl,
+    config,
+    sql,
+    storage,
+    client,
+    taskQueue,
+    async startWorker() {
+      nativeConnection ??= await NativeConnection.connect({ address: config.temporal.address! });
+      const worker = await createWorker({
+        connection: nativeConnection,
+        taskQueue,
+        config,
+        sql,
+        storage,
+        log,
+        workflowBundle: await workflowBundle(),
+        shutdownGraceTime: '1 second',
+      });
+      stack.worker = worker;
+      running = worker.run();
+      // Wait until the worker actually polls, so tests do not race its start.
+      const until = Date.now() + 20_000;
+      while (worker.getState() !== 'RUNNING' && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+    },
+    async stopWorker() {
+      if (!stack.worker) return;
+      if (stack.worker.getState() === 'RUNNING') stack.worker.shutdown();
+      await running?.catch(() => {});
+      stack.worker = undefined;
+      running = undefined;
+    },
+    async stop() {
+      await stack.stopWorker();
+      server.closeAllConnections();
+      await new Promise<void>((r) => server.close(() => r()));
+      await nativeConnection?.close();
+      await connection.close();
+    },
+  };
+  if (opts.worker !== false) await stack.startWorker();
+  return stack;
+}

@@ -1,0 +1,50 @@
+// The worker process: registers workflows and activities on the task queue and shuts down gracefully on
+// SIGINT/SIGTERM (in-flight activities get the grace period; Temporal retries anything cut off).
+import { Client, Connection } from '@temporalio/client';
+import { NativeConnection, Runtime, makeTelemetryFilterString } from '@temporalio/worker';
+import { createSql } from '../db/client';
+import { loadConfig } from '../lib/config';
+import { createLogger } from '../lib/log';
+import { ensureSearchAttributes } from '../lib/temporal';
+import { createStorage } from '../lib/storage';
+import { createWorker } from './create-worker';
+import { ensureMaintenanceSchedule } from './schedules';
+
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const log = createLogger({ level: config.logLevel, base: { service: 'worker' } });
+  if (!config.databaseUrl) throw new Error('DATABASE_URL is required for the worker (npm start sets it for the embedded database)');
+  if (!config.temporal.address) throw new Error('TEMPORAL_ADDRESS is required for the worker (npm start sets it for the dev server)');
+  Runtime.install({
+    logger: {
+      log: (level, message, meta) => log[level === 'TRACE' || level === 'DEBUG' ? 'debug' : level === 'WARN' ? 'warn' : level === 'ERROR' ? 'error' : 'info'](message, meta),
+      trace: () => {},
+      debug: () => {},
+      info: (m, meta) => log.info(m, meta),
+      warn: (m, meta) => log.warn(m, meta),
+      error: (m, meta) => log.error(m, meta),
+    },
+    telemetryOptions: { logging: { filter: makeTelemetryFilterString({ core: 'WARN' }) } },
+  });
+  const sql = createSql(config.databaseUrl, { max: config.databasePoolMax });
+  const connection = await NativeConnection.connect({ address: config.temporal.address });
+  const clientConnection = await Connection.connect({ address: config.temporal.address });
+  const client = new Client({ connection: clientConnection, namespace: config.temporal.namespace });
+  await ensureSearchAttributes(clientConnection, config.temporal.namespace, log);
+  const worker = await createWorker({ connection, taskQueue: config.temporal.taskQueue, config, sql, storage: createStorage(config), log });
+  await ensureMaintenanceSchedule(client, config.temporal.taskQueue, log);
+  log.info('worker started', { taskQueue: config.temporal.taskQueue, namespace: config.temporal.namespace });
+  try {
+    await worker.run();
+  } finally {
+    await connection.close();
+    await clientConnection.close();
+    await sql.end({ timeout: 5 });
+    log.info('worker stopped');
+  }
+}
+
+main().catch((err) => {
+  process.stderr.write(JSON.stringify({ time: new Date().toISOString(), level: 'error', service: 'worker', msg: 'worker failed', error: String(err?.stack ?? err) }) + '\n');
+  process.exit(1);
+});
