@@ -3,9 +3,9 @@ import { Router } from 'express';
 import { z } from 'zod';
 import { decodeCursor, encodeCursor } from '../../lib/cursor';
 import { fileUrl } from '../../lib/storage';
-import { requireApiKey } from '../auth/api-keys';
 import type { AppDeps } from '../context';
 import { badRequest, notFound, parse } from '../errors';
+import { partA } from '../middleware/part-a';
 
 const listQuery = z.strictObject({
   category: z.string().trim().min(1).max(50).regex(/^[a-z0-9-]+$/, 'must be a category slug such as t-shirts').optional(),
@@ -91,7 +91,7 @@ export function garmentQuery(deps: Pick<AppDeps, 'sql'>, where: { id?: string; c
 
 export function garmentRoutes(deps: AppDeps): Router {
   const r = Router();
-  const auth = requireApiKey(deps);
+  const auth = partA(deps, 'garments');
 
   r.get('/garments', auth, async (req, res) => {
     const q = parse(listQuery, req.query, 'query');
