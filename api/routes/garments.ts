@@ -93,7 +93,7 @@ export function garmentRoutes(deps: AppDeps): Router {
   const r = Router();
   const auth = partA(deps, 'garments');
 
-  r.get('/garments', auth, async (req, res) => {
+  r.get('/garments', ...auth, async (req, res) => {
     const q = parse(listQuery, req.query, 'query');
     const limit = q.limit ?? 50;
     const scope = `garments:${q.category ?? ''}`;
@@ -115,7 +115,7 @@ export function garmentRoutes(deps: AppDeps): Router {
     });
   });
 
-  r.get('/garments/:garmentId', auth, async (req, res) => {
+  r.get('/garments/:garmentId', ...auth, async (req, res) => {
     const id = req.params.garmentId;
     const [row] = typeof id === 'string' && id.length <= 100 ? await garmentQuery(deps, { id, limit: 1 }) : [];
     if (!row) throw notFound(`Garment ${JSON.stringify(id)} not found`);

@@ -1,4 +1,9 @@
 import assert from 'node:assert/strict';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createApp } from '../../api/app';
+import { createSql } from '../../db/client';
+import { createLogger } from '../../lib/log';
 import { account, http } from '../helpers/http';
 import { startStack, type Stack } from '../helpers/stack';
 
@@ -37,17 +42,14 @@ describe('health, readiness and the error envelope', () => {
   });
 
   it('GET /readyz answers 503 naming the database when PostgreSQL does not answer', async () => {
-    const { createSql } = await import('../../db/client');
-    const { createApp } = await import('../../api/app');
-    const { createLogger } = await import('../../lib/log');
     // A pool pointing at a closed port: PostgreSQL "down" without disturbing the shared server.
     const deadSql = createSql('postgres://nobody:nothing@127.0.0.1:9/none', { max: 1 });
     const app = createApp({ ...stack, sql: deadSql, temporal: stack.client, log: createLogger({ level: 'error' }) });
-    const server = await new Promise<import('node:http').Server>((r) => {
+    const server = await new Promise<Server>((r) => {
       const s = app.listen(0, '127.0.0.1', () => r(s));
     });
     try {
-      const port = (server.address() as import('node:net').AddressInfo).port;
+      const port = (server.address() as AddressInfo).port;
       const res = await http(`http://127.0.0.1:${port}`, 'GET', '/readyz');
       assert.equal(res.status, 503);
       assert.ok(res.body.missing.includes('database'));
@@ -85,18 +87,16 @@ describe('health, readiness and the error envelope', () => {
 
   it('turns an unexpected failure into 500 internal_error without a stack, logged with the request id', async () => {
     const lines: string[] = [];
-    const { createLogger } = await import('../../lib/log');
-    const { createApp } = await import('../../api/app');
     // A database whose every query throws: the route cannot complete, nothing about it may leak.
     const sql = new Proxy(stack.sql, {
       apply: () => Promise.reject(new Error('secret internal detail: connection to db-7 refused')),
     });
     const app = createApp({ ...stack, sql, temporal: stack.client, log: createLogger({ level: 'info', write: (l) => lines.push(l) }) });
-    const server = await new Promise<import('node:http').Server>((r) => {
+    const server = await new Promise<Server>((r) => {
       const s = app.listen(0, '127.0.0.1', () => r(s));
     });
     try {
-      const port = (server.address() as import('node:net').AddressInfo).port;
+      const port = (server.address() as AddressInfo).port;
       const res = await http(`http://127.0.0.1:${port}`, 'GET', '/api/v1/garments', {
         headers: { authorization: `Bearer amk_live_${'a'.repeat(64)}`, 'x-request-id': 'req-test-500' },
       });
@@ -116,14 +116,12 @@ describe('health, readiness and the error envelope', () => {
 
   it('logs one structured JSON line per request with a request id', async () => {
     const lines: string[] = [];
-    const { createLogger } = await import('../../lib/log');
-    const { createApp } = await import('../../api/app');
     const app = createApp({ ...stack, temporal: stack.client, log: createLogger({ level: 'info', write: (l) => lines.push(l) }) });
-    const server = await new Promise<import('node:http').Server>((r) => {
+    const server = await new Promise<Server>((r) => {
       const s = app.listen(0, '127.0.0.1', () => r(s));
     });
     try {
-      const port = (server.address() as import('node:net').AddressInfo).port;
+      const port = (server.address() as AddressInfo).port;
       const res = await http(`http://127.0.0.1:${port}`, 'GET', '/api/v1/garments');
       const id = res.headers.get('x-request-id');
       assert.match(id ?? '', /^[0-9a-f-]{36}$/);
