@@ -14,6 +14,23 @@ const int = (def: number, min = 0, max = Number.MAX_SAFE_INTEGER) =>
 
 const ROOT = path.resolve(__dirname, '..');
 
+const DURATION_UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3600_000, d: 86_400_000 };
+
+/** A duration such as `500ms`, `2s`, `15m`, `1h`, `24h`, `1d` (a bare number is milliseconds), parsed to ms. */
+const duration = (def: string, min = 1, max = 30 * 86_400_000) =>
+  z
+    .string()
+    .default(def)
+    .transform((v, ctx) => {
+      const m = /^\s*(\d+)\s*(ms|s|m|h|d)?\s*$/.exec(v);
+      const ms = m ? Number(m[1]) * DURATION_UNITS[m[2] ?? 'ms']! : NaN;
+      if (!Number.isSafeInteger(ms) || ms < min || ms > max) {
+        ctx.addIssue({ code: 'custom', message: `must be a duration like 500ms, 2s, 15m, 1h or 1d, from ${min} ms to ${max / 86_400_000} days` });
+        return z.NEVER;
+      }
+      return ms;
+    });
+
 export const envSchema = z.object({
   NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
@@ -41,6 +58,15 @@ export const envSchema = z.object({
   ALLOW_PRIVATE_URLS: bool.default(false),
   SEED_ON_START: bool.default(true),
   TRUST_PROXY: z.string().default('loopback'),
+
+  // Outbound generation webhooks (issue 4). The spec gives the receiver 10 seconds; the rest is our retry policy.
+  WEBHOOK_TIMEOUT_MS: int(10_000, 50, 120_000),
+  WEBHOOK_RETRY_INITIAL: duration('2s'),
+  WEBHOOK_RETRY_MAX_INTERVAL: duration('1h'),
+  WEBHOOK_RETRY_WINDOW: duration('24h'),
+  WEBHOOK_SECRET_GRACE: duration('24h', 0),
+
+  GENERATE_SYNC_TIMEOUT_MS: int(60_000, 1000, 600_000),
 });
 
 export type Env = z.infer<typeof envSchema>;
@@ -71,6 +97,19 @@ export interface Config {
   allowPrivateUrls: boolean;
   seedOnStart: boolean;
   trustProxy: string;
+  webhooks: {
+    /** Per-attempt limit for the whole exchange (connect, send, response headers). */
+    timeoutMs: number;
+    /** Delay before the first retry; each further retry doubles it. */
+    retryInitialMs: number;
+    /** Cap on the delay between two attempts. */
+    retryMaxIntervalMs: number;
+    /** How long after the delivery was created attempts continue; the delivery is marked failed after that. */
+    retryWindowMs: number;
+    /** How long the previous signing secret keeps signing (as a second v1) after a rotation. */
+    secretGraceMs: number;
+  };
+  generateSyncTimeoutMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -113,6 +152,14 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env, overrides: P
     allowPrivateUrls: e.ALLOW_PRIVATE_URLS,
     seedOnStart: e.SEED_ON_START,
     trustProxy: e.TRUST_PROXY,
+    webhooks: {
+      timeoutMs: e.WEBHOOK_TIMEOUT_MS,
+      retryInitialMs: e.WEBHOOK_RETRY_INITIAL,
+      retryMaxIntervalMs: e.WEBHOOK_RETRY_MAX_INTERVAL,
+      retryWindowMs: e.WEBHOOK_RETRY_WINDOW,
+      secretGraceMs: e.WEBHOOK_SECRET_GRACE,
+    },
+    generateSyncTimeoutMs: e.GENERATE_SYNC_TIMEOUT_MS,
   };
 }
 

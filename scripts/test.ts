@@ -2,7 +2,7 @@
 // TEMPORAL_ADDRESS are set), migrations and seed data once, then mocha in a child process. Everything started
 // here is stopped when mocha ends, fails, or the run is interrupted.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import postgres from 'postgres';
@@ -19,6 +19,8 @@ const say = (msg: string) => process.stderr.write(`[test] ${msg}\n`);
 async function main(): Promise<number> {
   const started: RunningService[] = [];
   const tmp = mkdtempSync(path.join(os.tmpdir(), 'mockup-test-'));
+  // mkdtemp makes the folder private to us; the embedded server runs as its own `postgres` user when we are root.
+  chmodSync(tmp, 0o755);
   const cleanups: (() => Promise<void>)[] = [];
   let interrupted = false;
   const onSignal = () => {
