@@ -1,0 +1,129 @@
+import assert from 'node:assert/strict';
+import { createMaintenanceActivities } from '../../activities/maintenance';
+import { allowancePeriod } from '../../db/accounts';
+import { debitTokens, grantTokens, refundDebit, tokenBalance } from '../../db/ledger';
+import { randomSuffix, userId } from '../../lib/ids';
+import { createLogger } from '../../lib/log';
+import { testSql } from '../helpers/stack';
+
+describe('token ledger (PostgreSQL)', () => {
+  const sql = testSql();
+  const day = 86_400_000;
+
+  async function bareUser(): Promise<string> {
+    const id = userId();
+    await sql`insert into users (id, email, password_hash) values (${id}, ${`${id}@example.test`}, 'x')`;
+    return id;
+  }
+
+  it('derives the balance from grants and debits; expired grants do not count', async () => {
+    const u = await bareUser();
+    await grantTokens(sql, { userId: u, source: 'plan', amount: 10, reference: `t:${randomSuffix()}` });
+    await grantTokens(sql, { userId: u, source: 'payg_purchase', amount: 5, expiresAt: new Date(Date.now() - 1000), reference: `t:${randomSuffix()}` });
+    assert.equal(await tokenBalance(sql, u), 10);
+    const r = await debitTokens(sql, { userId: u, amount: 3, reference: `d:${randomSuffix()}` });
+    assert.ok(r.ok);
+    assert.equal(r.balance, 7);
+    assert.equal(await tokenBalance(sql, u), 7);
+    const [{ n }] = (await sql`select count(*)::int as n from token_debits where user_id = ${u}`) as unknown as [{ n: number }];
+    assert.equal(n, 1);
+  });
+
+  it('a debit whose reference exists is a no-op returning the first result', async () => {
+    const u = await bareUser();
+    await grantTokens(sql, { userId: u, source: 'plan', amount: 5, reference: `t:${randomSuffix()}` });
+    const ref = `gen_${Date.now()}_${randomSuffix()}`;
+    const first = await debitTokens(sql, { userId: u, amount: 1, reference: ref });
+    const again = await debitTokens(sql, { userId: u, amount: 1, reference: ref });
+    assert.ok(first.ok && again.ok);
+    assert.equal(first.duplicate, false);
+    assert.equal(again.duplicate, true);
+    assert.equal(again.debitId, first.debitId);
+    assert.equal(await tokenBalance(sql, u), 4);
+  });
+
+  it('a grant whose reference exists is not granted twice', async () => {
+    const u = await bareUser();
+    const ref = `stripe:evt_${randomSuffix()}`;
+    assert.equal(await grantTokens(sql, { userId: u, source: 'payg_purchase', amount: 100, reference: ref }), true);
+    assert.equal(await grantTokens(sql, { userId: u, source: 'payg_purchase', amount: 100, reference: ref }), false);
+    assert.equal(await tokenBalance(sql, u), 100);
+  });
+
+  it('never goes below zero under many concurrent debits on one account', async () => {
+    const u = await bareUser();
+    await grantTokens(sql, { userId: u, source: 'free', amount: 25, reference: `t:${randomSuffix()}` });
+    const results = await Promise.all(
+      Array.from({ length: 60 }, (_, i) => debitTokens(sql, { userId: u, amount: 1, reference: `par:${u}:${i}` })),
+    );
+    const ok = results.filter((r) => r.ok).length;
+    const refused = results.filter((r) => !r.ok);
+    assert.equal(ok, 25);
+    assert.equal(refused.length, 35);
+    for (const r of refused) if (!r.ok) assert.deepEqual([r.required, r.available], [1, 0]);
+    assert.equal(await tokenBalance(sql, u), 0);
+    const [{ spent }] = (await sql`select coalesce(sum(a.amount), 0)::int as spent from token_allocations a join token_debits d on d.id = a.debit_id where d.user_id = ${u}`) as unknown as [
+      { spent: number },
+    ];
+    assert.equal(spent, 25);
+  });
+
+  it('spends the grants that expire soonest first, permanent ones last', async () => {
+    const u = await bareUser();
+    const later = await grantRow(u, 3, new Date(Date.now() + 10 * day));
+    const permanent = await grantRow(u, 5, null);
+    const soon = await grantRow(u, 2, new Date(Date.now() + 1 * day));
+    const r = await debitTokens(sql, { userId: u, amount: 4, reference: `d:${randomSuffix()}` });
+    assert.ok(r.ok);
+    const alloc = await sql<{ grant_id: number; amount: number }[]>`select grant_id, amount from token_allocations where debit_id = ${r.debitId} order by grant_id`;
+    const byGrant = Object.fromEntries(alloc.map((a) => [a.grant_id, a.amount]));
+    assert.deepEqual(byGrant, { [soon]: 2, [later]: 2 });
+    assert.equal(byGrant[permanent], undefined);
+    // When the soonest grant expires, only what it had left is forfeited (nothing: it was spent).
+    await sql`update token_grants set expires_at = now() - interval '1 second' where id = ${soon}`;
+    assert.equal(await tokenBalance(sql, u), 6);
+  });
+
+  it('refunds a debit once, keeping its grant expiry; the balance returns to what it was', async () => {
+    const u = await bareUser();
+    const expiry = new Date(Date.now() + 5 * day);
+    await grantRow(u, 3, expiry);
+    const ref = `gen_${Date.now()}_${randomSuffix()}`;
+    await debitTokens(sql, { userId: u, amount: 1, reference: ref });
+    assert.equal(await tokenBalance(sql, u), 2);
+    assert.equal(await refundDebit(sql, ref), true);
+    assert.equal(await refundDebit(sql, ref), false);
+    assert.equal(await tokenBalance(sql, u), 3);
+    const [g] = await sql<{ source: string; expires_at: Date }[]>`select source, expires_at from token_grants where reference = ${`refund:${ref}`}`;
+    assert.equal(g!.source, 'refund');
+    assert.equal(g!.expires_at.getTime(), expiry.getTime());
+    assert.equal(await refundDebit(sql, 'no-such-debit'), false);
+  });
+
+  it('gives accounts without a current allowance their Free tokens once (existing accounts made whole)', async () => {
+    const u = await bareUser();
+    assert.equal(await tokenBalance(sql, u), 0);
+    const acts = createMaintenanceActivities({ sql, log: createLogger({ level: 'error' }) });
+    assert.ok((await acts.grantFreeAllowances()) >= 1);
+    assert.equal(await tokenBalance(sql, u), 50);
+    await acts.grantFreeAllowances();
+    assert.equal(await tokenBalance(sql, u), 50);
+  });
+
+  it('anchors allowance periods on the signup day, clamped to short months', () => {
+    const signup = new Date('2026-01-31T10:00:00Z');
+    const feb = allowancePeriod(signup, new Date('2026-02-15T00:00:00Z'));
+    assert.equal(feb.start.toISOString(), '2026-01-31T10:00:00.000Z');
+    assert.equal(feb.end.toISOString(), '2026-02-28T10:00:00.000Z');
+    const mar = allowancePeriod(signup, new Date('2026-03-01T00:00:00Z'));
+    assert.equal(mar.start.toISOString(), '2026-02-28T10:00:00.000Z');
+    assert.equal(mar.end.toISOString(), '2026-03-31T10:00:00.000Z');
+  });
+
+  async function grantRow(u: string, amount: number, expiresAt: Date | null): Promise<number> {
+    const reference = `t:${randomSuffix()}`;
+    await grantTokens(sql, { userId: u, source: 'plan', amount, expiresAt, reference });
+    const [row] = await sql<{ id: number }[]>`select id from token_grants where reference = ${reference}`;
+    return row!.id;
+  }
+});
