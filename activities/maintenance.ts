@@ -1,15 +1,22 @@
+import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { grantFreeAllowance } from '../db/accounts';
 import type { Sql } from '../db/client';
+import { refundDebit } from '../db/ledger';
 import type { Logger } from '../lib/log';
 import { purgeExpiredSessions } from '../db/sessions';
 
 export interface MaintenanceDeps {
   sql: Sql;
   log: Logger;
+  /** Needed only by recoverOrphanedGenerations. */
+  temporal?: Client;
 }
 
+/** A generation still pending after this long without a workflow was orphaned by an API crash. */
+const ORPHAN_AFTER_MINUTES = 10;
+
 /** Housekeeping run by the maintenance schedule. Each step is idempotent, so a retried or doubled run is harmless. */
-export function createMaintenanceActivities({ sql, log }: MaintenanceDeps) {
+export function createMaintenanceActivities({ sql, log, temporal }: MaintenanceDeps) {
   return {
     async purgeExpiredSessions(): Promise<number> {
       const n = await purgeExpiredSessions(sql);
@@ -24,6 +31,31 @@ export function createMaintenanceActivities({ sql, log }: MaintenanceDeps) {
       for (const u of users) if (await grantFreeAllowance(sql, u)) granted++;
       if (granted > 0) log.info('granted free monthly allowances', { count: granted });
       return granted;
+    },
+
+    /**
+     * The API charges a token, records the generation and then starts its workflow. Should the API die between
+     * the two, the generation would stay pending with the token taken: find those, refund and mark them failed.
+     */
+    async recoverOrphanedGenerations(): Promise<number> {
+      if (!temporal) return 0;
+      const stale = await sql<{ id: string }[]>`
+        select id from generations where status = 'pending' and created_at < now() - make_interval(mins => ${ORPHAN_AFTER_MINUTES})`;
+      let recovered = 0;
+      for (const { id } of stale) {
+        try {
+          await temporal.workflow.getHandle(id).describe();
+          continue; // it has a workflow: it is merely queued, not orphaned
+        } catch (err) {
+          if (!(err instanceof WorkflowNotFoundError)) throw err;
+        }
+        await refundDebit(sql, id);
+        await sql`update generations set status = 'failed', error = 'The generation could not be started; the token was refunded',
+                  tokens_used = 0, completed_at = now() where id = ${id} and status = 'pending'`;
+        recovered++;
+      }
+      if (recovered > 0) log.warn('recovered orphaned generations', { count: recovered });
+      return recovered;
     },
   };
 }

@@ -31,7 +31,7 @@ async function main(): Promise<void> {
   const clientConnection = await Connection.connect({ address: config.temporal.address });
   const client = new Client({ connection: clientConnection, namespace: config.temporal.namespace });
   await ensureSearchAttributes(clientConnection, config.temporal.namespace, log);
-  const worker = await createWorker({ connection, taskQueue: config.temporal.taskQueue, config, sql, storage: createStorage(config), log });
+  const worker = await createWorker({ connection, taskQueue: config.temporal.taskQueue, config, sql, storage: createStorage(config), log, temporal: client });
   await ensureMaintenanceSchedule(client, config.temporal.taskQueue, log);
   log.info('worker started', { taskQueue: config.temporal.taskQueue, namespace: config.temporal.namespace });
   try {

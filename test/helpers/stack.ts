@@ -99,6 +99,7 @@ export async function startStack(name: string, opts: StackOptions = {}): Promise
         sql,
         storage,
         log,
+        temporal: client,
         workflowBundle: await workflowBundle(),
         shutdownGraceTime: '1 second',
       });

@@ -127,3 +127,35 @@ describe('token ledger (PostgreSQL)', () => {
     return row!.id;
   }
 });
+
+describe('orphaned generation recovery (maintenance)', () => {
+  it('refunds and fails a generation left pending without a workflow; leaves fresh ones alone', async () => {
+    const { Client, Connection } = await import('@temporalio/client');
+    const sql = testSql();
+    const connection = await Connection.connect({ address: process.env.TEMPORAL_ADDRESS! });
+    try {
+      const temporal = new Client({ connection });
+      const u = userId();
+      await sql`insert into users (id, email, password_hash) values (${u}, ${`${u}@example.test`}, 'x')`;
+      await grantTokens(sql, { userId: u, source: 'free', amount: 5, reference: `t:${randomSuffix()}` });
+      const [garment] = await sql<{ id: string }[]>`select id from garments limit 1`;
+      const ids = [`gen_${Date.now()}_${randomSuffix()}`, `gen_${Date.now()}_${randomSuffix()}`];
+      for (const [i, id] of ids.entries()) {
+        await sql`insert into generations (id, user_id, garment_id, color, zone, placement, apply_texture, design_url, garment_image_url, blank_key, created_at)
+                  values (${id}, ${u}, ${garment!.id}, 'White', 'front', '{}'::jsonb, true, 'http://x/y.png', 'http://x/b.jpg', 'k',
+                          ${i === 0 ? new Date(Date.now() - 3600_000) : new Date()})`;
+        await debitTokens(sql, { userId: u, amount: 1, reference: id });
+      }
+      assert.equal(await tokenBalance(sql, u), 3);
+      const acts = createMaintenanceActivities({ sql, log: createLogger({ level: 'error' }), temporal });
+      assert.ok((await acts.recoverOrphanedGenerations()) >= 1);
+      const rows = await sql<{ id: string; status: string }[]>`select id, status from generations where user_id = ${u} order by created_at`;
+      assert.deepEqual(rows.map((r) => r.status), ['failed', 'pending']);
+      assert.equal(await tokenBalance(sql, u), 4);
+      await acts.recoverOrphanedGenerations();
+      assert.equal(await tokenBalance(sql, u), 4, 'recovery is idempotent');
+    } finally {
+      await connection.close();
+    }
+  });
+});

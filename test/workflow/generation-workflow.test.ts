@@ -1,0 +1,122 @@
+// The generation workflow against the real Temporal dev server with mocked activities: orchestration only.
+import assert from 'node:assert/strict';
+import { Client, Connection } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/activity';
+import { NativeConnection, Worker } from '@temporalio/worker';
+import { randomSuffix } from '../../lib/ids';
+import type { GenerationWorkflowInput } from '../../lib/generation/types';
+import { workflowBundle } from '../helpers/stack';
+
+type Calls = string[];
+
+function mockActivities(calls: Calls, behaviour: { renderFailures?: number; renderError?: 'transient' | 'bad-input' }) {
+  let renders = 0;
+  const rec = (name: string) => calls.push(name);
+  return {
+    async chargeGeneration() {
+      rec('charge');
+      return { duplicate: true };
+    },
+    async markProcessing() {
+      rec('processing');
+    },
+    async renderMockup() {
+      rec('render');
+      renders++;
+      if (behaviour.renderError === 'bad-input') throw ApplicationFailure.nonRetryable('Design image: not an image', 'DesignImageError');
+      if (renders <= (behaviour.renderFailures ?? 0)) throw new Error(`transient failure ${renders}`);
+      return { mockupKey: 'mockups/x.jpg', thumbnailKey: 'mockups/x-thumb.jpg', ms: {} };
+    },
+    async markCompleted() {
+      rec('completed');
+      return { completedAt: '2026-01-01T00:00:00.000Z', mockupUrl: 'http://files/mockups/x.jpg' };
+    },
+    async refundGeneration() {
+      rec('refund');
+      return true;
+    },
+    async markFailed(_id: string, error: string) {
+      rec(`failed:${error}`);
+      return { completedAt: '2026-01-01T00:00:01.000Z' };
+    },
+  };
+}
+
+describe('generation workflow (mocked activities)', () => {
+  let connection: NativeConnection;
+  let clientConnection: Connection;
+  let client: Client;
+
+  before(async () => {
+    connection = await NativeConnection.connect({ address: process.env.TEMPORAL_ADDRESS! });
+    clientConnection = await Connection.connect({ address: process.env.TEMPORAL_ADDRESS! });
+    client = new Client({ connection: clientConnection });
+  });
+  after(async () => {
+    await connection?.close();
+    await clientConnection?.close();
+  });
+
+  async function run(behaviour: Parameters<typeof mockActivities>[1], webhookUrl: string | null = null) {
+    const calls: Calls = [];
+    const taskQueue = `wf-generation-${randomSuffix(6)}`;
+    const worker = await Worker.create({ connection, taskQueue, workflowBundle: await workflowBundle(), activities: mockActivities(calls, behaviour) });
+    const generationId = `gen_${Date.now()}_${randomSuffix()}`;
+    const input: GenerationWorkflowInput = { generationId, accountId: 'usr_test', garmentId: 'g', webhookUrl };
+    const result = await worker.runUntil(client.workflow.execute('generation', { workflowId: generationId, taskQueue, args: [input] }));
+    return { calls, result, generationId };
+  }
+
+  it('runs charge → processing → render → completed on the happy path', async () => {
+    const { calls, result } = await run({});
+    assert.deepEqual(calls, ['charge', 'processing', 'render', 'completed']);
+    assert.deepEqual(result, { status: 'completed' });
+  });
+
+  it('retries a transient render failure and then completes, without refunding', async () => {
+    const { calls, result } = await run({ renderFailures: 2 });
+    assert.deepEqual(calls, ['charge', 'processing', 'render', 'render', 'render', 'completed']);
+    assert.equal(result.status, 'completed');
+  });
+
+  it('does not retry bad input: refunds, marks failed with the reason, and sends generation.failed', async () => {
+    const { calls, result, generationId } = await run({ renderError: 'bad-input' }, 'https://hooks.example.com/x');
+    assert.deepEqual(calls, ['charge', 'processing', 'render', 'refund', 'failed:Design image: not an image']);
+    assert.deepEqual(result, { status: 'failed', error: 'Design image: not an image' });
+    // The callback is its own workflow, webhook-<generation id>, started with the failure payload.
+    const child = client.workflow.getHandle(`webhook-${generationId}`);
+    const history = await child.fetchHistory();
+    const started = history.events![0]!.workflowExecutionStartedEventAttributes!;
+    const { defaultPayloadConverter } = await import('@temporalio/common');
+    const arg = defaultPayloadConverter.fromPayload<any>(started.input!.payloads![0]!);
+    assert.equal(arg.event, 'generation.failed');
+    assert.deepEqual(arg.payload, {
+      event: 'generation.failed',
+      timestamp: '2026-01-01T00:00:01.000Z',
+      data: { id: generationId, status: 'failed', error: 'Design image: not an image', tokensUsed: 0 },
+    });
+    await child.terminate('test done').catch(() => {});
+  });
+
+  it('gives up after the retry budget for persistent failures, then refunds and fails', async () => {
+    const { calls, result } = await run({ renderFailures: 99 });
+    assert.equal(calls.filter((c) => c === 'render').length, 4);
+    assert.deepEqual(calls.slice(-2), ['refund', 'failed:transient failure 4']);
+    assert.equal(result.status, 'failed');
+  });
+
+  it('sends generation.completed with the exact spec payload', async () => {
+    const { generationId } = await run({}, 'https://hooks.example.com/y');
+    const child = client.workflow.getHandle(`webhook-${generationId}`);
+    const history = await child.fetchHistory();
+    const { defaultPayloadConverter } = await import('@temporalio/common');
+    const arg = defaultPayloadConverter.fromPayload<any>(history.events![0]!.workflowExecutionStartedEventAttributes!.input!.payloads![0]!);
+    assert.deepEqual(arg.payload, {
+      event: 'generation.completed',
+      timestamp: '2026-01-01T00:00:00.000Z',
+      data: { id: generationId, status: 'completed', mockupUrl: 'http://files/mockups/x.jpg', tokensUsed: 1 },
+    });
+    assert.equal(arg.url, 'https://hooks.example.com/y');
+    await child.terminate('test done').catch(() => {});
+  });
+});
