@@ -4,7 +4,8 @@
 import type { Sql } from '../client';
 import type { Logger } from '../../lib/log';
 import { LocalDiskStorage, type Storage } from '../../lib/storage';
-import { RENDER_VERSION, renderBlank, zonesFor, type Silhouette, type View } from './blanks';
+import { deriveFabricMaps, fabricMapKeys } from '../../activities/compositing';
+import { clearBlankCache, RENDER_VERSION, renderBlank, zonesFor, type Silhouette, type View } from './blanks';
 import { CATALOG, ZONE_NAMES, ZONE_ORDER, type CatalogGarment } from './catalog';
 
 export interface SeedDeps {
@@ -27,25 +28,59 @@ async function ensureBlanks(storage: Storage, silhouette: Silhouette, hex: strin
   for (const view of ['front', 'back'] as const satisfies readonly View[]) {
     const key = keys[view];
     const thumbKey = view === 'front' ? keys.thumb : keys.backThumb;
-    if ((await storage.exists(key)) && (await storage.exists(thumbKey))) continue;
-    const cachedImage = await cache?.get(key);
-    const cachedThumb = cachedImage ? await cache?.get(thumbKey) : null;
-    if (cachedImage && cachedThumb) {
-      await storage.put(thumbKey, cachedThumb.body, 'image/jpeg');
-      await storage.put(key, cachedImage.body, 'image/jpeg');
-      continue;
+    // the blank's bytes when we have them in hand, so its fabric maps need not read it back
+    let image: Buffer | undefined;
+    if (!((await storage.exists(key)) && (await storage.exists(thumbKey)))) {
+      const cachedImage = await cache?.get(key);
+      const cachedThumb = cachedImage ? await cache?.get(thumbKey) : null;
+      if (cachedImage && cachedThumb) {
+        await storage.put(thumbKey, cachedThumb.body, 'image/jpeg');
+        await storage.put(key, cachedImage.body, 'image/jpeg');
+        image = cachedImage.body;
+      } else {
+        const out = await renderBlank({ silhouette, view, colorHex: hex });
+        if (cache) {
+          await cache.put(thumbKey, out.thumbnail, 'image/jpeg');
+          await cache.put(key, out.image, 'image/jpeg');
+        }
+        // Thumbnail first: a present full image then implies a present thumbnail.
+        await storage.put(thumbKey, out.thumbnail, 'image/jpeg');
+        await storage.put(key, out.image, 'image/jpeg');
+        image = out.image;
+        rendered++;
+      }
     }
-    const out = await renderBlank({ silhouette, view, colorHex: hex });
-    if (cache) {
-      await cache.put(thumbKey, out.thumbnail, 'image/jpeg');
-      await cache.put(key, out.image, 'image/jpeg');
-    }
-    // Thumbnail first: a present full image then implies a present thumbnail.
-    await storage.put(thumbKey, out.thumbnail, 'image/jpeg');
-    await storage.put(key, out.image, 'image/jpeg');
-    rendered++;
+    await ensureFabricMaps(storage, key, image, cache);
   }
   return rendered;
+}
+
+/**
+ * Stores the fabric maps of a stored blank (the compositing engine's shading and displacement PNGs, under
+ * `fabricMapKeys(blankKey)`) unless they are there: copied from the render cache when it has them, otherwise derived
+ * from the blank (`blankImage` if given, else read from storage) and put in the cache too. Returns true when derived.
+ */
+export async function ensureFabricMaps(storage: Storage, blankKey: string, blankImage?: Buffer, cache?: Storage): Promise<boolean> {
+  const mapKeys = fabricMapKeys(blankKey);
+  if ((await storage.exists(mapKeys.shading)) && (await storage.exists(mapKeys.displacement))) return false;
+  const cachedShading = await cache?.get(mapKeys.shading);
+  const cachedDisplacement = cachedShading ? await cache?.get(mapKeys.displacement) : null;
+  // Displacement first: a present shading map then implies a present displacement map.
+  if (cachedShading && cachedDisplacement) {
+    await storage.put(mapKeys.displacement, cachedDisplacement.body, 'image/png');
+    await storage.put(mapKeys.shading, cachedShading.body, 'image/png');
+    return false;
+  }
+  const image = blankImage ?? (await storage.get(blankKey))?.body;
+  if (!image) throw new Error(`cannot derive fabric maps: blank ${blankKey} is not in storage`);
+  const maps = await deriveFabricMaps(image);
+  if (cache) {
+    await cache.put(mapKeys.displacement, maps.displacement, 'image/png');
+    await cache.put(mapKeys.shading, maps.shading, 'image/png');
+  }
+  await storage.put(mapKeys.displacement, maps.displacement, 'image/png');
+  await storage.put(mapKeys.shading, maps.shading, 'image/png');
+  return true;
 }
 
 async function upsertGarment(sql: Sql, g: CatalogGarment, sortOrder: number): Promise<void> {
@@ -91,6 +126,8 @@ export async function seed(deps: SeedDeps): Promise<{ garments: number; blanksRe
       for (let p = queue.shift(); p; p = queue.shift()) blanksRendered += await ensureBlanks(deps.storage, p.silhouette, p.hex, cache);
     }),
   );
+  // The renderer keeps silhouette templates (~20 MB each) in memory; the seeding process has no further use for them.
+  clearBlankCache();
   for (const [i, g] of CATALOG.entries()) await upsertGarment(deps.sql, g, i + 1);
   deps.log.info('seeded garment catalogue', { garments: CATALOG.length, blanksRendered, ms: Date.now() - started });
   return { garments: CATALOG.length, blanksRendered };

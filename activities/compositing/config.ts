@@ -1,0 +1,91 @@
+// Process-wide sharp/libvips settings for the compositing engine and the small helpers around them
+// (a concurrency gate and a pool of output buffers). Pure image code: no database or Temporal imports.
+import os from 'node:os';
+import sharp from 'sharp';
+
+/**
+ * One libvips worker thread per pipeline. sharp already defaults to 1 on glibc Linux; setting it explicitly keeps
+ * the behaviour the same on every platform. Measured on the 2-core target: several small single-threaded
+ * pipelines in flight (parallelism comes from the libuv pool running them side by side) beat fewer pipelines
+ * with 2 threads each, and a mockup has little to split anyway (PNG decoding is sequential).
+ */
+export const VIPS_THREADS_PER_PIPELINE = 1;
+
+/**
+ * How many composites run at once in this process (the rest wait in a FIFO queue): 2 per core, the best
+ * throughput in the reference measurements. It also bounds the memory of work in flight (one blank-sized output
+ * buffer and one decoded design each), whatever the caller's concurrency.
+ */
+export const DEFAULT_MAX_PARALLEL = Math.max(2, 2 * os.availableParallelism());
+
+/** Designs above this many pixels are refused with DesignImageError (checked from the header, before decoding). */
+export const MAX_DESIGN_PIXELS = 50_000_000;
+
+let configured = false;
+/** Applied once on import of the compositing engine; process-wide (sharp's settings are global). */
+export function configureSharp(): void {
+  if (configured) return;
+  configured = true;
+  sharp.concurrency(VIPS_THREADS_PER_PIPELINE);
+  // libvips' operation cache only pays off when the same operation runs twice on the same input; every request
+  // here has a new design and raw buffers, so it would only hold memory (and make benchmarks lie).
+  sharp.cache(false);
+}
+configureSharp();
+
+/** FIFO counting semaphore. */
+export class Gate {
+  private active = 0;
+  private readonly waiting: (() => void)[] = [];
+  constructor(public limit: number) {}
+
+  async run<T>(fn: () => Promise<T>): Promise<T> {
+    if (this.active >= this.limit) await new Promise<void>((resolve) => this.waiting.push(resolve));
+    else this.active++;
+    try {
+      return await fn();
+    } finally {
+      const next = this.waiting.shift();
+      if (next) next();
+      else this.active--;
+    }
+  }
+
+  get inFlight(): number {
+    return this.active;
+  }
+}
+
+export const compositeGate = new Gate(DEFAULT_MAX_PARALLEL);
+
+/** Change how many composites may run at once in this process (default 2 per core). */
+export function setMaxParallelComposites(n: number): void {
+  if (!Number.isInteger(n) || n < 1) throw new RangeError(`invalid parallelism ${n}`);
+  compositeGate.limit = n;
+}
+
+/**
+ * Reusable output buffers (a blank-sized RGB copy per composite in flight): a fresh 12 MB allocation costs page
+ * faults and GC pressure on every request. At most `max` idle buffers per size are kept.
+ */
+export class BufferPool {
+  private readonly free = new Map<number, Buffer[]>();
+  constructor(private readonly max: number) {}
+
+  take(size: number): Buffer {
+    const list = this.free.get(size);
+    return list?.pop() ?? Buffer.allocUnsafe(size);
+  }
+
+  give(buf: Buffer): void {
+    let list = this.free.get(buf.length);
+    if (!list) this.free.set(buf.length, (list = []));
+    if (list.length < this.max) list.push(buf);
+  }
+
+  clear(): void {
+    this.free.clear();
+  }
+}
+
+export const outputPool = new BufferPool(DEFAULT_MAX_PARALLEL);
