@@ -17,7 +17,7 @@ export interface GenerationDeps {
   blanks: PreparedBlankCache;
   /** Reads a user-supplied image URL: our own files from storage, anything else through the SSRF-guarded fetcher.
    * Throws `UserUrlError`-like errors with `retryable: false` for inputs no retry can fix. */
-  loadUserImage: (url: string) => Promise<Buffer>;
+  loadUserImage: (url: string, signal?: AbortSignal) => Promise<Buffer>;
 }
 
 interface GenerationRow {
@@ -39,7 +39,7 @@ interface GenerationRow {
 /** Errors that say the input is at fault (bad URL, not an image, refused address): failing again will not help. */
 export function isPermanent(err: unknown): boolean {
   const e = err as { retryable?: boolean; name?: string };
-  return err instanceof DesignImageError || e?.retryable === false || e?.name === 'DesignImageError';
+  return err instanceof DesignImageError || err instanceof RangeError || e?.retryable === false || e?.name === 'DesignImageError';
 }
 
 export const mockupKeys = (generationId: string) => ({
@@ -95,7 +95,9 @@ export function createGenerationActivities(deps: GenerationDeps) {
       let design: Buffer;
       let blank;
       try {
-        [design, blank] = await Promise.all([deps.loadUserImage(g.designUrl), deps.blanks.get(g.blankKey)]);
+        // The cancellation signal aborts a slow download when the worker shuts down or the activity times out.
+        const signal = Context.current().cancellationSignal;
+        [design, blank] = await Promise.all([deps.loadUserImage(g.designUrl, signal), deps.blanks.get(g.blankKey)]);
       } catch (err) {
         if (isPermanent(err)) throw ApplicationFailure.nonRetryable((err as Error).message, 'BadInputError');
         throw err;
@@ -107,6 +109,7 @@ export function createGenerationActivities(deps: GenerationDeps) {
         out = await composite({ blank, design, zone, placement: g.placement, applyTexture: g.applyTexture });
       } catch (err) {
         if (err instanceof DesignImageError) throw ApplicationFailure.nonRetryable(`Design image: ${err.message}`, 'DesignImageError');
+        if (err instanceof RangeError) throw ApplicationFailure.nonRetryable(err.message, 'BadInputError');
         throw err;
       }
       lap('composite');

@@ -7,7 +7,7 @@ import { decodeCursor, encodeCursor } from '../../lib/cursor';
 import { ZONES, type GenerationWorkflowInput, type GenerationWorkflowResult, type Placement } from '../../lib/generation/types';
 import { timeId } from '../../lib/ids';
 import { fileUrl } from '../../lib/storage';
-import { ownFileKey } from '../../lib/storage/own-url';
+import { ownFileKey } from '../../lib/fetch';
 import type { AppDeps } from '../context';
 import { ApiError, badRequest, notFound, parse } from '../errors';
 import { jsonBody } from '../middleware/body';

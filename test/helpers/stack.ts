@@ -31,6 +31,24 @@ const quietBundlerLogger = {
   error: (m: string) => process.stderr.write(`[bundler] ${m}\n`),
 };
 
+/** Temporal's own logs only for errors: the test output stays readable. Call before creating any Worker. */
+export function installQuietRuntime(): void {
+  if (runtimeInstalled) return;
+  Runtime.install({ logger: quietBundlerLogger });
+  runtimeInstalled = true;
+}
+
+// Test files share a few keys across many calls; only the rate-limit tests run with the real (or lowered) limits.
+const LIFTED_LIMITS = {
+  RATE_LIMIT_PER_MINUTE: '1000000',
+  RATE_LIMIT_PER_HOUR: '1000000',
+  RATE_LIMIT_CONCURRENCY: '1000',
+  RATE_LIMIT_GENERATE_PER_MINUTE: '1000000',
+  RATE_LIMIT_ANALYZE_PER_MINUTE: '1000000',
+  RATE_LIMIT_GARMENTS_PER_MINUTE: '1000000',
+  RATE_LIMIT_UPLOAD_PER_MINUTE: '1000000',
+} as const;
+
 export function testSql(): Sql {
   if (!process.env.DATABASE_URL) throw new Error('DATABASE_URL is not set: run the tests with `npm test`');
   sharedSql ??= createSql(process.env.DATABASE_URL, { max: 20 });
@@ -61,12 +79,9 @@ export interface StackOptions {
 
 /** One stack per test file: call in before(), stop in after(). */
 export async function startStack(name: string, opts: StackOptions = {}): Promise<Stack> {
-  if (!runtimeInstalled) {
-    Runtime.install({ logger: quietBundlerLogger });
-    runtimeInstalled = true;
-  }
+  installQuietRuntime();
   const taskQueue = `test-${name}-${randomSuffix(6)}`;
-  const config = loadConfig(process.env, { TEMPORAL_TASK_QUEUE: taskQueue, PORT: '0', ...opts.env });
+  const config = loadConfig(process.env, { TEMPORAL_TASK_QUEUE: taskQueue, PORT: '0', ...LIFTED_LIMITS, ...opts.env });
   const log = opts.log ?? createLogger({ level: (process.env.LOG_LEVEL as 'warn') ?? 'warn', base: { test: name } });
   const sql = testSql();
   const storage = createStorage(config);

@@ -256,7 +256,7 @@ describe('mockup generation (POST /api/v1/generate, GET /api/v1/generations)', (
     const before = await tokenBalance(stack.sql, acct.userId);
     const res = await http(stack.baseUrl, 'POST', '/api/v1/generate', { key: acct.key, json: body({ designUrl: fileUrl(stack.config, 'uploads/nothing-here.png') }) });
     assert.equal(res.body.status, 'failed');
-    assert.match(res.body.error, /not found|does not exist/i);
+    assert.match(res.body.error, /no file at this URL/i);
     assert.equal(await tokenBalance(stack.sql, acct.userId), before);
   });
 

@@ -2,10 +2,11 @@
 import assert from 'node:assert/strict';
 import { Client, Connection } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/activity';
+import { defaultPayloadConverter } from '@temporalio/common';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { randomSuffix } from '../../lib/ids';
 import type { GenerationWorkflowInput } from '../../lib/generation/types';
-import { workflowBundle } from '../helpers/stack';
+import { installQuietRuntime, workflowBundle } from '../helpers/stack';
 
 type Calls = string[];
 
@@ -48,6 +49,7 @@ describe('generation workflow (mocked activities)', () => {
   let client: Client;
 
   before(async () => {
+    installQuietRuntime();
     connection = await NativeConnection.connect({ address: process.env.TEMPORAL_ADDRESS! });
     clientConnection = await Connection.connect({ address: process.env.TEMPORAL_ADDRESS! });
     client = new Client({ connection: clientConnection });
@@ -87,7 +89,6 @@ describe('generation workflow (mocked activities)', () => {
     const child = client.workflow.getHandle(`webhook-${generationId}`);
     const history = await child.fetchHistory();
     const started = history.events![0]!.workflowExecutionStartedEventAttributes!;
-    const { defaultPayloadConverter } = await import('@temporalio/common');
     const arg = defaultPayloadConverter.fromPayload<any>(started.input!.payloads![0]!);
     assert.equal(arg.event, 'generation.failed');
     assert.deepEqual(arg.payload, {
@@ -109,7 +110,6 @@ describe('generation workflow (mocked activities)', () => {
     const { generationId } = await run({}, 'https://hooks.example.com/y');
     const child = client.workflow.getHandle(`webhook-${generationId}`);
     const history = await child.fetchHistory();
-    const { defaultPayloadConverter } = await import('@temporalio/common');
     const arg = defaultPayloadConverter.fromPayload<any>(history.events![0]!.workflowExecutionStartedEventAttributes!.input!.payloads![0]!);
     assert.deepEqual(arg.payload, {
       event: 'generation.completed',

@@ -1,0 +1,39 @@
+// Reading the images a generation names: designs (any URL) and blanks (our own, or a client's blank photo).
+import { readUserUrl, UrlFetchError, type UrlFetchReason } from '../lib/fetch';
+import { ACCEPTED_LIST, describeUnsupported, detectFormat } from '../lib/images';
+import type { Config } from '../lib/config';
+import type { Storage } from '../lib/storage';
+
+/** Designs and blanks larger than this are refused (uploads are capped at 10 MB; foreign URLs get some room). */
+export const MAX_REMOTE_IMAGE_BYTES = 25 * 1024 * 1024;
+const FETCH_TIMEOUT_MS = 20_000;
+
+// Failures that depend on the remote side's state and may pass on a retry; every other reason is the input's fault.
+const TRANSIENT: ReadonlySet<UrlFetchReason> = new Set(['timeout', 'network_error', 'dns_failed']);
+
+/** An input no retry can fix: the workflow fails the generation at once instead of retrying. */
+export class BadImageUrlError extends Error {
+  override readonly name = 'BadInputError';
+  readonly retryable = false;
+}
+
+export function createUserImageLoader(deps: { config: Config; storage: Storage }) {
+  return async function loadUserImage(url: string, signal?: AbortSignal): Promise<Buffer> {
+    let body: Buffer;
+    try {
+      ({ body } = await readUserUrl(deps, url, { maxBytes: MAX_REMOTE_IMAGE_BYTES, timeoutMs: FETCH_TIMEOUT_MS, signal }));
+    } catch (err) {
+      if (err instanceof UrlFetchError) {
+        const status = typeof err.details.status === 'number' ? err.details.status : undefined;
+        // A 5xx or 429 from the host is its temporary trouble; a 4xx is a wrong URL.
+        const transient = TRANSIENT.has(err.reason) || (err.reason === 'http_status' && (status === undefined || status >= 500 || status === 429));
+        const message = `Could not read ${url}: ${err.message}`;
+        if (transient) throw new Error(message);
+        throw new BadImageUrlError(message);
+      }
+      throw err;
+    }
+    if (!detectFormat(body)) throw new BadImageUrlError(`${url} is not an image (${describeUnsupported(body)}); expected ${ACCEPTED_LIST}`);
+    return body;
+  };
+}

@@ -1,0 +1,108 @@
+// Killing the worker in the middle of a generation and starting it again finishes the generation exactly once:
+// one debit, one mockup, one completion callback.
+import assert from 'node:assert/strict';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import sharp from 'sharp';
+import { tokenBalance } from '../../db/ledger';
+import { account, http } from '../helpers/http';
+import { startStack, type Stack } from '../helpers/stack';
+
+describe('generation survives a worker crash', () => {
+  let stack: Stack;
+  let origin: Server;
+  let receiver: Server;
+  let originUrl: string;
+  let receiverUrl: string;
+  let designRequests = 0;
+  let releaseFirst: () => void = () => {};
+  const callbacks: { headers: Record<string, unknown>; body: any }[] = [];
+
+  before(async () => {
+    stack = await startStack('crash', { env: { ALLOW_PRIVATE_URLS: 'true' } });
+    const design = await sharp({ create: { width: 800, height: 800, channels: 4, background: { r: 20, g: 90, b: 200, alpha: 1 } } })
+      .png()
+      .toBuffer();
+    // The design host holds the first request open until the test has stopped the worker, so the render
+    // activity is provably in flight when the worker goes away; later requests are answered at once.
+    origin = createServer((req, res) => {
+      designRequests++;
+      if (designRequests === 1) {
+        releaseFirst = () => {
+          if (!res.headersSent && !res.destroyed) res.writeHead(200, { 'content-type': 'image/png' }).end(design);
+        };
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'image/png' }).end(design);
+    });
+    receiver = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c) => chunks.push(c));
+      req.on('end', () => {
+        callbacks.push({ headers: req.headers, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) });
+        res.writeHead(200).end('ok');
+      });
+    });
+    await Promise.all([origin, receiver].map((s) => new Promise<void>((r) => s.listen(0, '127.0.0.1', () => r()))));
+    originUrl = `http://127.0.0.1:${(origin.address() as AddressInfo).port}`;
+    receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+  });
+  after(async () => {
+    releaseFirst();
+    origin?.closeAllConnections();
+    origin?.close();
+    receiver?.close();
+    await stack?.stop();
+  });
+
+  it('one debit, one mockup, one completed callback after the worker is stopped mid-render and restarted', async function () {
+    this.timeout(180_000);
+    const acct = await account(stack.baseUrl);
+    const list = await http(stack.baseUrl, 'GET', '/api/v1/garments?limit=1', { key: acct.key });
+    const garment = list.body.garments[0];
+    const before = await tokenBalance(stack.sql, acct.userId);
+    const res = await http(stack.baseUrl, 'POST', '/api/v1/generate', {
+      key: acct.key,
+      headers: { prefer: 'respond-async' },
+      json: { designUrl: `${originUrl}/design.png`, garmentId: garment.id, garmentImageUrl: garment.colors[0].imageUrl, webhookUrl: receiverUrl },
+    });
+    assert.equal(res.status, 202, res.text);
+    const id = res.body.id;
+
+    // Wait until the render activity is fetching the design, then take the worker away.
+    for (let i = 0; i < 200 && designRequests === 0; i++) await new Promise((r) => setTimeout(r, 50));
+    assert.equal(designRequests, 1, 'the render activity started');
+    const [mid] = await stack.sql<{ status: string }[]>`select status from generations where id = ${id}`;
+    assert.equal(mid!.status, 'processing');
+    // Shutdown cancels in-flight activities after the grace period; the render aborts its download on
+    // cancellation. The held response is released afterwards so nothing waits on it forever.
+    const stopping = stack.stopWorker();
+    setTimeout(() => releaseFirst(), 3000).unref();
+    await stopping;
+
+    await stack.startWorker();
+    let g: any;
+    for (let i = 0; i < 600; i++) {
+      g = (await http(stack.baseUrl, 'GET', `/api/v1/generations/${id}`, { key: acct.key })).body;
+      if (g.status === 'completed' || g.status === 'failed') break;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    assert.equal(g.status, 'completed', JSON.stringify(g));
+    assert.ok(designRequests >= 2, 'the render ran again on the new worker');
+
+    const debits = await stack.sql`select id from token_debits where reference = ${id}`;
+    assert.equal(debits.length, 1, 'exactly one debit');
+    assert.equal(await tokenBalance(stack.sql, acct.userId), before - 1);
+    const refunds = await stack.sql`select id from token_grants where reference = ${`refund:${id}`}`;
+    assert.equal(refunds.length, 0);
+    const mockup = await fetch(g.mockupUrl);
+    assert.equal(mockup.status, 200);
+
+    for (let i = 0; i < 100 && callbacks.length === 0; i++) await new Promise((r) => setTimeout(r, 100));
+    await new Promise((r) => setTimeout(r, 1000)); // a duplicate would arrive by now
+    const completed = callbacks.filter((c) => c.body.data?.id === id);
+    assert.equal(completed.length, 1, `one callback, got ${completed.length}`);
+    assert.equal(completed[0]!.body.event, 'generation.completed');
+    assert.equal(completed[0]!.body.data.mockupUrl, g.mockupUrl);
+  });
+});
