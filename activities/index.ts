@@ -1,10 +1,17 @@
+import type { Client } from '@temporalio/client';
 import type { Sql } from '../db/client';
 import type { Config } from '../lib/config';
 import type { Logger } from '../lib/log';
 import type { Storage } from '../lib/storage';
+import { PreparedBlankCache } from './compositing';
+import { createGenerationActivities } from './generation';
 import { createMaintenanceActivities } from './maintenance';
+import { createUserImageLoader } from './user-images';
+import { createWebhookActivities } from './webhooks';
 
 export interface ActivityDeps {
+  /** A Temporal client, for activities that look at other workflows (orphan recovery). */
+  temporal?: Client;
   config: Config;
   sql: Sql;
   storage: Storage;
@@ -13,8 +20,16 @@ export interface ActivityDeps {
 
 /** All activities of the worker, built from their dependencies (the Temporal samples' createActivities pattern). */
 export function createActivities(deps: ActivityDeps) {
+  const loadUserImage = createUserImageLoader(deps);
+  // One prepared-blank cache per worker: decoded blanks and fabric maps are reused by every generation. Keys are
+  // storage keys of our blanks, or `url:<address>` for a client's own blank photo.
+  const blanks = new PreparedBlankCache({
+    load: async (key) => (key.startsWith('url:') ? loadUserImage(key.slice(4)) : ((await deps.storage.get(key))?.body ?? null)),
+  });
   return {
+    ...createGenerationActivities({ ...deps, blanks, loadUserImage }),
     ...createMaintenanceActivities(deps),
+    ...createWebhookActivities(deps),
   };
 }
 

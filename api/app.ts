@@ -2,11 +2,16 @@ import express from 'express';
 import type { AppDeps } from './context';
 import { errorHandler, notFoundHandler } from './errors';
 import { requestContext } from './middleware/request-context';
+import { analyzeRoutes } from './routes/analyze';
 import { authRoutes } from './routes/auth';
 import { fileRoutes } from './routes/files';
 import { garmentRoutes } from './routes/garments';
+import { generationBatchRoutes } from './routes/generation-batch';
+import { generationRoutes } from './routes/generations';
 import { healthRoutes } from './routes/health';
 import { keyRoutes } from './routes/keys';
+import { uploadRoutes } from './routes/upload';
+import { webhookRoutes } from './routes/webhooks';
 
 /** Builds the Express app. One router per resource; Part A lives under /api/v1, Part B under /api. */
 export function createApp(deps: AppDeps): express.Express {
@@ -22,6 +27,11 @@ export function createApp(deps: AppDeps): express.Express {
   // Part A: the public API.
   app.use('/api/v1', keyRoutes(deps));
   app.use('/api/v1', garmentRoutes(deps));
+  app.use('/api/v1', generationBatchRoutes(deps));
+  app.use('/api/v1', generationRoutes(deps));
+  app.use('/api/v1', uploadRoutes(deps));
+  app.use('/api/v1', analyzeRoutes(deps));
+  app.use('/api/v1', webhookRoutes(deps));
 
   // Part B: application routes.
   app.use('/api', authRoutes(deps));

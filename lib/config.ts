@@ -59,6 +59,24 @@ export const envSchema = z.object({
   SEED_ON_START: bool.default(true),
   TRUST_PROXY: z.string().default('loopback'),
 
+  // Part A limits per API key (issue 5, spec "Limits"); tests lower them. Windows are fixed: they start at a
+  // key's first request and last a minute or an hour.
+  RATE_LIMIT_PER_MINUTE: int(60, 1),
+  RATE_LIMIT_PER_HOUR: int(1000, 1),
+  RATE_LIMIT_CONCURRENCY: int(10, 1),
+  RATE_LIMIT_GENERATE_PER_MINUTE: int(30, 1),
+  RATE_LIMIT_ANALYZE_PER_MINUTE: int(60, 1),
+  RATE_LIMIT_GARMENTS_PER_MINUTE: int(60, 1),
+  RATE_LIMIT_UPLOAD_PER_MINUTE: int(20, 1),
+  // A concurrency slot is a lease in PostgreSQL, renewed while its request runs; the slots of an instance that
+  // died come back after this long.
+  RATE_LIMIT_LEASE_SECONDS: int(30, 3, 3600),
+  // How long a limiter query may take before the limiter treats the database as unavailable.
+  RATE_LIMIT_STORE_TIMEOUT_MS: int(500, 10, 60_000),
+  // Database unavailable: `local` enforces the same limits per process (fails open to a weaker limit), `closed`
+  // answers 503 service_unavailable.
+  RATE_LIMIT_ON_STORE_ERROR: z.enum(['local', 'closed']).default('local'),
+
   // Outbound generation webhooks (issue 4). The spec gives the receiver 10 seconds; the rest is our retry policy.
   WEBHOOK_TIMEOUT_MS: int(10_000, 50, 120_000),
   WEBHOOK_RETRY_INITIAL: duration('2s'),
@@ -97,6 +115,7 @@ export interface Config {
   allowPrivateUrls: boolean;
   seedOnStart: boolean;
   trustProxy: string;
+  rateLimit: RateLimitConfig;
   webhooks: {
     /** Per-attempt limit for the whole exchange (connect, send, response headers). */
     timeoutMs: number;
@@ -110,6 +129,17 @@ export interface Config {
     secretGraceMs: number;
   };
   generateSyncTimeoutMs: number;
+}
+
+export interface RateLimitConfig {
+  perMinute: number;
+  perHour: number;
+  concurrency: number;
+  /** Per-endpoint budgets per key per minute, on top of perMinute and perHour. */
+  endpointPerMinute: { generate: number; analyze: number; garments: number; upload: number };
+  leaseMs: number;
+  storeTimeoutMs: number;
+  onStoreError: 'local' | 'closed';
 }
 
 export class ConfigError extends Error {}
@@ -152,6 +182,20 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env, overrides: P
     allowPrivateUrls: e.ALLOW_PRIVATE_URLS,
     seedOnStart: e.SEED_ON_START,
     trustProxy: e.TRUST_PROXY,
+    rateLimit: {
+      perMinute: e.RATE_LIMIT_PER_MINUTE,
+      perHour: e.RATE_LIMIT_PER_HOUR,
+      concurrency: e.RATE_LIMIT_CONCURRENCY,
+      endpointPerMinute: {
+        generate: e.RATE_LIMIT_GENERATE_PER_MINUTE,
+        analyze: e.RATE_LIMIT_ANALYZE_PER_MINUTE,
+        garments: e.RATE_LIMIT_GARMENTS_PER_MINUTE,
+        upload: e.RATE_LIMIT_UPLOAD_PER_MINUTE,
+      },
+      leaseMs: e.RATE_LIMIT_LEASE_SECONDS * 1000,
+      storeTimeoutMs: e.RATE_LIMIT_STORE_TIMEOUT_MS,
+      onStoreError: e.RATE_LIMIT_ON_STORE_ERROR,
+    },
     webhooks: {
       timeoutMs: e.WEBHOOK_TIMEOUT_MS,
       retryInitialMs: e.WEBHOOK_RETRY_INITIAL,

@@ -1,2 +1,5 @@
 // Every workflow the worker runs. Only deterministic orchestration lives here; I/O is in activities/.
+export { generation } from './generation';
 export { maintenanceSweep } from './maintenance';
+export { webhookDelivery } from './webhook-delivery';
+export { generationBatch } from './generation-batch';
