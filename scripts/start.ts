@@ -79,7 +79,10 @@ async function main(): Promise<void> {
 
     const env = { ...process.env, DATABASE_URL: databaseUrl, TEMPORAL_ADDRESS: temporalAddress, DATA_DIR: config.dataDir, APP_SECRET: config.appSecret };
     for (const name of ['worker', 'api'] as const) {
-      const proc = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, name, 'main.ts')], { env, stdio: ['ignore', 'inherit', 'inherit'] });
+      // glibc's per-thread malloc arenas inflate the worker's memory under parallel image work; two arenas cut its
+      // peak by about a quarter at no measurable speed cost.
+      const childEnv = name === 'worker' ? { MALLOC_ARENA_MAX: '2', ...env } : env;
+      const proc = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, name, 'main.ts')], { env: childEnv, stdio: ['ignore', 'inherit', 'inherit'] });
       children.push({ name, proc });
       proc.on('exit', (code, signal) => {
         if (stopping) return;
