@@ -1,0 +1,79 @@
+// Concurrency slots shared by every API instance: one row per key in rate_limit_slots holding the leases of its
+// requests in flight (see db/migrations/004_rate_limits.sql). A lease is renewed while its request runs and
+// expires otherwise, so slots held by an instance that crashed come back after RATE_LIMIT_LEASE_SECONDS.
+// Expiry times are the database's clock in epoch milliseconds, so API hosts' clocks never matter.
+// Behind admit() the slot was already taken (or refused) in the request's one round trip; acquire() turns that
+// result into a lease. On its own, acquire() makes its own round trip. Releases are queued and sent together
+// once per event-loop turn, so under load many requests' releases share one statement.
+import { randomUUID } from 'node:crypto';
+import type { Sql } from '../../../db/client';
+import { currentAdmission } from './admit';
+import { MemorySlots, type Lease, type SlotPool } from './memory';
+import type { StoreGuard } from './store-guard';
+
+export class PgSlots implements SlotPool {
+  /** Used while the database is unavailable in `local` mode. */
+  readonly local = new MemorySlots();
+  private pending: { key: string; leaseId: string }[] = [];
+
+  constructor(readonly opts: { sql: Sql; guard: StoreGuard; leaseMs: number }) {}
+
+  async acquire(key: string, limit: number): Promise<Lease | null> {
+    const admission = currentAdmission();
+    if (admission === 'unavailable') return this.local.tryAcquire(key, limit);
+    const slot = admission?.slot;
+    if (slot && slot.key === key && !slot.used) {
+      slot.used = true;
+      return slot.taken ? this.lease(key, slot.leaseId) : null;
+    }
+    const { sql, guard, leaseMs } = this.opts;
+    const leaseId = randomUUID();
+    const r = await guard.run(
+      'acquire',
+      () => sql<{ ok: boolean }[]>`select rate_limit_acquire(${key}, ${leaseId}, ${limit}::int, ${leaseMs}::int) as ok`,
+      (rows) => {
+        if (rows[0]?.ok) this.giveBack(key, leaseId);
+      },
+    );
+    if (!r.ok) return this.local.tryAcquire(key, limit);
+    return r.value[0]?.ok ? this.lease(key, leaseId) : null;
+  }
+
+  /** Gives a lease back: queued, and flushed with the others released in the same event-loop turn. */
+  giveBack(key: string, leaseId: string): void {
+    if (this.pending.length === 0) setImmediate(() => this.flush());
+    this.pending.push({ key, leaseId });
+  }
+
+  private flush(): void {
+    const batch = this.pending;
+    this.pending = [];
+    // `jsonb - text[]` drops several leases of a key at once; group by key so each row is updated once.
+    this.opts.guard.background('release', () => this.opts.sql`
+      update rate_limit_slots s set leases = s.leases - r.ids
+      from (select k, array_agg(l) as ids from unnest(${batch.map((b) => b.key)}::text[], ${batch.map((b) => b.leaseId)}::text[]) as t(k, l) group by k) r
+      where s.key = r.k`);
+  }
+
+  private lease(key: string, leaseId: string): Lease {
+    const { sql, guard, leaseMs } = this.opts;
+    // Renew well before expiry; unref so an open request never keeps a stopping process alive.
+    const renew = setInterval(() => {
+      guard.background('renew', () => sql`
+        update rate_limit_slots
+        set leases = jsonb_set(leases, array[${leaseId}::text], to_jsonb(extract(epoch from now()) * 1000 + ${leaseMs}::int))
+        where key = ${key} and leases ? ${leaseId}::text`);
+    }, Math.max(1000, Math.floor(leaseMs / 3)));
+    renew.unref();
+    let released = false;
+    return {
+      release: () => {
+        if (released) return;
+        released = true;
+        clearInterval(renew);
+        // Off the response path: if this fails the lease simply expires.
+        this.giveBack(key, leaseId);
+      },
+    };
+  }
+}
