@@ -59,6 +59,17 @@ export const envSchema = z.object({
   SEED_ON_START: bool.default(true),
   TRUST_PROXY: z.string().default('loopback'),
 
+  // File storage: local disk under DATA_DIR/files (default) or an S3-compatible bucket (issue 3).
+  STORAGE_DRIVER: z.enum(['local', 's3']).default('local'),
+  S3_ENDPOINT: z.url().optional(),
+  S3_BUCKET: z.string().regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, 'must be a valid S3 bucket name').optional(),
+  S3_REGION: z.string().regex(/^[a-z0-9-]+$/, 'must be a region name such as us-east-1').default('us-east-1'),
+  S3_ACCESS_KEY_ID: z.string().min(1).optional(),
+  S3_SECRET_ACCESS_KEY: z.string().min(1).optional(),
+  S3_SESSION_TOKEN: z.string().min(1).optional(),
+  S3_FORCE_PATH_STYLE: bool.default(false),
+  S3_PREFIX: z.string().regex(/^[a-z0-9][a-z0-9._-]*\/$/i, 'must be a key prefix ending in / such as mockups/').optional(),
+
   // Part A limits per API key (issue 5, spec "Limits"); tests lower them. Windows are fixed: they start at a
   // key's first request and last a minute or an hour.
   RATE_LIMIT_PER_MINUTE: int(60, 1),
@@ -115,6 +126,19 @@ export interface Config {
   allowPrivateUrls: boolean;
   seedOnStart: boolean;
   trustProxy: string;
+  storage: {
+    driver: 'local' | 's3';
+    s3: {
+      endpoint: string | undefined;
+      bucket: string | undefined;
+      region: string;
+      accessKeyId: string | undefined;
+      secretAccessKey: string | undefined;
+      sessionToken: string | undefined;
+      forcePathStyle: boolean;
+      prefix: string | undefined;
+    };
+  };
   rateLimit: RateLimitConfig;
   webhooks: {
     /** Per-attempt limit for the whole exchange (connect, send, response headers). */
@@ -182,6 +206,19 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env, overrides: P
     allowPrivateUrls: e.ALLOW_PRIVATE_URLS,
     seedOnStart: e.SEED_ON_START,
     trustProxy: e.TRUST_PROXY,
+    storage: {
+      driver: e.STORAGE_DRIVER,
+      s3: {
+        endpoint: e.S3_ENDPOINT,
+        bucket: e.S3_BUCKET,
+        region: e.S3_REGION,
+        accessKeyId: e.S3_ACCESS_KEY_ID,
+        secretAccessKey: e.S3_SECRET_ACCESS_KEY,
+        sessionToken: e.S3_SESSION_TOKEN,
+        forcePathStyle: e.S3_FORCE_PATH_STYLE,
+        prefix: e.S3_PREFIX,
+      },
+    },
     rateLimit: {
       perMinute: e.RATE_LIMIT_PER_MINUTE,
       perHour: e.RATE_LIMIT_PER_HOUR,

@@ -1,0 +1,128 @@
+// The printability analysis proper: pure and synchronous, from pixels to the spec's analysis result. It runs on a
+// worker thread (see pool.ts); nothing here touches sharp, the network or the database.
+import { alphaStats, translucentShareOf } from './alpha';
+import { detectBackgroundBox, fineDetailShare, lowContrastColours, printSize } from './features';
+import { extractPalette, type RgbaInput } from './palette';
+import { nearestPantone, pantoneLabel } from './pantone';
+import { CURRENCY, dtgPrice, screenPrice } from './pricing';
+import { LIMITS, recommend, type Complexity, type Technique } from './recommend';
+import { warningsFor } from './warnings';
+
+export interface PixelInput extends RgbaInput {
+  /** Size of the original image; the raster may be a downsampled copy. */
+  sourceWidth: number;
+  sourceHeight: number;
+  /** Full-resolution alpha plane (one byte per source pixel), when the image has an alpha channel. */
+  alphaPlane?: Uint8Array;
+}
+
+/** The spec's "Analysis result". */
+export interface AnalysisResult {
+  colors: { count: number; dominant: string[]; pantone: string[] };
+  dimensions: { width: number; height: number; aspectRatio: number; hasTransparency: boolean };
+  recommendation: { technique: Technique; reason: string; complexity: Complexity };
+  pricing: {
+    dtg: { perUnit: number; currency: string };
+    screen: { perUnit: number; setup: number; minimumQuantity: number; currency: string };
+  };
+  warnings: string[];
+}
+
+/** The measurements behind a result, for tests, benchmarks and the README. */
+export interface AnalysisFacts {
+  colourCount: number;
+  tonalShare: number;
+  softBoundaryRate: number;
+  translucentShare: number;
+  fineShare: number;
+  inkCoverage: number;
+  dpi: number;
+  printedSquareInches: number;
+  backgroundBox: string | null;
+}
+
+export const DECISION_THRESHOLDS = {
+  /** Share of the ink in gradient bands above which the design is continuous tone. */
+  TONAL_SHARE: 0.15,
+  /** Share of visible pixels that are semi-transparent above which that matters for printing. */
+  TRANSLUCENT_SHARE: 0.1,
+  /** Share of the ink in sub-1.5 mm detail (at embroidery size) above which it is too fine to stitch. */
+  FINE_SHARE: 0.2,
+} as const;
+
+export function analysePixels(input: PixelInput, quantity: number): { result: AnalysisResult; facts: AnalysisFacts } {
+  const T = DECISION_THRESHOLDS;
+  const palette = extractPalette(input);
+  const alpha = alphaStats(input.alphaPlane);
+  const hasTransparency = alpha.minAlpha < 255;
+  const translucentShare = translucentShareOf(alpha);
+  const colours = palette.colours;
+  const colourCount = colours.length;
+
+  const continuousTone = palette.tonalShare >= T.TONAL_SHARE;
+  const translucent = translucentShare >= T.TRANSLUCENT_SHARE;
+  // Fine detail only matters where embroidery or vinyl could be chosen: flat designs of up to 15 colours.
+  const fineShare =
+    colourCount > 0 && colourCount <= LIMITS.embroidery && !continuousTone ? fineDetailShare(input, colours, translucentShare >= T.TRANSLUCENT_SHARE / 2) : 0;
+  const fineDetail = fineShare >= T.FINE_SHARE;
+  const print = printSize(input.sourceWidth, input.sourceHeight);
+  const box = detectBackgroundBox(input, colours);
+  // Ink touches the fabric when a noticeable part of the image is see-through.
+  const lowContrast = lowContrastColours(colours, alpha.clearShare + translucentShare * (1 - alpha.clearShare) >= 0.05, box?.colour ?? null);
+
+  const printedSquareInches = print.widthIn * print.heightIn * palette.inkCoverage;
+  const screen = screenPrice(colourCount, quantity);
+  const dtg = dtgPrice(printedSquareInches, quantity);
+  const recommendation = recommend({ colourCount, continuousTone, translucent, fineDetail, inkCoverage: palette.inkCoverage }, quantity, screen, dtg);
+
+  const dominant = colours.slice(0, 5);
+  const pantone: string[] = [];
+  for (const c of dominant) {
+    const m = nearestPantone(c.lab);
+    if (m && !pantone.includes(pantoneLabel(m))) pantone.push(pantoneLabel(m));
+  }
+
+  const warnings = warningsFor({
+    width: input.sourceWidth,
+    height: input.sourceHeight,
+    print,
+    colourCount,
+    continuousTone,
+    translucentShare,
+    translucent,
+    fineDetail,
+    fineShare,
+    box,
+    lowContrast,
+    visiblePixels: colourCount > 0,
+  });
+
+  return {
+    result: {
+      colors: { count: colourCount, dominant: dominant.map((c) => c.hex), pantone },
+      dimensions: {
+        width: input.sourceWidth,
+        height: input.sourceHeight,
+        aspectRatio: Math.round((input.sourceWidth / input.sourceHeight) * 10000) / 10000,
+        hasTransparency,
+      },
+      recommendation,
+      pricing: {
+        dtg: { perUnit: dtg.perUnit, currency: CURRENCY },
+        screen: { perUnit: screen.perUnit, setup: screen.setup, minimumQuantity: screen.minimumQuantity, currency: CURRENCY },
+      },
+      warnings,
+    },
+    facts: {
+      colourCount,
+      tonalShare: palette.tonalShare,
+      softBoundaryRate: palette.softBoundaryRate,
+      translucentShare,
+      fineShare,
+      inkCoverage: palette.inkCoverage,
+      dpi: print.dpi,
+      printedSquareInches,
+      backgroundBox: box?.colour.hex ?? null,
+    },
+  };
+}

@@ -1,0 +1,268 @@
+// Fetching URLs that users give us (analysis images, designs to composite, webhook receivers) without letting them
+// reach our own network. For every hop, redirects included:
+//  - only http and https, no credentials in the URL;
+//  - the host name is resolved here, and every address it resolves to must be public (address-policy.ts) unless
+//    ALLOW_PRIVATE_URLS is set;
+//  - the connection goes to the addresses that were vetted, through a fixed `lookup` on the request: the socket never
+//    resolves the name again, so DNS cannot answer differently between check and use (DNS rebinding);
+//  - at most `maxRedirects` redirects, each a new hop with the same checks;
+//  - one deadline for the whole exchange (DNS, connect, redirects, body) and a byte limit enforced while streaming.
+import dns from 'node:dns';
+import http from 'node:http';
+import https from 'node:https';
+import type { LookupFunction } from 'node:net';
+import net from 'node:net';
+import { classifyAddress, isBlockedHostname, type AddressCategory } from './address-policy';
+import { UrlFetchError } from './errors';
+
+export interface ResolvedAddress {
+  address: string;
+  family: 4 | 6;
+}
+
+export interface GuardedFetchOptions {
+  /** Largest body accepted; larger is refused as soon as it is known (Content-Length) or seen. */
+  maxBytes: number;
+  /** Deadline for the whole exchange, redirects included. */
+  timeoutMs: number;
+  /** Redirects followed for GET/HEAD (other methods return the 3xx as is). Default 3. */
+  maxRedirects?: number;
+  /** Skip the address checks (config.allowPrivateUrls): for local development and tests only. */
+  allowPrivate?: boolean;
+  method?: 'GET' | 'HEAD' | 'POST' | 'PUT';
+  headers?: Record<string, string>;
+  body?: Buffer | string;
+  /** Which statuses are a success; anything else throws UrlFetchError('http_status'). Default 2xx. */
+  acceptStatus?: (status: number) => boolean;
+  signal?: AbortSignal;
+  /** DNS resolution; injectable for tests. Default: the system resolver (getaddrinfo, all addresses). */
+  resolve?: (hostname: string) => Promise<ResolvedAddress[]>;
+  /** Address policy; injectable for tests. Default: public addresses only (or all, with allowPrivate). */
+  isAllowed?: (address: string) => boolean;
+}
+
+export interface GuardedResponse {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  body: Buffer;
+  /** The URL that answered, after redirects. */
+  url: string;
+  redirects: string[];
+}
+
+const DEFAULT_REDIRECTS = 3;
+const USER_AGENT = 'apparel-mockup-service/1 (+fetching a URL supplied to the API)';
+
+const systemResolve = async (hostname: string): Promise<ResolvedAddress[]> => {
+  const all = await dns.promises.lookup(hostname, { all: true, verbatim: true });
+  return all.map((a) => ({ address: a.address, family: a.family === 6 ? 6 : 4 }));
+};
+
+const describe = (category: AddressCategory) =>
+  ({
+    loopback: 'a loopback address',
+    private: 'a private network address',
+    'link-local': 'a link-local address',
+    'cloud-metadata': 'a cloud metadata service address',
+    cgnat: 'a carrier-grade NAT address',
+    'unique-local': 'a unique-local IPv6 address',
+    multicast: 'a multicast address',
+    unspecified: 'an unspecified address',
+    reserved: 'a reserved address',
+    documentation: 'a documentation-only address',
+    benchmarking: 'a benchmarking address',
+    invalid: 'an invalid address',
+    public: 'a public address',
+  })[category];
+
+/** Fetches a user-supplied URL under the rules above. Throws UrlFetchError for every refusal or failure. */
+export async function guardedFetch(rawUrl: string, opts: GuardedFetchOptions): Promise<GuardedResponse> {
+  const deadline = Date.now() + opts.timeoutMs;
+  const method = opts.method ?? 'GET';
+  const follow = method === 'GET' || method === 'HEAD';
+  const maxRedirects = opts.maxRedirects ?? DEFAULT_REDIRECTS;
+  const redirects: string[] = [];
+  let url = parseUrl(rawUrl);
+  for (;;) {
+    const addresses = await vet(url, opts, deadline);
+    const res = await request(url, addresses, opts, method, deadline, follow);
+    if (follow && res.redirect) {
+      if (redirects.length >= maxRedirects) {
+        throw new UrlFetchError('too_many_redirects', `The URL redirected more than ${maxRedirects} times`, { redirects: [...redirects, res.redirect] });
+      }
+      let next: URL;
+      try {
+        next = new URL(res.redirect, url);
+      } catch {
+        throw new UrlFetchError('bad_redirect', 'The URL redirected to an invalid location');
+      }
+      redirects.push(next.href);
+      url = parseUrl(next.href);
+      continue;
+    }
+    const accept = opts.acceptStatus ?? ((s: number) => s >= 200 && s < 300);
+    if (!accept(res.status)) {
+      throw new UrlFetchError('http_status', `The URL answered with HTTP ${res.status}`, { status: res.status });
+    }
+    return { status: res.status, headers: res.headers, body: res.body, url: url.href, redirects };
+  }
+}
+
+function parseUrl(raw: string): URL {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new UrlFetchError('invalid_url', 'Not a valid absolute URL');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new UrlFetchError('unsupported_protocol', `Only http and https URLs can be fetched, not ${url.protocol.replace(/:$/, '')}`);
+  }
+  if (url.username || url.password) throw new UrlFetchError('credentials_in_url', 'URLs with a user name or password are not accepted');
+  if (!url.hostname) throw new UrlFetchError('invalid_url', 'The URL has no host');
+  return url;
+}
+
+const remaining = (deadline: number) => Math.max(0, deadline - Date.now());
+
+function timeoutError(): UrlFetchError {
+  return new UrlFetchError('timeout', 'The URL did not answer in time');
+}
+
+/** Resolves the host and checks every address; returns the addresses the connection may use. */
+async function vet(url: URL, opts: GuardedFetchOptions, deadline: number): Promise<ResolvedAddress[]> {
+  const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
+  const allowed = opts.isAllowed ?? ((a: string) => opts.allowPrivate === true || classifyAddress(a) === 'public');
+  const refuse = (address: string) => {
+    const category = classifyAddress(address);
+    return new UrlFetchError('blocked_address', `The URL's host ${host === address ? '' : `(${host}) `}resolves to ${describe(category)} (${address}), which the service does not fetch`, {
+      host,
+      address,
+      category,
+    });
+  };
+  const literal = net.isIP(host);
+  if (literal) {
+    if (!allowed(host)) throw refuse(host);
+    return [{ address: host, family: literal === 6 ? 6 : 4 }];
+  }
+  if (!opts.allowPrivate && !opts.isAllowed && isBlockedHostname(host)) {
+    throw new UrlFetchError('blocked_address', `The host ${host} is internal and is not fetched`, { host });
+  }
+  let addresses: ResolvedAddress[];
+  try {
+    addresses = await withDeadline((opts.resolve ?? systemResolve)(host), deadline);
+  } catch (err) {
+    if (err instanceof UrlFetchError) throw err;
+    throw new UrlFetchError('dns_failed', `The host ${host} could not be resolved`, { host, code: (err as NodeJS.ErrnoException).code });
+  }
+  if (addresses.length === 0) throw new UrlFetchError('dns_failed', `The host ${host} has no addresses`, { host });
+  // Every address must pass: a name that resolves to one public and one private address is refused outright,
+  // rather than hoping the connection picks the public one.
+  for (const a of addresses) if (!allowed(a.address)) throw refuse(a.address);
+  return addresses;
+}
+
+async function withDeadline<T>(p: Promise<T>, deadline: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([
+      p,
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(timeoutError()), remaining(deadline));
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+interface HopResult {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  body: Buffer;
+  redirect?: string;
+}
+
+function request(url: URL, addresses: ResolvedAddress[], opts: GuardedFetchOptions, method: string, deadline: number, follow: boolean): Promise<HopResult> {
+  // The socket connects to the vetted addresses only: this lookup ignores the name it is given.
+  const lookup: LookupFunction = (_hostname, options, callback) => {
+    const family = typeof options === 'object' && options ? options.family : undefined;
+    const usable = addresses.filter((a) => !family || a.family === family);
+    const list = usable.length ? usable : addresses;
+    if (typeof options === 'object' && options?.all) (callback as (e: null, a: ResolvedAddress[]) => void)(null, list);
+    else callback(null, list[0]!.address, list[0]!.family);
+  };
+  const isHttps = url.protocol === 'https:';
+  const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
+  const headers: Record<string, string> = { 'user-agent': USER_AGENT, accept: '*/*', ...opts.headers };
+  if (opts.body !== undefined) headers['content-length'] = String(Buffer.byteLength(opts.body));
+
+  return new Promise<HopResult>((resolve, reject) => {
+    let settled = false;
+    const done = (err: Error | null, value?: HopResult) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      opts.signal?.removeEventListener('abort', onAbort);
+      if (err) reject(err);
+      else resolve(value!);
+    };
+    const req = (isHttps ? https : http).request({
+      protocol: url.protocol,
+      hostname: host,
+      port: url.port || (isHttps ? 443 : 80),
+      path: `${url.pathname}${url.search}`,
+      method,
+      headers,
+      lookup,
+      // No connection reuse: a pooled socket might have been opened for another request's vetted address.
+      agent: false,
+      // TLS certificate checks use the real name, never the IP we connect to.
+      ...(isHttps && !net.isIP(host) ? { servername: host } : {}),
+    });
+    const timer = setTimeout(() => {
+      req.destroy(timeoutError());
+    }, remaining(deadline));
+    const onAbort = () => req.destroy(new UrlFetchError('network_error', 'The request was aborted'));
+    opts.signal?.addEventListener('abort', onAbort, { once: true });
+
+    req.on('error', (err) => {
+      if (err instanceof UrlFetchError) return done(err);
+      const code = (err as NodeJS.ErrnoException).code;
+      done(new UrlFetchError('network_error', `The URL could not be fetched (${code ?? err.message})`, { code }));
+    });
+    req.on('response', (res) => {
+      const status = res.statusCode ?? 0;
+      const location = res.headers.location;
+      if (follow && status >= 300 && status < 400 && status !== 304 && location) {
+        res.resume();
+        req.destroy();
+        return done(null, { status, headers: res.headers, body: Buffer.alloc(0), redirect: location });
+      }
+      const declared = Number(res.headers['content-length']);
+      if (Number.isFinite(declared) && declared > opts.maxBytes) {
+        req.destroy();
+        return done(tooLarge(opts.maxBytes));
+      }
+      const chunks: Buffer[] = [];
+      let size = 0;
+      res.on('data', (chunk: Buffer) => {
+        size += chunk.length;
+        if (size > opts.maxBytes) {
+          req.destroy();
+          return done(tooLarge(opts.maxBytes));
+        }
+        chunks.push(chunk);
+      });
+      res.on('end', () => done(null, { status, headers: res.headers, body: Buffer.concat(chunks, size) }));
+      res.on('error', (err) => req.emit('error', err));
+      res.on('aborted', () => req.emit('error', Object.assign(new Error('response aborted'), { code: 'ECONNRESET' })));
+    });
+    if (opts.body !== undefined) req.end(opts.body);
+    else req.end();
+  });
+}
+
+const tooLarge = (max: number) =>
+  new UrlFetchError('too_large', `The file at the URL is larger than the ${Math.round((max / (1024 * 1024)) * 10) / 10} MB limit`, { maxBytes: max });

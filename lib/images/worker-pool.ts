@@ -1,0 +1,165 @@
+// A small pool of worker threads for CPU-bound work that must not run on the event loop (pixel analysis, parsing
+// and base64-decoding 14 MB JSON bodies). Workers start lazily, are unref'd while idle so they never keep a process
+// alive, and are replaced if one crashes or overruns its time limit. Each worker file calls serveWorker(handler).
+import os from 'node:os';
+import { parentPort, Worker, type Transferable } from 'node:worker_threads';
+
+interface Task<I, O> {
+  id: number;
+  input: I;
+  transfer: Transferable[];
+  resolve: (o: O) => void;
+  reject: (e: Error) => void;
+}
+
+interface Slot<I, O> {
+  worker: Worker;
+  task: Task<I, O> | null;
+  timer?: NodeJS.Timeout;
+}
+
+/** The pool's queue is full: the caller should answer "busy, retry shortly" rather than wait without bound. */
+export class WorkerPoolBusyError extends Error {
+  override readonly name = 'WorkerPoolBusyError';
+}
+
+type Reply<O> = { id: number; ok: true; output: O } | { id: number; ok: false; error: string };
+
+export interface WorkerPoolOptions<I, O> {
+  /** Absolute path of the worker module (it must call serveWorker). */
+  file: string;
+  /** Default: one core left to the event loop and libvips, at least one worker, at most two. */
+  size?: number;
+  /** A task that runs longer than this is abandoned and its worker replaced. */
+  taskTimeoutMs?: number;
+  /** Tasks waiting for a worker beyond this are refused with WorkerPoolBusyError (default 64). */
+  maxQueue?: number;
+  /** What the task is, for error messages. */
+  name: string;
+  /** The same work on the calling thread, used only if this runtime cannot start workers at all. */
+  inline: (input: I) => O;
+}
+
+export class WorkerPool<I, O> {
+  private readonly size: number;
+  private readonly timeoutMs: number;
+  private readonly slots: Slot<I, O>[] = [];
+  private readonly queue: Task<I, O>[] = [];
+  private nextId = 1;
+  private inline = false;
+  private readonly done = { worker: 0, inline: 0 };
+  private readonly threads = new Set<number>();
+
+  constructor(private readonly opts: WorkerPoolOptions<I, O>) {
+    this.size = opts.size ?? Math.min(2, Math.max(1, os.availableParallelism() - 1));
+    this.timeoutMs = opts.taskTimeoutMs ?? 30_000;
+  }
+
+  /** Tasks completed on worker threads and inline, and the worker thread ids used (for tests and monitoring). */
+  get stats(): { completedOnWorkers: number; completedInline: number; workerThreadIds: number[] } {
+    return { completedOnWorkers: this.done.worker, completedInline: this.done.inline, workerThreadIds: [...this.threads] };
+  }
+
+  /** Runs one task; `transfer` lists buffers to move to the worker instead of copying them. */
+  run(input: I, transfer: Transferable[] = []): Promise<O> {
+    if (this.inline) {
+      return Promise.resolve().then(() => {
+        const out = this.opts.inline(input);
+        this.done.inline++;
+        return out;
+      });
+    }
+    if (this.queue.length >= (this.opts.maxQueue ?? 64)) {
+      return Promise.reject(new WorkerPoolBusyError(`${this.opts.name} is at capacity (${this.queue.length} tasks waiting)`));
+    }
+    return new Promise<O>((resolve, reject) => {
+      this.queue.push({ id: this.nextId++, input, transfer, resolve, reject });
+      this.dispatch();
+    });
+  }
+
+  /** Stops every worker; queued and running tasks fail. */
+  async close(): Promise<void> {
+    const err = new Error(`${this.opts.name} pool closed`);
+    for (const t of this.queue.splice(0)) t.reject(err);
+    await Promise.all(
+      this.slots.splice(0).map((s) => {
+        if (s.task) s.task.reject(err);
+        clearTimeout(s.timer);
+        return s.worker.terminate();
+      }),
+    );
+  }
+
+  private dispatch(): void {
+    while (this.queue.length > 0) {
+      let slot = this.slots.find((s) => s.task === null);
+      if (!slot && this.slots.length < this.size) slot = this.spawn();
+      if (!slot) return;
+      const task = this.queue.shift()!;
+      const s = slot;
+      s.task = task;
+      s.worker.ref();
+      s.timer = setTimeout(() => this.fail(s, new Error(`${this.opts.name} took longer than ${this.timeoutMs} ms`)), this.timeoutMs);
+      s.worker.postMessage({ id: task.id, input: task.input }, task.transfer);
+    }
+  }
+
+  private spawn(): Slot<I, O> | undefined {
+    let worker: Worker;
+    try {
+      worker = new Worker(this.opts.file, { resourceLimits: { maxOldGenerationSizeMb: 256 } });
+    } catch {
+      // No worker support in this runtime (not expected on Node 22): do the work inline rather than fail requests.
+      this.inline = true;
+      for (const t of this.queue.splice(0)) this.run(t.input).then(t.resolve, t.reject);
+      return undefined;
+    }
+    worker.unref();
+    const slot: Slot<I, O> = { worker, task: null };
+    worker.on('message', (res: Reply<O>) => {
+      const task = slot.task;
+      if (!task || task.id !== res.id) return;
+      clearTimeout(slot.timer);
+      slot.task = null;
+      worker.unref();
+      if (res.ok) {
+        this.done.worker++;
+        this.threads.add(worker.threadId);
+        task.resolve(res.output);
+      } else task.reject(new Error(`${this.opts.name} failed: ${res.error}`));
+      this.dispatch();
+    });
+    worker.on('error', (err) => this.fail(slot, err));
+    worker.on('exit', (code) => this.fail(slot, new Error(`${this.opts.name} worker exited with code ${code}`)));
+    this.slots.push(slot);
+    return slot;
+  }
+
+  private fail(slot: Slot<I, O>, err: Error): void {
+    const i = this.slots.indexOf(slot);
+    if (i < 0) return;
+    this.slots.splice(i, 1);
+    clearTimeout(slot.timer);
+    const task = slot.task;
+    slot.task = null;
+    void slot.worker.terminate();
+    if (task) task.reject(err);
+    this.dispatch();
+  }
+}
+
+/**
+ * Worker side: answers each task with handler(input). The handler may name buffers of its output to transfer back
+ * (zero-copy) instead of cloning them.
+ */
+export function serveWorker<I, O>(handler: (input: I) => { output: O; transfer?: Transferable[] }): void {
+  parentPort?.on('message', (msg: { id: number; input: I }) => {
+    try {
+      const { output, transfer } = handler(msg.input);
+      parentPort!.postMessage({ id: msg.id, ok: true, output } satisfies Reply<O>, transfer ?? []);
+    } catch (err) {
+      parentPort!.postMessage({ id: msg.id, ok: false, error: err instanceof Error ? (err.stack ?? err.message) : String(err) } satisfies Reply<O>);
+    }
+  });
+}
