@@ -152,7 +152,9 @@ describe('garment catalogue (/api/v1/garments)', () => {
         const w = Math.round((z.region.width / 100) * width!);
         const h = Math.round((z.region.height / 100) * height!);
         assert.ok(w > 20 && h > 20 && left + w <= width! && top + h <= height!, `${g.id}/${z.id} inside image`);
-        const zone = await img.clone().extract({ left, top, width: w, height: h }).stats();
+        // stats() describes its input image, so materialise the extracted zone first.
+        const zoneImg = await img.clone().extract({ left, top, width: w, height: h }).png().toBuffer();
+        const zone = await sharp(zoneImg).stats();
         const mean = zone.channels.slice(0, 3).map((ch) => ch.mean);
         const hex = c.hex.replace('#', '');
         const want = [0, 2, 4].map((i) => parseInt(hex.slice(i, i + 2), 16));
