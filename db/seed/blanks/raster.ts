@@ -1,5 +1,6 @@
 /** Rasterising SVG with sharp (librsvg) and float image operations (blur, resample). */
 import sharp from 'sharp';
+import { boxSizesForGauss } from '../../../activities/compositing/pixels';
 
 /** A single-channel float image. */
 export interface FloatImage {
@@ -39,19 +40,6 @@ export async function rasterizeBytes(inner: string, width: number, height: numbe
     .extractChannel(channel)
     .raw()
     .toBuffer();
-}
-
-/** Box sizes for approximating a gaussian of std-dev `sigma` with `n` box passes. */
-function boxesForGauss(sigma: number, n: number): number[] {
-  const wIdeal = Math.sqrt((12 * sigma * sigma) / n + 1);
-  let wl = Math.floor(wIdeal);
-  if (wl % 2 === 0) wl--;
-  const wu = wl + 2;
-  const mIdeal = (12 * sigma * sigma - n * wl * wl - 4 * n * wl - 3 * n) / (-4 * wl - 4);
-  const m = Math.round(mIdeal);
-  const sizes: number[] = [];
-  for (let i = 0; i < n; i++) sizes.push(i < m ? wl : wu);
-  return sizes;
 }
 
 /** One horizontal box pass with zero padding outside the image. */
@@ -101,13 +89,13 @@ export function blur(img: FloatImage, sigmaX: number, sigmaY: number = sigmaX): 
   let a = Float32Array.from(img.data);
   let b = new Float32Array(a.length);
   if (sigmaX >= 0.5) {
-    for (const size of boxesForGauss(sigmaX, 3)) {
+    for (const size of boxSizesForGauss(sigmaX, 3)) {
       boxH(a, b, w, h, (size - 1) >> 1);
       [a, b] = [b, a];
     }
   }
   if (sigmaY >= 0.5) {
-    for (const size of boxesForGauss(sigmaY, 3)) {
+    for (const size of boxSizesForGauss(sigmaY, 3)) {
       boxV(a, b, w, h, (size - 1) >> 1);
       [a, b] = [b, a];
     }
