@@ -1,13 +1,15 @@
 // The generation workflow (id = generation id): charge → mark processing → render (load, composite, store) →
 // mark completed → start the completion callback. Any failure after the charge refunds the token, marks the
 // generation failed and sends generation.failed. Orchestration only: all I/O is in activities/generation.ts.
-import { ActivityFailure, ApplicationFailure, ParentClosePolicy, proxyActivities, startChild, log } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, ParentClosePolicy, proxyActivities, proxyLocalActivities, startChild, log } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import { NON_RETRYABLE_GENERATION_ERRORS, type GenerationWorkflowInput, type GenerationWorkflowResult } from '../lib/generation/types';
 import { webhookDelivery } from './webhook-delivery';
 
-// Bookkeeping in PostgreSQL: quick, retried patiently (a database blip must not fail a paid generation).
-const db = proxyActivities<Activities>({
+// Bookkeeping in PostgreSQL: a few milliseconds each, so they run as local activities (no task queue round trip
+// through the server, recorded as markers in the history); retried patiently, since a database blip must not
+// fail a paid generation. Each is idempotent on the generation id.
+const db = proxyLocalActivities<Activities>({
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '500 milliseconds', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 20, nonRetryableErrorTypes: NON_RETRYABLE_GENERATION_ERRORS },
 });
