@@ -6,16 +6,12 @@ import { fileUrl } from '../../lib/storage';
 import type { AppDeps } from '../context';
 import { badRequest, notFound, parse } from '../errors';
 import { partA } from '../middleware/part-a';
+import { cursorParam, DEFAULT_PAGE_LIMIT, pageLimitParam } from '../pagination';
 
 const listQuery = z.strictObject({
   category: z.string().trim().min(1).max(50).regex(/^[a-z0-9-]+$/, 'must be a category slug such as t-shirts').optional(),
-  limit: z
-    .string()
-    .regex(/^\d+$/, 'must be a whole number from 1 to 100')
-    .transform(Number)
-    .pipe(z.number().int().min(1, 'must be a whole number from 1 to 100').max(100, 'must be a whole number from 1 to 100'))
-    .optional(),
-  cursor: z.string().min(1).optional(),
+  limit: pageLimitParam,
+  cursor: cursorParam,
 });
 
 interface GarmentRow {
@@ -95,7 +91,7 @@ export function garmentRoutes(deps: AppDeps): Router {
 
   r.get('/garments', ...auth, async (req, res) => {
     const q = parse(listQuery, req.query, 'query');
-    const limit = q.limit ?? 50;
+    const limit = q.limit ?? DEFAULT_PAGE_LIMIT;
     const scope = `garments:${q.category ?? ''}`;
     let afterSort: number | undefined;
     if (q.cursor !== undefined) {

@@ -12,9 +12,10 @@ import type { AppDeps } from '../context';
 import { ApiError, badRequest, notFound, parse } from '../errors';
 import { jsonBody } from '../middleware/body';
 import { partA } from '../middleware/part-a';
+import { cursorParam, DEFAULT_PAGE_LIMIT, pageLimitParam } from '../pagination';
 import { garmentQuery } from './garments';
 
-const httpUrl = (field: string) =>
+export const httpUrl = (field: string) =>
   z
     .string({ message: `${field} must be a string URL` })
     .trim()
@@ -25,7 +26,7 @@ const httpUrl = (field: string) =>
 const range = (min: number, max: number, def: number) =>
   z.number({ message: `must be a number from ${min} to ${max}` }).min(min, `must be from ${min} to ${max}`).max(max, `must be from ${min} to ${max}`).default(def);
 
-const placementSchema = z.strictObject({
+export const placementSchema = z.strictObject({
   x: range(0, 100, 50),
   y: range(0, 100, 35),
   scale: range(0.1, 1, 0.8),
@@ -44,16 +45,11 @@ const generateBody = z.strictObject({
 });
 
 const listQuery = z.strictObject({
-  limit: z
-    .string()
-    .regex(/^\d+$/, 'must be a whole number from 1 to 100')
-    .transform(Number)
-    .pipe(z.number().int().min(1, 'must be a whole number from 1 to 100').max(100, 'must be a whole number from 1 to 100'))
-    .optional(),
-  cursor: z.string().min(1).optional(),
+  limit: pageLimitParam,
+  cursor: cursorParam,
 });
 
-interface GenerationRow {
+export interface GenerationRow {
   id: string;
   status: string;
   mockupKey: string | null;
@@ -70,12 +66,12 @@ interface GenerationRow {
   designUrl: string;
 }
 
-const COLUMNS = (sql: AppDeps['sql']) => sql`
+export const COLUMNS = (sql: AppDeps['sql']) => sql`
   id, status, mockup_key as "mockupKey", thumbnail_key as "thumbnailKey", tokens_used as "tokensUsed",
   created_at as "createdAt", completed_at as "completedAt", error, garment_id as "garmentId", color, zone, placement,
   apply_texture as "applyTexture", design_url as "designUrl"`;
 
-function present(deps: AppDeps, g: GenerationRow) {
+export function present(deps: AppDeps, g: GenerationRow) {
   return {
     id: g.id,
     status: g.status,
@@ -95,7 +91,7 @@ function present(deps: AppDeps, g: GenerationRow) {
 }
 
 /** `Prefer: respond-async` (RFC 7240), possibly among other preferences. */
-const prefersAsync = (header: string | undefined) => !!header && header.split(',').some((p) => p.trim().split(/[;=]/)[0]!.trim().toLowerCase() === 'respond-async');
+export const prefersAsync = (header: string | undefined) => !!header && header.split(',').some((p) => p.trim().split(/[;=]/)[0]!.trim().toLowerCase() === 'respond-async');
 
 export function generationRoutes(deps: AppDeps): Router {
   const r = Router();
@@ -178,7 +174,7 @@ export function generationRoutes(deps: AppDeps): Router {
 
   r.get('/generations', ...partA(deps), async (req, res) => {
     const q = parse(listQuery, req.query, 'query');
-    const limit = q.limit ?? 50;
+    const limit = q.limit ?? DEFAULT_PAGE_LIMIT;
     const scope = 'generations';
     let after: { c: string; i: string } | undefined;
     if (q.cursor !== undefined) {
@@ -223,7 +219,7 @@ type GarmentRow = Awaited<ReturnType<typeof garmentQuery>>[number];
  * used: a back print goes on that colour's back view). Any other URL is the client's own blank photo, fetched
  * through the SSRF guard by the worker; `color` then only labels it, and must name one of the garment's colours.
  */
-function resolveBlank(deps: AppDeps, garment: GarmentRow, url: string, color: string | undefined, view: string): { key: string; color: string } {
+export function resolveBlank(deps: AppDeps, garment: GarmentRow, url: string, color: string | undefined, view: string): { key: string; color: string } {
   const named = color ? garment.colors.find((c) => c.name.toLowerCase() === color.toLowerCase()) : undefined;
   if (color && !named) {
     throw badRequest(`Garment ${garment.id} has no colour ${JSON.stringify(color)}; it offers: ${garment.colors.map((c) => c.name).join(', ')}`, {
