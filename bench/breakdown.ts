@@ -1,0 +1,170 @@
+// Where the time of one synchronous POST /generate goes, from three sources that share the machine's clock:
+// the client's send/receive times, the generation workflow's history (event times written by the Temporal server),
+// the API's request log (durationMs) and the activity's own per-step log (load / composite / store ms).
+import type { Client } from '@temporalio/client';
+import { temporal } from '@temporalio/proto';
+import { median, round } from './lib';
+
+const E = temporal.api.enums.v1.EventType;
+
+type Ev = temporal.api.history.v1.IHistoryEvent;
+const time = (e: Ev): number => {
+  const t = e.eventTime!;
+  return Number(t.seconds ?? 0) * 1000 + (t.nanos ?? 0) / 1e6;
+};
+
+/** Durations (ms) of one workflow run, read from its history. */
+export interface HistoryTimes {
+  /** epoch ms of WorkflowExecutionStarted and -Completed */
+  startedAt: number;
+  completedAt: number;
+  /** sum over workflow tasks of scheduled -> started (waiting for a worker poll) */
+  workflowTaskWaitMs: number;
+  /** sum over workflow tasks of started -> completed (the worker running workflow code) */
+  workflowTaskRunMs: number;
+  workflowTasks: number;
+  /** local activities (MarkerRecorded): they run inside the workflow tasks */
+  localActivities: string[];
+  /** per activity type: scheduled -> started (queue wait) and started -> completed (execution) */
+  activities: Record<string, { waitMs: number; runMs: number }>;
+}
+
+export function historyTimes(events: Ev[]): HistoryTimes {
+  const out: HistoryTimes = { startedAt: NaN, completedAt: NaN, workflowTaskWaitMs: 0, workflowTaskRunMs: 0, workflowTasks: 0, localActivities: [], activities: {} };
+  const byId = new Map<number, Ev>();
+  let wftScheduled = NaN;
+  let wftStarted = NaN;
+  for (const e of events) {
+    byId.set(Number(e.eventId), e);
+    switch (e.eventType) {
+      case E.EVENT_TYPE_WORKFLOW_EXECUTION_STARTED:
+        out.startedAt = time(e);
+        break;
+      case E.EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED:
+      case E.EVENT_TYPE_WORKFLOW_EXECUTION_FAILED:
+        out.completedAt = time(e);
+        break;
+      case E.EVENT_TYPE_WORKFLOW_TASK_SCHEDULED:
+        wftScheduled = time(e);
+        break;
+      case E.EVENT_TYPE_WORKFLOW_TASK_STARTED:
+        wftStarted = time(e);
+        out.workflowTaskWaitMs += wftStarted - wftScheduled;
+        break;
+      case E.EVENT_TYPE_WORKFLOW_TASK_COMPLETED:
+        out.workflowTaskRunMs += time(e) - wftStarted;
+        out.workflowTasks++;
+        break;
+      case E.EVENT_TYPE_MARKER_RECORDED: {
+        const data = e.markerRecordedEventAttributes?.details?.data?.payloads?.[0]?.data;
+        try {
+          if (data) out.localActivities.push(String(JSON.parse(Buffer.from(data).toString()).activity_type));
+        } catch {
+          /* not a local activity marker */
+        }
+        break;
+      }
+      case E.EVENT_TYPE_ACTIVITY_TASK_COMPLETED: {
+        const a = e.activityTaskCompletedEventAttributes!;
+        const sched = byId.get(Number(a.scheduledEventId));
+        const start = byId.get(Number(a.startedEventId));
+        if (!sched || !start) break;
+        const name = sched.activityTaskScheduledEventAttributes?.activityType?.name ?? '?';
+        const cur = (out.activities[name] ??= { waitMs: 0, runMs: 0 });
+        cur.waitMs += time(start) - time(sched);
+        cur.runMs += time(e) - time(start);
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+export interface Sample {
+  generationId: string;
+  requestId: string;
+  /** client clock, epoch ms */
+  sentAt: number;
+  receivedAt: number;
+}
+
+export interface BreakdownRow {
+  part: string;
+  p50Ms: number;
+  how: string;
+  /** false for rows that detail (or overlap) another row and are not part of the sum */
+  additive?: boolean;
+}
+
+/**
+ * Median of each part over the samples. `apiDurations` maps request id -> the API's logged durationMs; `renderMs`
+ * maps generation id -> the activity's logged {load, composite, store}. `auth`, `limiter`, `startRpc` are medians
+ * measured separately (same code, same database / server) because the API does not log them per request.
+ */
+export async function breakdown(
+  client: Client,
+  samples: Sample[],
+  apiDurations: Map<string, number>,
+  renderMs: Map<string, Record<string, number>>,
+  micro: { authMs: number; limiterMs: number; startRpcMs: number },
+): Promise<{ rows: BreakdownRow[]; totalP50Ms: number; samples: number; perSample: Record<string, number>[] }> {
+  const per: Record<string, number>[] = [];
+  let localNames = '';
+  let otherNames = '';
+  for (const s of samples) {
+    const h = historyTimes((await client.workflow.getHandle(s.generationId).fetchHistory()).events ?? []);
+    const acts = h.activities;
+    const r = renderMs.get(s.generationId) ?? {};
+    const api = apiDurations.get(s.requestId);
+    const renderRun = acts.renderMockup?.runMs ?? NaN;
+    const steps = (r.load ?? 0) + (r.composite ?? 0) + (r.store ?? 0);
+    const others = Object.entries(acts).filter(([k]) => k !== 'renderMockup');
+    per.push({
+      total: s.receivedAt - s.sentAt,
+      beforeStart: h.startedAt - s.sentAt,
+      workflowTaskWait: h.workflowTaskWaitMs,
+      workflowTaskRun: h.workflowTaskRunMs,
+      workflowTasks: h.workflowTasks,
+      localActivities: h.localActivities.length,
+      activities: Object.keys(acts).length,
+      activityWait: Object.values(acts).reduce((a, x) => a + x.waitMs, 0),
+      otherActivitiesRun: others.reduce((a, [, x]) => a + x.runMs, 0),
+      renderRun,
+      load: r.load ?? NaN,
+      composite: r.composite ?? NaN,
+      store: r.store ?? NaN,
+      renderOther: renderRun - steps,
+      workflow: h.completedAt - h.startedAt,
+      answer: s.receivedAt - h.completedAt,
+      apiLogged: api ?? NaN,
+      clientSide: api !== undefined ? s.receivedAt - s.sentAt - api : NaN,
+    });
+    if (!localNames) localNames = [...new Set(h.localActivities)].join(', ');
+    if (!otherNames) otherNames = others.map(([k]) => k).join(', ');
+  }
+  const m = (k: string) => round(median(per.map((p) => p[k]!).filter(Number.isFinite)));
+  const additive = ['beforeStart', 'workflowTaskWait', 'workflowTaskRun', 'activityWait', 'otherActivitiesRun', 'renderRun', 'answer'];
+  const unaccounted = round(median(per.map((p) => p.total! - additive.reduce((a, k) => a + (Number.isFinite(p[k]!) ? p[k]! : 0), 0))));
+  const rows: BreakdownRow[] = [
+    { part: 'API until the workflow exists: HTTP, auth, rate limiter, validation, garment lookup, row insert, debit, start', p50Ms: m('beforeStart'), how: 'client send -> WorkflowExecutionStarted event' },
+    { part: '  of which API-key auth', p50Ms: round(micro.authMs), how: 'same middleware on a bare app in the bench process, same database: requireApiKey vs no middleware', additive: false },
+    { part: '  of which rate limiter', p50Ms: round(micro.limiterMs), how: 'same: partA(generate) chain vs requireApiKey alone', additive: false },
+    { part: 'workflow start RPC round trip (overlaps the first workflow task)', p50Ms: round(micro.startRpcMs), how: 'client.workflow.start from the bench process, N=10', additive: false },
+    { part: 'workflow tasks: waiting for the worker', p50Ms: m('workflowTaskWait'), how: `history: WorkflowTaskScheduled -> Started, summed over ${m('workflowTasks')} workflow tasks` },
+    {
+      part: `workflow tasks: workflow code${localNames ? ` + local activities (${localNames})` : ''}, recorded by the server`,
+      p50Ms: m('workflowTaskRun'),
+      how: 'history: WorkflowTaskStarted -> Completed, summed',
+    },
+    { part: `activity scheduling (queue wait, ${m('activities')} activit${m('activities') === 1 ? 'y' : 'ies'})`, p50Ms: m('activityWait'), how: 'history: ActivityTaskScheduled -> Started, summed' },
+    ...(otherNames ? [{ part: `other activities (${otherNames})`, p50Ms: m('otherActivitiesRun'), how: 'history: Started -> Completed, summed' }] : []),
+    { part: 'renderMockup activity', p50Ms: m('renderRun'), how: 'history: Started -> Completed' },
+    { part: '  load design + prepared blank', p50Ms: m('load'), how: "activity log 'mockup rendered' ms.load", additive: false },
+    { part: '  composite (decode + resize design, warp/shade, JPEG x2)', p50Ms: m('composite'), how: 'activity log ms.composite', additive: false },
+    { part: '  store mockup + thumbnail', p50Ms: m('store'), how: 'activity log ms.store', additive: false },
+    { part: '  rest (row + zone queries, heartbeat, completion)', p50Ms: m('renderOther'), how: 'renderMockup run minus the three logged steps', additive: false },
+    { part: 'answer: result wake-up, row read, JSON, HTTP', p50Ms: m('answer'), how: 'WorkflowExecutionCompleted -> client has the body' },
+    { part: 'between the above (event gaps)', p50Ms: unaccounted, how: 'total minus the additive parts' },
+  ];
+  return { rows, totalP50Ms: m('total'), samples: per.length, perSample: per.map((p) => Object.fromEntries(Object.entries(p).map(([k, v]) => [k, round(v)]))) };
+}

@@ -1,0 +1,56 @@
+// Small helpers of the end-to-end benchmark: percentiles, a bounded closed-loop load runner, epoch timestamps.
+
+/** Nearest-rank percentile of an ascending array (p in 0..1). */
+export const pct = (sorted: number[], p: number): number =>
+  sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))]!;
+export const round = (n: number, d = 1): number => (Number.isFinite(n) ? Math.round(n * 10 ** d) / 10 ** d : n);
+export const median = (xs: number[]): number => pct([...xs].sort((a, b) => a - b), 0.5);
+
+/** Milliseconds since the epoch with sub-millisecond resolution (comparable with other processes' clocks). */
+export const epochMs = (): number => performance.timeOrigin + performance.now();
+
+export interface LatencyStats {
+  n: number;
+  p50Ms: number;
+  p95Ms: number;
+  p99Ms: number;
+  minMs: number;
+  maxMs: number;
+  meanMs: number;
+}
+
+export function stats(ms: number[]): LatencyStats {
+  const s = [...ms].sort((a, b) => a - b);
+  return {
+    n: s.length,
+    p50Ms: round(pct(s, 0.5)),
+    p95Ms: round(pct(s, 0.95)),
+    p99Ms: round(pct(s, 0.99)),
+    minMs: round(s[0] ?? NaN),
+    maxMs: round(s[s.length - 1] ?? NaN),
+    meanMs: round(s.reduce((a, b) => a + b, 0) / (s.length || 1)),
+  };
+}
+
+/**
+ * `clients` callers each run `fn` back to back until `total` calls have been made (bounded: never more). Returns
+ * per-call results in call order and the wall time from the first call to the last answer.
+ */
+export async function closedLoop<T>(clients: number, total: number, fn: (i: number) => Promise<T>): Promise<{ results: T[]; wallMs: number }> {
+  const results: T[] = new Array(total);
+  let next = 0;
+  const t0 = performance.now();
+  await Promise.all(
+    Array.from({ length: Math.min(clients, total) }, async () => {
+      while (next < total) {
+        const i = next++;
+        results[i] = await fn(i);
+      }
+    }),
+  );
+  return { results, wallMs: performance.now() - t0 };
+}
+
+/** Scales that force a design-cache miss on each call: every entry is a different placed size (>= 1 px apart), and
+ * cycling through more sizes than the worker's 48 MB design LRU holds evicts each before it comes round again. */
+export const coldScale = (i: number): number => round(0.7 + (i % 64) * 0.002, 4);
