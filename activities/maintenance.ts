@@ -39,12 +39,14 @@ export function createMaintenanceActivities({ sql, log, temporal }: MaintenanceD
      */
     async recoverOrphanedGenerations(): Promise<number> {
       if (!temporal) return 0;
-      const stale = await sql<{ id: string }[]>`
-        select id from generations where status = 'pending' and created_at < now() - make_interval(mins => ${ORPHAN_AFTER_MINUTES})`;
+      const stale = await sql<{ id: string; workflowId: string }[]>`
+        select id, coalesce(batch_id, id) as "workflowId" from generations
+        where status = 'pending' and created_at < now() - make_interval(mins => ${ORPHAN_AFTER_MINUTES})`;
       let recovered = 0;
-      for (const { id } of stale) {
+      for (const { id, workflowId } of stale) {
         try {
-          await temporal.workflow.getHandle(id).describe();
+          // A batch item runs in its batch's workflow; a single generation in its own.
+          await temporal.workflow.getHandle(workflowId).describe();
           continue; // it has a workflow: it is merely queued, not orphaned
         } catch (err) {
           if (!(err instanceof WorkflowNotFoundError)) throw err;

@@ -6,6 +6,7 @@
 // exactly as for a single generation.
 import type { Placement } from '../lib/generation/types';
 import type { Sql } from './client';
+import { spendableGrants } from './ledger';
 
 export interface BatchGenerationRow {
   id: string;
@@ -22,19 +23,16 @@ export interface BatchGenerationRow {
 
 export type BatchChargeResult = { ok: true; balance: number } | { ok: false; required: number; available: number };
 
-export async function insertAndChargeBatch(sql: Sql, opts: { userId: string; apiKeyId: string | null; rows: BatchGenerationRow[] }): Promise<BatchChargeResult> {
-  const { userId, apiKeyId, rows } = opts;
+export async function insertAndChargeBatch(
+  sql: Sql,
+  opts: { userId: string; apiKeyId: string | null; batchId: string; rows: BatchGenerationRow[] },
+): Promise<BatchChargeResult> {
+  const { userId, apiKeyId, batchId, rows } = opts;
   if (rows.length === 0) throw new Error('a batch needs at least one generation');
   return sql.begin(async (tx) => {
     const [user] = await tx`select id from users where id = ${userId} for update`;
     if (!user) throw new Error(`unknown user ${userId}`);
-    const grants = await tx<{ id: number; remaining: number }[]>`
-      select g.id, (g.amount - coalesce(sum(a.amount), 0))::int as remaining
-      from token_grants g left join token_allocations a on a.grant_id = g.id
-      where g.user_id = ${userId} and (g.expires_at is null or g.expires_at > now())
-      group by g.id
-      having g.amount - coalesce(sum(a.amount), 0) > 0
-      order by g.expires_at asc nulls last, g.id asc`;
+    const grants = await spendableGrants(tx, userId);
     const available = grants.reduce((s, g) => s + g.remaining, 0);
     const required = rows.length;
     if (available < required) return { ok: false as const, required, available };
@@ -53,6 +51,7 @@ export async function insertAndChargeBatch(sql: Sql, opts: { userId: string; api
         garment_image_url: r.garmentImageUrl,
         blank_key: r.blankKey,
         webhook_url: r.webhookUrl,
+        batch_id: batchId,
       })),
     )}`;
     const debits = await tx<{ id: number; reference: string }[]>`

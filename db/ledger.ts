@@ -35,6 +35,17 @@ export async function tokenBalance(sql: Tx, userId: string): Promise<number> {
   return row?.balance ?? 0;
 }
 
+/** Unexpired grants with tokens left, in spending order: soonest expiry first, permanent grants last. */
+export function spendableGrants(tx: Tx, userId: string) {
+  return tx<{ id: number; remaining: number }[]>`
+    select g.id, (g.amount - coalesce(sum(a.amount), 0))::int as remaining
+    from token_grants g left join token_allocations a on a.grant_id = g.id
+    where g.user_id = ${userId} and (g.expires_at is null or g.expires_at > now())
+    group by g.id
+    having g.amount - coalesce(sum(a.amount), 0) > 0
+    order by g.expires_at asc nulls last, g.id asc`;
+}
+
 export type DebitResult =
   | { ok: true; debitId: number; amount: number; duplicate: boolean; balance: number }
   | { ok: false; reason: 'insufficient_tokens'; required: number; available: number };
@@ -55,13 +66,7 @@ export async function debitTokens(sql: Sql, d: { userId: string; amount: number;
       if (existing.user_id !== d.userId) throw new Error(`debit reference ${d.reference} belongs to another account`);
       return { ok: true as const, debitId: existing.id, amount: existing.amount, duplicate: true, balance: await tokenBalance(tx, d.userId) };
     }
-    const grants = await tx<{ id: number; remaining: number }[]>`
-      select g.id, (g.amount - coalesce(sum(a.amount), 0))::int as remaining
-      from token_grants g left join token_allocations a on a.grant_id = g.id
-      where g.user_id = ${d.userId} and (g.expires_at is null or g.expires_at > now())
-      group by g.id
-      having g.amount - coalesce(sum(a.amount), 0) > 0
-      order by g.expires_at asc nulls last, g.id asc`;
+    const grants = await spendableGrants(tx, d.userId);
     const available = grants.reduce((s, g) => s + g.remaining, 0);
     if (available < d.amount) return { ok: false as const, reason: 'insufficient_tokens' as const, required: d.amount, available };
     const [debit] = await tx<{ id: number }[]>`

@@ -120,7 +120,9 @@ export function generationBatchRoutes(deps: AppDeps): Router {
       }
     });
 
-    const charge = await insertAndChargeBatch(deps.sql, { userId: user.id, apiKeyId: req.apiKeyId ?? null, rows });
+    const genIds = rows.map((row) => row.id);
+    const batchId = `batch-${genIds[0]}`;
+    const charge = await insertAndChargeBatch(deps.sql, { userId: user.id, apiKeyId: req.apiKeyId ?? null, batchId, rows });
     if (!charge.ok) {
       throw new ApiError(402, 'insufficient_tokens', `Insufficient tokens: this batch of ${charge.required} needs ${charge.required}, the balance is ${charge.available}`, {
         required: charge.required,
@@ -129,8 +131,6 @@ export function generationBatchRoutes(deps: AppDeps): Router {
     }
     res.setHeader('X-Tokens-Remaining', String(charge.balance));
 
-    const genIds = rows.map((row) => row.id);
-    const batchId = `batch-${genIds[0]}`;
     const input: GenerationBatchInput = {
       batchId,
       accountId: user.id,

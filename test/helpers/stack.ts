@@ -3,6 +3,7 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Client, Connection } from '@temporalio/client';
+import { temporal } from '@temporalio/proto';
 import { bundleWorkflowCode, NativeConnection, Runtime, type Worker, type WorkflowBundle } from '@temporalio/worker';
 import { createApp } from '../../api/app';
 import { createSql, type Sql } from '../../db/client';
@@ -120,9 +121,19 @@ export async function startStack(name: string, opts: StackOptions = {}): Promise
       });
       stack.worker = worker;
       running = worker.run();
-      // Wait until the worker actually polls, so tests do not race its start.
+      // Wait until the server has seen the worker poll (what /readyz reports), so tests do not race its start.
       const until = Date.now() + 20_000;
-      while (worker.getState() !== 'RUNNING' && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+      while (Date.now() < until) {
+        if (worker.getState() === 'RUNNING') {
+          const q = await client.workflowService.describeTaskQueue({
+            namespace: config.temporal.namespace,
+            taskQueue: { name: taskQueue, kind: temporal.api.enums.v1.TaskQueueKind.TASK_QUEUE_KIND_NORMAL },
+            taskQueueType: temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW,
+          });
+          if ((q.pollers ?? []).length > 0) break;
+        }
+        await new Promise((r) => setTimeout(r, 50));
+      }
     },
     async stopWorker() {
       if (!stack.worker) return;

@@ -154,6 +154,15 @@ describe('orphaned generation recovery (maintenance)', () => {
       assert.equal(await tokenBalance(sql, u), 4);
       await acts.recoverOrphanedGenerations();
       assert.equal(await tokenBalance(sql, u), 4, 'recovery is idempotent');
+      // A batch item is looked up by its batch's workflow, not by its own id.
+      const batchItem = `gen_${Date.now()}_${randomSuffix()}`;
+      await sql`insert into generations (id, user_id, garment_id, color, zone, placement, apply_texture, design_url, garment_image_url, blank_key, created_at, batch_id)
+                values (${batchItem}, ${u}, ${garment!.id}, 'White', 'front', '{}'::jsonb, true, 'http://x/y.png', 'http://x/b.jpg', 'k',
+                        ${new Date(Date.now() - 3600_000)}, 'batch-nonexistent')`;
+      await debitTokens(sql, { userId: u, amount: 1, reference: batchItem });
+      await acts.recoverOrphanedGenerations();
+      const [item] = await sql<{ status: string }[]>`select status from generations where id = ${batchItem}`;
+      assert.equal(item!.status, 'failed', 'no batch workflow: orphaned');
     } finally {
       await connection.close();
     }
