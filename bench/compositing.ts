@@ -18,6 +18,7 @@ import { placeDesign } from '../activities/compositing/design';
 import { paste } from '../activities/compositing/composite';
 import { knitTexture } from '../activities/compositing/texture';
 import { clearBlankCache, renderBlank, zonesFor } from '../db/seed/blanks';
+import { machineInfo } from './lib';
 
 const QUICK = process.env.BENCH_QUICK === '1';
 const RESULTS = path.join(__dirname, 'results', 'compositing.json');
@@ -228,19 +229,12 @@ export async function runCompositingBench(): Promise<Record<string, unknown>> {
   configureDesignCache({ clear: true });
 
   const sample = await run('photo', false);
-  const cpus = os.cpus();
   const result = {
     benchmark: 'compositing',
     date: new Date().toISOString(),
     quick: QUICK,
     machine: {
-      cpu: cpus[0]?.model ?? 'unknown',
-      cores: os.availableParallelism(),
-      memoryGiB: round(os.totalmem() / 2 ** 30),
-      platform: `${os.platform()} ${os.release()}`,
-      node: process.version,
-      sharp: sharp.versions.sharp,
-      libvips: sharp.versions.vips,
+      ...machineInfo(),
       libvipsThreadsPerPipeline: sharp.concurrency(),
       maxParallelComposites: DEFAULT_MAX_PARALLEL,
       uvThreadpoolSize: Number(process.env.UV_THREADPOOL_SIZE ?? 4),

@@ -1,5 +1,8 @@
 // Small helpers of the end-to-end benchmark: percentiles, a bounded closed-loop load runner, epoch timestamps.
 
+import os from 'node:os';
+import sharp from 'sharp';
+
 /** Nearest-rank percentile of an ascending array (p in 0..1). */
 export const pct = (sorted: number[], p: number): number =>
   sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))]!;
@@ -54,3 +57,16 @@ export async function closedLoop<T>(clients: number, total: number, fn: (i: numb
 /** Scales that force a design-cache miss on each call: every entry is a different placed size (>= 1 px apart), and
  * cycling through more sizes than the worker's 48 MB design LRU holds evicts each before it comes round again. */
 export const coldScale = (i: number): number => round(0.7 + (i % 64) * 0.002, 4);
+
+/** What the numbers were measured on: printed with every result file so runs can be compared. */
+export function machineInfo(): Record<string, unknown> {
+  return {
+    cpu: os.cpus()[0]?.model ?? 'unknown',
+    cores: os.availableParallelism(),
+    memoryGiB: round(os.totalmem() / 2 ** 30),
+    platform: `${os.platform()} ${os.release()}`,
+    node: process.version,
+    sharp: sharp.versions.sharp,
+    libvips: sharp.versions.vips,
+  };
+}

@@ -33,7 +33,7 @@ import { createLogger } from '../lib/log';
 import { randomSuffix } from '../lib/ids';
 import { breakdown, type Sample } from './breakdown';
 import { makeBenchDesign } from './compositing';
-import { closedLoop, coldScale, epochMs, median, round, stats, type LatencyStats } from './lib';
+import { closedLoop, coldScale, epochMs, machineInfo, median, round, stats, type LatencyStats } from './lib';
 import { cpuByGroup, externalStack, LIFTED_LIMITS, machineBusyMs, memoryOf, resetPeak, startBenchStack, type BenchStack } from './stack';
 
 const ROOT = path.resolve(__dirname, '..');
@@ -535,20 +535,13 @@ async function main(): Promise<void> {
       };
     });
 
-    const cpus = os.cpus();
     const result = {
       benchmark: 'end-to-end',
       date: new Date().toISOString(),
       quick: QUICK,
       durationS: round((Date.now() - t00) / 1000),
       machine: {
-        cpu: cpus[0]?.model ?? 'unknown',
-        cores: os.availableParallelism(),
-        memoryGiB: round(os.totalmem() / 2 ** 30),
-        platform: `${os.platform()} ${os.release()}`,
-        node: process.version,
-        sharp: sharp.versions.sharp,
-        libvips: sharp.versions.vips,
+        ...machineInfo(),
         loadAvgAtEnd: os.loadavg().map((n) => round(n, 2)),
         stack: stack.owned ? 'started by the benchmark (embedded PostgreSQL 18, Temporal dev server with SQLite file, worker + API child processes)' : `external: ${stack.baseUrl}`,
         workerEnv,
