@@ -4,10 +4,8 @@
 // the generation workflow's steps side by side. Each result is an ordinary generation resource
 // (GET /generations[/<id>]).
 import { Router } from 'express';
-import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import { z } from 'zod';
 import { insertAndChargeBatch, type BatchGenerationRow } from '../../db/batch-charge';
-import { refundDebit } from '../../db/ledger';
 import { ZONES } from '../../lib/generation/types';
 import { timeId } from '../../lib/ids';
 import { fileUrl } from '../../lib/storage';
@@ -17,7 +15,7 @@ import { ApiError, badRequest, notFound, parse } from '../errors';
 import { jsonBody } from '../middleware/body';
 import { partA } from '../middleware/part-a';
 import { garmentQuery } from './garments';
-import { COLUMNS, httpUrl, placementSchema, prefersAsync, present, resolveBlank, type GenerationRow } from './generations';
+import { COLUMNS, httpUrl, placementSchema, prefersAsync, present, resolveBlank, startGenerationWorkflow, type GenerationRow } from './generations';
 
 export const MAX_BATCH_ITEMS = 25;
 
@@ -137,24 +135,13 @@ export function generationBatchRoutes(deps: AppDeps): Router {
       webhookUrl: body.webhookUrl ?? null,
       items: rows.map((row) => ({ generationId: row.id, garmentId: row.garmentId })),
     };
-    let handle;
-    try {
-      handle = await deps.temporal.workflow.start('generationBatch', {
-        workflowId: batchId,
-        taskQueue: deps.config.temporal.taskQueue,
-        args: [input],
-        searchAttributes: { AccountId: [user.id], ...(ids.length === 1 ? { GarmentId: ids } : {}) },
-      });
-    } catch (err) {
-      if (!(err instanceof WorkflowExecutionAlreadyStartedError)) {
-        // Nothing will run: every token back, every generation failed with the reason.
-        for (const id of genIds) await refundDebit(deps.sql, id);
-        await deps.sql`update generations set status = 'failed', error = 'Could not start the generation', tokens_used = 0,
-                       completed_at = now() where id in ${deps.sql(genIds)}`;
-        throw err;
-      }
-      handle = deps.temporal.workflow.getHandle(batchId);
-    }
+    const handle = await startGenerationWorkflow(deps, {
+      workflowType: 'generationBatch',
+      workflowId: batchId,
+      input,
+      searchAttributes: { AccountId: [user.id], ...(ids.length === 1 ? { GarmentId: ids } : {}) },
+      generationIds: genIds,
+    });
     req.log.info('generation batch started', { batchId, items: genIds.length });
 
     const async = prefersAsync(req.get('prefer'));

@@ -1,6 +1,6 @@
 // Part A generation: POST /generate starts the durable workflow; GET /generations[/<id>] reads the resource.
 import { Router } from 'express';
-import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
+import { WorkflowExecutionAlreadyStartedError, type WorkflowHandle } from '@temporalio/client';
 import { z } from 'zod';
 import { debitTokens, refundDebit } from '../../db/ledger';
 import { decodeCursor, encodeCursor } from '../../lib/cursor';
@@ -90,6 +90,31 @@ export function present(deps: AppDeps, g: GenerationRow) {
   };
 }
 
+/**
+ * Starts the workflow that runs already charged generations. If it cannot be started, nothing will run them: every
+ * token goes back and every generation is marked failed with the reason, so the account is whole and each id
+ * explains itself. A workflow that already exists (a retried request) is simply returned.
+ */
+export async function startGenerationWorkflow(
+  deps: AppDeps,
+  opts: { workflowType: string; workflowId: string; input: unknown; searchAttributes: Record<string, string[]>; generationIds: string[] },
+): Promise<WorkflowHandle> {
+  try {
+    return await deps.temporal.workflow.start(opts.workflowType, {
+      workflowId: opts.workflowId,
+      taskQueue: deps.config.temporal.taskQueue,
+      args: [opts.input],
+      searchAttributes: opts.searchAttributes,
+    });
+  } catch (err) {
+    if (err instanceof WorkflowExecutionAlreadyStartedError) return deps.temporal.workflow.getHandle(opts.workflowId);
+    for (const id of opts.generationIds) await refundDebit(deps.sql, id);
+    await deps.sql`update generations set status = 'failed', error = 'Could not start the generation', tokens_used = 0,
+                   completed_at = now() where id in ${deps.sql(opts.generationIds)}`;
+    throw err;
+  }
+}
+
 /** `Prefer: respond-async` (RFC 7240), possibly among other preferences. */
 export const prefersAsync = (header: string | undefined) => !!header && header.split(',').some((p) => p.trim().split(/[;=]/)[0]!.trim().toLowerCase() === 'respond-async');
 
@@ -134,24 +159,13 @@ export function generationRoutes(deps: AppDeps): Router {
     res.setHeader('X-Tokens-Remaining', String(debit.balance));
 
     const input: GenerationWorkflowInput = { generationId: id, accountId: user.id, garmentId: garment.id, webhookUrl: body.webhookUrl ?? null };
-    let handle;
-    try {
-      handle = await deps.temporal.workflow.start('generation', {
-        workflowId: id,
-        taskQueue: deps.config.temporal.taskQueue,
-        args: [input],
-        searchAttributes: { AccountId: [user.id], GarmentId: [garment.id] },
-      });
-    } catch (err) {
-      if (!(err instanceof WorkflowExecutionAlreadyStartedError)) {
-        // Nothing will run: give the token back and record why, so the account is whole and the id explains itself.
-        await refundDebit(deps.sql, id);
-        await deps.sql`update generations set status = 'failed', error = 'Could not start the generation', tokens_used = 0,
-                       completed_at = now() where id = ${id}`;
-        throw err;
-      }
-      handle = deps.temporal.workflow.getHandle(id);
-    }
+    const handle = await startGenerationWorkflow(deps, {
+      workflowType: 'generation',
+      workflowId: id,
+      input,
+      searchAttributes: { AccountId: [user.id], GarmentId: [garment.id] },
+      generationIds: [id],
+    });
     req.log.info('generation started', { generationId: id, garmentId: garment.id });
 
     if (!prefersAsync(req.get('prefer'))) {

@@ -2,7 +2,10 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import sharp from 'sharp';
+import { Client, Connection } from '@temporalio/client';
+import { createApp } from '../../api/app';
 import { tokenBalance } from '../../db/ledger';
+import { createLogger } from '../../lib/log';
 import { randomSuffix } from '../../lib/ids';
 import { fileUrl } from '../../lib/storage';
 import { account, http } from '../helpers/http';
@@ -258,6 +261,30 @@ describe('mockup generation (POST /api/v1/generate, GET /api/v1/generations)', (
     assert.equal(res.body.status, 'failed');
     assert.match(res.body.error, /no file at this URL/i);
     assert.equal(await tokenBalance(stack.sql, acct.userId), before);
+  });
+
+  it('refunds and marks failed when the workflow cannot be started (Temporal unreachable): 500, balance unchanged', async () => {
+    // A client whose connection is closed: every start fails, as when the Temporal frontend is down.
+    const connection = await Connection.connect({ address: stack.config.temporal.address! });
+    await connection.close();
+    const app = createApp({ ...stack, temporal: new Client({ connection }), log: createLogger({ level: 'error' }) });
+    const server = await new Promise<Server>((r) => {
+      const srv = app.listen(0, '127.0.0.1', () => r(srv));
+    });
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const before = await tokenBalance(stack.sql, acct.userId);
+      const res = await http(url, 'POST', '/api/v1/generate', { key: acct.key, json: body() });
+      assert.equal(res.status, 500);
+      assert.deepEqual(res.body, { error: { code: 'internal_error', message: 'Internal server error' } });
+      assert.equal(await tokenBalance(stack.sql, acct.userId), before);
+      const [row] = await stack.sql<{ status: string; error: string }[]>`
+        select status, error from generations where user_id = ${acct.userId} order by created_at desc limit 1`;
+      assert.deepEqual(row, { status: 'failed', error: 'Could not start the generation' });
+    } finally {
+      server.closeAllConnections();
+      server.close();
+    }
   });
 
   it("answers another account's generation with 404 and lists only one's own, newest first, paginated", async () => {
