@@ -25,6 +25,7 @@ export function createActivities(deps: ActivityDeps) {
   // storage keys of our blanks, or `url:<address>` for a client's own blank photo.
   const blanks = new PreparedBlankCache({
     load: async (key) => (key.startsWith('url:') ? loadUserImage(key.slice(4)) : ((await deps.storage.get(key))?.body ?? null)),
+    mapsStored: (key) => !key.startsWith('url:'),
   });
   return {
     ...createGenerationActivities({ ...deps, blanks, loadUserImage }),

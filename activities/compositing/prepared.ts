@@ -146,6 +146,8 @@ export function reduceInto(src: Buffer, srcW: number, dst: Buffer, dstW: number,
   }
 }
 
+const MAX_CONCURRENT_PREPARES = 2;
+
 /** Default bound of the blank cache: ~11 prepared 2000x2000 blanks (~17 MB each). */
 export const DEFAULT_BLANK_CACHE_BYTES = 192 * 1024 * 1024;
 
@@ -162,9 +164,16 @@ export class PreparedBlankCache {
   private hitCount = 0;
   private missCount = 0;
 
-  constructor(opts: { load: (key: string) => Promise<Buffer | null>; maxBytes?: number }) {
+  private readonly mapsStored: (blankKey: string) => boolean;
+  // Preparing decodes a 2000x2000 blank and its maps (~17 MB held, more while decoding): at most two at a time,
+  // so a batch touching many blanks cannot spike the worker's memory.
+  private preparing = 0;
+  private readonly waiting: (() => void)[] = [];
+
+  constructor(opts: { load: (key: string) => Promise<Buffer | null>; maxBytes?: number; mapsStored?: (blankKey: string) => boolean }) {
     this.load = opts.load;
     this.maxBytes = opts.maxBytes ?? DEFAULT_BLANK_CACHE_BYTES;
+    this.mapsStored = opts.mapsStored ?? (() => true);
   }
 
   get(blankKey: string): Promise<PreparedBlank> {
@@ -194,10 +203,23 @@ export class PreparedBlankCache {
   }
 
   private async prepare(key: string): Promise<PreparedBlank> {
-    const mapKeys = fabricMapKeys(key);
-    const [image, shading, displacement] = await Promise.all([this.load(key), this.load(mapKeys.shading), this.load(mapKeys.displacement)]);
-    if (!image) throw new Error(`blank not found: ${key}`);
-    return prepareBlank(key, image, shading && displacement ? { shading, displacement } : null);
+    if (this.preparing >= MAX_CONCURRENT_PREPARES) await new Promise<void>((resolve) => this.waiting.push(resolve));
+    this.preparing++;
+    try {
+      const mapKeys = fabricMapKeys(key);
+      // Blanks without stored maps (a client's own blank photo) get them derived in memory by prepareBlank.
+      const stored = this.mapsStored(key);
+      const [image, shading, displacement] = await Promise.all([
+        this.load(key),
+        stored ? this.load(mapKeys.shading) : null,
+        stored ? this.load(mapKeys.displacement) : null,
+      ]);
+      if (!image) throw new Error(`blank not found: ${key}`);
+      return await prepareBlank(key, image, shading && displacement ? { shading, displacement } : null);
+    } finally {
+      this.preparing--;
+      this.waiting.shift()?.();
+    }
   }
 
   private evict(keep: string): void {

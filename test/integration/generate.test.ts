@@ -61,9 +61,12 @@ describe('mockup generation (POST /api/v1/generate, GET /api/v1/generations)', (
     designUrl = fileUrl(stack.config, key);
     // A foreign host for designs: serves the red design, a server error, or text, as the path says.
     const design = await redDesign();
+    const blankPhoto = Buffer.from(await (await fetch(garment.colors[0].imageUrl)).arrayBuffer());
     origin = createServer((req, res) => {
       originHits[req.url!] = (originHits[req.url!] ?? 0) + 1;
-      if (req.url!.startsWith('/design.png')) {
+      if (req.url!.startsWith('/blank.jpg')) {
+        res.writeHead(200, { 'content-type': 'image/jpeg' }).end(blankPhoto);
+      } else if (req.url!.startsWith('/design.png')) {
         res.writeHead(200, { 'content-type': 'image/png' }).end(design);
       } else if (req.url!.startsWith('/down')) {
         res.writeHead(503).end('maintenance');
@@ -238,6 +241,19 @@ describe('mockup generation (POST /api/v1/generate, GET /api/v1/generations)', (
     const res = await http(stack.baseUrl, 'POST', '/api/v1/generate', { key: acct.key, json: body({ designUrl: `${originUrl}/design.png` }) });
     assert.equal(res.status, 200, res.text);
     assert.equal(res.body.status, 'completed');
+  });
+
+  it("composites on a client's own blank photo from a foreign URL (fabric maps derived on the fly)", async () => {
+    const res = await http(stack.baseUrl, 'POST', '/api/v1/generate', {
+      key: acct.key,
+      json: body({ garmentImageUrl: `${originUrl}/blank.jpg`, color: garment.colors[0].name, applyTexture: false }),
+    });
+    assert.equal(res.status, 200, res.text);
+    assert.equal(res.body.status, 'completed', res.body.error);
+    const img = Buffer.from(await (await fetch(res.body.mockupUrl)).arrayBuffer());
+    const box = await redBox(img);
+    assert.ok(box.count > 1000, 'the design is on the mockup');
+    assert.equal(originHits['/blank.jpg'], 1, 'the blank photo is fetched once, its maps are not fetched');
   });
 
   for (const [label, path, pattern] of [
