@@ -1,9 +1,8 @@
-// All-or-nothing charge for a batch of generations (POST /generate/batch): one transaction records every
-// generation row and takes one token per generation (one debit each, reference = the generation id, exactly like
-// a single POST /generate), or records and charges nothing. Same ledger rules as debitTokens in ./ledger: the
-// account row is locked so concurrent debits serialise, grants that expire soonest are spent first, expired grants
-// do not count. Each debit keeps its own allocations, so refundDebit(<generation id>) gives back one item's token
-// exactly as for a single generation.
+// All-or-nothing charge for generations (POST /generate is a batch of one, POST /generate/batch up to 25): one
+// transaction records every generation row and takes one token per generation (one debit each, reference = the
+// generation id), or records and charges nothing. Same ledger rules as debitTokens in ./ledger: the account row is
+// locked so concurrent debits serialise, grants that expire soonest are spent first, expired grants do not count.
+// Each debit keeps its own allocations, so refundDebit(<generation id>) gives back one generation's token.
 import type { Placement } from '../lib/generation/types';
 import type { Sql } from './client';
 import { spendableGrants } from './ledger';
@@ -23,9 +22,9 @@ export interface BatchGenerationRow {
 
 export type BatchChargeResult = { ok: true; balance: number } | { ok: false; required: number; available: number };
 
-export async function insertAndChargeBatch(
+export async function insertAndChargeGenerations(
   sql: Sql,
-  opts: { userId: string; apiKeyId: string | null; batchId: string; rows: BatchGenerationRow[] },
+  opts: { userId: string; apiKeyId: string | null; /** the batch's workflow id; null for a single generation */ batchId: string | null; rows: BatchGenerationRow[] },
 ): Promise<BatchChargeResult> {
   const { userId, apiKeyId, batchId, rows } = opts;
   if (rows.length === 0) throw new Error('a batch needs at least one generation');

@@ -5,7 +5,7 @@
 // (GET /generations[/<id>]).
 import { Router } from 'express';
 import { z } from 'zod';
-import { insertAndChargeBatch, type BatchGenerationRow } from '../../db/batch-charge';
+import { insertAndChargeGenerations, type BatchGenerationRow } from '../../db/batch-charge';
 import { ZONES } from '../../lib/generation/types';
 import { timeId } from '../../lib/ids';
 import { fileUrl } from '../../lib/storage';
@@ -120,7 +120,7 @@ export function generationBatchRoutes(deps: AppDeps): Router {
 
     const genIds = rows.map((row) => row.id);
     const batchId = `batch-${genIds[0]}`;
-    const charge = await insertAndChargeBatch(deps.sql, { userId: user.id, apiKeyId: req.apiKeyId ?? null, batchId, rows });
+    const charge = await insertAndChargeGenerations(deps.sql, { userId: user.id, apiKeyId: req.apiKeyId ?? null, batchId, rows });
     if (!charge.ok) {
       throw new ApiError(402, 'insufficient_tokens', `Insufficient tokens: this batch of ${charge.required} needs ${charge.required}, the balance is ${charge.available}`, {
         required: charge.required,

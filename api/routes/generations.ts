@@ -2,7 +2,8 @@
 import { Router } from 'express';
 import { WorkflowExecutionAlreadyStartedError, type WorkflowHandle } from '@temporalio/client';
 import { z } from 'zod';
-import { debitTokens, refundDebit } from '../../db/ledger';
+import { insertAndChargeGenerations } from '../../db/batch-charge';
+import { refundDebit } from '../../db/ledger';
 import { decodeCursor, encodeCursor } from '../../lib/cursor';
 import { ZONES, type GenerationWorkflowInput, type GenerationWorkflowResult, type Placement } from '../../lib/generation/types';
 import { timeId } from '../../lib/ids';
@@ -139,24 +140,36 @@ export function generationRoutes(deps: AppDeps): Router {
     }
     const blank = resolveBlank(deps, garment, body.garmentImageUrl, body.color, zone.view);
 
-    // The row first, then the charge keyed by the generation id: a debit always has its generation, concurrent
-    // requests cannot overdraw, and the workflow's own charge step finds this debit instead of charging again.
+    // The row and its charge (keyed by the generation id) in one transaction, as for a batch of one: a debit always
+    // has its generation, concurrent requests cannot overdraw, and the workflow's own charge step finds this debit
+    // instead of charging again.
     const id = timeId('gen');
-    await deps.sql`
-      insert into generations (id, user_id, api_key_id, garment_id, color, zone, placement, apply_texture, design_url,
-                               garment_image_url, blank_key, webhook_url)
-      values (${id}, ${user.id}, ${req.apiKeyId ?? null}, ${garment.id}, ${blank.color}, ${body.zone},
-              ${deps.sql.json(body.placement as unknown as Parameters<typeof deps.sql.json>[0])}, ${body.applyTexture},
-              ${body.designUrl}, ${body.garmentImageUrl}, ${blank.key}, ${body.webhookUrl ?? null})`;
-    const debit = await debitTokens(deps.sql, { userId: user.id, amount: 1, reference: id });
-    if (!debit.ok) {
-      await deps.sql`delete from generations where id = ${id}`;
-      throw new ApiError(402, 'insufficient_tokens', `Insufficient tokens: this generation needs 1, the balance is ${debit.available}`, {
+    const charge = await insertAndChargeGenerations(deps.sql, {
+      userId: user.id,
+      apiKeyId: req.apiKeyId ?? null,
+      batchId: null,
+      rows: [
+        {
+          id,
+          garmentId: garment.id,
+          color: blank.color,
+          zone: body.zone,
+          placement: body.placement,
+          applyTexture: body.applyTexture,
+          designUrl: body.designUrl,
+          garmentImageUrl: body.garmentImageUrl,
+          blankKey: blank.key,
+          webhookUrl: body.webhookUrl ?? null,
+        },
+      ],
+    });
+    if (!charge.ok) {
+      throw new ApiError(402, 'insufficient_tokens', `Insufficient tokens: this generation needs 1, the balance is ${charge.available}`, {
         required: 1,
-        available: debit.available,
+        available: charge.available,
       });
     }
-    res.setHeader('X-Tokens-Remaining', String(debit.balance));
+    res.setHeader('X-Tokens-Remaining', String(charge.balance));
 
     const input: GenerationWorkflowInput = { generationId: id, accountId: user.id, garmentId: garment.id, webhookUrl: body.webhookUrl ?? null };
     const handle = await startGenerationWorkflow(deps, {

@@ -156,6 +156,16 @@ export function polyD(poly: readonly Pt[], close = false): string {
   return close ? d + 'Z' : d;
 }
 
+/** Unit normal of a sampled polyline at point i (from its neighbours; clamped at the ends). */
+function unitNormal(pts: Pt[], i: number): Pt {
+  const a = pts[Math.max(0, i - 1)]!;
+  const b = pts[Math.min(pts.length - 1, i + 1)]!;
+  const nx = -(b[1] - a[1]);
+  const ny = b[0] - a[0];
+  const n = Math.hypot(nx, ny) || 1;
+  return [nx / n, ny / n];
+}
+
 /**
  * A tapered "leaf" polygon along a curve: width `w` in the middle, zero at the
  * ends. Used for folds so they fade in and out like real fabric wrinkles.
@@ -165,13 +175,7 @@ export function leaf(c: Curve, w: number, samples = 24, skew = 0): Pt[] {
   const left: Pt[] = [];
   const right: Pt[] = [];
   for (let i = 0; i < pts.length; i++) {
-    const a = pts[Math.max(0, i - 1)]!;
-    const b = pts[Math.min(pts.length - 1, i + 1)]!;
-    let nx = -(b[1] - a[1]);
-    let ny = b[0] - a[0];
-    const n = Math.hypot(nx, ny) || 1;
-    nx /= n;
-    ny /= n;
+    const [nx, ny] = unitNormal(pts, i);
     const t = i / (pts.length - 1);
     // sin profile, optionally skewed so one end is fuller than the other
     const tt = Math.pow(t, Math.exp(skew));
@@ -187,13 +191,7 @@ export function leaf(c: Curve, w: number, samples = 24, skew = 0): Pt[] {
 export function offsetPoly(c: Curve, d: number, samples = 64): Pt[] {
   const pts = resample(c, samples);
   return pts.map((p, i) => {
-    const a = pts[Math.max(0, i - 1)]!;
-    const b = pts[Math.min(pts.length - 1, i + 1)]!;
-    let nx = -(b[1] - a[1]);
-    let ny = b[0] - a[0];
-    const n = Math.hypot(nx, ny) || 1;
-    nx /= n;
-    ny /= n;
+    const [nx, ny] = unitNormal(pts, i);
     return [p[0] + nx * d, p[1] + ny * d] as Pt;
   });
 }
