@@ -1,5 +1,6 @@
-// Activities of the generation workflow. Each is idempotent on the generation id: a retry, or a second run after
-// a worker crash, finds the work done and returns the same result (one debit, one mockup, one completion).
+// Activities of the generation workflow (run as local activities). Each is idempotent on the generation id: a
+// retry, or a second run after a worker crash, finds the work done and returns the same result (one debit, one
+// mockup, one completion).
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Sql } from '../db/client';
 import { debitTokens, refundDebit } from '../db/ledger';
@@ -7,7 +8,8 @@ import type { Config } from '../lib/config';
 import type { Logger } from '../lib/log';
 import { fileUrl, type Storage } from '../lib/storage';
 import type { Placement } from '../lib/generation/types';
-import { composite, DesignImageError, type PreparedBlankCache } from './compositing';
+import { ownFileKey } from '../lib/fetch';
+import { composite, DesignImageError, type DesignSource, type PreparedBlankCache } from './compositing';
 
 export interface GenerationDeps {
   sql: Sql;
@@ -20,20 +22,27 @@ export interface GenerationDeps {
   loadUserImage: (url: string, signal?: AbortSignal) => Promise<Buffer>;
 }
 
-interface GenerationRow {
-  id: string;
+/** What the render step needs, read once by beginGeneration (no database reads while rendering). */
+export interface RenderJob {
+  generationId: string;
   userId: string;
-  garmentId: string;
-  zone: string;
-  placement: Placement;
-  applyTexture: boolean;
   designUrl: string;
   blankKey: string;
-  status: string;
-  mockupKey: string | null;
-  thumbnailKey: string | null;
-  completedAt: Date | null;
-  error: string | null;
+  /** the print zone, fractions of the blank */
+  zone: { x: number; y: number; width: number; height: number };
+  placement: Placement;
+  applyTexture: boolean;
+  /** set when an earlier run already completed the generation (a re-run after a crash) */
+  completed: { mockupKey: string; thumbnailKey: string; completedAt: string } | null;
+}
+
+export interface RenderResult {
+  mockupKey: string;
+  thumbnailKey: string;
+  completedAt: string;
+  mockupUrl: string;
+  /** where the activity's time went (logged too); empty when an earlier run had done the work */
+  ms: Record<string, number>;
 }
 
 /** Errors that say the input is at fault (bad URL, not an image, refused address): failing again will not help. */
@@ -50,37 +59,75 @@ export const mockupKeys = (generationId: string) => ({
 export function createGenerationActivities(deps: GenerationDeps) {
   const { sql, storage, config, log } = deps;
 
-  async function load(generationId: string): Promise<GenerationRow> {
-    const [row] = await sql<GenerationRow[]>`
-      select id, user_id as "userId", garment_id as "garmentId", zone, placement, apply_texture as "applyTexture",
-             design_url as "designUrl", blank_key as "blankKey", status, mockup_key as "mockupKey",
-             thumbnail_key as "thumbnailKey", completed_at as "completedAt", error
-      from generations where id = ${generationId}`;
-    if (!row) throw ApplicationFailure.nonRetryable(`generation ${generationId} does not exist`, 'BadInputError');
-    return row;
-  }
-
   return {
-    /** Takes the generation's token (reference = generation id). The API already charged it; this is the
-     * durable guarantee and normally finds the debit in place. */
-    async chargeGeneration(generationId: string): Promise<{ duplicate: boolean }> {
-      const g = await load(generationId);
-      const r = await debitTokens(sql, { userId: g.userId, amount: 1, reference: generationId });
-      if (!r.ok) throw ApplicationFailure.nonRetryable(`Insufficient tokens: 1 required, ${r.available} available`, 'InsufficientTokensError');
-      return { duplicate: r.duplicate };
+    /**
+     * Starts a generation in one round trip: marks it processing (if pending) and reads the row with its print zone
+     * and whether its token is taken. The API charges in the transaction that inserts the row, so the debit is
+     * normally there; if not (a row written by an older API), it is taken here, keyed by the generation id.
+     */
+    async beginGeneration(generationId: string): Promise<RenderJob> {
+      const [row] = await sql<
+        {
+          userId: string;
+          designUrl: string;
+          blankKey: string;
+          status: string;
+          placement: Placement;
+          applyTexture: boolean;
+          mockupKey: string | null;
+          thumbnailKey: string | null;
+          completedAt: Date | null;
+          zx: number | null;
+          zy: number | null;
+          zw: number | null;
+          zh: number | null;
+          charged: boolean;
+        }[]
+      >`
+        with started as (
+          update generations set status = 'processing', started_at = coalesce(started_at, now())
+          where id = ${generationId} and status = 'pending'
+          returning id
+        )
+        select g.user_id as "userId", g.design_url as "designUrl", g.blank_key as "blankKey",
+               case when g.status = 'pending' and exists (select 1 from started) then 'processing' else g.status end as status,
+               g.placement, g.apply_texture as "applyTexture", g.mockup_key as "mockupKey",
+               g.thumbnail_key as "thumbnailKey", g.completed_at as "completedAt",
+               z.rect_x as zx, z.rect_y as zy, z.rect_w as zw, z.rect_h as zh,
+               exists (select 1 from token_debits d where d.reference = g.id) as charged
+        from generations g left join print_zones z on z.garment_id = g.garment_id and z.zone_id = g.zone
+        where g.id = ${generationId}`;
+      if (!row) throw ApplicationFailure.nonRetryable(`generation ${generationId} does not exist`, 'BadInputError');
+      if (row.status === 'failed') throw ApplicationFailure.nonRetryable(`generation ${generationId} already failed`, 'BadInputError');
+      if (row.zx === null || row.zy === null || row.zw === null || row.zh === null) {
+        throw ApplicationFailure.nonRetryable(`generation ${generationId}: its garment has no such print zone`, 'BadInputError');
+      }
+      if (!row.charged) {
+        const r = await debitTokens(sql, { userId: row.userId, amount: 1, reference: generationId });
+        if (!r.ok) throw ApplicationFailure.nonRetryable(`Insufficient tokens: 1 required, ${r.available} available`, 'InsufficientTokensError');
+      }
+      const done = row.status === 'completed' && row.mockupKey && row.thumbnailKey && row.completedAt;
+      return {
+        generationId,
+        userId: row.userId,
+        designUrl: row.designUrl,
+        blankKey: row.blankKey,
+        zone: { x: row.zx, y: row.zy, width: row.zw, height: row.zh },
+        placement: row.placement,
+        applyTexture: row.applyTexture,
+        completed: done ? { mockupKey: row.mockupKey!, thumbnailKey: row.thumbnailKey!, completedAt: row.completedAt!.toISOString() } : null,
+      };
     },
 
-    async markProcessing(generationId: string): Promise<void> {
-      await sql`update generations set status = 'processing', started_at = coalesce(started_at, now())
-                where id = ${generationId} and status = 'pending'`;
-    },
-
-    /** Loads the design and the prepared blank, composites, stores mockup and thumbnail under keys derived from
-     * the generation id (a re-run overwrites the same files with the same bytes). */
-    async renderMockup(generationId: string): Promise<{ mockupKey: string; thumbnailKey: string; ms: Record<string, number> }> {
-      const g = await load(generationId);
+    /**
+     * Loads the design (a prepared one when the worker has it) and the prepared blank, composites, stores mockup
+     * and thumbnail under keys derived from the generation id (a re-run writes the same files with the same bytes),
+     * then marks the generation completed, once. Runs as a local activity: no database read, one update.
+     */
+    async renderMockup(job: RenderJob): Promise<RenderResult> {
+      const { generationId } = job;
+      if (job.completed) return { ...job.completed, mockupUrl: fileUrl(config, job.completed.mockupKey), ms: {} };
       const keys = mockupKeys(generationId);
-      if (g.mockupKey && (await storage.exists(g.mockupKey))) return { mockupKey: g.mockupKey, thumbnailKey: g.thumbnailKey!, ms: {} };
       const ms: Record<string, number> = {};
       let t = performance.now();
       const lap = (name: string) => {
@@ -88,25 +135,36 @@ export function createGenerationActivities(deps: GenerationDeps) {
         ms[name] = Math.round((now - t) * 10) / 10;
         t = now;
       };
-      const [zone] = await sql<{ x: number; y: number; width: number; height: number }[]>`
-        select rect_x as x, rect_y as y, rect_w as width, rect_h as height from print_zones
-        where garment_id = ${g.garmentId} and zone_id = ${g.zone}`;
-      if (!zone) throw ApplicationFailure.nonRetryable(`garment ${g.garmentId} has no ${g.zone} zone`, 'BadInputError');
-      let design: Buffer;
+      // The cancellation signal aborts a slow download when the worker shuts down or the activity times out.
+      const signal = Context.current().cancellationSignal;
       let blank;
       try {
-        // The cancellation signal aborts a slow download when the worker shuts down or the activity times out.
-        const signal = Context.current().cancellationSignal;
-        [design, blank] = await Promise.all([deps.loadUserImage(g.designUrl, signal), deps.blanks.get(g.blankKey)]);
+        blank = await deps.blanks.get(job.blankKey);
       } catch (err) {
         if (isPermanent(err)) throw ApplicationFailure.nonRetryable((err as Error).message, 'BadInputError');
         throw err;
       }
-      lap('load');
-      Context.current().heartbeat();
+      lap('blank');
+      // Our own files never change under a key (uploads get new keys), so the key names the content and a
+      // prepared design is found without reading the file; anything else is read and identified by its hash.
+      const ownKey = ownFileKey(config.publicBaseUrl, job.designUrl);
+      const design: DesignSource = {
+        id: ownKey ? `file:${ownKey}` : undefined,
+        load: async () => {
+          const t0 = performance.now();
+          try {
+            return await deps.loadUserImage(job.designUrl, signal);
+          } catch (err) {
+            if (isPermanent(err)) throw ApplicationFailure.nonRetryable((err as Error).message, 'BadInputError');
+            throw err;
+          } finally {
+            ms.readDesign = Math.round((performance.now() - t0) * 10) / 10;
+          }
+        },
+      };
       let out;
       try {
-        out = await composite({ blank, design, zone, placement: g.placement, applyTexture: g.applyTexture });
+        out = await composite({ blank, design, zone: job.zone, placement: job.placement, applyTexture: job.applyTexture });
       } catch (err) {
         if (err instanceof DesignImageError) throw ApplicationFailure.nonRetryable(`Design image: ${err.message}`, 'DesignImageError');
         if (err instanceof RangeError) throw ApplicationFailure.nonRetryable(err.message, 'BadInputError');
@@ -115,19 +173,15 @@ export function createGenerationActivities(deps: GenerationDeps) {
       lap('composite');
       await Promise.all([storage.put(keys.thumbnail, out.thumbnail, 'image/jpeg'), storage.put(keys.mockup, out.mockup, 'image/jpeg')]);
       lap('store');
-      log.info('mockup rendered', { generationId, ms });
-      return { mockupKey: keys.mockup, thumbnailKey: keys.thumbnail, ms };
-    },
-
-    /** Marks the generation completed once; returns what the completion callback carries. */
-    async markCompleted(generationId: string, r: { mockupKey: string; thumbnailKey: string }): Promise<{ completedAt: string; mockupUrl: string }> {
       const [row] = await sql<{ completedAt: Date }[]>`
-        update generations set status = 'completed', mockup_key = ${r.mockupKey}, thumbnail_key = ${r.thumbnailKey},
+        update generations set status = 'completed', mockup_key = ${keys.mockup}, thumbnail_key = ${keys.thumbnail},
                completed_at = coalesce(completed_at, now()), error = null
         where id = ${generationId} and status <> 'failed'
         returning completed_at as "completedAt"`;
       if (!row) throw ApplicationFailure.nonRetryable(`generation ${generationId} already failed`, 'BadInputError');
-      return { completedAt: row.completedAt.toISOString(), mockupUrl: fileUrl(config, r.mockupKey) };
+      lap('complete');
+      log.info('mockup rendered', { generationId, ms });
+      return { mockupKey: keys.mockup, thumbnailKey: keys.thumbnail, completedAt: row.completedAt.toISOString(), mockupUrl: fileUrl(config, keys.mockup), ms };
     },
 
     /** Gives the token back once (reference refund:<generation id>); a no-op when nothing was charged. */

@@ -1,6 +1,7 @@
 // Small helpers of the end-to-end benchmark: percentiles, a bounded closed-loop load runner, epoch timestamps.
 
 import os from 'node:os';
+import zlib from 'node:zlib';
 import sharp from 'sharp';
 
 /** Nearest-rank percentile of an ascending array (p in 0..1). */
@@ -54,9 +55,25 @@ export async function closedLoop<T>(clients: number, total: number, fn: (i: numb
   return { results, wallMs: performance.now() - t0 };
 }
 
-/** Scales that force a design-cache miss on each call: every entry is a different placed size (>= 1 px apart), and
- * cycling through more sizes than the worker's 48 MB design LRU holds evicts each before it comes round again. */
-export const coldScale = (i: number): number => round(0.7 + (i % 64) * 0.002, 4);
+/** A different placed size for each call (64 sizes, >= 1 px apart): no call finds its exact placed design cached,
+ * so each resizes the design; whether it also decodes it depends on the design (new upload or seen before). */
+export const newScale = (i: number): number => round(0.7 + (i % 64) * 0.002, 4);
+
+/**
+ * A copy of a PNG whose bytes differ (a tEXt chunk with `nonce` before IEND) and whose pixels do not: uploaded, it
+ * is a new design for the worker (new storage key, new hash), so nothing about it is cached.
+ */
+export function pngVariant(png: Buffer, nonce: string): Buffer {
+  const iend = png.length - 12;
+  if (png.toString('latin1', iend + 4, iend + 8) !== 'IEND') throw new Error('not a PNG ending in IEND');
+  const data = Buffer.from(`Comment\0${nonce}`, 'latin1');
+  const chunk = Buffer.alloc(12 + data.length);
+  chunk.writeUInt32BE(data.length, 0);
+  chunk.write('tEXt', 4, 'latin1');
+  data.copy(chunk, 8);
+  chunk.writeUInt32BE(zlib.crc32(chunk.subarray(4, 8 + data.length)), 8 + data.length);
+  return Buffer.concat([png.subarray(0, iend), chunk, png.subarray(iend)]);
+}
 
 /** What the numbers were measured on: printed with every result file so runs can be compared. */
 export function machineInfo(): Record<string, unknown> {

@@ -20,7 +20,7 @@ import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import express from 'express';
 import sharp from 'sharp';
-import { composite, configureDesignCache, DEFAULT_MAX_PARALLEL, fabricMapKeys, PreparedBlankCache, type ZoneRect } from '../activities/compositing';
+import { composite, configureDesignCache, DEFAULT_MAX_PARALLEL, fabricMapKeys, PreparedBlankCache, type DesignSource, type ZoneRect } from '../activities/compositing';
 import { requireApiKey } from '../api/auth/api-keys';
 import type { AppDeps } from '../api/context';
 import { errorHandler } from '../api/errors';
@@ -33,7 +33,7 @@ import { createLogger } from '../lib/log';
 import { randomSuffix } from '../lib/ids';
 import { breakdown, type Sample } from './breakdown';
 import { makeBenchDesign } from './compositing';
-import { closedLoop, coldScale, epochMs, machineInfo, median, round, stats, type LatencyStats } from './lib';
+import { closedLoop, epochMs, machineInfo, median, newScale, pngVariant, round, stats, type LatencyStats } from './lib';
 import { cpuByGroup, externalStack, LIFTED_LIMITS, machineBusyMs, memoryOf, resetPeak, startBenchStack, type BenchStack } from './stack';
 
 const ROOT = path.resolve(__dirname, '..');
@@ -127,7 +127,7 @@ interface GenResult extends Sample {
 }
 
 let requestSeq = 0;
-async function generate(ctx: Ctx, item: { garmentId: string; garmentImageUrl: string }, scale: number, tag: string): Promise<GenResult> {
+async function generate(ctx: Ctx, item: { garmentId: string; garmentImageUrl: string }, scale: number, tag: string, designUrl = ctx.designUrl): Promise<GenResult> {
   const requestId = `bench-${tag}-${++requestSeq}`;
   const sentAt = epochMs();
   const t0 = performance.now();
@@ -135,7 +135,7 @@ async function generate(ctx: Ctx, item: { garmentId: string; garmentImageUrl: st
     ctx.base,
     'POST',
     '/api/v1/generate',
-    { designUrl: ctx.designUrl, garmentId: item.garmentId, garmentImageUrl: item.garmentImageUrl, placement: { x: 50, y: 35, scale, rotation: 0 } },
+    { designUrl, garmentId: item.garmentId, garmentImageUrl: item.garmentImageUrl, placement: { x: 50, y: 35, scale, rotation: 0 } },
     { authorization: `Bearer ${ctx.key}`, 'x-request-id': requestId },
   );
   const ms = performance.now() - t0;
@@ -231,6 +231,21 @@ async function analyses(ctx: Ctx, design: Buffer, imageUrl: string) {
   return { available: true as const, imageUrl: stats(byUrl), imageData: stats(byData) };
 }
 
+/** `n` uploads of the design whose bytes differ and pixels do not (not timed): each is a design the worker has
+ * never seen, for the "new design every call" runs. */
+async function uploadVariants(ctx: Ctx, design: Buffer, n: number, tag: string): Promise<string[]> {
+  const urls: string[] = [];
+  await closedLoop(2, n, async (i) => {
+    const form = new FormData();
+    form.append('file', new Blob([pngVariant(design, `bench ${tag} ${i} ${randomSuffix(8)}`)], { type: 'image/png' }), `design-${tag}-${i}.png`);
+    const res = await fetch(`${ctx.base}/api/v1/upload`, { method: 'POST', headers: { authorization: `Bearer ${ctx.key}` }, body: form });
+    const body: any = await res.json().catch(() => ({}));
+    if (res.status !== 201) throw new Error(`variant upload answered ${res.status}: ${JSON.stringify(body).slice(0, 200)}`);
+    urls[i] = body.url;
+  });
+  return urls;
+}
+
 /** Compositing alone, in this process: the e2e runs' blank (fetched with its fabric maps), design and placements. */
 async function compositingAlone(ctx: Ctx, design: Buffer) {
   const imageUrl: string = ctx.garment.colors[0].imageUrl;
@@ -248,33 +263,49 @@ async function compositingAlone(ctx: Ctx, design: Buffer) {
   const prepareMs = performance.now() - t0;
   const r = ctx.garment.printZones.find((z: any) => z.id === 'front').region;
   const zone: ZoneRect = { x: r.x / 100, y: r.y / 100, width: r.width / 100, height: r.height / 100 };
-  const run = (i: number, realism: 'photo' | 'flat', cacheDesign: boolean) =>
-    composite({ blank, design, zone, placement: { x: 50, y: 35, scale: cacheDesign ? 0.8 : coldScale(i), rotation: 0 }, applyTexture: true, realism, cacheDesign });
-  for (let i = 0; i < 4; i++) await run(i, 'photo', false);
+  // 'new': a design never seen (decoded every time); 'size': the same design at a new size each time (its prepared
+  // level is cached, as in the worker); 'same': same design and placement (the placed design is cached)
+  type DesignCase = 'new' | 'size' | 'same';
+  const source: DesignSource = { id: 'bench-design', load: async () => design };
+  const run = (i: number, realism: 'photo' | 'flat', dc: DesignCase) =>
+    composite({
+      blank,
+      design: dc === 'new' ? design : source,
+      zone,
+      placement: { x: 50, y: 35, scale: dc === 'same' ? 0.8 : newScale(i), rotation: 0 },
+      applyTexture: true,
+      realism,
+      cacheDesign: dc !== 'new',
+    });
+  for (let i = 0; i < 4; i++) await run(i, 'photo', 'new');
+  await run(0, 'photo', 'size');
   const rows: { mode: string; design: string; inFlight: number; n: number; p50Ms: number; p95Ms: number; mockupsPerSec: number; cpuMsPerMockup: number }[] = [];
-  const configs: [string, 'photo' | 'flat', boolean, number, number][] = [
-    ['realistic', 'photo', false, 1, N(24, 8)],
-    ['realistic', 'photo', false, 2, N(24, 8)],
-    ['realistic', 'photo', false, 4, N(32, 8)],
-    ['plain paste', 'flat', false, 1, N(12, 4)],
-    ['realistic', 'photo', true, 1, N(16, 6)],
+  const label: Record<DesignCase, string> = { new: 'new design (decoded each time)', size: 'same design, new size (level cached)', same: 'same design and size (cached)' };
+  const configs: [string, 'photo' | 'flat', DesignCase, number, number][] = [
+    ['realistic', 'photo', 'new', 1, N(24, 8)],
+    ['realistic', 'photo', 'new', 2, N(24, 8)],
+    ['realistic', 'photo', 'new', 4, N(32, 8)],
+    ['plain paste', 'flat', 'new', 1, N(12, 4)],
+    ['realistic', 'photo', 'size', 1, N(24, 8)],
+    ['realistic', 'photo', 'size', 4, N(32, 8)],
+    ['realistic', 'photo', 'same', 1, N(16, 6)],
   ];
-  for (const [mode, realism, cached, inFlight, n] of configs) {
+  for (const [mode, realism, dc, inFlight, n] of configs) {
     const c0 = process.cpuUsage();
     const lat: number[] = [];
     const { wallMs } = await closedLoop(inFlight, n, async (i) => {
       const s = performance.now();
-      await run(i, realism, cached);
+      await run(i, realism, dc);
       lat.push(performance.now() - s);
     });
     const cpu = process.cpuUsage(c0);
     const st = stats(lat);
-    rows.push({ mode, design: cached ? 'cached (same design+size)' : 'decoded each time', inFlight, n, p50Ms: st.p50Ms, p95Ms: st.p95Ms, mockupsPerSec: round((n / wallMs) * 1000), cpuMsPerMockup: round((cpu.user + cpu.system) / 1000 / n) });
-    say(`compositing ${mode}${cached ? ' cached' : ''} x${inFlight}: p50 ${st.p50Ms} ms, ${round((n / wallMs) * 1000)}/s`);
+    rows.push({ mode, design: label[dc], inFlight, n, p50Ms: st.p50Ms, p95Ms: st.p95Ms, mockupsPerSec: round((n / wallMs) * 1000), cpuMsPerMockup: round((cpu.user + cpu.system) / 1000 / n) });
+    say(`compositing ${mode}, ${label[dc]} x${inFlight}: p50 ${st.p50Ms} ms, ${round((n / wallMs) * 1000)}/s`);
   }
   configureDesignCache({ clear: true });
   t0 = performance.now();
-  const sample = await run(0, 'photo', false);
+  const sample = await run(0, 'photo', 'new');
   return {
     blank: `${blank.width}x${blank.height} ${blankKey}`,
     zone,
@@ -433,28 +464,41 @@ async function main(): Promise<void> {
     const comp = await mem.phase('compositing alone (in the bench process)', () => compositingAlone(ctx, design));
 
     const item0 = { garmentId: ctx.garment.id, garmentImageUrl: ctx.garment.colors[0].imageUrl };
+    say('uploading designs for the "new design every call" runs (not timed)');
+    const fresh1 = await uploadVariants(ctx, design, N(30, 6), 'c1');
+    const fresh8 = await uploadVariants(ctx, design, N(48, 16), 'c8');
     say('warming up the generation path');
     await mem.phase('warm-up', async () => {
-      for (let i = 0; i < N(6, 3); i++) checkAll('warm-up', [await generate(ctx, item0, coldScale(1000 + i), 'warmup')]);
+      for (let i = 0; i < N(6, 3); i++) checkAll('warm-up', [await generate(ctx, item0, newScale(1000 + i), 'warmup')]);
     });
 
-    say(`POST /generate, 1 client, new placement each call (design decoded every time): ${N(60, 12)} requests`);
-    const one = await mem.phase('e2e 1 client', () => closedLoop(1, N(60, 12), (i) => generate(ctx, item0, coldScale(i), 'c1')));
+    say(`POST /generate, 1 client, a new design every call: ${fresh1.length} requests`);
+    const oneNew = await mem.phase('e2e 1 client, new design', () => closedLoop(1, fresh1.length, (i) => generate(ctx, item0, 0.8, 'c1new', fresh1[i])));
+    checkAll('1 client, new design', oneNew.results);
+    say(`POST /generate, 1 client, the uploaded design at a new size every call: ${N(60, 12)} requests`);
+    const one = await mem.phase('e2e 1 client', () => closedLoop(1, N(60, 12), (i) => generate(ctx, item0, newScale(i), 'c1')));
     checkAll('1 client', one.results);
-    say(`POST /generate, 1 client, same design and placement (design cache hit): ${N(20, 6)} requests`);
-    const oneWarm = await mem.phase('e2e 1 client, design cached', () => closedLoop(1, N(20, 6), () => generate(ctx, item0, 0.8, 'c1warm')));
-    checkAll('1 client cached', oneWarm.results);
+    say(`POST /generate, 1 client, same design and placement: ${N(20, 6)} requests`);
+    const oneWarm = await mem.phase('e2e 1 client, same placement', () => closedLoop(1, N(20, 6), () => generate(ctx, item0, 0.8, 'c1warm')));
+    checkAll('1 client same placement', oneWarm.results);
 
-    const loads: { clients: number; n: number; stats: LatencyStats; mockupsPerSec: number; failed: number }[] = [];
+    const loads: { clients: number; design: string; n: number; stats: LatencyStats; mockupsPerSec: number; failed: number }[] = [];
     let seq = 100;
     for (const clients of [4, 8, 16]) {
       const n = N(clients === 16 ? 96 : clients === 8 ? 64 : 48, 16);
       say(`POST /generate, ${clients} clients, ${n} requests`);
-      const r = await mem.phase(`e2e ${clients} clients`, () => closedLoop(clients, n, (i) => generate(ctx, item0, coldScale(seq + i), `c${clients}`)));
+      const r = await mem.phase(`e2e ${clients} clients`, () => closedLoop(clients, n, (i) => generate(ctx, item0, newScale(seq + i), `c${clients}`)));
       seq += n;
       checkAll(`${clients} clients`, r.results);
       const ok = r.results.filter((x) => x.ok);
-      loads.push({ clients, n, stats: stats(ok.map((x) => x.ms)), mockupsPerSec: round((ok.length / r.wallMs) * 1000, 2), failed: n - ok.length });
+      loads.push({ clients, design: 'uploaded design, new size each call', n, stats: stats(ok.map((x) => x.ms)), mockupsPerSec: round((ok.length / r.wallMs) * 1000, 2), failed: n - ok.length });
+    }
+    {
+      say(`POST /generate, 8 clients, a new design every call: ${fresh8.length} requests`);
+      const r = await mem.phase('e2e 8 clients, new design', () => closedLoop(8, fresh8.length, (i) => generate(ctx, item0, 0.8, 'c8new', fresh8[i])));
+      checkAll('8 clients, new design', r.results);
+      const ok = r.results.filter((x) => x.ok);
+      loads.push({ clients: 8, design: 'new design every call', n: fresh8.length, stats: stats(ok.map((x) => x.ms)), mockupsPerSec: round((ok.length / r.wallMs) * 1000, 2), failed: fresh8.length - ok.length });
     }
 
     say('batch vs single calls');
@@ -480,39 +524,48 @@ async function main(): Promise<void> {
     for (const l of stack.apiLog?.kept ?? []) if (l.msg === 'request' && typeof l.requestId === 'string') apiDurations.set(l.requestId, Number(l.durationMs));
     const renderMs = new Map<string, Record<string, number>>();
     for (const l of stack.workerLog?.kept ?? []) if (l.msg === 'mockup rendered') renderMs.set(String(l.generationId), l.ms as Record<string, number>);
-    const bd = await breakdown(
-      client,
-      one.results.filter((r) => r.ok),
-      apiDurations,
-      renderMs,
-      { authMs: micro.authMs - micro.noneMs, limiterMs: micro.limitedMs - micro.authMs, startRpcMs },
-    );
-    const bdWarm = await breakdown(client, oneWarm.results.filter((r) => r.ok), apiDurations, renderMs, { authMs: micro.authMs - micro.noneMs, limiterMs: micro.limitedMs - micro.authMs, startRpcMs });
+    const microMs = { authMs: micro.authMs - micro.noneMs, limiterMs: micro.limitedMs - micro.authMs, startRpcMs };
+    const okOf = (rs: GenResult[]) => rs.filter((r) => r.ok);
+    const bdNew = await breakdown(client, okOf(oneNew.results), apiDurations, renderMs, microMs);
+    const bd = await breakdown(client, okOf(one.results), apiDurations, renderMs, microMs);
+    const bdWarm = await breakdown(client, okOf(oneWarm.results), apiDurations, renderMs, microMs);
 
-    const oneOk = one.results.filter((r) => r.ok);
-    const e2e1 = stats(oneOk.map((r) => r.ms));
-    const e2e1Warm = stats(oneWarm.results.filter((r) => r.ok).map((r) => r.ms));
-    const comp1 = comp.rows.find((r) => r.mode === 'realistic' && r.inFlight === 1 && r.design === 'decoded each time')!;
-    const compMax = Math.max(...comp.rows.filter((r) => r.design === 'decoded each time' && r.mode === 'realistic').map((r) => r.mockupsPerSec));
-    const at8 = loads.find((l) => l.clients === 8)!;
+    const e2e1New = stats(okOf(oneNew.results).map((r) => r.ms));
+    const e2e1 = stats(okOf(one.results).map((r) => r.ms));
+    const e2e1Warm = stats(okOf(oneWarm.results).map((r) => r.ms));
+    const compRow = (design: string) => comp.rows.find((r) => r.mode === 'realistic' && r.inFlight === 1 && r.design.startsWith(design))!;
+    const compNew = compRow('new design');
+    const compSize = compRow('same design, new size');
+    const compSame = compRow('same design and size');
+    const compMax = Math.max(...comp.rows.filter((r) => r.design.startsWith('new design') && r.mode === 'realistic').map((r) => r.mockupsPerSec));
+    const at8 = loads.find((l) => l.clients === 8 && l.design !== 'new design every call')!;
+    const at8New = loads.find((l) => l.clients === 8 && l.design === 'new design every call')!;
     const workerPeak16 = mem.phases['e2e 16 clients']?.worker?.peakMiB ?? NaN;
     const workerPeakAll = Math.max(...Object.values(mem.phases).map((p) => p.worker?.peakMiB ?? 0));
     const apiPeakAll = Math.max(...Object.values(mem.phases).map((p) => p.api?.peakMiB ?? 0));
-    const ratio = round(e2e1.p50Ms / comp1.p50Ms, 2);
+    const ratios = {
+      newDesign: round(e2e1New.p50Ms / compNew.p50Ms, 2),
+      newSize: round(e2e1.p50Ms / compSize.p50Ms, 2),
+      samePlacement: round(e2e1Warm.p50Ms / compSame.p50Ms, 2),
+    };
     const targets = [
-      { target: 'compositing p50 <= 150 ms (1 mockup)', value: `${comp1.p50Ms} ms`, met: comp1.p50Ms <= 150 },
-      { target: 'compositing >= 10 mockups/s with several in flight', value: `${compMax}/s`, met: compMax >= 10 },
-      { target: 'e2e p50 <= 250 ms at 1 client', value: `${e2e1.p50Ms} ms`, met: e2e1.p50Ms <= 250 },
-      { target: '>= 8 mockups/s at 8 clients', value: `${at8.mockupsPerSec}/s`, met: at8.mockupsPerSec >= 8 },
-      { target: 'e2e p50 <= 1.5 x compositing p50', value: `${ratio} x`, met: ratio <= 1.5 },
+      { target: 'compositing p50 <= 150 ms (1 mockup, new design)', value: `${compNew.p50Ms} ms`, met: compNew.p50Ms <= 150 },
+      { target: 'compositing >= 10 mockups/s with several in flight (new design each)', value: `${compMax}/s`, met: compMax >= 10 },
+      { target: 'e2e p50 <= 250 ms at 1 client (uploaded design, new size each call)', value: `${e2e1.p50Ms} ms`, met: e2e1.p50Ms <= 250 },
+      { target: 'e2e p50 <= 250 ms at 1 client (new design every call)', value: `${e2e1New.p50Ms} ms`, met: e2e1New.p50Ms <= 250 },
+      { target: '>= 8 mockups/s at 8 clients (uploaded design, new size each call)', value: `${at8.mockupsPerSec}/s`, met: at8.mockupsPerSec >= 8 },
+      { target: '>= 8 mockups/s at 8 clients (new design every call)', value: `${at8New.mockupsPerSec}/s`, met: at8New.mockupsPerSec >= 8 },
+      { target: 'e2e p50 <= 1.5 x compositing p50 (new design, both)', value: `${ratios.newDesign} x`, met: ratios.newDesign <= 1.5 },
+      { target: 'e2e p50 <= 1.5 x compositing p50 (same design, new size, both)', value: `${ratios.newSize} x`, met: ratios.newSize <= 1.5 },
       { target: 'worker peak < 600 MB at 16 clients', value: `${workerPeak16} MiB`, met: workerPeak16 < 600 },
     ];
 
     // CPU per mockup by process: what each part of the stack costs, and how busy the machine was with other work
     const phaseMockups: Record<string, number> = {
+      'e2e 1 client, new design': oneNew.results.length,
       'e2e 1 client': one.results.length,
-      'e2e 1 client, design cached': oneWarm.results.length,
-      ...Object.fromEntries(loads.map((l) => [`e2e ${l.clients} clients`, l.n])),
+      'e2e 1 client, same placement': oneWarm.results.length,
+      ...Object.fromEntries(loads.map((l) => [`e2e ${l.clients} clients${l.design === 'new design every call' ? ', new design' : ''}`, l.n])),
       'batch vs single': batchRows.reduce((a, b) => a + b.items * b.rounds, 0),
       'compositing alone (in the bench process)': comp.rows.reduce((a, b) => a + b.n, 0),
     };
@@ -550,19 +603,24 @@ async function main(): Promise<void> {
       input: {
         design: `2400x3000 RGBA PNG, ${round(design.length / 2 ** 20, 2)} MiB, uploaded`,
         garment: `${ctx.garment.id} ${ctx.garment.colors[0].name}, front`,
-        placement: 'x 50, y 35, rotation 0, scale cycling 0.700-0.826 (64 sizes: every call decodes the design, as for a new design) unless "design cached"',
+        placement:
+          'x 50, y 35, rotation 0; "new design": a fresh upload of the design (same pixels, new bytes) every call, scale 0.8; "new size": the one uploaded design, scale cycling 0.700-0.826 (64 sizes); "same placement": the uploaded design at scale 0.8',
       },
       compositing: comp,
       e2e: {
+        oneClientNewDesign: e2e1New,
         oneClient: e2e1,
-        oneClientDesignCached: e2e1Warm,
-        ratioP50ToCompositingP50: ratio,
-        ratioDesignCached: round(e2e1Warm.p50Ms / (comp.rows.find((r) => r.design !== 'decoded each time')?.p50Ms ?? NaN), 2),
+        oneClientSamePlacement: e2e1Warm,
+        ratios,
         loads,
       },
-      breakdown: { ...bd, perSample: undefined, micro: { ...micro, startRpcMs: round(startRpcMs) } },
-      breakdownDesignCached: { ...bdWarm, perSample: undefined },
-      perSample: bd.perSample,
+      breakdowns: {
+        newDesign: { ...bdNew, perSample: undefined },
+        newSize: { ...bd, perSample: undefined },
+        samePlacement: { ...bdWarm, perSample: undefined },
+        micro: { ...micro, startRpcMs: round(startRpcMs) },
+      },
+      perSample: { newDesign: bdNew.perSample, newSize: bd.perSample },
       uploadAnalyze: ua,
       batch: batchRows,
       cpuPerMockup,
@@ -592,20 +650,26 @@ function print(r: any): void {
   p('|---|---|---:|---:|---:|---:|---:|');
   for (const x of r.compositing.rows) p(`| ${x.mode} | ${x.design} | ${x.inFlight} | ${x.p50Ms} | ${x.p95Ms} | ${x.mockupsPerSec} | ${x.cpuMsPerMockup} |`);
   p('\n### 2. POST /generate end to end (synchronous)\n');
-  p('| clients | requests | p50 ms | p95 ms | p99 ms | mockups/s | failed |');
-  p('|---:|---:|---:|---:|---:|---:|---:|');
-  const o = r.e2e.oneClient;
-  p(`| 1 | ${o.n} | ${o.p50Ms} | ${o.p95Ms} | ${o.p99Ms} | ${round(1000 / o.meanMs, 2)} | ${0} |`);
-  const w = r.e2e.oneClientDesignCached;
-  p(`| 1 (design cached) | ${w.n} | ${w.p50Ms} | ${w.p95Ms} | ${w.p99Ms} | ${round(1000 / w.meanMs, 2)} | 0 |`);
-  for (const l of r.e2e.loads) p(`| ${l.clients} | ${l.n} | ${l.stats.p50Ms} | ${l.stats.p95Ms} | ${l.stats.p99Ms} | ${l.mockupsPerSec} | ${l.failed} |`);
-  p(`\ne2e p50 / compositing p50 = ${r.e2e.ratioP50ToCompositingP50} (design decoded each time); ${r.e2e.ratioDesignCached} with the design cached`);
+  p('| clients | design | requests | p50 ms | p95 ms | p99 ms | mockups/s | failed |');
+  p('|---:|---|---:|---:|---:|---:|---:|---:|');
+  const e = r.e2e;
+  for (const [label, o] of [
+    ['new design every call', e.oneClientNewDesign],
+    ['uploaded design, new size each call', e.oneClient],
+    ['same design and placement', e.oneClientSamePlacement],
+  ] as [string, any][]) {
+    p(`| 1 | ${label} | ${o.n} | ${o.p50Ms} | ${o.p95Ms} | ${o.p99Ms} | ${round(1000 / o.meanMs, 2)} | 0 |`);
+  }
+  for (const l of e.loads) p(`| ${l.clients} | ${l.design} | ${l.n} | ${l.stats.p50Ms} | ${l.stats.p95Ms} | ${l.stats.p99Ms} | ${l.mockupsPerSec} | ${l.failed} |`);
+  p(`\ne2e p50 / compositing p50, like for like: new design ${e.ratios.newDesign}; same design, new size ${e.ratios.newSize}; same placement ${e.ratios.samePlacement}`);
   p('\n### 3. Where the time goes (one generation, 1 client, medians)\n');
-  p('| part | p50 ms | design cached | measured how |');
-  p('|---|---:|---:|---|');
-  const warm = new Map(r.breakdownDesignCached.rows.map((x: any) => [x.part, x.p50Ms]));
-  for (const x of r.breakdown.rows) p(`| ${x.part} | ${x.p50Ms} | ${warm.get(x.part) ?? ''} | ${x.how} |`);
-  p(`| **total (client)** | **${r.breakdown.totalP50Ms}** | **${r.breakdownDesignCached.totalP50Ms}** | ${r.breakdown.samples} samples |`);
+  p('| part | new design | new size | same placement | measured how |');
+  p('|---|---:|---:|---:|---|');
+  const b = r.breakdowns;
+  const col = (x: any) => new Map(x.rows.map((row: any) => [row.part, row.p50Ms]));
+  const [cs, cw] = [col(b.newSize), col(b.samePlacement)];
+  for (const x of b.newDesign.rows) p(`| ${x.part} | ${x.p50Ms} | ${cs.get(x.part) ?? ''} | ${cw.get(x.part) ?? ''} | ${x.how} |`);
+  p(`| **total (client)** | **${b.newDesign.totalP50Ms}** | **${b.newSize.totalP50Ms}** | **${b.samePlacement.totalP50Ms}** | ${b.newDesign.samples}/${b.newSize.samples}/${b.samePlacement.samples} samples |`);
   p('\n### 4. Upload, analyze, memory\n');
   const { upload: up, analyze: an } = r.uploadAnalyze;
   p('| call | n | p50 ms | max ms |');

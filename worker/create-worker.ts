@@ -19,7 +19,11 @@ export async function createWorker(opts: WorkerOptions): Promise<Worker> {
     ...(workflowBundle ? { workflowBundle } : { workflowsPath: require.resolve('../workflows') }),
     activities: createActivities(deps),
     shutdownGraceTime: shutdownGraceTime ?? '30 seconds',
-    // Image work is CPU-bound on a 2-core machine: a few activities at a time keep latency predictable.
+    // Generation steps are local activities (workflows/generation.ts). Image work is CPU-bound on a 2-core machine:
+    // the compositing gate lets 2 per core composite at once and queues the rest in order; these slots bound how many
+    // generations wait in that queue (each waiting one holds only its small job description).
+    maxConcurrentLocalActivityExecutions: 32,
+    // Regular activities: webhook deliveries and maintenance (network and database waits, little CPU).
     maxConcurrentActivityTaskExecutions: 8,
   });
 }

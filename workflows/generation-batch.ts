@@ -8,14 +8,15 @@
 // the worker more than a single POST /generate does (a workflow execution each, plus the parent's child events),
 // so a batch of children was no faster than single calls. Running the items' activities in one workflow shares
 // the workflow tasks and skips N workflow executions: about 1.5-1.9x the mockups per second of single calls (see the
-// README's benchmark). The price: items have no workflow of their own in the Temporal UI (their activities are in
-// this workflow's history, each with its generation id as input), so the maintenance sweep, which fails and refunds
-// generations still `pending` after 10 minutes without a workflow of their id, would also take a batch whose
-// workflow has not run for 10 minutes (worker down): those items end failed and refunded, never charged twice.
+// README's benchmark). The price: items have no workflow of their own in the Temporal UI (their steps are local
+// activity markers in this workflow's history, each result naming its generation's mockup), so the maintenance
+// sweep, which fails and refunds generations still `pending` after 10 minutes without a workflow of their id, would
+// also take a batch whose workflow has not run for 10 minutes (worker down): those items end failed and refunded,
+// never charged twice.
 //
 // The API has charged every item before this starts (one transaction); chargeGeneration finds those debits.
-// The worker's activity slots and compositing gate bound the real parallelism; its design cache decodes the
-// shared design once for all items of the same placed size.
+// The worker's local activity slots and compositing gate bound the real parallelism; its design cache decodes the
+// shared design once for all items.
 import { log } from '@temporalio/workflow';
 import type { GenerationWorkflowResult } from '../lib/generation/types';
 import { generation } from './generation';

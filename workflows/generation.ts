@@ -1,24 +1,31 @@
-// The generation workflow (id = generation id): charge → mark processing → render (load, composite, store) →
-// mark completed → start the completion callback. Any failure after the charge refunds the token, marks the
-// generation failed and sends generation.failed. Orchestration only: all I/O is in activities/generation.ts.
-import { ActivityFailure, ApplicationFailure, ParentClosePolicy, proxyActivities, proxyLocalActivities, startChild, log } from '@temporalio/workflow';
+// The generation workflow (id = generation id): begin (charge, mark processing, read the job) → render (load,
+// composite, store, mark completed) → start the completion callback. Any failure after the charge refunds the
+// token, marks the generation failed and sends generation.failed. Orchestration only: all I/O is in activities/generation.ts.
+import { ActivityFailure, ApplicationFailure, ParentClosePolicy, proxyLocalActivities, startChild, log } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import { NON_RETRYABLE_GENERATION_ERRORS, type GenerationWorkflowInput, type GenerationWorkflowResult } from '../lib/generation/types';
 import { webhookDelivery } from './webhook-delivery';
 
-// Bookkeeping in PostgreSQL: a few milliseconds each, so they run as local activities (no task queue round trip
-// through the server, recorded as markers in the history); retried patiently, since a database blip must not
-// fail a paid generation. Each is idempotent on the generation id.
+// Every step runs as a local activity: in the worker, inside the workflow task, recorded as a marker in the
+// history. A generation is then one workflow task and no activity task: the fewest round trips through the
+// server, which on a 2-core machine cost more than the bookkeeping itself (README, "Benchmark"). If the worker dies
+// mid-step, the workflow task times out and another worker re-runs the steps that have no marker yet; each is
+// idempotent on the generation id.
+
+// Bookkeeping in PostgreSQL: retried patiently, since a database blip must not fail a paid generation.
+// Backoffs above localRetryThreshold wait on a server timer instead of inside the workflow task, so a long retry
+// does not hold one workflow task open.
 const db = proxyLocalActivities<Activities>({
   startToCloseTimeout: '30 seconds',
+  localRetryThreshold: '2 seconds',
   retry: { initialInterval: '500 milliseconds', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 20, nonRetryableErrorTypes: NON_RETRYABLE_GENERATION_ERRORS },
 });
 
-// Image work: bounded, with a heartbeat so a dead worker is noticed quickly; a few attempts for transient
-// failures (the blank's or design's host briefly down), none for bad input.
-const images = proxyActivities<Activities>({
+// Image work: bounded (a foreign design download has its own 20 s limit); a few attempts for transient failures
+// (the design's or blank's host briefly down), none for bad input.
+const images = proxyLocalActivities<Activities>({
   startToCloseTimeout: '2 minutes',
-  heartbeatTimeout: '30 seconds',
+  localRetryThreshold: '2 seconds',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '10 seconds', maximumAttempts: 4, nonRetryableErrorTypes: NON_RETRYABLE_GENERATION_ERRORS },
 });
 
@@ -32,10 +39,8 @@ export async function generation(input: GenerationWorkflowInput): Promise<Genera
   const { generationId } = input;
   let completed: { completedAt: string; mockupUrl: string };
   try {
-    await db.chargeGeneration(generationId);
-    await db.markProcessing(generationId);
-    const rendered = await images.renderMockup(generationId);
-    completed = await db.markCompleted(generationId, rendered);
+    const job = await db.beginGeneration(generationId);
+    completed = await images.renderMockup(job);
   } catch (err) {
     const error = reason(err);
     log.warn('generation failed', { generationId, error });

@@ -1,9 +1,9 @@
-// Placing a design on a prepared blank: one libvips pipeline decodes and sizes the design, one JS pass over the
+// Placing a design on a prepared blank: the design sized for the placement (design.ts), one JS pass over the
 // design's footprint warps, shades and blends it into a copy of the blank's pixels, then JPEG encoding (mockup and
 // thumbnail in parallel).
 import sharp from 'sharp';
 import { compositeGate, outputPool } from './config';
-import { placeDesign } from './design';
+import { placeDesign, type DesignSource } from './design';
 import { DISP_REDUCE, SHADE_REDUCE } from './maps';
 import { LIN8, LIN_Q4, OUT_LUT, OUT_STEPS } from './pixels';
 import { reduceInto, WARP_MAX, type PreparedBlank } from './prepared';
@@ -39,14 +39,15 @@ export interface CompositeResult {
 
 export interface CompositeOptions {
   blank: PreparedBlank;
-  /** PNG/JPEG/WebP/GIF (anything libvips reads) bytes */
-  design: Buffer;
+  /** PNG/JPEG/WebP/GIF (anything libvips reads) bytes, or where to read them (with a stable id, so a prepared
+   * design is found without reading them) */
+  design: Buffer | DesignSource;
   zone: ZoneRect;
   placement: Placement;
   applyTexture: boolean;
   /** 'photo' (default): warped along the folds, shaded, sheen kept, optional knit texture; 'flat': plain paste. */
   realism?: 'photo' | 'flat';
-  /** Reuse the decoded, sized design for identical bytes and size (default true; the benchmark turns it off). */
+  /** Reuse the prepared design (same content; default true; the benchmark turns it off). Same pixels either way. */
   cacheDesign?: boolean;
 }
 

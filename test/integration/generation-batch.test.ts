@@ -71,7 +71,7 @@ describe('batch generation (POST /api/v1/generate/batch)', () => {
     assert.equal(await tokenBalance(stack.sql, acct.userId), before - 3);
     assert.equal(res.headers.get('x-tokens-remaining'), String(before - 3));
 
-    // each item is an ordinary generation resource; all items ran in one batch workflow, each with its own activities
+    // each item is an ordinary generation resource; all items ran in one batch workflow, each with its own steps
     for (const g of gens) {
       const again = await http(stack.baseUrl, 'GET', `/api/v1/generations/${g.id}`, { key: acct.key });
       assert.deepEqual(again.body, g);
@@ -82,11 +82,12 @@ describe('batch generation (POST /api/v1/generate/batch)', () => {
     assert.equal(batch.type, 'generationBatch');
     assert.equal(batch.status.name, 'COMPLETED');
     assert.deepEqual(batch.searchAttributes.AccountId, [acct.userId]);
+    // the steps run as local activities: one marker per step, whose result names the item's mockup
     const rendered = (await handle.fetchHistory()).events!
-      .map((e) => e.activityTaskScheduledEventAttributes)
-      .filter((a) => a?.activityType?.name === 'renderMockup')
-      .map((a) => JSON.parse(Buffer.from(a!.input!.payloads![0]!.data!).toString()));
-    assert.deepEqual(rendered.sort(), gens.map((g) => g.id).sort());
+      .map((e) => e.markerRecordedEventAttributes?.details)
+      .filter((d) => d && JSON.parse(Buffer.from(d.data!.payloads![0]!.data!).toString()).activity_type === 'renderMockup')
+      .map((d) => JSON.parse(Buffer.from(d!.result!.payloads![0]!.data!).toString()).mockupKey);
+    assert.deepEqual(rendered.sort(), gens.map((g) => `mockups/${g.id}.jpg`).sort());
 
     // three different mockups: the garment's colour shows in the print zone below the (2:1, high-placed) design
     const zone = garment.printZones.find((z: any) => z.id === 'front').region;

@@ -1,6 +1,10 @@
-// Killing the worker in the middle of a generation and starting it again finishes the generation exactly once:
-// one debit, one mockup, one completion callback.
+// Killing the worker in the middle of a generation and starting another finishes the generation exactly once:
+// one debit, one mockup, one completion callback. The first worker is a real `worker/main.ts` process killed with
+// SIGKILL while its render step is fetching the design (no graceful shutdown, nothing flushed); the workflow task
+// it held times out and the second worker runs the steps again.
 import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import sharp from 'sharp';
@@ -17,9 +21,10 @@ describe('generation survives a worker crash', () => {
   let designRequests = 0;
   let releaseFirst: () => void = () => {};
   const callbacks: { headers: Record<string, unknown>; body: any }[] = [];
+  let child: ChildProcess | undefined;
 
   before(async () => {
-    stack = await startStack('crash', { env: { ALLOW_PRIVATE_URLS: 'true' } });
+    stack = await startStack('crash', { worker: false, env: { ALLOW_PRIVATE_URLS: 'true' } });
     const design = await sharp({ create: { width: 800, height: 800, channels: 4, background: { r: 20, g: 90, b: 200, alpha: 1 } } })
       .png()
       .toBuffer();
@@ -48,6 +53,7 @@ describe('generation survives a worker crash', () => {
     receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
   });
   after(async () => {
+    if (child && child.exitCode === null) child.kill('SIGKILL');
     releaseFirst();
     origin?.closeAllConnections();
     origin?.close();
@@ -55,8 +61,15 @@ describe('generation survives a worker crash', () => {
     await stack?.stop();
   });
 
-  it('one debit, one mockup, one completed callback after the worker is stopped mid-render and restarted', async function () {
+  it('one debit, one mockup, one completed callback after the worker is killed mid-render and another takes over', async function () {
     this.timeout(180_000);
+    // the first worker: the real worker process on this stack's task queue, database, storage and Temporal server
+    const root = path.resolve(__dirname, '../..');
+    child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'worker/main.ts')], {
+      cwd: root,
+      env: { ...process.env, TEMPORAL_TASK_QUEUE: stack.taskQueue, PUBLIC_BASE_URL: stack.baseUrl, ALLOW_PRIVATE_URLS: 'true', LOG_LEVEL: 'warn' },
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
     const acct = await account(stack.baseUrl);
     const list = await http(stack.baseUrl, 'GET', '/api/v1/garments?limit=1', { key: acct.key });
     const garment = list.body.garments[0];
@@ -69,16 +82,16 @@ describe('generation survives a worker crash', () => {
     assert.equal(res.status, 202, res.text);
     const id = res.body.id;
 
-    // Wait until the render activity is fetching the design, then take the worker away.
-    for (let i = 0; i < 200 && designRequests === 0; i++) await new Promise((r) => setTimeout(r, 50));
-    assert.equal(designRequests, 1, 'the render activity started');
+    // Wait until the render step is fetching the design (the worker process has bundled its workflows, polled,
+    // begun the generation), then kill it.
+    for (let i = 0; i < 1200 && designRequests === 0; i++) await new Promise((r) => setTimeout(r, 50));
+    assert.equal(designRequests, 1, 'the render step started in the worker process');
     const [mid] = await stack.sql<{ status: string }[]>`select status from generations where id = ${id}`;
     assert.equal(mid!.status, 'processing');
-    // Shutdown cancels in-flight activities after the grace period; the render aborts its download on
-    // cancellation. The held response is released afterwards so nothing waits on it forever.
-    const stopping = stack.stopWorker();
-    setTimeout(() => releaseFirst(), 3000).unref();
-    await stopping;
+    const exited = new Promise((r) => child!.once('exit', r));
+    child.kill('SIGKILL');
+    await exited;
+    releaseFirst(); // the killed worker's download can never complete now
 
     await stack.startWorker();
     let g: any;

@@ -3,34 +3,29 @@ import assert from 'node:assert/strict';
 import { Client, Connection } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/activity';
 import { defaultPayloadConverter } from '@temporalio/common';
+import { temporal } from '@temporalio/proto';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { randomSuffix } from '../../lib/ids';
 import type { GenerationWorkflowInput } from '../../lib/generation/types';
 import { installQuietRuntime, workflowBundle } from '../helpers/stack';
 
 type Calls = string[];
+const EventType = temporal.api.enums.v1.EventType;
 
 function mockActivities(calls: Calls, behaviour: { renderFailures?: number; renderError?: 'transient' | 'bad-input' }) {
   let renders = 0;
   const rec = (name: string) => calls.push(name);
   return {
-    async chargeGeneration() {
-      rec('charge');
-      return { duplicate: true };
+    async beginGeneration(generationId: string) {
+      rec('begin');
+      return { generationId, designUrl: 'http://files/d.png', marker: 'job' };
     },
-    async markProcessing() {
-      rec('processing');
-    },
-    async renderMockup() {
-      rec('render');
+    async renderMockup(job: { generationId: string; marker: string }) {
+      rec(`render:${job.marker}`);
       renders++;
       if (behaviour.renderError === 'bad-input') throw ApplicationFailure.nonRetryable('Design image: not an image', 'DesignImageError');
       if (renders <= (behaviour.renderFailures ?? 0)) throw new Error(`transient failure ${renders}`);
-      return { mockupKey: 'mockups/x.jpg', thumbnailKey: 'mockups/x-thumb.jpg', ms: {} };
-    },
-    async markCompleted() {
-      rec('completed');
-      return { completedAt: '2026-01-01T00:00:00.000Z', mockupUrl: 'http://files/mockups/x.jpg' };
+      return { mockupKey: 'mockups/x.jpg', thumbnailKey: 'mockups/x-thumb.jpg', completedAt: '2026-01-01T00:00:00.000Z', mockupUrl: 'http://files/mockups/x.jpg', ms: {} };
     },
     async refundGeneration() {
       rec('refund');
@@ -66,24 +61,31 @@ describe('generation workflow (mocked activities)', () => {
     const generationId = `gen_${Date.now()}_${randomSuffix()}`;
     const input: GenerationWorkflowInput = { generationId, accountId: 'usr_test', garmentId: 'g', webhookUrl };
     const result = await worker.runUntil(client.workflow.execute('generation', { workflowId: generationId, taskQueue, args: [input] }));
-    return { calls, result, generationId };
+    const history = await client.workflow.getHandle(generationId).fetchHistory();
+    return { calls, result, generationId, history };
   }
 
-  it('runs charge → processing → render → completed on the happy path', async () => {
-    const { calls, result } = await run({});
-    assert.deepEqual(calls, ['charge', 'processing', 'render', 'completed']);
+  it('runs begin → render (with the job begin returned) on the happy path, all in one workflow task', async () => {
+    const { calls, result, history } = await run({});
+    assert.deepEqual(calls, ['begin', 'render:job']);
     assert.deepEqual(result, { status: 'completed' });
+    // local activities: markers in the history, no activity tasks, a single workflow task
+    const types = history.events!.map((e) => e.eventType);
+    const count = (t: number) => types.filter((x) => x === t).length;
+    assert.equal(count(EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED), 0);
+    assert.equal(count(EventType.EVENT_TYPE_MARKER_RECORDED), 2);
+    assert.equal(count(EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED), 1);
   });
 
   it('retries a transient render failure and then completes, without refunding', async () => {
     const { calls, result } = await run({ renderFailures: 2 });
-    assert.deepEqual(calls, ['charge', 'processing', 'render', 'render', 'render', 'completed']);
+    assert.deepEqual(calls, ['begin', 'render:job', 'render:job', 'render:job']);
     assert.equal(result.status, 'completed');
   });
 
   it('does not retry bad input: refunds, marks failed with the reason, and sends generation.failed', async () => {
     const { calls, result, generationId } = await run({ renderError: 'bad-input' }, 'https://hooks.example.com/x');
-    assert.deepEqual(calls, ['charge', 'processing', 'render', 'refund', 'failed:Design image: not an image']);
+    assert.deepEqual(calls, ['begin', 'render:job', 'refund', 'failed:Design image: not an image']);
     assert.deepEqual(result, { status: 'failed', error: 'Design image: not an image' });
     // The callback is its own workflow, webhook-<generation id>, started with the failure payload.
     const child = client.workflow.getHandle(`webhook-${generationId}`);
@@ -101,7 +103,7 @@ describe('generation workflow (mocked activities)', () => {
 
   it('gives up after the retry budget for persistent failures, then refunds and fails', async () => {
     const { calls, result } = await run({ renderFailures: 99 });
-    assert.equal(calls.filter((c) => c === 'render').length, 4);
+    assert.equal(calls.filter((c) => c === 'render:job').length, 4);
     assert.deepEqual(calls.slice(-2), ['refund', 'failed:transient failure 4']);
     assert.equal(result.status, 'failed');
   });
