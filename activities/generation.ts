@@ -9,6 +9,7 @@ import type { Logger } from '../lib/log';
 import { fileUrl, type Storage } from '../lib/storage';
 import type { Placement } from '../lib/generation/types';
 import { ownFileKey } from '../lib/fetch';
+import { decodePrepared, preparedKey } from '../lib/images/design-levels';
 import { composite, DesignImageError, type DesignSource, type PreparedBlankCache } from './compositing';
 
 export interface GenerationDeps {
@@ -150,6 +151,15 @@ export function createGenerationActivities(deps: GenerationDeps) {
       const ownKey = ownFileKey(config.publicBaseUrl, job.designUrl);
       const design: DesignSource = {
         id: ownKey ? `file:${ownKey}` : undefined,
+        // an upload's level prepared at upload time (absent for other files and for uploads made before it existed)
+        loadPrepared: ownKey
+          ? async () => {
+              const t0 = performance.now();
+              const obj = await storage.get(preparedKey(ownKey)).catch(() => null);
+              ms.readPrepared = Math.round((performance.now() - t0) * 10) / 10;
+              return obj ? decodePrepared(obj.body) : null;
+            }
+          : undefined,
         load: async () => {
           const t0 = performance.now();
           try {

@@ -1,6 +1,7 @@
 // Where the time of one synchronous POST /generate goes, from three sources that share the machine's clock:
 // the client's send/receive times, the generation workflow's history (event times written by the Temporal server),
-// the API's request log (durationMs) and the activity's own per-step log (load / composite / store ms).
+// the API's request log (durationMs) and the render step's own log (blank / readDesign / composite / store /
+// complete ms).
 import type { Client } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import { median, round } from './lib';
@@ -25,12 +26,17 @@ export interface HistoryTimes {
   workflowTasks: number;
   /** local activities (MarkerRecorded): they run inside the workflow tasks */
   localActivities: string[];
+  /** per local activity type: from the previous step's end (or its workflow task's start) to its completion, summed */
+  localMs: Record<string, number>;
   /** per activity type: scheduled -> started (queue wait) and started -> completed (execution) */
   activities: Record<string, { waitMs: number; runMs: number }>;
 }
 
 export function historyTimes(events: Ev[]): HistoryTimes {
-  const out: HistoryTimes = { startedAt: NaN, completedAt: NaN, workflowTaskWaitMs: 0, workflowTaskRunMs: 0, workflowTasks: 0, localActivities: [], activities: {} };
+  const out: HistoryTimes = { startedAt: NaN, completedAt: NaN, workflowTaskWaitMs: 0, workflowTaskRunMs: 0, workflowTasks: 0, localActivities: [], localMs: {}, activities: {} };
+  // local activity markers are written when their workflow task completes; their own complete_time (worker clock,
+  // same machine) says when each step ended
+  let lastStepEnd = NaN;
   const byId = new Map<number, Ev>();
   let wftScheduled = NaN;
   let wftStarted = NaN;
@@ -49,6 +55,7 @@ export function historyTimes(events: Ev[]): HistoryTimes {
         break;
       case E.EVENT_TYPE_WORKFLOW_TASK_STARTED:
         wftStarted = time(e);
+        lastStepEnd = wftStarted;
         out.workflowTaskWaitMs += wftStarted - wftScheduled;
         break;
       case E.EVENT_TYPE_WORKFLOW_TASK_COMPLETED:
@@ -58,7 +65,17 @@ export function historyTimes(events: Ev[]): HistoryTimes {
       case E.EVENT_TYPE_MARKER_RECORDED: {
         const data = e.markerRecordedEventAttributes?.details?.data?.payloads?.[0]?.data;
         try {
-          if (data) out.localActivities.push(String(JSON.parse(Buffer.from(data).toString()).activity_type));
+          if (data) {
+            const m = JSON.parse(Buffer.from(data).toString());
+            const type = String(m.activity_type ?? m.activityType);
+            out.localActivities.push(type);
+            const ct = m.complete_time ?? m.completeTime;
+            const end = typeof ct === 'string' ? Date.parse(ct) : ct ? Number(ct.seconds ?? 0) * 1000 + (ct.nanos ?? 0) / 1e6 : NaN;
+            if (Number.isFinite(end)) {
+              out.localMs[type] = (out.localMs[type] ?? 0) + (end - lastStepEnd);
+              lastStepEnd = end;
+            }
+          }
         } catch {
           /* not a local activity marker */
         }
@@ -116,23 +133,32 @@ export async function breakdown(
     const acts = h.activities;
     const r = renderMs.get(s.generationId) ?? {};
     const api = apiDurations.get(s.requestId);
-    const renderRun = acts.renderMockup?.runMs ?? NaN;
-    const steps = (r.load ?? 0) + (r.composite ?? 0) + (r.store ?? 0);
+    // the render step: a regular activity (older layouts) or a local one inside the workflow task
+    const renderRun = acts.renderMockup?.runMs ?? h.localMs.renderMockup ?? NaN;
+    const steps = (r.blank ?? 0) + (r.composite ?? 0) + (r.store ?? 0) + (r.complete ?? 0);
     const others = Object.entries(acts).filter(([k]) => k !== 'renderMockup');
+    const localOthers = Object.entries(h.localMs).filter(([k]) => k !== 'renderMockup');
+    const localSum = Object.values(h.localMs).reduce((a, b) => a + b, 0);
     per.push({
       total: s.receivedAt - s.sentAt,
       beforeStart: h.startedAt - s.sentAt,
       workflowTaskWait: h.workflowTaskWaitMs,
       workflowTaskRun: h.workflowTaskRunMs,
+      // workflow task time that is neither a local step: workflow code, the task's completion RPC, the server's write
+      workflowTaskOther: h.workflowTaskRunMs - localSum,
+      beginStep: localOthers.reduce((a, [, x]) => a + x, 0),
       workflowTasks: h.workflowTasks,
       localActivities: h.localActivities.length,
       activities: Object.keys(acts).length,
       activityWait: Object.values(acts).reduce((a, x) => a + x.waitMs, 0),
       otherActivitiesRun: others.reduce((a, [, x]) => a + x.runMs, 0),
       renderRun,
-      load: r.load ?? NaN,
+      blank: r.blank ?? NaN,
+      readDesign: r.readDesign ?? 0,
       composite: r.composite ?? NaN,
+      compositeOnly: (r.composite ?? NaN) - (r.readDesign ?? 0),
       store: r.store ?? NaN,
+      complete: r.complete ?? NaN,
       renderOther: renderRun - steps,
       workflow: h.completedAt - h.startedAt,
       answer: s.receivedAt - h.completedAt,
@@ -143,26 +169,39 @@ export async function breakdown(
     if (!otherNames) otherNames = others.map(([k]) => k).join(', ');
   }
   const m = (k: string) => round(median(per.map((p) => p[k]!).filter(Number.isFinite)));
-  const additive = ['beforeStart', 'workflowTaskWait', 'workflowTaskRun', 'activityWait', 'otherActivitiesRun', 'renderRun', 'answer'];
+  const renderLocal = per.some((p) => p.activities === 0);
+  const additive = ['beforeStart', 'workflowTaskWait', 'workflowTaskRun', 'activityWait', 'otherActivitiesRun', ...(renderLocal ? [] : ['renderRun']), 'answer'];
   const unaccounted = round(median(per.map((p) => p.total! - additive.reduce((a, k) => a + (Number.isFinite(p[k]!) ? p[k]! : 0), 0))));
+  const detail = (part: string, k: string, how: string): BreakdownRow => ({ part: `${renderLocal ? '    ' : '  '}${part}`, p50Ms: m(k), how, additive: false });
+  const renderRows: BreakdownRow[] = [
+    { part: `${renderLocal ? '  ' : ''}renderMockup${renderLocal ? ' step (local activity)' : ' activity'}`, p50Ms: m('renderRun'), how: renderLocal ? 'marker complete times: begin end -> render end' : 'history: Started -> Completed', additive: !renderLocal },
+    detail('prepared blank (cache)', 'blank', "activity log 'mockup rendered' ms.blank"),
+    detail('read design (4 MB from storage; only when not prepared)', 'readDesign', 'activity log ms.readDesign (0 when the design was prepared)'),
+    detail('composite (design to placed size, warp/shade, JPEG x2)', 'compositeOnly', 'activity log ms.composite minus ms.readDesign'),
+    detail('store mockup + thumbnail', 'store', 'activity log ms.store'),
+    detail('mark completed (1 update)', 'complete', 'activity log ms.complete'),
+  ];
   const rows: BreakdownRow[] = [
-    { part: 'API until the workflow exists: HTTP, auth, rate limiter, validation, garment lookup, row insert, debit, start', p50Ms: m('beforeStart'), how: 'client send -> WorkflowExecutionStarted event' },
+    { part: 'API until the workflow exists: HTTP, auth, rate limiter, validation, garment lookup, row insert + debit, start', p50Ms: m('beforeStart'), how: 'client send -> WorkflowExecutionStarted event' },
     { part: '  of which API-key auth', p50Ms: round(micro.authMs), how: 'same middleware on a bare app in the bench process, same database: requireApiKey vs no middleware', additive: false },
     { part: '  of which rate limiter', p50Ms: round(micro.limiterMs), how: 'same: partA(generate) chain vs requireApiKey alone', additive: false },
     { part: 'workflow start RPC round trip (overlaps the first workflow task)', p50Ms: round(micro.startRpcMs), how: 'client.workflow.start from the bench process, N=10', additive: false },
-    { part: 'workflow tasks: waiting for the worker', p50Ms: m('workflowTaskWait'), how: `history: WorkflowTaskScheduled -> Started, summed over ${m('workflowTasks')} workflow tasks` },
+    { part: 'workflow tasks: waiting for the worker', p50Ms: m('workflowTaskWait'), how: `history: WorkflowTaskScheduled -> Started, summed over ${m('workflowTasks')} workflow task(s)` },
     {
-      part: `workflow tasks: workflow code${localNames ? ` + local activities (${localNames})` : ''}, recorded by the server`,
+      part: `workflow tasks: worker${localNames ? ` incl. local activities (${localNames})` : ''}, completion recorded by the server`,
       p50Ms: m('workflowTaskRun'),
       how: 'history: WorkflowTaskStarted -> Completed, summed',
     },
-    { part: `activity scheduling (queue wait, ${m('activities')} activit${m('activities') === 1 ? 'y' : 'ies'})`, p50Ms: m('activityWait'), how: 'history: ActivityTaskScheduled -> Started, summed' },
+    ...(renderLocal
+      ? [
+          { part: '  beginGeneration step (charge check, mark processing, read job: 1 query)', p50Ms: m('beginStep'), how: 'marker complete times: task start -> begin end', additive: false },
+          ...renderRows,
+          { part: '  rest: workflow code, task completion RPC, server write', p50Ms: m('workflowTaskOther'), how: 'task run minus the local steps', additive: false },
+        ]
+      : []),
+    ...(m('activities') > 0 ? [{ part: `activity scheduling (queue wait, ${m('activities')} activit${m('activities') === 1 ? 'y' : 'ies'})`, p50Ms: m('activityWait'), how: 'history: ActivityTaskScheduled -> Started, summed' }] : []),
     ...(otherNames ? [{ part: `other activities (${otherNames})`, p50Ms: m('otherActivitiesRun'), how: 'history: Started -> Completed, summed' }] : []),
-    { part: 'renderMockup activity', p50Ms: m('renderRun'), how: 'history: Started -> Completed' },
-    { part: '  load design + prepared blank', p50Ms: m('load'), how: "activity log 'mockup rendered' ms.load", additive: false },
-    { part: '  composite (decode + resize design, warp/shade, JPEG x2)', p50Ms: m('composite'), how: 'activity log ms.composite', additive: false },
-    { part: '  store mockup + thumbnail', p50Ms: m('store'), how: 'activity log ms.store', additive: false },
-    { part: '  rest (row + zone queries, heartbeat, completion)', p50Ms: m('renderOther'), how: 'renderMockup run minus the three logged steps', additive: false },
+    ...(renderLocal ? [] : renderRows),
     { part: 'answer: result wake-up, row read, JSON, HTTP', p50Ms: m('answer'), how: 'WorkflowExecutionCompleted -> client has the body' },
     { part: 'between the above (event gaps)', p50Ms: unaccounted, how: 'total minus the additive parts' },
   ];

@@ -1,13 +1,14 @@
-// Preparing designs for placement. A design is decoded once into a "level": the design halved k times, the
-// smallest such size still at least as large as the placed size, so the last resize is always a downscale by less
-// than 2 (no visible loss against one direct resize). Levels and placed designs are kept in a small LRU by bytes,
-// keyed by the design's identity, so one design rendered on many garments, colours and sizes (the common case) is
-// decoded once and each new size costs a resize of the level (a few ms) instead of a 2400x3000 PNG decode.
+// Preparing designs for placement, on the level pyramid of lib/images/design-levels.ts: the design is decoded
+// once into the level its placement needs, and levels and placed designs are kept in a small LRU by bytes, keyed
+// by the design's identity. One design rendered on many garments, colours and sizes (the common case) is decoded
+// once; a new size then costs a resize of a cached level (a few ms) instead of a 2400x3000 PNG decode. Our own
+// uploads come with a level prepared at upload time, so even their first generation skips the decode.
 //
-// Cached or not, a design goes through the same two steps (decode -> level -> placed size), so a mockup's pixels
-// do not depend on what the worker happened to have cached: a retried or re-run activity writes the same bytes.
+// Cached, prepared or decoded, a design goes through the same steps (level pyramid -> placed size), so a mockup's
+// pixels do not depend on what the worker happened to have: a retried or re-run step writes the same bytes.
 import { createHash } from 'node:crypto';
 import sharp from 'sharp';
+import { decodeLevel, descend, fitInside, levelFor, levelSize, uprightSize, type Level, type PreparedLevel, type Size } from '../../lib/images/design-levels';
 import { MAX_DESIGN_PIXELS } from './config';
 
 /** Designs that cannot be decoded or are empty: the caller maps this to a non-retryable failure. */
@@ -34,18 +35,14 @@ export interface PlacedDesign {
 export interface DesignSource {
   id?: string;
   load: () => Promise<Buffer>;
+  /** A level prepared at upload time, if there is one (null otherwise); tried before `load` on a cache miss. */
+  loadPrepared?: () => Promise<PreparedLevel | null>;
 }
 
 /** Default bound of the design cache: a level of a 2400x3000 design is 7 MB, a placed design 1-2 MB. */
 export const DEFAULT_DESIGN_CACHE_BYTES = 64 * 1024 * 1024;
 /** How many designs' dimensions are remembered (tiny entries; they let a hit skip reading the bytes). */
 const MAX_KNOWN_DESIGNS = 1024;
-
-interface Level {
-  data: Buffer;
-  width: number;
-  height: number;
-}
 
 /** LRU by bytes over levels and placed designs. */
 class ByteLru<V extends { data: Buffer }> {
@@ -107,32 +104,15 @@ export function designCacheBytes(): number {
   return cache.bytes;
 }
 
-/** The size that fits inside box keeping the aspect ratio (up or down), as sharp's fit 'inside' computes it. */
-export function fitInside(width: number, height: number, boxW: number, boxH: number): { width: number; height: number } {
-  const s = Math.min(boxW / width, boxH / height);
-  return { width: Math.max(1, Math.round(width * s)), height: Math.max(1, Math.round(height * s)) };
-}
-
-/** The level for a placed size: halve while the half is still at least the placed size (k = 0: the full design). */
-export function levelFor(width: number, height: number, target: { width: number; height: number }): { k: number; width: number; height: number } {
-  let k = 0;
-  for (;;) {
-    const w = Math.ceil(width / 2 ** (k + 1));
-    const h = Math.ceil(height / 2 ** (k + 1));
-    if (k >= 8 || w < target.width || h < target.height) break;
-    k++;
-  }
-  return { k, width: Math.ceil(width / 2 ** k), height: Math.ceil(height / 2 ** k) };
-}
-
 /**
  * The design sized to fit inside boxW x boxH (aspect kept), ready for the pixel loop. `useCache: false` does all the
- * work (the benchmark's "new design each time"); the pixels are the same either way.
+ * work from the encoded bytes (the benchmark's "new design each time"); the pixels are the same either way.
  */
 export async function placeDesign(source: Buffer | DesignSource, boxW: number, boxH: number, useCache = true): Promise<PlacedDesign> {
   const src: DesignSource = Buffer.isBuffer(source) ? { load: async () => source } : source;
   const caching = useCache && cache.maxBytes > 0;
   let bytes: Buffer | undefined;
+  let prepared: PreparedLevel | null | undefined;
   let id = src.id;
   if (!caching || !id) {
     bytes = await readBytes(src);
@@ -140,34 +120,94 @@ export async function placeDesign(source: Buffer | DesignSource, boxW: number, b
   }
   let size = caching ? known.get(id) : undefined;
   if (!size) {
-    bytes ??= await readBytes(src);
-    size = await uprightSize(bytes);
-    if (caching) remember(id, size);
+    // first sight of this design: its size from the prepared level, else from the bytes' header; concurrent
+    // requests for it (a batch) share one read
+    const probed = caching ? await probeShared(src, id, bytes) : await probe(src, bytes);
+    ({ size, bytes, prepared } = probed);
   }
-  const target = fitInside(size.width, size.height, boxW, boxH);
+  if (caching) remember(id, size);
+  const target = fitInside(size, boxW, boxH);
   const placedKey = `${id}|P${target.width}x${target.height}`;
   if (caching) {
     const hit = cache.get(placedKey);
     if (hit) return hit as PlacedDesign;
   }
-  const lv = levelFor(size.width, size.height, target);
-  const levelKey = `${id}|L${lv.width}x${lv.height}`;
-  let level = caching ? (cache.get(levelKey) as Level | undefined) : undefined;
-  if (!level) {
-    let p = caching ? pending.get(levelKey) : undefined;
-    if (!p) {
-      const b = bytes ?? (await readBytes(src));
-      p = decodeLevel(b, lv.width, lv.height, lv.k);
-      if (caching) {
-        pending.set(levelKey, p);
-        p.then((l) => cache.set(levelKey, l)).catch(() => {}).finally(() => pending.delete(levelKey));
-      }
-    }
-    level = await p;
-  }
+  const k = levelFor(size, target);
+  const level = await getLevel(src, id, size, k, caching, { bytes, prepared });
   const placed = await placeFromLevel(level, target.width, target.height);
   if (caching) cache.set(placedKey, placed);
   return placed;
+}
+
+interface Probed {
+  size: Size;
+  bytes?: Buffer;
+  prepared?: PreparedLevel | null;
+}
+
+async function probe(src: DesignSource, bytes: Buffer | undefined): Promise<Probed> {
+  if (!bytes && src.loadPrepared) {
+    const prepared = await src.loadPrepared();
+    if (prepared) return { size: prepared.src, prepared };
+  }
+  const b = bytes ?? (await readBytes(src));
+  return { size: await sizeOf(b), bytes: b, prepared: null };
+}
+
+const probing = new Map<string, Promise<Probed>>();
+function probeShared(src: DesignSource, id: string, bytes: Buffer | undefined): Promise<Probed> {
+  let p = probing.get(id);
+  if (!p) {
+    p = probe(src, bytes).finally(() => probing.delete(id));
+    probing.set(id, p);
+  }
+  return p;
+}
+
+const levelKey = (id: string, s: Size) => `${id}|L${s.width}x${s.height}`;
+
+/**
+ * Level k of the design: from the cache, else from a cached shallower level or the prepared one (halving), else
+ * decoded from the bytes. Concurrent requests for the same level share one computation.
+ */
+async function getLevel(src: DesignSource, id: string, size: Size, k: number, caching: boolean, have: { bytes?: Buffer; prepared?: PreparedLevel | null }): Promise<Level> {
+  const key = levelKey(id, levelSize(size, k));
+  if (caching) {
+    const hit = cache.get(key) as Level | undefined;
+    if (hit) return hit;
+    const p = pending.get(key);
+    if (p) return p;
+  }
+  const p = (async () => {
+    // the deepest shallower level we already have, to halve from
+    if (caching) {
+      for (let j = k - 1; j >= 1; j--) {
+        const shallower = cache.get(levelKey(id, levelSize(size, j))) as Level | undefined;
+        if (shallower) return checked(await descend(shallower, j, k));
+      }
+    }
+    let prepared = have.prepared;
+    if (prepared === undefined && !have.bytes && src.loadPrepared) prepared = await src.loadPrepared();
+    // level 1 comes from the encoded bytes in one pipeline (never from level 0), so a prepared level 0 serves level 0 only
+    const usable = prepared && (prepared.k === k || (prepared.k >= 1 && prepared.k < k));
+    if (prepared && usable && prepared.src.width === size.width && prepared.src.height === size.height) {
+      if (caching) cache.set(levelKey(id, prepared), prepared);
+      return checked(await descend(prepared, prepared.k, k));
+    }
+    const bytes = have.bytes ?? (await readBytes(src));
+    try {
+      return checked(await decodeLevel(bytes, size, k, { limitInputPixels: MAX_DESIGN_PIXELS }));
+    } catch (err) {
+      throw err instanceof DesignImageError ? err : decodeError(err);
+    }
+  })();
+  if (caching) {
+    pending.set(key, p);
+    p.then((l) => cache.set(key, l))
+      .catch(() => {})
+      .finally(() => pending.delete(key));
+  }
+  return p;
 }
 
 async function readBytes(src: DesignSource): Promise<Buffer> {
@@ -189,45 +229,23 @@ function decodeError(err: unknown): DesignImageError {
   );
 }
 
-/** Width and height as displayed (EXIF orientation applied), from the header; enforces the pixel limit. */
-async function uprightSize(bytes: Buffer): Promise<{ width: number; height: number }> {
-  let meta: sharp.Metadata;
+/** Upright size from the header; enforces the pixel limit before anything is decoded. */
+async function sizeOf(bytes: Buffer): Promise<Size> {
+  let size: Size;
   try {
-    meta = await sharp(bytes, { limitInputPixels: MAX_DESIGN_PIXELS, failOn: 'error' }).metadata();
+    size = await uprightSize(bytes, { limitInputPixels: MAX_DESIGN_PIXELS });
   } catch (err) {
     throw decodeError(err);
   }
-  const width = meta.autoOrient?.width ?? meta.width;
-  const height = meta.autoOrient?.height ?? meta.height;
-  if (!width || !height) throw new DesignImageError('design image has no size');
-  if (width * height > MAX_DESIGN_PIXELS) throw new DesignImageError(`design image is larger than ${MAX_DESIGN_PIXELS / 1e6} megapixels`);
-  return { width, height };
+  if (size.width * size.height > MAX_DESIGN_PIXELS) throw new DesignImageError(`design image is larger than ${MAX_DESIGN_PIXELS / 1e6} megapixels`);
+  return size;
 }
 
-/**
- * Decode into level k in one libvips pipeline: EXIF orientation applied, shrink-on-load for JPEG/WebP, any colour
- * space to sRGB + alpha, raw RGBA. A design with no visible pixel is refused here, once per level.
- */
-async function decodeLevel(bytes: Buffer, width: number, height: number, k: number): Promise<Level> {
-  let out: { data: Buffer; info: sharp.OutputInfo };
-  try {
-    let img = sharp(bytes, { limitInputPixels: MAX_DESIGN_PIXELS, failOn: 'error', sequentialRead: true, autoOrient: true });
-    if (k > 0) img = img.resize(width, height, { fit: 'fill', kernel: 'lanczos3', fastShrinkOnLoad: true });
-    out = await img.toColourspace('srgb').ensureAlpha().raw({ depth: 'uchar' }).toBuffer({ resolveWithObject: true });
-  } catch (err) {
-    throw decodeError(err);
-  }
-  const { data, info } = out;
-  if (info.channels !== 4) throw new DesignImageError(`design decoded to ${info.channels} channels`);
-  let visible = false;
-  for (let i = 3; i < data.length; i += 4) {
-    if (data[i] !== 0) {
-      visible = true;
-      break;
-    }
-  }
-  if (!visible) throw new DesignImageError('design image is fully transparent');
-  return { data, width: info.width, height: info.height };
+/** A design with no visible pixel is refused (checked on each level made; it stops at the first visible pixel). */
+function checked(level: Level): Level {
+  const d = level.data;
+  for (let i = 3; i < d.length; i += 4) if (d[i] !== 0) return level;
+  throw new DesignImageError('design image is fully transparent');
 }
 
 /** Level -> placed size (lanczos3, alpha premultiplied by sharp while resampling) + 1 px transparent padding. */

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { Router } from 'express';
+import { PREPARED_PREFIX } from '../../lib/images';
 import type { AppDeps } from '../context';
 import { notFound } from '../errors';
 
@@ -15,7 +16,8 @@ export function fileRoutes(deps: AppDeps): Router {
     const key = parts.join('/');
     let obj;
     try {
-      obj = await deps.storage.get(key);
+      // prepared design levels are the worker's working data, not files of the service's API
+      obj = key.startsWith(PREPARED_PREFIX) ? null : await deps.storage.get(key);
     } catch {
       obj = null; // an invalid key is simply not found
     }

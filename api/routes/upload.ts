@@ -5,7 +5,22 @@ import express, { Router, type NextFunction, type Request, type RequestHandler, 
 import multer from 'multer';
 import { z } from 'zod';
 import { timeId } from '../../lib/ids';
-import { decodeImageJson, decoding, ImageError, inspectImage, isImageError, makeThumbnail, MAX_IMAGE_BYTES, openImage, WorkerPoolBusyError } from '../../lib/images';
+import {
+  decodeImageJson,
+  decodeLevel,
+  decoding,
+  encodePrepared,
+  ImageError,
+  inspectImage,
+  isImageError,
+  makeThumbnailFromRaw,
+  MAX_IMAGE_BYTES,
+  MAX_INPUT_PIXELS,
+  openImage,
+  preparedKey,
+  preparedLevelFor,
+  WorkerPoolBusyError,
+} from '../../lib/images';
 import { fileUrl } from '../../lib/storage';
 import type { AppDeps } from '../context';
 import { ApiError, badRequest, parse } from '../errors';
@@ -160,12 +175,19 @@ export function uploadRoutes(deps: AppDeps): Router {
     let info;
     let thumb;
     let dims;
+    let prepared: Buffer;
     try {
       info = inspectImage(bytes); // format from magic bytes, pixel bombs refused from the header
-      thumb = await makeThumbnail(bytes); // decodes every pixel: truncated or corrupt data fails here
       const meta = await decoding(() => openImage(bytes).metadata());
       // As displayed: EXIF rotation applied, like the thumbnail and every browser.
       dims = { width: meta.autoOrient?.width ?? info.width, height: meta.autoOrient?.height ?? info.height };
+      // One decode of every pixel, strict (truncated or corrupt data fails here), into the design level the worker
+      // composites from: stored beside the upload, it spares the design's first generation the decode
+      // (lib/images/design-levels.ts). The thumbnail is made from it.
+      const k = preparedLevelFor(dims);
+      const level = await decoding(() => decodeLevel(bytes, dims!, k, { limitInputPixels: MAX_INPUT_PIXELS, failOn: 'warning' }));
+      prepared = encodePrepared({ ...level, k, src: dims });
+      thumb = await makeThumbnailFromRaw(level);
     } catch (err) {
       throw imageProblem(err);
     }
@@ -174,14 +196,18 @@ export function uploadRoutes(deps: AppDeps): Router {
     const stored: Stored = { key: `uploads/${id}.${info.ext}`, thumbKey: `uploads/${id}.thumb.${thumb.ext}` };
     // WebCrypto hashes on the libuv pool, so 10 MB is not hashed on the event loop.
     const sha256 = Buffer.from(await webcrypto.subtle.digest('SHA-256', bytes));
-    await Promise.all([deps.storage.put(stored.key, bytes, info.mimeType), deps.storage.put(stored.thumbKey, thumb.body, thumb.mimeType)]);
+    await Promise.all([
+      deps.storage.put(stored.key, bytes, info.mimeType),
+      deps.storage.put(stored.thumbKey, thumb.body, thumb.mimeType),
+      deps.storage.put(preparedKey(stored.key), prepared, 'application/octet-stream'),
+    ]);
     try {
       await deps.sql`
         insert into uploads (id, user_id, storage_key, thumbnail_key, mime_type, size_bytes, width, height, sha256)
         values (${id}, ${userId}, ${stored.key}, ${stored.thumbKey}, ${info.mimeType}, ${bytes.length}, ${dims.width}, ${dims.height}, ${sha256})`;
     } catch (err) {
       // Without its row the upload belongs to no one: do not leave the files behind.
-      await Promise.allSettled([deps.storage.delete(stored.key), deps.storage.delete(stored.thumbKey)]);
+      await Promise.allSettled([deps.storage.delete(stored.key), deps.storage.delete(stored.thumbKey), deps.storage.delete(preparedKey(stored.key))]);
       throw err;
     }
     req.log.info('upload stored', { uploadId: id, bytes: bytes.length, mimeType: info.mimeType });

@@ -16,3 +16,4 @@ export * from './thumbnail';
 export * from './raster';
 export * from './json-image';
 export * from './worker-pool';
+export * from './design-levels';

@@ -1,3 +1,4 @@
+import sharp from 'sharp';
 import { decoding, openImage } from './decode';
 
 export interface Thumbnail {
@@ -20,6 +21,17 @@ export async function makeThumbnail(input: Buffer, maxSide = THUMBNAIL_MAX_SIDE)
   const { data, info } = await decoding(() =>
     openImage(input)
       .autoOrient()
+      .resize({ width: maxSide, height: maxSide, fit: 'inside', withoutEnlargement: true })
+      .webp({ quality: 80, alphaQuality: 90, effort: 2 })
+      .toBuffer({ resolveWithObject: true }),
+  );
+  return { body: data, width: info.width, height: info.height, mimeType: 'image/webp', ext: 'webp' };
+}
+
+/** The same thumbnail from pixels already decoded (raw RGBA, upright), e.g. an upload's prepared design level. */
+export async function makeThumbnailFromRaw(raw: { data: Buffer; width: number; height: number }, maxSide = THUMBNAIL_MAX_SIDE): Promise<Thumbnail> {
+  const { data, info } = await decoding(() =>
+    sharp(raw.data, { raw: { width: raw.width, height: raw.height, channels: 4 } })
       .resize({ width: maxSide, height: maxSide, fit: 'inside', withoutEnlargement: true })
       .webp({ quality: 80, alphaQuality: 90, effort: 2 })
       .toBuffer({ resolveWithObject: true }),

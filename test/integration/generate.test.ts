@@ -8,6 +8,8 @@ import { tokenBalance } from '../../db/ledger';
 import { createLogger } from '../../lib/log';
 import { randomSuffix } from '../../lib/ids';
 import { fileUrl } from '../../lib/storage';
+import { preparedKey } from '../../lib/images';
+import * as F from '../helpers/fixtures';
 import { account, http } from '../helpers/http';
 import { startStack, type Stack } from '../helpers/stack';
 
@@ -180,6 +182,32 @@ describe('mockup generation (POST /api/v1/generate, GET /api/v1/generations)', (
     assert.ok(thumb.width! <= 600);
     const again = await http(stack.baseUrl, 'GET', `/api/v1/generations/${g.id}`, { key: acct.key });
     assert.deepEqual(again.body, g);
+  });
+
+  it("renders an upload from the level prepared at upload time, without reading the original, to the same pixels", async () => {
+    // two uploads of the same 2400x3000 design: the first keeps only its prepared level (the original is removed,
+    // so a read of it would fail the generation), the second only its original (as uploads made before prepared
+    // levels existed); the worker must produce byte-identical mockups from the two
+    const png = await F.crispLogo();
+    const up = async () => {
+      const form = new FormData();
+      form.append('file', new Blob([new Uint8Array(png)], { type: 'image/png' }), 'logo.png');
+      const res = await http(stack.baseUrl, 'POST', '/api/v1/upload', { key: acct.key, body: form });
+      assert.equal(res.status, 201, res.text);
+      return { url: res.body.url as string, key: decodeURIComponent(new URL(res.body.url).pathname.replace(/^\/files\//, '')) };
+    };
+    const [a, b] = [await up(), await up()];
+    await stack.storage.delete(a.key);
+    await stack.storage.delete(preparedKey(b.key));
+    const placement = { x: 45, y: 40, scale: 0.55, rotation: 10 };
+    const mockups: Buffer[] = [];
+    for (const u of [a, b]) {
+      const res = await http(stack.baseUrl, 'POST', '/api/v1/generate', { key: acct.key, json: body({ designUrl: u.url, placement }) });
+      assert.equal(res.status, 200, res.text);
+      assert.equal(res.body.status, 'completed', res.text);
+      mockups.push(Buffer.from(await (await fetch(res.body.mockupUrl)).arrayBuffer()));
+    }
+    assert.ok(mockups[0]!.equals(mockups[1]!), 'prepared-level and original-decoding mockups differ');
   });
 
   it('places the design where the placement says (centre in % of the zone, scale of the fitted size)', async () => {

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import sharp from 'sharp';
+import { decodeLevel, decodePrepared, preparedKey } from '../../lib/images';
 import * as F from '../helpers/fixtures';
 import { account, http } from '../helpers/http';
 import { startStack, type Stack } from '../helpers/stack';
@@ -61,6 +62,23 @@ describe('design upload (POST /api/v1/upload)', () => {
     assert.ok(Math.max(meta.width!, meta.height!) <= 400, `thumbnail ${meta.width}x${meta.height}`);
     assert.equal(meta.width! / meta.height!, 2400 / 3000);
     assert.ok(tb.length < 40_000, `thumbnail is ${tb.length} bytes`);
+  });
+
+  it('keeps the design level prepared for compositing beside the upload, identical to decoding it, and does not serve it', async () => {
+    const png = await F.crispLogo();
+    const res = await multipart(png, { filename: 'logo.png', type: 'image/png' });
+    assert.equal(res.status, 201, res.text);
+    const key = decodeURIComponent(new URL(res.body.url).pathname.replace(/^\/files\//, ''));
+    const stored = await stack.storage.get(preparedKey(key));
+    assert.ok(stored, 'prepared level stored');
+    const level = decodePrepared(stored.body)!;
+    assert.ok(level, 'prepared level readable');
+    assert.deepEqual(level.src, { width: 2400, height: 3000 });
+    assert.deepEqual([level.k, level.width, level.height], [1, 1200, 1500]);
+    const decoded = await decodeLevel(png, level.src, 1, { limitInputPixels: 50_000_000 });
+    assert.ok(decoded.data.equals(level.data), 'the API prepared the same pixels the worker would decode');
+    const served = await fetch(`${stack.baseUrl}/files/${preparedKey(key)}`);
+    assert.equal(served.status, 404);
   });
 
   it('records the upload for the account that made it', async () => {

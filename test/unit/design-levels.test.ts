@@ -1,0 +1,140 @@
+// Designs prepared for placement: the level pyramid, the level prepared at upload time, and the worker's design
+// cache. The property that matters: whatever the worker has (nothing, a cached level, the prepared level), a
+// placement gets the same pixels, so a re-run generation writes the same mockup.
+import assert from 'node:assert/strict';
+import sharp from 'sharp';
+import { configureDesignCache, DesignImageError } from '../../activities/compositing';
+import { placeDesign, type DesignSource } from '../../activities/compositing/design';
+import {
+  decodeLevel,
+  decodePrepared,
+  encodePrepared,
+  fitInside,
+  levelFor,
+  levelSize,
+  preparedLevelFor,
+  uprightSize,
+  type PreparedLevel,
+} from '../../lib/images/design-levels';
+
+const LIMIT = { limitInputPixels: 50_000_000 };
+
+/** A 1600x2000 design with detail at every scale (gradients, stripes, a transparent margin), as PNG. */
+async function detailedDesign(width = 1600, height = 2000): Promise<Buffer> {
+  const px = Buffer.alloc(width * height * 4);
+  for (let y = 0; y < height; y++) {
+    for (let x = 0; x < width; x++) {
+      const i = (y * width + x) * 4;
+      const inside = x > width * 0.05 && x < width * 0.95 && y > height * 0.05 && y < height * 0.95;
+      px[i] = (x * 255) / width;
+      px[i + 1] = ((x >> 3) + (y >> 3)) & 1 ? 230 : 20;
+      px[i + 2] = (y * 255) / height;
+      px[i + 3] = inside ? 255 : 0;
+    }
+  }
+  return sharp(px, { raw: { width, height, channels: 4 } }).png({ compressionLevel: 1 }).toBuffer();
+}
+
+async function prepare(bytes: Buffer): Promise<PreparedLevel> {
+  const src = await uprightSize(bytes, LIMIT);
+  const k = preparedLevelFor(src);
+  return { ...(await decodeLevel(bytes, src, k, LIMIT)), k, src };
+}
+
+describe('design levels', () => {
+  let png: Buffer;
+  before(async () => {
+    png = await detailedDesign();
+  });
+  afterEach(() => configureDesignCache({ clear: true }));
+
+  it('chooses the deepest level still at least the placed size, and the prepared level by long side', () => {
+    const src = { width: 2400, height: 3000 };
+    assert.deepEqual(levelSize(src, 1), { width: 1200, height: 1500 });
+    assert.deepEqual(levelSize({ width: 1001, height: 999 }, 1), { width: 501, height: 500 });
+    assert.equal(levelFor(src, { width: 1200, height: 1500 }), 1);
+    assert.equal(levelFor(src, { width: 1201, height: 1501 }), 0);
+    assert.equal(levelFor(src, { width: 600, height: 750 }), 2);
+    assert.equal(levelFor(src, { width: 560, height: 700 }), 2);
+    assert.equal(levelFor(src, { width: 3000, height: 3750 }), 0); // enlarging: from the design itself
+    assert.deepEqual(fitInside(src, 700, 900), { width: 700, height: 875 });
+    assert.equal(preparedLevelFor(src), 1); // 1200x1500
+    assert.equal(preparedLevelFor({ width: 1000, height: 800 }), 0);
+    assert.equal(preparedLevelFor({ width: 6000, height: 4000 }), 2); // 1500x1000
+  });
+
+  it('stores a prepared level with its sizes and reads it back without decoding; refuses anything else', async () => {
+    const p = await prepare(png);
+    assert.equal(p.k, 1);
+    assert.deepEqual([p.width, p.height, p.data.length], [800, 1000, 800 * 1000 * 4]);
+    const back = decodePrepared(encodePrepared(p))!;
+    assert.deepEqual({ k: back.k, src: back.src, width: back.width, height: back.height }, { k: 1, src: { width: 1600, height: 2000 }, width: 800, height: 1000 });
+    assert.ok(back.data.equals(p.data));
+    assert.equal(decodePrepared(png), null);
+    assert.equal(decodePrepared(encodePrepared(p).subarray(0, 1000)), null);
+  });
+
+  for (const [label, boxW, boxH] of [
+    ['level 1 (placed 700 px tall)', 560, 700],
+    ['level 2 (placed 400 px tall)', 320, 400],
+    ['level 0 (placed larger than the prepared level)', 1400, 1750],
+  ] as const) {
+    it(`gives the same pixels from the bytes, from the prepared level and from the cache: ${label}`, async () => {
+      const fromBytes = await placeDesign(png, boxW, boxH, false);
+      const prepared = await prepare(png);
+      let loads = 0;
+      const source: DesignSource = {
+        id: 'file:uploads/x.png',
+        load: async () => {
+          loads++;
+          return png;
+        },
+        loadPrepared: async () => prepared,
+      };
+      const viaPrepared = await placeDesign(source, boxW, boxH);
+      assert.equal(viaPrepared.width, fromBytes.width);
+      assert.equal(viaPrepared.height, fromBytes.height);
+      assert.ok(viaPrepared.data.equals(fromBytes.data), 'prepared path differs from decoding the bytes');
+      // only a placement larger than the prepared level reads the original
+      assert.equal(loads, boxH > prepared.height ? 1 : 0);
+      // a new size of the same design from the cached level: no read, same pixels as from the bytes
+      const again = await placeDesign({ ...source, loadPrepared: async () => assert.fail('prepared level read twice') }, boxW - 10, boxH - 10);
+      const againFromBytes = await placeDesign(png, boxW - 10, boxH - 10, false);
+      assert.ok(again.data.equals(againFromBytes.data), 'cached level path differs from decoding the bytes');
+      assert.equal(loads, boxH > prepared.height ? 1 : 0);
+    });
+  }
+
+  it('without a prepared level decodes the bytes once for many sizes (a batch of sizes shares one decode)', async () => {
+    let loads = 0;
+    const source: DesignSource = {
+      id: 'file:uploads/y.png',
+      load: async () => {
+        loads++;
+        return png;
+      },
+      loadPrepared: async () => null,
+    };
+    const placed = await Promise.all([560, 570, 580, 590].map((w) => placeDesign(source, w, w * 1.25)));
+    assert.equal(loads, 1);
+    assert.deepEqual(
+      placed.map((p) => p.width),
+      [560, 570, 580, 590],
+    );
+  });
+
+  it('refuses a fully transparent design on every path', async () => {
+    const clear = await sharp({ create: { width: 1600, height: 2000, channels: 4, background: { r: 0, g: 0, b: 0, alpha: 0 } } }).png().toBuffer();
+    await assert.rejects(placeDesign(clear, 500, 500, false), DesignImageError);
+    const prepared = await prepare(clear);
+    await assert.rejects(placeDesign({ id: 'file:uploads/clear.png', load: async () => clear, loadPrepared: async () => prepared }, 500, 500), DesignImageError);
+  });
+
+  it('honours EXIF orientation in the level and the prepared sizes', async () => {
+    const rotated = await sharp(await detailedDesign(400, 200)).withMetadata({ orientation: 6 }).jpeg().toBuffer();
+    const src = await uprightSize(rotated, LIMIT);
+    assert.deepEqual(src, { width: 200, height: 400 });
+    const placed = await placeDesign(rotated, 100, 100, false);
+    assert.deepEqual([placed.width, placed.height], [50, 100]);
+  });
+});
