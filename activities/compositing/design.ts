@@ -1,14 +1,14 @@
-// Preparing designs for placement, on the level pyramid of lib/images/design-levels.ts: the design is decoded
-// once into the level its placement needs, and levels and placed designs are kept in a small LRU by bytes, keyed
-// by the design's identity. One design rendered on many garments, colours and sizes (the common case) is decoded
-// once; a new size then costs a resize of a cached level (a few ms) instead of a 2400x3000 PNG decode. Our own
-// uploads come with a level prepared at upload time, so even their first generation skips the decode.
+// Preparing designs for placement, on the levels of lib/images/design-levels.ts: the design is decoded once into
+// the level its placement needs, and levels and placed designs are kept in a small LRU by bytes, keyed by the
+// design's identity. One design rendered on many garments, colours and sizes (the common case) is decoded once per
+// level; a new size then costs a resize of a cached level (a few ms) instead of a 2400x3000 PNG decode. Our own
+// uploads come with levels prepared at upload time, so even their first generation usually skips the decode.
 //
-// Cached, prepared or decoded, a design goes through the same steps (level pyramid -> placed size), so a mockup's
-// pixels do not depend on what the worker happened to have: a retried or re-run step writes the same bytes.
+// Cached, prepared or decoded, a level has one definition, so a mockup's pixels do not depend on what the worker
+// happened to have: a retried or re-run step writes the same bytes.
 import { createHash } from 'node:crypto';
 import sharp from 'sharp';
-import { decodeLevel, descend, fitInside, levelFor, levelSize, uprightSize, type Level, type PreparedLevel, type Size } from '../../lib/images/design-levels';
+import { decodeLevel, fitInside, levelFor, levelSize, uprightSize, type Level, type PreparedDesign, type Size } from '../../lib/images/design-levels';
 import { MAX_DESIGN_PIXELS } from './config';
 
 /** Designs that cannot be decoded or are empty: the caller maps this to a non-retryable failure. */
@@ -35,8 +35,8 @@ export interface PlacedDesign {
 export interface DesignSource {
   id?: string;
   load: () => Promise<Buffer>;
-  /** A level prepared at upload time, if there is one (null otherwise); tried before `load` on a cache miss. */
-  loadPrepared?: () => Promise<PreparedLevel | null>;
+  /** Levels prepared at upload time, if there are any (null otherwise); tried before `load` on a cache miss. */
+  loadPrepared?: () => Promise<PreparedDesign | null>;
 }
 
 /** Default bound of the design cache: a level of a 2400x3000 design is 7 MB, a placed design 1-2 MB. */
@@ -111,21 +111,22 @@ export function designCacheBytes(): number {
 export async function placeDesign(source: Buffer | DesignSource, boxW: number, boxH: number, useCache = true): Promise<PlacedDesign> {
   const src: DesignSource = Buffer.isBuffer(source) ? { load: async () => source } : source;
   const caching = useCache && cache.maxBytes > 0;
-  let bytes: Buffer | undefined;
-  let prepared: PreparedLevel | null | undefined;
+  const have: Have = {};
   let id = src.id;
   if (!caching || !id) {
-    bytes = await readBytes(src);
-    id ??= `sha256:${createHash('sha256').update(bytes).digest('base64')}`;
+    have.bytes = await readBytes(src);
+    id ??= `sha256:${createHash('sha256').update(have.bytes).digest('base64')}`;
   }
   let size = caching ? known.get(id) : undefined;
   if (!size) {
-    // first sight of this design: its size from the prepared level, else from the bytes' header; concurrent
+    // first sight of this design: its size from the prepared levels, else from the bytes' header; concurrent
     // requests for it (a batch) share one read
-    const probed = caching ? await probeShared(src, id, bytes) : await probe(src, bytes);
-    ({ size, bytes, prepared } = probed);
+    const probed = caching ? await probeShared(src, id, have.bytes) : await probe(src, have.bytes);
+    size = probed.size;
+    have.bytes ??= probed.bytes;
+    have.prepared = probed.prepared;
+    if (caching) remember(id, size);
   }
-  if (caching) remember(id, size);
   const target = fitInside(size, boxW, boxH);
   const placedKey = `${id}|P${target.width}x${target.height}`;
   if (caching) {
@@ -133,25 +134,38 @@ export async function placeDesign(source: Buffer | DesignSource, boxW: number, b
     if (hit) return hit as PlacedDesign;
   }
   const k = levelFor(size, target);
-  const level = await getLevel(src, id, size, k, caching, { bytes, prepared });
-  const placed = await placeFromLevel(level, target.width, target.height);
+  let placed: PlacedDesign;
+  if (k === 0) {
+    // larger than level 1: straight from the bytes (no level is worth keeping for this)
+    placed = await placeFromBytes(have.bytes ?? (await readBytes(src)), target);
+  } else {
+    placed = await placeFromLevel(await getLevel(src, id, size, k, caching, have), target.width, target.height);
+  }
   if (caching) cache.set(placedKey, placed);
   return placed;
+}
+
+interface Have {
+  bytes?: Buffer;
+  /** undefined: not looked for yet; null: there is none */
+  prepared?: PreparedDesign | null;
 }
 
 interface Probed {
   size: Size;
   bytes?: Buffer;
-  prepared?: PreparedLevel | null;
+  prepared: PreparedDesign | null | undefined;
 }
 
 async function probe(src: DesignSource, bytes: Buffer | undefined): Promise<Probed> {
   if (!bytes && src.loadPrepared) {
     const prepared = await src.loadPrepared();
     if (prepared) return { size: prepared.src, prepared };
+    const b = await readBytes(src);
+    return { size: await sizeOf(b), bytes: b, prepared: null };
   }
   const b = bytes ?? (await readBytes(src));
-  return { size: await sizeOf(b), bytes: b, prepared: null };
+  return { size: await sizeOf(b), bytes: b, prepared: undefined };
 }
 
 const probing = new Map<string, Promise<Probed>>();
@@ -166,11 +180,8 @@ function probeShared(src: DesignSource, id: string, bytes: Buffer | undefined): 
 
 const levelKey = (id: string, s: Size) => `${id}|L${s.width}x${s.height}`;
 
-/**
- * Level k of the design: from the cache, else from a cached shallower level or the prepared one (halving), else
- * decoded from the bytes. Concurrent requests for the same level share one computation.
- */
-async function getLevel(src: DesignSource, id: string, size: Size, k: number, caching: boolean, have: { bytes?: Buffer; prepared?: PreparedLevel | null }): Promise<Level> {
+/** Level k (>= 1): from the cache, the prepared levels, or decoded from the bytes; concurrent requests share one. */
+async function getLevel(src: DesignSource, id: string, size: Size, k: number, caching: boolean, have: Have): Promise<Level> {
   const key = levelKey(id, levelSize(size, k));
   if (caching) {
     const hit = cache.get(key) as Level | undefined;
@@ -179,27 +190,22 @@ async function getLevel(src: DesignSource, id: string, size: Size, k: number, ca
     if (p) return p;
   }
   const p = (async () => {
-    // the deepest shallower level we already have, to halve from
-    if (caching) {
-      for (let j = k - 1; j >= 1; j--) {
-        const shallower = cache.get(levelKey(id, levelSize(size, j))) as Level | undefined;
-        if (shallower) return checked(await descend(shallower, j, k));
-      }
-    }
     let prepared = have.prepared;
     if (prepared === undefined && !have.bytes && src.loadPrepared) prepared = await src.loadPrepared();
-    // level 1 comes from the encoded bytes in one pipeline (never from level 0), so a prepared level 0 serves level 0 only
-    const usable = prepared && (prepared.k === k || (prepared.k >= 1 && prepared.k < k));
-    if (prepared && usable && prepared.src.width === size.width && prepared.src.height === size.height) {
-      if (caching) cache.set(levelKey(id, prepared), prepared);
-      return checked(await descend(prepared, prepared.k, k));
+    if (prepared && prepared.src.width === size.width && prepared.src.height === size.height) {
+      // keep every prepared level: the next sizes of this design will want them too
+      if (caching) for (const [j, l] of prepared.levels) if (j !== k) cache.set(levelKey(id, l), l);
+      const level = prepared.levels.get(k);
+      if (level) return checked(level);
     }
     const bytes = have.bytes ?? (await readBytes(src));
+    let level: Level;
     try {
-      return checked(await decodeLevel(bytes, size, k, { limitInputPixels: MAX_DESIGN_PIXELS }));
+      level = await decodeLevel(bytes, size, k, { limitInputPixels: MAX_DESIGN_PIXELS });
     } catch (err) {
-      throw err instanceof DesignImageError ? err : decodeError(err);
+      throw decodeError(err);
     }
+    return checked(level);
   })();
   if (caching) {
     pending.set(key, p);
@@ -246,6 +252,26 @@ function checked(level: Level): Level {
   const d = level.data;
   for (let i = 3; i < d.length; i += 4) if (d[i] !== 0) return level;
   throw new DesignImageError('design image is fully transparent');
+}
+
+/** A placement larger than level 1, from the bytes in one pipeline (+ 1 px transparent padding). */
+async function placeFromBytes(bytes: Buffer, target: Size): Promise<PlacedDesign> {
+  let out: { data: Buffer; info: sharp.OutputInfo };
+  try {
+    out = await sharp(bytes, { limitInputPixels: MAX_DESIGN_PIXELS, failOn: 'error', sequentialRead: true, autoOrient: true })
+      .resize(target.width, target.height, { fit: 'fill', kernel: 'lanczos3', fastShrinkOnLoad: true })
+      .toColourspace('srgb')
+      .ensureAlpha()
+      .extend({ top: 1, bottom: 1, left: 1, right: 1, background: { r: 0, g: 0, b: 0, alpha: 0 } })
+      .raw({ depth: 'uchar' })
+      .toBuffer({ resolveWithObject: true });
+  } catch (err) {
+    throw decodeError(err);
+  }
+  const { data, info } = out;
+  if (info.channels !== 4) throw new DesignImageError(`design decoded to ${info.channels} channels`);
+  checked({ data, width: info.width, height: info.height });
+  return { data, width: target.width, height: target.height };
 }
 
 /** Level -> placed size (lanczos3, alpha premultiplied by sharp while resampling) + 1 px transparent padding. */

@@ -18,7 +18,8 @@ import {
   MAX_INPUT_PIXELS,
   openImage,
   preparedKey,
-  preparedLevelFor,
+  preparedLevelsFor,
+  makeThumbnail,
   WorkerPoolBusyError,
 } from '../../lib/images';
 import { fileUrl } from '../../lib/storage';
@@ -175,19 +176,25 @@ export function uploadRoutes(deps: AppDeps): Router {
     let info;
     let thumb;
     let dims;
-    let prepared: Buffer;
+    let prepared: Buffer | null = null;
     try {
       info = inspectImage(bytes); // format from magic bytes, pixel bombs refused from the header
       const meta = await decoding(() => openImage(bytes).metadata());
       // As displayed: EXIF rotation applied, like the thumbnail and every browser.
-      dims = { width: meta.autoOrient?.width ?? info.width, height: meta.autoOrient?.height ?? info.height };
-      // One decode of every pixel, strict (truncated or corrupt data fails here), into the design level the worker
-      // composites from: stored beside the upload, it spares the design's first generation the decode
-      // (lib/images/design-levels.ts). The thumbnail is made from it.
-      const k = preparedLevelFor(dims);
-      const level = await decoding(() => decodeLevel(bytes, dims!, k, { limitInputPixels: MAX_INPUT_PIXELS, failOn: 'warning' }));
-      prepared = encodePrepared({ ...level, k, src: dims });
-      thumb = await makeThumbnailFromRaw(level);
+      const upright = { width: meta.autoOrient?.width ?? info.width, height: meta.autoOrient?.height ?? info.height };
+      dims = upright;
+      // Every pixel is decoded, strictly (truncated or corrupt data fails here), into the design levels the worker
+      // composites from: stored beside the upload, they spare the design's first generations the decode
+      // (lib/images/design-levels.ts). The thumbnail is made from the smallest. Designs too small for any level
+      // are decoded for the thumbnail alone.
+      const ks = preparedLevelsFor(upright);
+      if (ks.length > 0) {
+        const levels = await Promise.all(ks.map((k) => decoding(() => decodeLevel(bytes, upright, k, { limitInputPixels: MAX_INPUT_PIXELS, failOn: 'warning' }))));
+        prepared = encodePrepared({ src: upright, levels: new Map(ks.map((k, i) => [k, levels[i]!])) });
+        thumb = await makeThumbnailFromRaw(levels[levels.length - 1]!);
+      } else {
+        thumb = await makeThumbnail(bytes);
+      }
     } catch (err) {
       throw imageProblem(err);
     }
@@ -199,7 +206,7 @@ export function uploadRoutes(deps: AppDeps): Router {
     await Promise.all([
       deps.storage.put(stored.key, bytes, info.mimeType),
       deps.storage.put(stored.thumbKey, thumb.body, thumb.mimeType),
-      deps.storage.put(preparedKey(stored.key), prepared, 'application/octet-stream'),
+      ...(prepared ? [deps.storage.put(preparedKey(stored.key), prepared, 'application/octet-stream')] : []),
     ]);
     try {
       await deps.sql`

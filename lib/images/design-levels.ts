@@ -1,10 +1,11 @@
-// The level pyramid of a design: level 0 is the decoded design, level 1 is decoded and halved in one libvips
-// pipeline, level k >= 2 is level k-1 halved. A placement resizes from the smallest level still at least as large
-// as the placed size (a last downscale by less than 2: no visible loss against one direct resize).
+// Levels of a design: level k >= 1 is the design decoded and shrunk to 1/2^k of its size in one libvips pipeline
+// straight from the encoded bytes. A placement resizes from the smallest level still at least as large as the
+// placed size (a last downscale by less than 2: no visible loss against one direct resize); a placement larger than
+// level 1 is resized from the bytes in one pipeline, with no level in between.
 //
-// The pyramid is defined step by step so that every way of reaching a level gives the same pixels: the worker
-// decoding the original, the worker halving a cached level, or the API preparing a level at upload time (stored
-// next to the upload, so a design's first generation need not decode the original at all).
+// Each level has exactly one definition, so every way of getting it gives the same pixels: the worker decoding the
+// bytes, the worker's cache, or the levels the API prepares at upload time (stored beside the upload, so a design's
+// first generation need not decode the original). A re-run generation therefore writes the same mockup.
 import sharp from 'sharp';
 
 /** Raw RGBA, 8 bits per channel, not premultiplied. */
@@ -40,20 +41,20 @@ export function levelFor(src: Size, target: Size): number {
 }
 
 /**
- * The level prepared at upload time: the deepest whose long side is still >= PREPARED_MIN_LONG_SIDE, which covers
- * placements up to that size (print zones on our 2000 px blanks are ~700-900 px); larger placements decode the
- * original. A 2400x3000 design keeps level 1 (1200x1500, 7 MB raw), a 1000x1000 one level 0 (itself, 4 MB raw).
- * Level 1 and deeper derive from the bytes, not from level 0, so a prepared level 0 serves level-0 placements only.
+ * The levels prepared at upload time: those whose long side is within PREPARED_LONG_SIDE, which covers the usual
+ * placements (print zones on our 2000 px blanks are ~300-900 px). A 2400x3000 design keeps levels 1 and 2
+ * (1200x1500 and 600x750, 9 MB raw); other placements decode the original.
  */
-export const PREPARED_MIN_LONG_SIDE = 1000;
-export function preparedLevelFor(src: Size): number {
-  let k = 0;
-  while (k < 8) {
-    const next = levelSize(src, k + 1);
-    if (Math.max(next.width, next.height) < PREPARED_MIN_LONG_SIDE) break;
-    k++;
+export const PREPARED_LONG_SIDE = { min: 400, max: 1600 };
+export function preparedLevelsFor(src: Size): number[] {
+  const out: number[] = [];
+  for (let k = 1; k <= 8; k++) {
+    const s = levelSize(src, k);
+    const long = Math.max(s.width, s.height);
+    if (long < PREPARED_LONG_SIDE.min) break;
+    if (long <= PREPARED_LONG_SIDE.max) out.push(k);
   }
-  return k;
+  return out;
 }
 
 export interface DecodeOptions {
@@ -62,40 +63,19 @@ export interface DecodeOptions {
   failOn?: 'error' | 'warning';
 }
 
-/** Level 0 or 1 straight from the encoded design: orientation applied, any colour space to sRGB + alpha. */
-async function decodeBase(bytes: Buffer, k: 0 | 1, src: Size, opts: DecodeOptions): Promise<Level> {
-  let img = sharp(bytes, { limitInputPixels: opts.limitInputPixels, failOn: opts.failOn ?? 'error', sequentialRead: true, autoOrient: true });
-  if (k === 1) {
-    const s = levelSize(src, 1);
-    img = img.resize(s.width, s.height, { fit: 'fill', kernel: 'lanczos3', fastShrinkOnLoad: true });
-  }
-  const { data, info } = await img.toColourspace('srgb').ensureAlpha().raw({ depth: 'uchar' }).toBuffer({ resolveWithObject: true });
-  if (info.channels !== 4) throw new Error(`design decoded to ${info.channels} channels`);
-  return { data, width: info.width, height: info.height };
-}
-
-/** Level k+1 from level k. */
-export async function halve(level: Level): Promise<Level> {
-  const width = Math.ceil(level.width / 2);
-  const height = Math.ceil(level.height / 2);
-  const { data } = await sharp(level.data, { raw: { width: level.width, height: level.height, channels: 4 } })
-    .resize(width, height, { fit: 'fill', kernel: 'lanczos3' })
+/** Level k (>= 1) of the encoded design `bytes` whose upright size is `src`: orientation applied, shrink-on-load for
+ * JPEG/WebP, any colour space to sRGB + alpha, one pipeline. */
+export async function decodeLevel(bytes: Buffer, src: Size, k: number, opts: DecodeOptions): Promise<Level> {
+  if (!Number.isInteger(k) || k < 1) throw new RangeError(`level ${k}: levels start at 1 (larger placements resize from the bytes)`);
+  const s = levelSize(src, k);
+  const { data, info } = await sharp(bytes, { limitInputPixels: opts.limitInputPixels, failOn: opts.failOn ?? 'error', sequentialRead: true, autoOrient: true })
+    .resize(s.width, s.height, { fit: 'fill', kernel: 'lanczos3', fastShrinkOnLoad: true })
+    .toColourspace('srgb')
+    .ensureAlpha()
     .raw({ depth: 'uchar' })
     .toBuffer({ resolveWithObject: true });
-  return { data, width, height };
-}
-
-/** Level k of the encoded design `bytes` whose upright size is `src`. */
-export async function decodeLevel(bytes: Buffer, src: Size, k: number, opts: DecodeOptions): Promise<Level> {
-  let level = await decodeBase(bytes, k === 0 ? 0 : 1, src, opts);
-  for (let i = 1; i < k; i++) level = await halve(level);
-  return level;
-}
-
-/** Level `to` from level `from` (from <= to) by halving. */
-export async function descend(level: Level, from: number, to: number): Promise<Level> {
-  for (let i = from; i < to; i++) level = await halve(level);
-  return level;
+  if (info.channels !== 4) throw new Error(`design decoded to ${info.channels} channels`);
+  return { data, width: info.width, height: info.height };
 }
 
 /** Upright width and height from the header (EXIF orientation applied). */
@@ -107,42 +87,53 @@ export async function uprightSize(bytes: Buffer, opts: DecodeOptions): Promise<S
   return { width, height };
 }
 
-// ---- the prepared level as stored next to an upload ----
+// ---- the prepared levels as stored beside an upload ----
 
-/** Where an upload's prepared level is stored (internal: not served under /files). */
+/** Where an upload's prepared levels are stored (internal: not served under /files). */
 export const PREPARED_PREFIX = 'prepared/';
-export const preparedKey = (storageKey: string) => `${PREPARED_PREFIX}${storageKey}.rgba`;
+export const preparedKey = (storageKey: string) => `${PREPARED_PREFIX}${storageKey}.levels`;
 
-const MAGIC = 'AMPLVL01';
-const HEADER = 8 + 1 + 4 * 4;
+const MAGIC = 'AMPLVL02';
 
-export interface PreparedLevel extends Level {
-  /** which level this is */
-  k: number;
+export interface PreparedDesign {
   /** the design's upright size */
   src: Size;
+  levels: Map<number, Level>;
 }
 
-/** Header (magic, k, design size, level size) + raw RGBA: read back without decoding anything. */
-export function encodePrepared(p: PreparedLevel): Buffer {
-  const head = Buffer.alloc(HEADER);
+/** Header (magic, design size, and k, width, height of each level) + the levels' raw RGBA, back to back. */
+export function encodePrepared(p: PreparedDesign): Buffer {
+  const entries = [...p.levels.entries()].sort((a, b) => a[0] - b[0]);
+  const head = Buffer.alloc(8 + 4 + 4 + 1 + entries.length * 9);
   head.write(MAGIC, 0, 'latin1');
-  head.writeUInt8(p.k, 8);
-  head.writeUInt32BE(p.src.width, 9);
-  head.writeUInt32BE(p.src.height, 13);
-  head.writeUInt32BE(p.width, 17);
-  head.writeUInt32BE(p.height, 21);
-  return Buffer.concat([head, p.data]);
+  head.writeUInt32BE(p.src.width, 8);
+  head.writeUInt32BE(p.src.height, 12);
+  head.writeUInt8(entries.length, 16);
+  entries.forEach(([k, l], i) => {
+    head.writeUInt8(k, 17 + i * 9);
+    head.writeUInt32BE(l.width, 18 + i * 9);
+    head.writeUInt32BE(l.height, 22 + i * 9);
+  });
+  return Buffer.concat([head, ...entries.map(([, l]) => l.data)]);
 }
 
-/** The prepared level, or null when `buf` is not one (or not of this format version). */
-export function decodePrepared(buf: Buffer): PreparedLevel | null {
-  if (buf.length < HEADER || buf.toString('latin1', 0, 8) !== MAGIC) return null;
-  const k = buf.readUInt8(8);
-  const src = { width: buf.readUInt32BE(9), height: buf.readUInt32BE(13) };
-  const width = buf.readUInt32BE(17);
-  const height = buf.readUInt32BE(21);
-  const expect = levelSize(src, k);
-  if (width !== expect.width || height !== expect.height || buf.length !== HEADER + width * height * 4) return null;
-  return { k, src, width, height, data: buf.subarray(HEADER) };
+/** The prepared levels, or null when `buf` is not such a file (or of another format version). No copying. */
+export function decodePrepared(buf: Buffer): PreparedDesign | null {
+  if (buf.length < 17 || buf.toString('latin1', 0, 8) !== MAGIC) return null;
+  const src = { width: buf.readUInt32BE(8), height: buf.readUInt32BE(12) };
+  const n = buf.readUInt8(16);
+  let at = 17 + n * 9;
+  if (buf.length < at) return null;
+  const levels = new Map<number, Level>();
+  for (let i = 0; i < n; i++) {
+    const k = buf.readUInt8(17 + i * 9);
+    const width = buf.readUInt32BE(18 + i * 9);
+    const height = buf.readUInt32BE(22 + i * 9);
+    const expect = levelSize(src, k);
+    const bytes = width * height * 4;
+    if (k < 1 || width !== expect.width || height !== expect.height || at + bytes > buf.length) return null;
+    levels.set(k, { data: buf.subarray(at, at + bytes), width, height });
+    at += bytes;
+  }
+  return at === buf.length ? { src, levels } : null;
 }

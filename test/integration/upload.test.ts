@@ -64,19 +64,21 @@ describe('design upload (POST /api/v1/upload)', () => {
     assert.ok(tb.length < 40_000, `thumbnail is ${tb.length} bytes`);
   });
 
-  it('keeps the design level prepared for compositing beside the upload, identical to decoding it, and does not serve it', async () => {
+  it('keeps the design levels prepared for compositing beside the upload, identical to decoding it, and does not serve it', async () => {
     const png = await F.crispLogo();
     const res = await multipart(png, { filename: 'logo.png', type: 'image/png' });
     assert.equal(res.status, 201, res.text);
     const key = decodeURIComponent(new URL(res.body.url).pathname.replace(/^\/files\//, ''));
     const stored = await stack.storage.get(preparedKey(key));
     assert.ok(stored, 'prepared level stored');
-    const level = decodePrepared(stored.body)!;
-    assert.ok(level, 'prepared level readable');
-    assert.deepEqual(level.src, { width: 2400, height: 3000 });
-    assert.deepEqual([level.k, level.width, level.height], [1, 1200, 1500]);
-    const decoded = await decodeLevel(png, level.src, 1, { limitInputPixels: 50_000_000 });
-    assert.ok(decoded.data.equals(level.data), 'the API prepared the same pixels the worker would decode');
+    const prepared = decodePrepared(stored.body)!;
+    assert.ok(prepared, 'prepared levels readable');
+    assert.deepEqual(prepared.src, { width: 2400, height: 3000 });
+    assert.deepEqual([...prepared.levels.keys()], [1, 2]);
+    for (const [k, level] of prepared.levels) {
+      const decoded = await decodeLevel(png, prepared.src, k, { limitInputPixels: 50_000_000 });
+      assert.ok(decoded.data.equals(level.data), `the API prepared level ${k} as the worker would decode it`);
+    }
     const served = await fetch(`${stack.baseUrl}/files/${preparedKey(key)}`);
     assert.equal(served.status, 404);
   });

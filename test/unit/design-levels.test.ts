@@ -12,9 +12,9 @@ import {
   fitInside,
   levelFor,
   levelSize,
-  preparedLevelFor,
+  preparedLevelsFor,
   uprightSize,
-  type PreparedLevel,
+  type PreparedDesign,
 } from '../../lib/images/design-levels';
 
 const LIMIT = { limitInputPixels: 50_000_000 };
@@ -35,10 +35,12 @@ async function detailedDesign(width = 1600, height = 2000): Promise<Buffer> {
   return sharp(px, { raw: { width, height, channels: 4 } }).png({ compressionLevel: 1 }).toBuffer();
 }
 
-async function prepare(bytes: Buffer): Promise<PreparedLevel> {
+/** What the upload route stores beside an upload. */
+async function prepare(bytes: Buffer): Promise<PreparedDesign> {
   const src = await uprightSize(bytes, LIMIT);
-  const k = preparedLevelFor(src);
-  return { ...(await decodeLevel(bytes, src, k, LIMIT)), k, src };
+  const levels = new Map<number, Awaited<ReturnType<typeof decodeLevel>>>();
+  for (const k of preparedLevelsFor(src)) levels.set(k, await decodeLevel(bytes, src, k, LIMIT));
+  return { src, levels };
 }
 
 describe('design levels', () => {
@@ -48,7 +50,7 @@ describe('design levels', () => {
   });
   afterEach(() => configureDesignCache({ clear: true }));
 
-  it('chooses the deepest level still at least the placed size, and the prepared level by long side', () => {
+  it('chooses the deepest level still at least the placed size, and the levels to prepare by long side', () => {
     const src = { width: 2400, height: 3000 };
     assert.deepEqual(levelSize(src, 1), { width: 1200, height: 1500 });
     assert.deepEqual(levelSize({ width: 1001, height: 999 }, 1), { width: 501, height: 500 });
@@ -58,33 +60,41 @@ describe('design levels', () => {
     assert.equal(levelFor(src, { width: 560, height: 700 }), 2);
     assert.equal(levelFor(src, { width: 3000, height: 3750 }), 0); // enlarging: from the design itself
     assert.deepEqual(fitInside(src, 700, 900), { width: 700, height: 875 });
-    assert.equal(preparedLevelFor(src), 1); // 1200x1500
-    assert.equal(preparedLevelFor({ width: 1000, height: 800 }), 0);
-    assert.equal(preparedLevelFor({ width: 6000, height: 4000 }), 2); // 1500x1000
+    assert.deepEqual(preparedLevelsFor(src), [1, 2]); // 1200x1500, 600x750
+    assert.deepEqual(preparedLevelsFor({ width: 1000, height: 800 }), [1]); // 500x400
+    assert.deepEqual(preparedLevelsFor({ width: 600, height: 600 }), []);
+    assert.deepEqual(preparedLevelsFor({ width: 6000, height: 4000 }), [2, 3]); // 1500x1000, 750x500
   });
 
-  it('stores a prepared level with its sizes and reads it back without decoding; refuses anything else', async () => {
+  it('stores prepared levels with their sizes and reads them back without decoding; refuses anything else', async () => {
     const p = await prepare(png);
-    assert.equal(p.k, 1);
-    assert.deepEqual([p.width, p.height, p.data.length], [800, 1000, 800 * 1000 * 4]);
-    const back = decodePrepared(encodePrepared(p))!;
-    assert.deepEqual({ k: back.k, src: back.src, width: back.width, height: back.height }, { k: 1, src: { width: 1600, height: 2000 }, width: 800, height: 1000 });
-    assert.ok(back.data.equals(p.data));
+    assert.deepEqual([...p.levels.keys()], [1, 2]);
+    const buf = encodePrepared(p);
+    const back = decodePrepared(buf)!;
+    assert.deepEqual(back.src, { width: 1600, height: 2000 });
+    for (const [k, l] of p.levels) {
+      const b = back.levels.get(k)!;
+      assert.deepEqual([b.width, b.height], [l.width, l.height]);
+      assert.ok(b.data.equals(l.data));
+    }
+    assert.deepEqual([back.levels.get(1)!.width, back.levels.get(1)!.height], [800, 1000]);
     assert.equal(decodePrepared(png), null);
-    assert.equal(decodePrepared(encodePrepared(p).subarray(0, 1000)), null);
+    assert.equal(decodePrepared(buf.subarray(0, 1000)), null);
+    assert.equal(decodePrepared(Buffer.concat([buf, Buffer.alloc(4)])), null);
   });
 
-  for (const [label, boxW, boxH] of [
-    ['level 1 (placed 700 px tall)', 560, 700],
-    ['level 2 (placed 400 px tall)', 320, 400],
-    ['level 0 (placed larger than the prepared level)', 1400, 1750],
+  for (const [label, boxW, boxH, fromOriginal] of [
+    ['level 1 (placed 700 px tall)', 560, 700, false],
+    ['level 2 (placed 400 px tall)', 320, 400, false],
+    ['level 3, not prepared (placed 200 px tall)', 160, 200, true],
+    ['larger than level 1 (placed 1750 px tall)', 1400, 1750, true],
   ] as const) {
-    it(`gives the same pixels from the bytes, from the prepared level and from the cache: ${label}`, async () => {
+    it(`gives the same pixels from the bytes, from the prepared levels and from the cache: ${label}`, async () => {
       const fromBytes = await placeDesign(png, boxW, boxH, false);
       const prepared = await prepare(png);
       let loads = 0;
       const source: DesignSource = {
-        id: 'file:uploads/x.png',
+        id: `file:uploads/${boxW}.png`,
         load: async () => {
           loads++;
           return png;
@@ -95,13 +105,14 @@ describe('design levels', () => {
       assert.equal(viaPrepared.width, fromBytes.width);
       assert.equal(viaPrepared.height, fromBytes.height);
       assert.ok(viaPrepared.data.equals(fromBytes.data), 'prepared path differs from decoding the bytes');
-      // only a placement larger than the prepared level reads the original
-      assert.equal(loads, boxH > prepared.height ? 1 : 0);
-      // a new size of the same design from the cached level: no read, same pixels as from the bytes
-      const again = await placeDesign({ ...source, loadPrepared: async () => assert.fail('prepared level read twice') }, boxW - 10, boxH - 10);
-      const againFromBytes = await placeDesign(png, boxW - 10, boxH - 10, false);
+      // only a placement no prepared level serves reads the original
+      assert.equal(loads, fromOriginal ? 1 : 0);
+      // a new size of the same design in the same level, from the cache: no read, same pixels as from the bytes
+      const source2 = { ...source, loadPrepared: async () => assert.fail('prepared levels read twice') };
+      const again = await placeDesign(source2, boxW - 6, boxH - 6);
+      const againFromBytes = await placeDesign(png, boxW - 6, boxH - 6, false);
       assert.ok(again.data.equals(againFromBytes.data), 'cached level path differs from decoding the bytes');
-      assert.equal(loads, boxH > prepared.height ? 1 : 0);
+      assert.equal(loads, fromOriginal ? (boxH > 1000 ? 2 : 1) : 0);
     });
   }
 
@@ -127,6 +138,7 @@ describe('design levels', () => {
     const clear = await sharp({ create: { width: 1600, height: 2000, channels: 4, background: { r: 0, g: 0, b: 0, alpha: 0 } } }).png().toBuffer();
     await assert.rejects(placeDesign(clear, 500, 500, false), DesignImageError);
     const prepared = await prepare(clear);
+    assert.ok(prepared.levels.size > 0);
     await assert.rejects(placeDesign({ id: 'file:uploads/clear.png', load: async () => clear, loadPrepared: async () => prepared }, 500, 500), DesignImageError);
   });
 
