@@ -113,35 +113,42 @@ export async function placeDesign(source: Buffer | DesignSource, boxW: number, b
   const caching = useCache && cache.maxBytes > 0;
   const have: Have = {};
   let id = src.id;
-  if (!caching || !id) {
+  if (!caching) {
+    // nothing is looked up or kept: no identity needed
     have.bytes = await readBytes(src);
-    id ??= `sha256:${createHash('sha256').update(have.bytes).digest('base64')}`;
+    const size = await sizeOf(have.bytes);
+    const target = fitInside(size, boxW, boxH);
+    const k = levelFor(size, target);
+    if (k === 0) return placeFromBytes(have.bytes, target);
+    return placeFromLevel(await getLevel(src, '', size, k, false, have), target.width, target.height);
   }
-  let size = caching ? known.get(id) : undefined;
+  if (!id) {
+    have.bytes = await readBytes(src);
+    id = `sha256:${createHash('sha256').update(have.bytes).digest('base64')}`;
+  }
+  let size = known.get(id);
   if (!size) {
     // first sight of this design: its size from the prepared levels, else from the bytes' header; concurrent
     // requests for it (a batch) share one read
-    const probed = caching ? await probeShared(src, id, have.bytes) : await probe(src, have.bytes);
+    const probed = await probeShared(src, id, have.bytes);
     size = probed.size;
     have.bytes ??= probed.bytes;
     have.prepared = probed.prepared;
-    if (caching) remember(id, size);
+    remember(id, size);
   }
   const target = fitInside(size, boxW, boxH);
   const placedKey = `${id}|P${target.width}x${target.height}`;
-  if (caching) {
-    const hit = cache.get(placedKey);
-    if (hit) return hit as PlacedDesign;
-  }
+  const hit = cache.get(placedKey);
+  if (hit) return hit as PlacedDesign;
   const k = levelFor(size, target);
   let placed: PlacedDesign;
   if (k === 0) {
     // larger than level 1: straight from the bytes (no level is worth keeping for this)
     placed = await placeFromBytes(have.bytes ?? (await readBytes(src)), target);
   } else {
-    placed = await placeFromLevel(await getLevel(src, id, size, k, caching, have), target.width, target.height);
+    placed = await placeFromLevel(await getLevel(src, id, size, k, true, have), target.width, target.height);
   }
-  if (caching) cache.set(placedKey, placed);
+  cache.set(placedKey, placed);
   return placed;
 }
 
@@ -158,6 +165,7 @@ interface Probed {
 }
 
 async function probe(src: DesignSource, bytes: Buffer | undefined): Promise<Probed> {
+  // with bytes in hand (a foreign URL, hashed for its identity) there is nothing prepared to look for
   if (!bytes && src.loadPrepared) {
     const prepared = await src.loadPrepared();
     if (prepared) return { size: prepared.src, prepared };
