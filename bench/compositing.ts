@@ -18,7 +18,7 @@ import { placeDesign } from '../activities/compositing/design';
 import { paste } from '../activities/compositing/composite';
 import { knitTexture } from '../activities/compositing/texture';
 import { clearBlankCache, renderBlank, zonesFor } from '../db/seed/blanks';
-import { machineInfo } from './lib';
+import { machineInfo, reexecWithImageMalloc } from './lib';
 
 const QUICK = process.env.BENCH_QUICK === '1';
 const RESULTS = path.join(__dirname, 'results', 'compositing.json');
@@ -283,6 +283,7 @@ function printTable(machine: Record<string, unknown>, stages: { stage: string; p
 }
 
 if (require.main === module) {
+  reexecWithImageMalloc();
   runCompositingBench().then(
     () => process.exit(0),
     (err) => {

@@ -1,8 +1,10 @@
 // Small helpers of the end-to-end benchmark: percentiles, a bounded closed-loop load runner, epoch timestamps.
 
+import { spawnSync } from 'node:child_process';
 import os from 'node:os';
 import zlib from 'node:zlib';
 import sharp from 'sharp';
+import { IMAGE_PROCESS_MALLOC_ENV } from '../scripts/dev-services';
 
 /** Nearest-rank percentile of an ascending array (p in 0..1). */
 export const pct = (sorted: number[], p: number): number =>
@@ -86,4 +88,17 @@ export function machineInfo(): Record<string, unknown> {
     sharp: sharp.versions.sharp,
     libvips: sharp.versions.vips,
   };
+}
+
+/**
+ * Compositing measured in the benchmark process must run with the worker's glibc malloc settings, which only apply
+ * from process start: run this script again with them (once) and exit with its status.
+ */
+export function reexecWithImageMalloc(): void {
+  if (process.env.BENCH_MALLOC_ENV === '1') return;
+  const r = spawnSync(process.execPath, [...process.execArgv, ...process.argv.slice(1)], {
+    stdio: 'inherit',
+    env: { ...process.env, ...IMAGE_PROCESS_MALLOC_ENV, BENCH_MALLOC_ENV: '1' },
+  });
+  process.exit(r.status ?? 1);
 }

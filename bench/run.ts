@@ -11,6 +11,7 @@
 //   npm run bench                       (BENCH_QUICK=1: fewer requests, for a smoke run)
 //   BENCH_BASE_URL=http://127.0.0.1:3000 DATABASE_URL=... TEMPORAL_ADDRESS=... npm run bench
 //   BENCH_WORKER_ENV='MALLOC_ARENA_MAX=8'  environment for the worker child (experiments; default as npm start)
+// The benchmark process runs with the worker's glibc malloc settings (it re-executes itself once to get them).
 //   BENCH_TEMPORAL_DB=memory             the Temporal dev server in memory instead of a SQLite file
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import type { Server } from 'node:http';
@@ -33,7 +34,7 @@ import { createLogger } from '../lib/log';
 import { randomSuffix } from '../lib/ids';
 import { breakdown, type Sample } from './breakdown';
 import { makeBenchDesign } from './compositing';
-import { closedLoop, epochMs, machineInfo, median, newScale, pngVariant, round, stats, type LatencyStats } from './lib';
+import { closedLoop, epochMs, machineInfo, median, newScale, pngVariant, reexecWithImageMalloc, round, stats, type LatencyStats } from './lib';
 import { cpuByGroup, externalStack, LIFTED_LIMITS, machineBusyMs, memoryOf, resetPeak, startBenchStack, type BenchStack } from './stack';
 
 const ROOT = path.resolve(__dirname, '..');
@@ -598,7 +599,8 @@ async function main(): Promise<void> {
         loadAvgAtEnd: os.loadavg().map((n) => round(n, 2)),
         stack: stack.owned ? 'started by the benchmark (embedded PostgreSQL 18, Temporal dev server with SQLite file, worker + API child processes)' : `external: ${stack.baseUrl}`,
         workerEnv,
-        temporalState: stack.owned ? (temporalInMemory ? 'in memory (BENCH_TEMPORAL_DB=memory)' : 'SQLite file, as npm start') : 'external',
+        temporalState: stack.owned ? (temporalInMemory ? 'in memory (BENCH_TEMPORAL_DB=memory)' : 'SQLite file (WAL), as npm start') : 'external',
+        malloc: { MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? null, GLIBC_TUNABLES: process.env.GLIBC_TUNABLES ?? null },
       },
       input: {
         design: `2400x3000 RGBA PNG, ${round(design.length / 2 ** 20, 2)} MiB, uploaded`,
@@ -699,6 +701,7 @@ function print(r: any): void {
   p(`\nwritten to ${path.relative(process.cwd(), RESULTS)}${r.logs ? `; logs in ${r.logs}` : ''}`);
 }
 
+reexecWithImageMalloc();
 main().then(
   () => process.exit(0),
   (err) => {

@@ -13,7 +13,7 @@ import { seed } from '../db/seed';
 import { loadConfig } from '../lib/config';
 import { createLogger } from '../lib/log';
 import { createStorage } from '../lib/storage';
-import { cacheDir, freePort, resolveTemporalCli, startEmbeddedPostgres, startTemporalDev, stopProcess, type RunningService } from '../scripts/dev-services';
+import { cacheDir, freePort, IMAGE_PROCESS_MALLOC_ENV, resolveTemporalCli, startEmbeddedPostgres, startTemporalDev, stopProcess, type RunningService } from '../scripts/dev-services';
 
 const ROOT = path.resolve(__dirname, '..');
 
@@ -170,8 +170,8 @@ export async function startBenchStack(opts: { dataDir: string; say: (m: string) 
     logs.api = new LogTap(path.join(dataDir, 'logs', 'api.log'), (l) => l.msg === 'request' || l.level === 'error');
     logs.worker = new LogTap(path.join(dataDir, 'logs', 'worker.log'), (l) => l.msg === 'mockup rendered' || l.level === 'error');
     for (const name of ['worker', 'api'] as const) {
-      // as npm start (scripts/start.ts): two glibc malloc arenas for the worker unless the environment says otherwise
-      const childEnv = name === 'worker' ? { MALLOC_ARENA_MAX: '2', ...env, ...opts.workerEnv } : env;
+      // as npm start (scripts/start.ts): glibc malloc tuned for image work unless the environment says otherwise
+      const childEnv = { ...IMAGE_PROCESS_MALLOC_ENV, ...env, ...(name === 'worker' ? opts.workerEnv : {}) };
       const proc = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, name, 'main.ts')], { env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
       logs[name]!.attach(proc.stdout!);
       logs[name]!.attach(proc.stderr!);
