@@ -1,6 +1,6 @@
 // A batch of generations of one design (POST /generate/batch), id `batch-<first generation id>`. Each item runs the
-// `generation` workflow's own orchestration (charge -> processing -> render -> completed, or refund -> failed, and
-// the completion callback) as a function inside this one workflow, all items side by side: every item is charged,
+// `generation` workflow's own orchestration (begin -> render, or refund -> failed, and the completion callback) as
+// a function inside this one workflow, all items side by side: every item is charged,
 // rendered, refunded on failure and called back exactly like a single generation, with the same activities,
 // timeouts and retries, and each item's result is its generation row (GET /generations/<id>).
 //
@@ -14,7 +14,7 @@
 // also take a batch whose workflow has not run for 10 minutes (worker down): those items end failed and refunded,
 // never charged twice.
 //
-// The API has charged every item before this starts (one transaction); chargeGeneration finds those debits.
+// The API has charged every item before this starts (one transaction); beginGeneration finds those debits.
 // The worker's local activity slots and compositing gate bound the real parallelism; its design cache decodes the
 // shared design once for all items.
 import { log } from '@temporalio/workflow';
