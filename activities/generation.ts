@@ -7,7 +7,7 @@ import { debitTokens, refundDebit } from '../db/ledger';
 import type { Config } from '../lib/config';
 import type { Logger } from '../lib/log';
 import { fileUrl, type Storage } from '../lib/storage';
-import type { Placement } from '../lib/generation/types';
+import { GENERATION_FINISHED_CHANNEL, type Placement } from '../lib/generation/types';
 import { ownFileKey } from '../lib/fetch';
 import { decodePrepared, preparedKey } from '../lib/images/design-levels';
 import { composite, DesignImageError, type DesignSource, type PreparedBlankCache } from './compositing';
@@ -183,11 +183,16 @@ export function createGenerationActivities(deps: GenerationDeps) {
       lap('composite');
       await Promise.all([storage.put(keys.thumbnail, out.thumbnail, 'image/jpeg'), storage.put(keys.mockup, out.mockup, 'image/jpeg')]);
       lap('store');
+      // the notice goes out when this commits: a waiting synchronous request answers without waiting for the
+      // workflow to close (api/generation-notices.ts)
       const [row] = await sql<{ completedAt: Date }[]>`
-        update generations set status = 'completed', mockup_key = ${keys.mockup}, thumbnail_key = ${keys.thumbnail},
-               completed_at = coalesce(completed_at, now()), error = null
-        where id = ${generationId} and status <> 'failed'
-        returning completed_at as "completedAt"`;
+        with done as (
+          update generations set status = 'completed', mockup_key = ${keys.mockup}, thumbnail_key = ${keys.thumbnail},
+                 completed_at = coalesce(completed_at, now()), error = null
+          where id = ${generationId} and status <> 'failed'
+          returning completed_at
+        )
+        select completed_at as "completedAt", pg_notify(${GENERATION_FINISHED_CHANNEL}, ${generationId}) from done`;
       if (!row) throw ApplicationFailure.nonRetryable(`generation ${generationId} already failed`, 'BadInputError');
       lap('complete');
       log.info('mockup rendered', { generationId, ms });
@@ -203,10 +208,13 @@ export function createGenerationActivities(deps: GenerationDeps) {
 
     async markFailed(generationId: string, error: string): Promise<{ completedAt: string }> {
       const [row] = await sql<{ completedAt: Date }[]>`
-        update generations set status = 'failed', error = coalesce(error, ${error.slice(0, 1000)}), tokens_used = 0,
-               completed_at = coalesce(completed_at, now())
-        where id = ${generationId} and status <> 'completed'
-        returning completed_at as "completedAt"`;
+        with done as (
+          update generations set status = 'failed', error = coalesce(error, ${error.slice(0, 1000)}), tokens_used = 0,
+                 completed_at = coalesce(completed_at, now())
+          where id = ${generationId} and status <> 'completed'
+          returning completed_at
+        )
+        select completed_at as "completedAt", pg_notify(${GENERATION_FINISHED_CHANNEL}, ${generationId}) from done`;
       return { completedAt: (row?.completedAt ?? new Date()).toISOString() };
     },
   };

@@ -10,6 +10,7 @@ import { timeId } from '../../lib/ids';
 import { fileUrl } from '../../lib/storage';
 import { ownFileKey } from '../../lib/fetch';
 import type { AppDeps } from '../context';
+import { GenerationNotices, type FinishedNotice } from '../generation-notices';
 import { ApiError, badRequest, notFound, parse } from '../errors';
 import { jsonBody } from '../middleware/body';
 import { partA } from '../middleware/part-a';
@@ -127,6 +128,30 @@ export function generationRoutes(deps: AppDeps): Router {
     return row;
   }
 
+  const notices = new GenerationNotices(deps.sql, deps.log);
+
+  /**
+   * The finished row, as soon as the generation's notice arrives or its workflow closes (whichever is first), or
+   * undefined when the synchronous budget runs out first. A failing workflow result still fails the request.
+   */
+  async function awaitFinished(userId: string, id: string, notice: FinishedNotice, result: Promise<GenerationWorkflowResult>): Promise<GenerationRow | undefined> {
+    result.catch(() => {}); // awaited below while it matters; once the row has answered, its outcome is the workflow's business
+    let timer: NodeJS.Timeout | undefined;
+    const budget = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), deps.config.generateSyncTimeoutMs).unref()));
+    try {
+      let first = await Promise.race([notice.finished.then(() => 'notice' as const), result.then(() => 'closed' as const), budget]);
+      while (first !== 'timeout') {
+        const row = await fetchGeneration(userId, id);
+        if (first === 'closed' || (row && (row.status === 'completed' || row.status === 'failed'))) return row;
+        // a notice for a row that is not finished (cannot happen with the worker's statements): wait for the workflow
+        first = await Promise.race([result.then(() => 'closed' as const), budget]);
+      }
+      return undefined;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
   r.post('/generate', ...partA(deps, 'generate'), jsonBody(), async (req, res) => {
     const body = parse(generateBody, req.body);
     const user = req.user!;
@@ -172,26 +197,29 @@ export function generationRoutes(deps: AppDeps): Router {
     res.setHeader('X-Tokens-Remaining', String(charge.balance));
 
     const input: GenerationWorkflowInput = { generationId: id, accountId: user.id, garmentId: garment.id, webhookUrl: body.webhookUrl ?? null };
-    const handle = await startGenerationWorkflow(deps, {
-      workflowType: 'generation',
-      workflowId: id,
-      input,
-      searchAttributes: { AccountId: [user.id], GarmentId: [garment.id] },
-      generationIds: [id],
-    });
-    req.log.info('generation started', { generationId: id, garmentId: garment.id });
+    const sync = !prefersAsync(req.get('prefer'));
+    // listening before the start, so the notice cannot come first
+    const notice = sync ? await notices.wait(id) : null;
+    try {
+      const handle = await startGenerationWorkflow(deps, {
+        workflowType: 'generation',
+        workflowId: id,
+        input,
+        searchAttributes: { AccountId: [user.id], GarmentId: [garment.id] },
+        generationIds: [id],
+      });
+      req.log.info('generation started', { generationId: id, garmentId: garment.id });
 
-    if (!prefersAsync(req.get('prefer'))) {
-      const finished = await Promise.race([
-        handle.result() as Promise<GenerationWorkflowResult>,
-        new Promise<null>((resolve) => setTimeout(() => resolve(null), deps.config.generateSyncTimeoutMs).unref()),
-      ]);
-      if (finished) {
-        const row = await fetchGeneration(user.id, id);
-        res.status(200).json(present(deps, row!));
-        return;
+      if (notice) {
+        const row = await awaitFinished(user.id, id, notice, handle.result() as Promise<GenerationWorkflowResult>);
+        if (row) {
+          res.status(200).json(present(deps, row));
+          return;
+        }
+        // Took longer than the synchronous budget: hand the client the resource to poll, as for async.
       }
-      // Took longer than the synchronous budget: hand the client the resource to poll, as for async.
+    } finally {
+      notice?.cancel();
     }
     const row = await fetchGeneration(user.id, id);
     res.setHeader('Location', `${deps.config.publicBaseUrl}/api/v1/generations/${id}`);
