@@ -28,12 +28,14 @@ export interface HistoryTimes {
   localActivities: string[];
   /** per local activity type: from the previous step's end (or its workflow task's start) to its completion, summed */
   localMs: Record<string, number>;
+  /** per local activity type: epoch ms of its (last) completion */
+  localEnd: Record<string, number>;
   /** per activity type: scheduled -> started (queue wait) and started -> completed (execution) */
   activities: Record<string, { waitMs: number; runMs: number }>;
 }
 
 export function historyTimes(events: Ev[]): HistoryTimes {
-  const out: HistoryTimes = { startedAt: NaN, completedAt: NaN, workflowTaskWaitMs: 0, workflowTaskRunMs: 0, workflowTasks: 0, localActivities: [], localMs: {}, activities: {} };
+  const out: HistoryTimes = { startedAt: NaN, completedAt: NaN, workflowTaskWaitMs: 0, workflowTaskRunMs: 0, workflowTasks: 0, localActivities: [], localMs: {}, localEnd: {}, activities: {} };
   // local activity markers are written when their workflow task completes; their own complete_time (worker clock,
   // same machine) says when each step ended
   let lastStepEnd = NaN;
@@ -73,6 +75,7 @@ export function historyTimes(events: Ev[]): HistoryTimes {
             const end = typeof ct === 'string' ? Date.parse(ct) : ct ? Number(ct.seconds ?? 0) * 1000 + (ct.nanos ?? 0) / 1e6 : NaN;
             if (Number.isFinite(end)) {
               out.localMs[type] = (out.localMs[type] ?? 0) + (end - lastStepEnd);
+              out.localEnd[type] = end;
               lastStepEnd = end;
             }
           }
@@ -162,6 +165,9 @@ export async function breakdown(
       renderOther: renderRun - steps,
       workflow: h.completedAt - h.startedAt,
       answer: s.receivedAt - h.completedAt,
+      // the API answers on the notice sent when the render step marks the generation finished
+      answerFromRender: s.receivedAt - (h.localEnd.renderMockup ?? NaN),
+      afterAnswer: h.completedAt - s.receivedAt,
       apiLogged: api ?? NaN,
       clientSide: api !== undefined ? s.receivedAt - s.sentAt - api : NaN,
     });
@@ -170,11 +176,13 @@ export async function breakdown(
   }
   const m = (k: string) => round(median(per.map((p) => p[k]!).filter(Number.isFinite)));
   const renderLocal = per.some((p) => p.activities === 0);
-  const additive = ['beforeStart', 'workflowTaskWait', 'workflowTaskRun', 'activityWait', 'otherActivitiesRun', ...(renderLocal ? [] : ['renderRun']), 'answer'];
+  const additive = renderLocal
+    ? ['beforeStart', 'workflowTaskWait', 'beginStep', 'renderRun', 'answerFromRender']
+    : ['beforeStart', 'workflowTaskWait', 'workflowTaskRun', 'activityWait', 'otherActivitiesRun', 'renderRun', 'answer'];
   const unaccounted = round(median(per.map((p) => p.total! - additive.reduce((a, k) => a + (Number.isFinite(p[k]!) ? p[k]! : 0), 0))));
-  const detail = (part: string, k: string, how: string): BreakdownRow => ({ part: `${renderLocal ? '    ' : '  '}${part}`, p50Ms: m(k), how, additive: false });
+  const detail = (part: string, k: string, how: string): BreakdownRow => ({ part: `  ${part}`, p50Ms: m(k), how, additive: false });
   const renderRows: BreakdownRow[] = [
-    { part: `${renderLocal ? '  ' : ''}renderMockup${renderLocal ? ' step (local activity)' : ' activity'}`, p50Ms: m('renderRun'), how: renderLocal ? 'marker complete times: begin end -> render end' : 'history: Started -> Completed', additive: !renderLocal },
+    { part: `renderMockup${renderLocal ? ' step (local activity)' : ' activity'}`, p50Ms: m('renderRun'), how: renderLocal ? 'marker complete times: begin end -> render end' : 'history: Started -> Completed' },
     detail('prepared blank (cache)', 'blank', "activity log 'mockup rendered' ms.blank"),
     detail('read design (4 MB from storage; only when not prepared)', 'readDesign', 'activity log ms.readDesign (0 when the design was prepared)'),
     detail('composite (design to placed size, warp/shade, JPEG x2)', 'compositeOnly', 'activity log ms.composite minus ms.readDesign'),
@@ -188,21 +196,25 @@ export async function breakdown(
     { part: 'workflow start RPC round trip (overlaps the first workflow task)', p50Ms: round(micro.startRpcMs), how: 'client.workflow.start from the bench process, N=10', additive: false },
     { part: 'workflow tasks: waiting for the worker', p50Ms: m('workflowTaskWait'), how: `history: WorkflowTaskScheduled -> Started, summed over ${m('workflowTasks')} workflow task(s)` },
     {
-      part: `workflow tasks: worker${localNames ? ` incl. local activities (${localNames})` : ''}, completion recorded by the server`,
+      part: `workflow tasks: worker${localNames ? ` incl. local activities (${localNames})` : ''}, completion recorded by the server${renderLocal ? ' (the steps below are its parts)' : ''}`,
       p50Ms: m('workflowTaskRun'),
       how: 'history: WorkflowTaskStarted -> Completed, summed',
+      additive: !renderLocal,
     },
     ...(renderLocal
       ? [
-          { part: '  beginGeneration step (charge check, mark processing, read job: 1 query)', p50Ms: m('beginStep'), how: 'marker complete times: task start -> begin end', additive: false },
+          { part: 'beginGeneration step (local activity: charge check, mark processing, read job; 1 query)', p50Ms: m('beginStep'), how: 'marker complete times: task start -> begin end' },
           ...renderRows,
-          { part: '  rest: workflow code, task completion RPC, server write', p50Ms: m('workflowTaskOther'), how: 'task run minus the local steps', additive: false },
+          { part: 'answer: the notice from the finishing statement wakes the API, row read, JSON, HTTP', p50Ms: m('answerFromRender'), how: 'render end -> client has the body' },
+          { part: 'off the client path: rest of the workflow task (workflow code, completion RPC, server write)', p50Ms: m('workflowTaskOther'), how: 'task run minus the local steps', additive: false },
+          { part: 'off the client path: the workflow closes this long after the client has its answer', p50Ms: m('afterAnswer'), how: 'client has the body -> WorkflowExecutionCompleted', additive: false },
         ]
-      : []),
-    ...(m('activities') > 0 ? [{ part: `activity scheduling (queue wait, ${m('activities')} activit${m('activities') === 1 ? 'y' : 'ies'})`, p50Ms: m('activityWait'), how: 'history: ActivityTaskScheduled -> Started, summed' }] : []),
-    ...(otherNames ? [{ part: `other activities (${otherNames})`, p50Ms: m('otherActivitiesRun'), how: 'history: Started -> Completed, summed' }] : []),
-    ...(renderLocal ? [] : renderRows),
-    { part: 'answer: result wake-up, row read, JSON, HTTP', p50Ms: m('answer'), how: 'WorkflowExecutionCompleted -> client has the body' },
+      : [
+          ...(m('activities') > 0 ? [{ part: `activity scheduling (queue wait, ${m('activities')} activit${m('activities') === 1 ? 'y' : 'ies'})`, p50Ms: m('activityWait'), how: 'history: ActivityTaskScheduled -> Started, summed' }] : []),
+          ...(otherNames ? [{ part: `other activities (${otherNames})`, p50Ms: m('otherActivitiesRun'), how: 'history: Started -> Completed, summed' }] : []),
+          ...renderRows,
+          { part: 'answer: result wake-up, row read, JSON, HTTP', p50Ms: m('answer'), how: 'WorkflowExecutionCompleted -> client has the body' },
+        ]),
     { part: 'between the above (event gaps)', p50Ms: unaccounted, how: 'total minus the additive parts' },
   ];
   return { rows, totalP50Ms: m('total'), samples: per.length, perSample: per.map((p) => Object.fromEntries(Object.entries(p).map(([k, v]) => [k, round(v)]))) };
