@@ -30,12 +30,14 @@ export interface HistoryTimes {
   localMs: Record<string, number>;
   /** per local activity type: epoch ms of its (last) completion */
   localEnd: Record<string, number>;
+  /** epoch ms of the last WorkflowTaskCompleted */
+  lastTaskCompletedAt: number;
   /** per activity type: scheduled -> started (queue wait) and started -> completed (execution) */
   activities: Record<string, { waitMs: number; runMs: number }>;
 }
 
 export function historyTimes(events: Ev[]): HistoryTimes {
-  const out: HistoryTimes = { startedAt: NaN, completedAt: NaN, workflowTaskWaitMs: 0, workflowTaskRunMs: 0, workflowTasks: 0, localActivities: [], localMs: {}, localEnd: {}, activities: {} };
+  const out: HistoryTimes = { startedAt: NaN, completedAt: NaN, workflowTaskWaitMs: 0, workflowTaskRunMs: 0, workflowTasks: 0, localActivities: [], localMs: {}, localEnd: {}, lastTaskCompletedAt: NaN, activities: {} };
   // local activity markers are written when their workflow task completes; their own complete_time (worker clock,
   // same machine) says when each step ended
   let lastStepEnd = NaN;
@@ -62,6 +64,7 @@ export function historyTimes(events: Ev[]): HistoryTimes {
         break;
       case E.EVENT_TYPE_WORKFLOW_TASK_COMPLETED:
         out.workflowTaskRunMs += time(e) - wftStarted;
+        out.lastTaskCompletedAt = time(e);
         out.workflowTasks++;
         break;
       case E.EVENT_TYPE_MARKER_RECORDED: {
@@ -140,16 +143,13 @@ export async function breakdown(
     const renderRun = acts.renderMockup?.runMs ?? h.localMs.renderMockup ?? NaN;
     const steps = (r.blank ?? 0) + (r.composite ?? 0) + (r.store ?? 0) + (r.complete ?? 0);
     const others = Object.entries(acts).filter(([k]) => k !== 'renderMockup');
-    const localOthers = Object.entries(h.localMs).filter(([k]) => k !== 'renderMockup');
-    const localSum = Object.values(h.localMs).reduce((a, b) => a + b, 0);
     per.push({
       total: s.receivedAt - s.sentAt,
       beforeStart: h.startedAt - s.sentAt,
       workflowTaskWait: h.workflowTaskWaitMs,
       workflowTaskRun: h.workflowTaskRunMs,
       // workflow task time that is neither a local step: workflow code, the task's completion RPC, the server's write
-      workflowTaskOther: h.workflowTaskRunMs - localSum,
-      beginStep: localOthers.reduce((a, [, x]) => a + x, 0),
+      workflowTaskOther: h.lastTaskCompletedAt - (r.endAt ?? NaN),
       workflowTasks: h.workflowTasks,
       localActivities: h.localActivities.length,
       activities: Object.keys(acts).length,
@@ -165,8 +165,11 @@ export async function breakdown(
       renderOther: renderRun - steps,
       workflow: h.completedAt - h.startedAt,
       answer: s.receivedAt - h.completedAt,
-      // the API answers on the notice sent when the render step marks the generation finished
-      answerFromRender: s.receivedAt - (h.localEnd.renderMockup ?? NaN),
+      // local layout: the render step's own time is the sum of its logged laps, its end the log line's time; the API
+      // answers on the notice sent when the render step marks the generation finished
+      renderLogged: steps,
+      toRenderStart: (r.endAt ?? NaN) - steps - (h.startedAt + h.workflowTaskWaitMs),
+      answerFromRender: s.receivedAt - (r.endAt ?? NaN),
       afterAnswer: h.completedAt - s.receivedAt,
       apiLogged: api ?? NaN,
       clientSide: api !== undefined ? s.receivedAt - s.sentAt - api : NaN,
@@ -177,12 +180,14 @@ export async function breakdown(
   const m = (k: string) => round(median(per.map((p) => p[k]!).filter(Number.isFinite)));
   const renderLocal = per.some((p) => p.activities === 0);
   const additive = renderLocal
-    ? ['beforeStart', 'workflowTaskWait', 'beginStep', 'renderRun', 'answerFromRender']
+    ? ['beforeStart', 'workflowTaskWait', 'toRenderStart', 'renderLogged', 'answerFromRender']
     : ['beforeStart', 'workflowTaskWait', 'workflowTaskRun', 'activityWait', 'otherActivitiesRun', 'renderRun', 'answer'];
   const unaccounted = round(median(per.map((p) => p.total! - additive.reduce((a, k) => a + (Number.isFinite(p[k]!) ? p[k]! : 0), 0))));
   const detail = (part: string, k: string, how: string): BreakdownRow => ({ part: `  ${part}`, p50Ms: m(k), how, additive: false });
   const renderRows: BreakdownRow[] = [
-    { part: `renderMockup${renderLocal ? ' step (local activity)' : ' activity'}`, p50Ms: m('renderRun'), how: renderLocal ? 'marker complete times: begin end -> render end' : 'history: Started -> Completed' },
+    renderLocal
+      ? { part: 'renderMockup step (local activity)', p50Ms: m('renderLogged'), how: "sum of the step's logged laps" }
+      : { part: 'renderMockup activity', p50Ms: m('renderRun'), how: 'history: Started -> Completed' },
     detail('prepared blank (cache)', 'blank', "activity log 'mockup rendered' ms.blank"),
     detail('read design (4 MB from storage; only when not prepared)', 'readDesign', 'activity log ms.readDesign (0 when the design was prepared)'),
     detail('composite (design to placed size, warp/shade, JPEG x2)', 'compositeOnly', 'activity log ms.composite minus ms.readDesign'),
@@ -203,10 +208,14 @@ export async function breakdown(
     },
     ...(renderLocal
       ? [
-          { part: 'beginGeneration step (local activity: charge check, mark processing, read job; 1 query)', p50Ms: m('beginStep'), how: 'marker complete times: task start -> begin end' },
+          {
+            part: 'workflow code + beginGeneration step (local activity: charge check, mark processing, read job; 1 query) until the render starts',
+            p50Ms: m('toRenderStart'),
+            how: 'task start -> render end (log line) minus the render laps',
+          },
           ...renderRows,
           { part: 'answer: the notice from the finishing statement wakes the API, row read, JSON, HTTP', p50Ms: m('answerFromRender'), how: 'render end -> client has the body' },
-          { part: 'off the client path: rest of the workflow task (workflow code, completion RPC, server write)', p50Ms: m('workflowTaskOther'), how: 'task run minus the local steps', additive: false },
+          { part: 'off the client path: rest of the workflow task (SDK, workflow code, completion RPC, server)', p50Ms: m('workflowTaskOther'), how: 'render end (log line) -> WorkflowTaskCompleted', additive: false },
           { part: 'off the client path: the workflow closes this long after the client has its answer', p50Ms: m('afterAnswer'), how: 'client has the body -> WorkflowExecutionCompleted', additive: false },
         ]
       : [

@@ -524,7 +524,9 @@ async function main(): Promise<void> {
     const apiDurations = new Map<string, number>();
     for (const l of stack.apiLog?.kept ?? []) if (l.msg === 'request' && typeof l.requestId === 'string') apiDurations.set(l.requestId, Number(l.durationMs));
     const renderMs = new Map<string, Record<string, number>>();
-    for (const l of stack.workerLog?.kept ?? []) if (l.msg === 'mockup rendered') renderMs.set(String(l.generationId), l.ms as Record<string, number>);
+    // the log line's own time is when the render step ended (ms resolution; the local activity markers' complete_time
+    // is not: it reads ~15 ms early)
+    for (const l of stack.workerLog?.kept ?? []) if (l.msg === 'mockup rendered') renderMs.set(String(l.generationId), { ...(l.ms as Record<string, number>), endAt: Date.parse(String(l.time)) });
     const microMs = { authMs: micro.authMs - micro.noneMs, limiterMs: micro.limitedMs - micro.authMs, startRpcMs };
     const okOf = (rs: GenResult[]) => rs.filter((r) => r.ok);
     const bdNew = await breakdown(client, okOf(oneNew.results), apiDurations, renderMs, microMs);
