@@ -2,6 +2,7 @@
 // (a concurrency gate and a pool of output buffers). Pure image code: no database or Temporal imports.
 import os from 'node:os';
 import sharp from 'sharp';
+import { MAX_INPUT_PIXELS } from '../../lib/images/limits';
 
 /**
  * One libvips worker thread per pipeline. sharp already defaults to 1 on glibc Linux; setting it explicitly keeps
@@ -18,8 +19,11 @@ export const VIPS_THREADS_PER_PIPELINE = 1;
  */
 export const DEFAULT_MAX_PARALLEL = Math.max(2, 2 * os.availableParallelism());
 
-/** Designs above this many pixels are refused with DesignImageError (checked from the header, before decoding). */
-export const MAX_DESIGN_PIXELS = 50_000_000;
+/**
+ * Designs above this many pixels are refused with DesignImageError (checked from the header, before decoding): the
+ * same bound as uploads, so a design refused as an upload is refused from any URL too.
+ */
+export const MAX_DESIGN_PIXELS = MAX_INPUT_PIXELS;
 
 let configured = false;
 /** Applied once on import of the compositing engine; process-wide (sharp's settings are global). */

@@ -13,7 +13,8 @@ export class LocalDiskStorage implements Storage {
     return path.join(this.root, key);
   }
 
-  async put(key: string, body: Buffer): Promise<void> {
+  /** The content type is not stored: on disk it follows from the key's extension (contentTypeForKey). */
+  async put(key: string, body: Buffer, _contentType?: string): Promise<void> {
     const target = this.file(key);
     await mkdir(path.dirname(target), { recursive: true });
     const tmp = `${target}.${randomSuffix(8)}.tmp`;

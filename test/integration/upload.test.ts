@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import sharp from 'sharp';
-import { decodeLevel, decodePrepared, preparedKey } from '../../lib/images';
+import { decodeLevel, decodePrepared, MAX_INPUT_PIXELS, preparedKey } from '../../lib/images';
 import * as F from '../helpers/fixtures';
 import { account, http } from '../helpers/http';
 import { startStack, type Stack } from '../helpers/stack';
@@ -76,7 +76,7 @@ describe('design upload (POST /api/v1/upload)', () => {
     assert.deepEqual(prepared.src, { width: 2400, height: 3000 });
     assert.deepEqual([...prepared.levels.keys()], [1, 2]);
     for (const [k, level] of prepared.levels) {
-      const decoded = await decodeLevel(png, prepared.src, k, { limitInputPixels: 50_000_000 });
+      const decoded = await decodeLevel(png, prepared.src, k, { limitInputPixels: MAX_INPUT_PIXELS });
       assert.ok(decoded.data.equals(level.data), `the API prepared level ${k} as the worker would decode it`);
     }
     const served = await fetch(`${stack.baseUrl}/files/${preparedKey(key)}`);

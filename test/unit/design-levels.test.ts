@@ -16,8 +16,9 @@ import {
   uprightSize,
   type PreparedDesign,
 } from '../../lib/images/design-levels';
+import { MAX_INPUT_PIXELS } from '../../lib/images/limits';
 
-const LIMIT = { limitInputPixels: 50_000_000 };
+const LIMIT = { limitInputPixels: MAX_INPUT_PIXELS };
 
 /** A 1600x2000 design with detail at every scale (gradients, stripes, a transparent margin), as PNG. */
 async function detailedDesign(width = 1600, height = 2000): Promise<Buffer> {
