@@ -136,41 +136,38 @@ export function createGenerationActivities(deps: GenerationDeps) {
         ms[name] = Math.round((now - t) * 10) / 10;
         t = now;
       };
+      const timed = async <T>(name: string, read: () => Promise<T>): Promise<T> => {
+        const t0 = performance.now();
+        try {
+          return await read();
+        } finally {
+          ms[name] = Math.round((performance.now() - t0) * 10) / 10;
+        }
+      };
+      // input no retry can fix (bad URL, not an image, refused address) fails the generation at once
+      const badInput = (err: unknown) => (isPermanent(err) ? ApplicationFailure.nonRetryable((err as Error).message, 'BadInputError') : err);
       // The cancellation signal aborts a slow download when the worker shuts down or the activity times out.
       const signal = Context.current().cancellationSignal;
-      let blank;
-      try {
-        blank = await deps.blanks.get(job.blankKey);
-      } catch (err) {
-        if (isPermanent(err)) throw ApplicationFailure.nonRetryable((err as Error).message, 'BadInputError');
-        throw err;
-      }
+      const blank = await deps.blanks.get(job.blankKey).catch((err) => {
+        throw badInput(err);
+      });
       lap('blank');
       // Our own files never change under a key (uploads get new keys), so the key names the content and a
       // prepared design is found without reading the file; anything else is read and identified by its hash.
       const ownKey = ownFileKey(config.publicBaseUrl, job.designUrl);
       const design: DesignSource = {
         id: ownKey ? `file:${ownKey}` : undefined,
-        // an upload's level prepared at upload time (absent for other files and for uploads made before it existed)
+        // an upload's levels prepared at upload time (absent for other files and for uploads made before them)
         loadPrepared: ownKey
           ? async () => {
-              const t0 = performance.now();
-              const obj = await storage.get(preparedKey(ownKey)).catch(() => null);
-              ms.readPrepared = Math.round((performance.now() - t0) * 10) / 10;
+              const obj = await timed('readPrepared', () => storage.get(preparedKey(ownKey)).catch(() => null));
               return obj ? decodePrepared(obj.body) : null;
             }
           : undefined,
-        load: async () => {
-          const t0 = performance.now();
-          try {
-            return await deps.loadUserImage(job.designUrl, signal);
-          } catch (err) {
-            if (isPermanent(err)) throw ApplicationFailure.nonRetryable((err as Error).message, 'BadInputError');
-            throw err;
-          } finally {
-            ms.readDesign = Math.round((performance.now() - t0) * 10) / 10;
-          }
-        },
+        load: () =>
+          timed('readDesign', () => deps.loadUserImage(job.designUrl, signal)).catch((err) => {
+            throw badInput(err);
+          }),
       };
       let out;
       try {

@@ -24,12 +24,9 @@ export interface HistoryTimes {
   /** sum over workflow tasks of started -> completed (the worker running workflow code) */
   workflowTaskRunMs: number;
   workflowTasks: number;
-  /** local activities (MarkerRecorded): they run inside the workflow tasks */
+  /** local activities (MarkerRecorded): they run inside the workflow tasks. Their markers' complete_time reads
+   * ~12-15 ms early, so their timing comes from the render step's own log instead. */
   localActivities: string[];
-  /** per local activity type: from the previous step's end (or its workflow task's start) to its completion, summed */
-  localMs: Record<string, number>;
-  /** per local activity type: epoch ms of its (last) completion */
-  localEnd: Record<string, number>;
   /** epoch ms of the last WorkflowTaskCompleted */
   lastTaskCompletedAt: number;
   /** per activity type: scheduled -> started (queue wait) and started -> completed (execution) */
@@ -37,10 +34,7 @@ export interface HistoryTimes {
 }
 
 export function historyTimes(events: Ev[]): HistoryTimes {
-  const out: HistoryTimes = { startedAt: NaN, completedAt: NaN, workflowTaskWaitMs: 0, workflowTaskRunMs: 0, workflowTasks: 0, localActivities: [], localMs: {}, localEnd: {}, lastTaskCompletedAt: NaN, activities: {} };
-  // local activity markers are written when their workflow task completes; their own complete_time (worker clock,
-  // same machine) says when each step ended
-  let lastStepEnd = NaN;
+  const out: HistoryTimes = { startedAt: NaN, completedAt: NaN, workflowTaskWaitMs: 0, workflowTaskRunMs: 0, workflowTasks: 0, localActivities: [], lastTaskCompletedAt: NaN, activities: {} };
   const byId = new Map<number, Ev>();
   let wftScheduled = NaN;
   let wftStarted = NaN;
@@ -59,7 +53,6 @@ export function historyTimes(events: Ev[]): HistoryTimes {
         break;
       case E.EVENT_TYPE_WORKFLOW_TASK_STARTED:
         wftStarted = time(e);
-        lastStepEnd = wftStarted;
         out.workflowTaskWaitMs += wftStarted - wftScheduled;
         break;
       case E.EVENT_TYPE_WORKFLOW_TASK_COMPLETED:
@@ -72,15 +65,7 @@ export function historyTimes(events: Ev[]): HistoryTimes {
         try {
           if (data) {
             const m = JSON.parse(Buffer.from(data).toString());
-            const type = String(m.activity_type ?? m.activityType);
-            out.localActivities.push(type);
-            const ct = m.complete_time ?? m.completeTime;
-            const end = typeof ct === 'string' ? Date.parse(ct) : ct ? Number(ct.seconds ?? 0) * 1000 + (ct.nanos ?? 0) / 1e6 : NaN;
-            if (Number.isFinite(end)) {
-              out.localMs[type] = (out.localMs[type] ?? 0) + (end - lastStepEnd);
-              out.localEnd[type] = end;
-              lastStepEnd = end;
-            }
+            out.localActivities.push(String(m.activity_type ?? m.activityType));
           }
         } catch {
           /* not a local activity marker */
@@ -140,7 +125,7 @@ export async function breakdown(
     const r = renderMs.get(s.generationId) ?? {};
     const api = apiDurations.get(s.requestId);
     // the render step: a regular activity (older layouts) or a local one inside the workflow task
-    const renderRun = acts.renderMockup?.runMs ?? h.localMs.renderMockup ?? NaN;
+    const renderRun = acts.renderMockup?.runMs ?? NaN;
     const steps = (r.blank ?? 0) + (r.composite ?? 0) + (r.store ?? 0) + (r.complete ?? 0);
     const others = Object.entries(acts).filter(([k]) => k !== 'renderMockup');
     per.push({

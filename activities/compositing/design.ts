@@ -100,10 +100,6 @@ export function configureDesignCache(opts: { maxBytes?: number; clear?: boolean 
   }
 }
 
-export function designCacheBytes(): number {
-  return cache.bytes;
-}
-
 /**
  * The design sized to fit inside boxW x boxH (aspect kept), ready for the pixel loop. `useCache: false` does all the
  * work from the encoded bytes (the benchmark's "new design each time"); the pixels are the same either way.
@@ -117,10 +113,7 @@ export async function placeDesign(source: Buffer | DesignSource, boxW: number, b
     // nothing is looked up or kept: no identity needed
     have.bytes = await readBytes(src);
     const size = await sizeOf(have.bytes);
-    const target = fitInside(size, boxW, boxH);
-    const k = levelFor(size, target);
-    if (k === 0) return placeFromBytes(have.bytes, target);
-    return placeFromLevel(await getLevel(src, '', size, k, false, have), target.width, target.height);
+    return place(src, '', size, fitInside(size, boxW, boxH), false, have);
   }
   if (!id) {
     have.bytes = await readBytes(src);
@@ -140,16 +133,17 @@ export async function placeDesign(source: Buffer | DesignSource, boxW: number, b
   const placedKey = `${id}|P${target.width}x${target.height}`;
   const hit = cache.get(placedKey);
   if (hit) return hit as PlacedDesign;
-  const k = levelFor(size, target);
-  let placed: PlacedDesign;
-  if (k === 0) {
-    // larger than level 1: straight from the bytes (no level is worth keeping for this)
-    placed = await placeFromBytes(have.bytes ?? (await readBytes(src)), target);
-  } else {
-    placed = await placeFromLevel(await getLevel(src, id, size, k, true, have), target.width, target.height);
-  }
+  const placed = await place(src, id, size, target, true, have);
   cache.set(placedKey, placed);
   return placed;
+}
+
+/** The placed design from the level the target needs; larger than level 1, straight from the bytes (no level is
+ * worth keeping for that). */
+async function place(src: DesignSource, id: string, size: Size, target: Size, caching: boolean, have: Have): Promise<PlacedDesign> {
+  const k = levelFor(size, target);
+  if (k === 0) return placeFromBytes(have.bytes ?? (await readBytes(src)), target);
+  return placeFromLevel(await getLevel(src, id, size, k, caching, have), target.width, target.height);
 }
 
 interface Have {

@@ -7,7 +7,6 @@ import { z } from 'zod';
 import { timeId } from '../../lib/ids';
 import {
   decodeImageJson,
-  decodeLevel,
   decoding,
   encodePrepared,
   ImageError,
@@ -18,7 +17,7 @@ import {
   MAX_INPUT_PIXELS,
   openImage,
   preparedKey,
-  preparedLevelsFor,
+  prepareDesignLevels,
   makeThumbnail,
   WorkerPoolBusyError,
 } from '../../lib/images';
@@ -187,11 +186,10 @@ export function uploadRoutes(deps: AppDeps): Router {
       // composites from: stored beside the upload, they spare the design's first generations the decode
       // (lib/images/design-levels.ts). The thumbnail is made from the smallest. Designs too small for any level
       // are decoded for the thumbnail alone.
-      const ks = preparedLevelsFor(upright);
-      if (ks.length > 0) {
-        const levels = await Promise.all(ks.map((k) => decoding(() => decodeLevel(bytes, upright, k, { limitInputPixels: MAX_INPUT_PIXELS, failOn: 'warning' }))));
-        prepared = encodePrepared({ src: upright, levels: new Map(ks.map((k, i) => [k, levels[i]!])) });
-        thumb = await makeThumbnailFromRaw(levels[levels.length - 1]!);
+      const levels = await decoding(() => prepareDesignLevels(bytes, upright, { limitInputPixels: MAX_INPUT_PIXELS, failOn: 'warning' }));
+      if (levels) {
+        prepared = encodePrepared(levels);
+        thumb = await makeThumbnailFromRaw([...levels.levels.values()].at(-1)!);
       } else {
         thumb = await makeThumbnail(bytes);
       }

@@ -78,6 +78,14 @@ export async function decodeLevel(bytes: Buffer, src: Size, k: number, opts: Dec
   return { data, width: info.width, height: info.height };
 }
 
+/** The levels prepared for an upload (preparedLevelsFor), decoded side by side; null when none applies. */
+export async function prepareDesignLevels(bytes: Buffer, src: Size, opts: DecodeOptions): Promise<PreparedDesign | null> {
+  const ks = preparedLevelsFor(src);
+  if (ks.length === 0) return null;
+  const levels = await Promise.all(ks.map((k) => decodeLevel(bytes, src, k, opts)));
+  return { src, levels: new Map(ks.map((k, i) => [k, levels[i]!])) };
+}
+
 /** Upright width and height from the header (EXIF orientation applied). */
 export async function uprightSize(bytes: Buffer, opts: DecodeOptions): Promise<Size> {
   const meta = await sharp(bytes, { limitInputPixels: opts.limitInputPixels, failOn: 'error' }).metadata();

@@ -6,12 +6,12 @@ import sharp from 'sharp';
 import { configureDesignCache, DesignImageError } from '../../activities/compositing';
 import { placeDesign, type DesignSource } from '../../activities/compositing/design';
 import {
-  decodeLevel,
   decodePrepared,
   encodePrepared,
   fitInside,
   levelFor,
   levelSize,
+  prepareDesignLevels,
   preparedLevelsFor,
   uprightSize,
   type PreparedDesign,
@@ -38,10 +38,9 @@ async function detailedDesign(width = 1600, height = 2000): Promise<Buffer> {
 
 /** What the upload route stores beside an upload. */
 async function prepare(bytes: Buffer): Promise<PreparedDesign> {
-  const src = await uprightSize(bytes, LIMIT);
-  const levels = new Map<number, Awaited<ReturnType<typeof decodeLevel>>>();
-  for (const k of preparedLevelsFor(src)) levels.set(k, await decodeLevel(bytes, src, k, LIMIT));
-  return { src, levels };
+  const prepared = await prepareDesignLevels(bytes, await uprightSize(bytes, LIMIT), LIMIT);
+  assert.ok(prepared, 'the design is large enough for prepared levels');
+  return prepared;
 }
 
 describe('design levels', () => {
