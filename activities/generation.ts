@@ -10,7 +10,7 @@ import { fileUrl, type Storage } from '../lib/storage';
 import { GENERATION_FINISHED_CHANNEL, type Placement } from '../lib/generation/types';
 import { ownFileKey } from '../lib/fetch';
 import { decodePrepared, preparedKey } from '../lib/images/design-levels';
-import { composite, DesignImageError, type DesignSource, type PreparedBlankCache } from './compositing';
+import { composite, DesignImageError, type DesignSource, type PreparedBlankCache } from '../lib/compositing';
 
 export interface GenerationDeps {
   sql: Sql;
@@ -49,7 +49,12 @@ export interface RenderResult {
 /** Errors that say the input is at fault (bad URL, not an image, refused address): failing again will not help. */
 export function isPermanent(err: unknown): boolean {
   const e = err as { retryable?: boolean; name?: string };
-  return err instanceof DesignImageError || err instanceof RangeError || e?.retryable === false || e?.name === 'DesignImageError';
+  return (
+    err instanceof DesignImageError ||
+    err instanceof RangeError ||
+    e?.retryable === false ||
+    e?.name === 'DesignImageError'
+  );
 }
 
 export const mockupKeys = (generationId: string) => ({
@@ -99,13 +104,21 @@ export function createGenerationActivities(deps: GenerationDeps) {
         from generations g left join print_zones z on z.garment_id = g.garment_id and z.zone_id = g.zone
         where g.id = ${generationId}`;
       if (!row) throw ApplicationFailure.nonRetryable(`generation ${generationId} does not exist`, 'BadInputError');
-      if (row.status === 'failed') throw ApplicationFailure.nonRetryable(`generation ${generationId} already failed`, 'BadInputError');
+      if (row.status === 'failed')
+        throw ApplicationFailure.nonRetryable(`generation ${generationId} already failed`, 'BadInputError');
       if (row.zx === null || row.zy === null || row.zw === null || row.zh === null) {
-        throw ApplicationFailure.nonRetryable(`generation ${generationId}: its garment has no such print zone`, 'BadInputError');
+        throw ApplicationFailure.nonRetryable(
+          `generation ${generationId}: its garment has no such print zone`,
+          'BadInputError',
+        );
       }
       if (!row.charged) {
         const r = await debitTokens(sql, { userId: row.userId, amount: 1, reference: generationId });
-        if (!r.ok) throw ApplicationFailure.nonRetryable(`Insufficient tokens: 1 required, ${r.available} available`, 'InsufficientTokensError');
+        if (!r.ok)
+          throw ApplicationFailure.nonRetryable(
+            `Insufficient tokens: 1 required, ${r.available} available`,
+            'InsufficientTokensError',
+          );
       }
       const done = row.status === 'completed' && row.mockupKey && row.thumbnailKey && row.completedAt;
       return {
@@ -116,7 +129,9 @@ export function createGenerationActivities(deps: GenerationDeps) {
         zone: { x: row.zx, y: row.zy, width: row.zw, height: row.zh },
         placement: row.placement,
         applyTexture: row.applyTexture,
-        completed: done ? { mockupKey: row.mockupKey!, thumbnailKey: row.thumbnailKey!, completedAt: row.completedAt!.toISOString() } : null,
+        completed: done
+          ? { mockupKey: row.mockupKey!, thumbnailKey: row.thumbnailKey!, completedAt: row.completedAt!.toISOString() }
+          : null,
       };
     },
 
@@ -145,7 +160,8 @@ export function createGenerationActivities(deps: GenerationDeps) {
         }
       };
       // input no retry can fix (bad URL, not an image, refused address) fails the generation at once
-      const badInput = (err: unknown) => (isPermanent(err) ? ApplicationFailure.nonRetryable((err as Error).message, 'BadInputError') : err);
+      const badInput = (err: unknown) =>
+        isPermanent(err) ? ApplicationFailure.nonRetryable((err as Error).message, 'BadInputError') : err;
       // The cancellation signal aborts a slow download when the worker shuts down or the activity times out.
       const signal = Context.current().cancellationSignal;
       const blank = await deps.blanks.get(job.blankKey).catch((err) => {
@@ -171,14 +187,24 @@ export function createGenerationActivities(deps: GenerationDeps) {
       };
       let out;
       try {
-        out = await composite({ blank, design, zone: job.zone, placement: job.placement, applyTexture: job.applyTexture });
+        out = await composite({
+          blank,
+          design,
+          zone: job.zone,
+          placement: job.placement,
+          applyTexture: job.applyTexture,
+        });
       } catch (err) {
-        if (err instanceof DesignImageError) throw ApplicationFailure.nonRetryable(`Design image: ${err.message}`, 'DesignImageError');
+        if (err instanceof DesignImageError)
+          throw ApplicationFailure.nonRetryable(`Design image: ${err.message}`, 'DesignImageError');
         if (err instanceof RangeError) throw ApplicationFailure.nonRetryable(err.message, 'BadInputError');
         throw err;
       }
       lap('composite');
-      await Promise.all([storage.put(keys.thumbnail, out.thumbnail, 'image/jpeg'), storage.put(keys.mockup, out.mockup, 'image/jpeg')]);
+      await Promise.all([
+        storage.put(keys.thumbnail, out.thumbnail, 'image/jpeg'),
+        storage.put(keys.mockup, out.mockup, 'image/jpeg'),
+      ]);
       lap('store');
       // the notice goes out when this commits: a waiting synchronous request answers without waiting for the
       // workflow to close (api/generation-notices.ts)
@@ -193,7 +219,13 @@ export function createGenerationActivities(deps: GenerationDeps) {
       if (!row) throw ApplicationFailure.nonRetryable(`generation ${generationId} already failed`, 'BadInputError');
       lap('complete');
       log.info('mockup rendered', { generationId, ms });
-      return { mockupKey: keys.mockup, thumbnailKey: keys.thumbnail, completedAt: row.completedAt.toISOString(), mockupUrl: fileUrl(config, keys.mockup), ms };
+      return {
+        mockupKey: keys.mockup,
+        thumbnailKey: keys.thumbnail,
+        completedAt: row.completedAt.toISOString(),
+        mockupUrl: fileUrl(config, keys.mockup),
+        ms,
+      };
     },
 
     /** Gives the token back once (reference refund:<generation id>); a no-op when nothing was charged. */

@@ -3,7 +3,7 @@ import type { Sql } from '../db/client';
 import type { Config } from '../lib/config';
 import type { Logger } from '../lib/log';
 import type { Storage } from '../lib/storage';
-import { PreparedBlankCache } from './compositing';
+import { PreparedBlankCache } from '../lib/compositing';
 import { createGenerationActivities } from './generation';
 import { createMaintenanceActivities } from './maintenance';
 import { createUserImageLoader } from './user-images';
@@ -24,7 +24,8 @@ export function createActivities(deps: ActivityDeps) {
   // One prepared-blank cache per worker: decoded blanks and fabric maps are reused by every generation. Keys are
   // storage keys of our blanks, or `url:<address>` for a client's own blank photo.
   const blanks = new PreparedBlankCache({
-    load: async (key) => (key.startsWith('url:') ? loadUserImage(key.slice(4)) : ((await deps.storage.get(key))?.body ?? null)),
+    load: async (key) =>
+      key.startsWith('url:') ? loadUserImage(key.slice(4)) : ((await deps.storage.get(key))?.body ?? null),
     mapsStored: (key) => !key.startsWith('url:'),
   });
   return {

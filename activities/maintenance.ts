@@ -26,7 +26,9 @@ export function createMaintenanceActivities({ sql, log, temporal }: MaintenanceD
 
     /** Gives every Free account its allowance for the current period (keyed by period, so at most once each). */
     async grantFreeAllowances(): Promise<number> {
-      const users = await sql<{ id: string; createdAt: Date }[]>`select id, created_at as "createdAt" from users where plan = 'free'`;
+      const users = await sql<
+        { id: string; createdAt: Date }[]
+      >`select id, created_at as "createdAt" from users where plan = 'free'`;
       let granted = 0;
       for (const u of users) if (await grantFreeAllowance(sql, u)) granted++;
       if (granted > 0) log.info('granted free monthly allowances', { count: granted });

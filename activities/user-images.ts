@@ -21,19 +21,26 @@ export function createUserImageLoader(deps: { config: Config; storage: Storage }
   return async function loadUserImage(url: string, signal?: AbortSignal): Promise<Buffer> {
     let body: Buffer;
     try {
-      ({ body } = await readUserUrl(deps, url, { maxBytes: MAX_REMOTE_IMAGE_BYTES, timeoutMs: FETCH_TIMEOUT_MS, signal }));
+      ({ body } = await readUserUrl(deps, url, {
+        maxBytes: MAX_REMOTE_IMAGE_BYTES,
+        timeoutMs: FETCH_TIMEOUT_MS,
+        signal,
+      }));
     } catch (err) {
       if (err instanceof UrlFetchError) {
         const status = typeof err.details.status === 'number' ? err.details.status : undefined;
         // A 5xx or 429 from the host is its temporary trouble; a 4xx is a wrong URL.
-        const transient = TRANSIENT.has(err.reason) || (err.reason === 'http_status' && (status === undefined || status >= 500 || status === 429));
+        const transient =
+          TRANSIENT.has(err.reason) ||
+          (err.reason === 'http_status' && (status === undefined || status >= 500 || status === 429));
         const message = `Could not read ${url}: ${err.message}`;
         if (transient) throw new Error(message);
         throw new BadImageUrlError(message);
       }
       throw err;
     }
-    if (!detectFormat(body)) throw new BadImageUrlError(`${url} is not an image (${describeUnsupported(body)}); expected ${ACCEPTED_LIST}`);
+    if (!detectFormat(body))
+      throw new BadImageUrlError(`${url} is not an image (${describeUnsupported(body)}); expected ${ACCEPTED_LIST}`);
     return body;
   };
 }

@@ -6,9 +6,15 @@ import type { Config } from '../lib/config';
 import { timeId } from '../lib/ids';
 import type { Logger } from '../lib/log';
 import type { RetrySchedule } from '../lib/webhooks/schedule';
-import { activeSigningSecrets } from '../lib/webhooks/secrets';
+import { activeSigningSecrets } from '../db/webhook-secrets';
 import { postWebhook, WEBHOOK_USER_AGENT } from '../lib/webhooks/send';
-import { DELIVERY_ID_HEADER, EVENT_HEADER, SIGNATURE_HEADER, signatureHeader, TIMESTAMP_HEADER } from '../lib/webhooks/signature';
+import {
+  DELIVERY_ID_HEADER,
+  EVENT_HEADER,
+  SIGNATURE_HEADER,
+  signatureHeader,
+  TIMESTAMP_HEADER,
+} from '../lib/webhooks/signature';
 import type { WebhookDeliveryInput } from '../workflows/webhook-delivery';
 
 export interface WebhookActivityDeps {
@@ -62,11 +68,15 @@ export function createWebhookActivities({ sql, config, log }: WebhookActivityDep
      */
     async prepareWebhookDelivery(input: WebhookDeliveryInput): Promise<PreparedDelivery> {
       if (!EVENTS.has(input.event)) throw badInput(`unknown webhook event ${JSON.stringify(input.event)}`);
-      if (typeof input.url !== 'string' || input.url.length === 0 || input.url.length > 2048) throw badInput('webhook url missing or longer than 2048 characters');
+      if (typeof input.url !== 'string' || input.url.length === 0 || input.url.length > 2048)
+        throw badInput('webhook url missing or longer than 2048 characters');
       if (!input.payload || typeof input.payload !== 'object') throw badInput('webhook payload must be an object');
-      const [gen] = await sql<{ userId: string }[]>`select user_id as "userId" from generations where id = ${input.generationId}`;
+      const [gen] = await sql<
+        { userId: string }[]
+      >`select user_id as "userId" from generations where id = ${input.generationId}`;
       if (!gen) throw badInput(`generation ${input.generationId} not found`);
-      if (gen.userId !== input.accountId) throw badInput(`generation ${input.generationId} does not belong to ${input.accountId}`);
+      if (gen.userId !== input.accountId)
+        throw badInput(`generation ${input.generationId} does not belong to ${input.accountId}`);
 
       // Serialised here, once: every attempt sends these exact bytes, so receivers can dedupe and verify.
       const body = JSON.stringify(input.payload);
@@ -91,7 +101,13 @@ export function createWebhookActivities({ sql, config, log }: WebhookActivityDep
      * lost), the recorded result is returned without sending again. HTTP failures are results, not exceptions, so
      * the workflow alone decides when to retry and each attempt keeps its own record.
      */
-    async attemptWebhookDelivery({ deliveryId, attempt }: { deliveryId: string; attempt: number }): Promise<AttemptResult> {
+    async attemptWebhookDelivery({
+      deliveryId,
+      attempt,
+    }: {
+      deliveryId: string;
+      attempt: number;
+    }): Promise<AttemptResult> {
       const [d] = await sql<{ userId: string; url: string; body: string; event: string }[]>`
         select user_id as "userId", url, body, event from webhook_deliveries where id = ${deliveryId}`;
       if (!d) throw badInput(`webhook delivery ${deliveryId} not found`);
@@ -110,15 +126,33 @@ export function createWebhookActivities({ sql, config, log }: WebhookActivityDep
       };
       const attemptedAt = new Date();
       const started = performance.now();
-      const res = await postWebhook({ url: d.url, body: d.body, headers, timeoutMs: wh.timeoutMs, allowPrivateUrls: config.allowPrivateUrls });
+      const res = await postWebhook({
+        url: d.url,
+        body: d.body,
+        headers,
+        timeoutMs: wh.timeoutMs,
+        allowPrivateUrls: config.allowPrivateUrls,
+      });
       const durationMs = Math.max(0, Math.round(performance.now() - started));
 
       let row: AttemptRow;
       if (res.kind === 'response') {
         const ok = res.statusCode >= 200 && res.statusCode < 300;
-        row = { attempt, outcome: ok ? 'delivered' : 'retry', statusCode: res.statusCode, durationMs, error: ok ? null : `receiver answered HTTP ${res.statusCode}; expected 2xx` };
+        row = {
+          attempt,
+          outcome: ok ? 'delivered' : 'retry',
+          statusCode: res.statusCode,
+          durationMs,
+          error: ok ? null : `receiver answered HTTP ${res.statusCode}; expected 2xx`,
+        };
       } else {
-        row = { attempt, outcome: res.kind === 'refused' ? 'refused' : 'retry', statusCode: null, durationMs, error: res.error };
+        row = {
+          attempt,
+          outcome: res.kind === 'refused' ? 'refused' : 'retry',
+          statusCode: null,
+          durationMs,
+          error: res.error,
+        };
       }
 
       const stored = await sql.begin(async (tx) => {
@@ -149,7 +183,13 @@ export function createWebhookActivities({ sql, config, log }: WebhookActivityDep
     },
 
     /** Records the final state once; later calls leave it alone and report the attempts recorded. */
-    async finishWebhookDelivery({ deliveryId, status }: { deliveryId: string; status: 'delivered' | 'failed' }): Promise<{ status: DeliveryStatus; attempts: number }> {
+    async finishWebhookDelivery({
+      deliveryId,
+      status,
+    }: {
+      deliveryId: string;
+      status: 'delivered' | 'failed';
+    }): Promise<{ status: DeliveryStatus; attempts: number }> {
       const [row] = await sql<{ status: DeliveryStatus; attempts: number }[]>`
         update webhook_deliveries d
         set status = case when d.status = 'pending' then ${status} else d.status end,

@@ -27,8 +27,10 @@ export class ApiError extends Error {
   }
 }
 
-export const badRequest = (message: string, details?: Record<string, unknown>) => new ApiError(400, 'invalid_request', message, details);
-export const unauthorized = (message: string, details?: Record<string, unknown>) => new ApiError(401, 'unauthorized', message, details);
+export const badRequest = (message: string, details?: Record<string, unknown>) =>
+  new ApiError(400, 'invalid_request', message, details);
+export const unauthorized = (message: string, details?: Record<string, unknown>) =>
+  new ApiError(401, 'unauthorized', message, details);
 export const notFound = (message: string) => new ApiError(404, 'not_found', message);
 export const conflict = (message: string) => new ApiError(409, 'conflict', message);
 
@@ -36,7 +38,9 @@ export const conflict = (message: string) => new ApiError(409, 'conflict', messa
 export function fromZod(err: z.ZodError, what = 'request'): ApiError {
   const issues = err.issues.map((i) => ({ field: i.path.join('.') || '(root)', message: i.message }));
   const first = issues[0];
-  const message = first ? `Invalid ${what}: ${first.field === '(root)' ? '' : `${first.field}: `}${first.message}` : `Invalid ${what}`;
+  const message = first
+    ? `Invalid ${what}: ${first.field === '(root)' ? '' : `${first.field}: `}${first.message}`
+    : `Invalid ${what}`;
   return badRequest(message, { issues });
 }
 
@@ -63,7 +67,9 @@ export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
   for (const [k, v] of Object.entries(apiErr.headers ?? {})) res.setHeader(k, v);
   res.status(apiErr.status);
   if (isPartA(req.path) || !req.path.startsWith('/api/')) {
-    res.json({ error: { code: apiErr.code, message: apiErr.message, ...(apiErr.details ? { details: apiErr.details } : {}) } });
+    res.json({
+      error: { code: apiErr.code, message: apiErr.message, ...(apiErr.details ? { details: apiErr.details } : {}) },
+    });
   } else {
     res.json({ error: apiErr.message, ...(apiErr.details ?? {}) });
   }
@@ -77,8 +83,10 @@ function toApiError(err: unknown): ApiError {
   // body-parser errors carry a status and a type
   if (e?.type === 'entity.parse.failed') return badRequest('Malformed JSON body');
   if (e?.type === 'entity.too.large') return new ApiError(413, 'payload_too_large', 'Request body too large');
-  if (e?.type === 'encoding.unsupported' || e?.type === 'charset.unsupported') return badRequest('Unsupported body encoding');
+  if (e?.type === 'encoding.unsupported' || e?.type === 'charset.unsupported')
+    return badRequest('Unsupported body encoding');
   const status = e?.status ?? e?.statusCode;
-  if (typeof status === 'number' && status >= 400 && status < 500 && e?.expose) return new ApiError(status, 'invalid_request', e.message ?? 'Bad request');
+  if (typeof status === 'number' && status >= 400 && status < 500 && e?.expose)
+    return new ApiError(status, 'invalid_request', e.message ?? 'Bad request');
   return new ApiError(500, 'internal_error', 'Internal server error');
 }

@@ -49,7 +49,9 @@ export class GenerationNotices {
         () => true,
         (err: unknown) => {
           // answers then wait for the workflow's result, as before; try again on a later request
-          this.log.warn('cannot listen for generation notices; answering from workflow results', { error: String(err) });
+          this.log.warn('cannot listen for generation notices; answering from workflow results', {
+            error: String(err),
+          });
           this.listening = undefined;
           return false;
         },

@@ -11,8 +11,10 @@ import { createApp } from './app';
 async function main(): Promise<void> {
   const config = loadConfig();
   const log = createLogger({ level: config.logLevel, base: { service: 'api' } });
-  if (!config.databaseUrl) throw new Error('DATABASE_URL is required for the API (npm start sets it for the embedded database)');
-  if (!config.temporal.address) throw new Error('TEMPORAL_ADDRESS is required for the API (npm start sets it for the dev server)');
+  if (!config.databaseUrl)
+    throw new Error('DATABASE_URL is required for the API (npm start sets it for the embedded database)');
+  if (!config.temporal.address)
+    throw new Error('TEMPORAL_ADDRESS is required for the API (npm start sets it for the dev server)');
   const sql = createSql(config.databaseUrl, { max: config.databasePoolMax });
   const connection = await Connection.connect({ address: config.temporal.address });
   const temporal = new Client({ connection, namespace: config.temporal.namespace });
@@ -43,6 +45,14 @@ async function main(): Promise<void> {
 }
 
 main().catch((err) => {
-  process.stderr.write(JSON.stringify({ time: new Date().toISOString(), level: 'error', service: 'api', msg: 'api failed to start', error: String(err?.stack ?? err) }) + '\n');
+  process.stderr.write(
+    JSON.stringify({
+      time: new Date().toISOString(),
+      level: 'error',
+      service: 'api',
+      msg: 'api failed to start',
+      error: String(err?.stack ?? err),
+    }) + '\n',
+  );
   process.exit(1);
 });

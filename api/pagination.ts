@@ -6,7 +6,9 @@ export const pageLimitParam = z
   .string()
   .regex(/^\d+$/, 'must be a whole number from 1 to 100')
   .transform(Number)
-  .pipe(z.number().int().min(1, 'must be a whole number from 1 to 100').max(100, 'must be a whole number from 1 to 100'))
+  .pipe(
+    z.number().int().min(1, 'must be a whole number from 1 to 100').max(100, 'must be a whole number from 1 to 100'),
+  )
   .optional();
 
 export const cursorParam = z.string().min(1).optional();

@@ -34,7 +34,16 @@ export interface HistoryTimes {
 }
 
 export function historyTimes(events: Ev[]): HistoryTimes {
-  const out: HistoryTimes = { startedAt: NaN, completedAt: NaN, workflowTaskWaitMs: 0, workflowTaskRunMs: 0, workflowTasks: 0, localActivities: [], lastTaskCompletedAt: NaN, activities: {} };
+  const out: HistoryTimes = {
+    startedAt: NaN,
+    completedAt: NaN,
+    workflowTaskWaitMs: 0,
+    workflowTaskRunMs: 0,
+    workflowTasks: 0,
+    localActivities: [],
+    lastTaskCompletedAt: NaN,
+    activities: {},
+  };
   const byId = new Map<number, Ev>();
   let wftScheduled = NaN;
   let wftStarted = NaN;
@@ -166,25 +175,71 @@ export async function breakdown(
   const renderLocal = per.some((p) => p.activities === 0);
   const additive = renderLocal
     ? ['beforeStart', 'workflowTaskWait', 'toRenderStart', 'renderLogged', 'answerFromRender']
-    : ['beforeStart', 'workflowTaskWait', 'workflowTaskRun', 'activityWait', 'otherActivitiesRun', 'renderRun', 'answer'];
-  const unaccounted = round(median(per.map((p) => p.total! - additive.reduce((a, k) => a + (Number.isFinite(p[k]!) ? p[k]! : 0), 0))));
-  const detail = (part: string, k: string, how: string): BreakdownRow => ({ part: `  ${part}`, p50Ms: m(k), how, additive: false });
+    : [
+        'beforeStart',
+        'workflowTaskWait',
+        'workflowTaskRun',
+        'activityWait',
+        'otherActivitiesRun',
+        'renderRun',
+        'answer',
+      ];
+  const unaccounted = round(
+    median(per.map((p) => p.total! - additive.reduce((a, k) => a + (Number.isFinite(p[k]!) ? p[k]! : 0), 0))),
+  );
+  const detail = (part: string, k: string, how: string): BreakdownRow => ({
+    part: `  ${part}`,
+    p50Ms: m(k),
+    how,
+    additive: false,
+  });
   const renderRows: BreakdownRow[] = [
     renderLocal
       ? { part: 'renderMockup step (local activity)', p50Ms: m('renderLogged'), how: "sum of the step's logged laps" }
       : { part: 'renderMockup activity', p50Ms: m('renderRun'), how: 'history: Started -> Completed' },
     detail('prepared blank (cache)', 'blank', "activity log 'mockup rendered' ms.blank"),
-    detail('read design (4 MB from storage; only when not prepared)', 'readDesign', 'activity log ms.readDesign (0 when the design was prepared)'),
-    detail('composite (design to placed size, warp/shade, JPEG x2)', 'compositeOnly', 'activity log ms.composite minus ms.readDesign'),
+    detail(
+      'read design (4 MB from storage; only when not prepared)',
+      'readDesign',
+      'activity log ms.readDesign (0 when the design was prepared)',
+    ),
+    detail(
+      'composite (design to placed size, warp/shade, JPEG x2)',
+      'compositeOnly',
+      'activity log ms.composite minus ms.readDesign',
+    ),
     detail('store mockup + thumbnail', 'store', 'activity log ms.store'),
     detail('mark completed (1 update)', 'complete', 'activity log ms.complete'),
   ];
   const rows: BreakdownRow[] = [
-    { part: 'API until the workflow exists: HTTP, auth, rate limiter, validation, garment lookup, row insert + debit, start', p50Ms: m('beforeStart'), how: 'client send -> WorkflowExecutionStarted event' },
-    { part: '  of which API-key auth', p50Ms: round(micro.authMs), how: 'same middleware on a bare app in the bench process, same database: requireApiKey vs no middleware', additive: false },
-    { part: '  of which rate limiter', p50Ms: round(micro.limiterMs), how: 'same: partA(generate) chain vs requireApiKey alone', additive: false },
-    { part: 'workflow start RPC round trip (overlaps the first workflow task)', p50Ms: round(micro.startRpcMs), how: 'client.workflow.start from the bench process, N=10', additive: false },
-    { part: 'workflow tasks: waiting for the worker', p50Ms: m('workflowTaskWait'), how: `history: WorkflowTaskScheduled -> Started, summed over ${m('workflowTasks')} workflow task(s)` },
+    {
+      part: 'API until the workflow exists: HTTP, auth, rate limiter, validation, garment lookup, row insert + debit, start',
+      p50Ms: m('beforeStart'),
+      how: 'client send -> WorkflowExecutionStarted event',
+    },
+    {
+      part: '  of which API-key auth',
+      p50Ms: round(micro.authMs),
+      how: 'same middleware on a bare app in the bench process, same database: requireApiKey vs no middleware',
+      additive: false,
+    },
+    {
+      part: '  of which rate limiter',
+      p50Ms: round(micro.limiterMs),
+      how: 'same: partA(generate) chain vs requireApiKey alone',
+      additive: false,
+    },
+    {
+      part: 'workflow start RPC round trip (overlaps the first workflow task)',
+      p50Ms: round(micro.startRpcMs),
+      how: 'client.workflow.start from the bench process, N=10',
+      additive: false,
+    },
+    {
+      part: 'workflow tasks: waiting for the worker',
+      p50Ms: m('workflowTaskWait'),
+      how: `history: WorkflowTaskScheduled -> Started, summed over ${m('workflowTasks')} workflow task(s)`,
+    },
     {
       part: `workflow tasks: worker${localNames ? ` incl. local activities (${localNames})` : ''}, completion recorded by the server${renderLocal ? ' (the steps below are its parts)' : ''}`,
       p50Ms: m('workflowTaskRun'),
@@ -199,17 +254,56 @@ export async function breakdown(
             how: 'task start -> render end (log line) minus the render laps',
           },
           ...renderRows,
-          { part: 'answer: the notice from the finishing statement wakes the API, row read, JSON, HTTP', p50Ms: m('answerFromRender'), how: 'render end -> client has the body' },
-          { part: 'off the client path: rest of the workflow task (SDK, workflow code, completion RPC, server)', p50Ms: m('workflowTaskOther'), how: 'render end (log line) -> WorkflowTaskCompleted', additive: false },
-          { part: 'off the client path: the workflow closes this long after the client has its answer', p50Ms: m('afterAnswer'), how: 'client has the body -> WorkflowExecutionCompleted', additive: false },
+          {
+            part: 'answer: the notice from the finishing statement wakes the API, row read, JSON, HTTP',
+            p50Ms: m('answerFromRender'),
+            how: 'render end -> client has the body',
+          },
+          {
+            part: 'off the client path: rest of the workflow task (SDK, workflow code, completion RPC, server)',
+            p50Ms: m('workflowTaskOther'),
+            how: 'render end (log line) -> WorkflowTaskCompleted',
+            additive: false,
+          },
+          {
+            part: 'off the client path: the workflow closes this long after the client has its answer',
+            p50Ms: m('afterAnswer'),
+            how: 'client has the body -> WorkflowExecutionCompleted',
+            additive: false,
+          },
         ]
       : [
-          ...(m('activities') > 0 ? [{ part: `activity scheduling (queue wait, ${m('activities')} activit${m('activities') === 1 ? 'y' : 'ies'})`, p50Ms: m('activityWait'), how: 'history: ActivityTaskScheduled -> Started, summed' }] : []),
-          ...(otherNames ? [{ part: `other activities (${otherNames})`, p50Ms: m('otherActivitiesRun'), how: 'history: Started -> Completed, summed' }] : []),
+          ...(m('activities') > 0
+            ? [
+                {
+                  part: `activity scheduling (queue wait, ${m('activities')} activit${m('activities') === 1 ? 'y' : 'ies'})`,
+                  p50Ms: m('activityWait'),
+                  how: 'history: ActivityTaskScheduled -> Started, summed',
+                },
+              ]
+            : []),
+          ...(otherNames
+            ? [
+                {
+                  part: `other activities (${otherNames})`,
+                  p50Ms: m('otherActivitiesRun'),
+                  how: 'history: Started -> Completed, summed',
+                },
+              ]
+            : []),
           ...renderRows,
-          { part: 'answer: result wake-up, row read, JSON, HTTP', p50Ms: m('answer'), how: 'WorkflowExecutionCompleted -> client has the body' },
+          {
+            part: 'answer: result wake-up, row read, JSON, HTTP',
+            p50Ms: m('answer'),
+            how: 'WorkflowExecutionCompleted -> client has the body',
+          },
         ]),
     { part: 'between the above (event gaps)', p50Ms: unaccounted, how: 'total minus the additive parts' },
   ];
-  return { rows, totalP50Ms: m('total'), samples: per.length, perSample: per.map((p) => Object.fromEntries(Object.entries(p).map(([k, v]) => [k, round(v)]))) };
+  return {
+    rows,
+    totalP50Ms: m('total'),
+    samples: per.length,
+    perSample: per.map((p) => Object.fromEntries(Object.entries(p).map(([k, v]) => [k, round(v)]))),
+  };
 }

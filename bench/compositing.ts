@@ -12,12 +12,21 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import sharp from 'sharp';
-import { composite, configureDesignCache, DEFAULT_MAX_PARALLEL, deriveFabricMaps, fabricMapKeys, PreparedBlankCache, type Placement, type PreparedBlank } from '../activities/compositing';
-import { JPEG_OPTIMISE_CODING } from '../activities/compositing/composite';
-import { placeDesign } from '../activities/compositing/design';
-import { paste } from '../activities/compositing/composite';
-import { knitTexture } from '../activities/compositing/texture';
-import { clearBlankCache, renderBlank, zonesFor } from '../db/seed/blanks';
+import {
+  composite,
+  configureDesignCache,
+  DEFAULT_MAX_PARALLEL,
+  deriveFabricMaps,
+  fabricMapKeys,
+  PreparedBlankCache,
+  type Placement,
+  type PreparedBlank,
+} from '../lib/compositing';
+import { JPEG_OPTIMISE_CODING } from '../lib/compositing/composite';
+import { placeDesign } from '../lib/compositing/design';
+import { paste } from '../lib/compositing/composite';
+import { knitTexture } from '../lib/compositing/texture';
+import { clearBlankCache, renderBlank, zonesFor } from '../lib/blanks';
 import { machineInfo, reexecWithImageMalloc } from './lib';
 
 const QUICK = process.env.BENCH_QUICK === '1';
@@ -62,7 +71,13 @@ export async function makeBenchDesign(W = 2400, H = 3000): Promise<Buffer> {
         const line = Math.floor((ny - 0.8) / 0.05);
         const ly = ((ny - 0.8) / 0.05) % 1;
         const gx = Math.floor(nx * 36 + line * 3);
-        const inGlyph = ly > 0.15 && ly < 0.8 && nx > 0.08 && nx < 0.92 && gx % 6 !== 5 && (Math.imul(gx + 7, 2654435761) >>> 28) % 4 !== 0;
+        const inGlyph =
+          ly > 0.15 &&
+          ly < 0.8 &&
+          nx > 0.08 &&
+          nx < 0.92 &&
+          gx % 6 !== 5 &&
+          (Math.imul(gx + 7, 2654435761) >>> 28) % 4 !== 0;
         if (inGlyph && (((nx * 36 * 5) | 0) % 5 !== 4 || ly < 0.3)) {
           r = 245;
           g = 240;
@@ -81,7 +96,9 @@ export async function makeBenchDesign(W = 2400, H = 3000): Promise<Buffer> {
       buf[i + 3] = a;
     }
   }
-  return sharp(buf, { raw: { width: W, height: H, channels: 4 } }).png({ adaptiveFiltering: true, compressionLevel: 6 }).toBuffer();
+  return sharp(buf, { raw: { width: W, height: H, channels: 4 } })
+    .png({ adaptiveFiltering: true, compressionLevel: 6 })
+    .toBuffer();
 }
 
 interface Row {
@@ -97,7 +114,8 @@ interface Row {
   cpuShare: number;
 }
 
-const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))]!;
+const pct = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))]!;
 const round = (n: number, d = 1) => Math.round(n * 10 ** d) / 10 ** d;
 
 function cpuPressure(): string | null {
@@ -162,19 +180,37 @@ export async function runCompositingBench(): Promise<Record<string, unknown>> {
   const boxH = Math.round(placement.scale * zh);
   const placed = await placeDesign(design, boxW, boxH, false);
   const out = Buffer.allocUnsafe(blank.rgb.length);
-  const clip = { x0: Math.round(zone.x * W), y0: Math.round(zone.y * blank.height), x1: Math.round((zone.x + zone.width) * W), y1: Math.round((zone.y + zone.height) * blank.height) };
-  const geom = { cx: zone.x * W + 0.5 * zw, cy: zone.y * blank.height + 0.35 * zh, theta: 0, design: placed.data, dw: placed.width, dh: placed.height };
+  const clip = {
+    x0: Math.round(zone.x * W),
+    y0: Math.round(zone.y * blank.height),
+    x1: Math.round((zone.x + zone.width) * W),
+    y1: Math.round((zone.y + zone.height) * blank.height),
+  };
+  const geom = {
+    cx: zone.x * W + 0.5 * zw,
+    cy: zone.y * blank.height + 0.35 * zh,
+    theta: 0,
+    design: placed.data,
+    dw: placed.width,
+    dh: placed.height,
+  };
   for (let i = 0; i < (QUICK ? 5 : 15); i++) {
     await stage('design decode + resize (PNG 2400x3000 -> placed size)', () => placeDesign(design, boxW, boxH, false));
     await stage('copy blank pixels (12 MB)', () => blank.rgb.copy(out));
-    await stage('paste, photo (warp + shading + sheen + texture, JS)', () => paste(out, blank, geom, clip, knitTexture(), true));
+    await stage('paste, photo (warp + shading + sheen + texture, JS)', () =>
+      paste(out, blank, geom, clip, knitTexture(), true),
+    );
     blank.rgb.copy(out);
     await stage('paste, flat (JS)', () => paste(out, blank, geom, clip, null, false));
     await stage('JPEG encode 2000x2000 q88', () =>
-      sharp(out, { raw: { width: W, height: blank.height, channels: 3 } }).jpeg({ quality: 88, mozjpeg: false, optimiseCoding: JPEG_OPTIMISE_CODING }).toBuffer(),
+      sharp(out, { raw: { width: W, height: blank.height, channels: 3 } })
+        .jpeg({ quality: 88, mozjpeg: false, optimiseCoding: JPEG_OPTIMISE_CODING })
+        .toBuffer(),
     );
     await stage('JPEG encode thumbnail', () =>
-      sharp(blank.thumb.data, { raw: { width: blank.thumb.width, height: blank.thumb.height, channels: 3 } }).jpeg({ quality: 82, mozjpeg: false, optimiseCoding: JPEG_OPTIMISE_CODING }).toBuffer(),
+      sharp(blank.thumb.data, { raw: { width: blank.thumb.width, height: blank.thumb.height, channels: 3 } })
+        .jpeg({ quality: 82, mozjpeg: false, optimiseCoding: JPEG_OPTIMISE_CODING })
+        .toBuffer(),
     );
   }
   const stageRows = Object.entries(stages).map(([name, v]) => {
@@ -250,7 +286,11 @@ export async function runCompositingBench(): Promise<Record<string, unknown>> {
       placedDesign: `${placed.width}x${placed.height}`,
       output: `JPEG q88 ${sample.width}x${sample.height} (${round(sample.mockup.length / 1024)} KiB) + thumbnail (${round(sample.thumbnail.length / 1024)} KiB)`,
     },
-    seedAndPrepare: { deriveFabricMapsMs: round(deriveMs), prepareBlankMs: round(prepareMs), preparedBlankMiB: round(blank.bytes / 2 ** 20) },
+    seedAndPrepare: {
+      deriveFabricMapsMs: round(deriveMs),
+      prepareBlankMs: round(prepareMs),
+      preparedBlankMiB: round(blank.bytes / 2 ** 20),
+    },
     stages: stageRows,
     rows,
     rssAfterSetupMiB: round(rssAfterSetup / 2 ** 20),
@@ -262,23 +302,41 @@ export async function runCompositingBench(): Promise<Record<string, unknown>> {
   return result;
 }
 
-function printTable(machine: Record<string, unknown>, stages: { stage: string; p50Ms: number; minMs: number }[], rows: Row[], r: { seedAndPrepare: Record<string, number>; peakRssMiB: number; rssAfterSetupMiB: number; input: Record<string, unknown> }): void {
+function printTable(
+  machine: Record<string, unknown>,
+  stages: { stage: string; p50Ms: number; minMs: number }[],
+  rows: Row[],
+  r: {
+    seedAndPrepare: Record<string, number>;
+    peakRssMiB: number;
+    rssAfterSetupMiB: number;
+    input: Record<string, unknown>;
+  },
+): void {
   const p = (s: string) => process.stdout.write(s + '\n');
-  p(`\nCompositing benchmark: ${machine.cpu}, ${machine.cores} cores, node ${machine.node}, sharp ${machine.sharp} / libvips ${machine.libvips}, ${machine.libvipsThreadsPerPipeline} libvips thread per pipeline, max ${machine.maxParallelComposites} composites at once`);
+  p(
+    `\nCompositing benchmark: ${machine.cpu}, ${machine.cores} cores, node ${machine.node}, sharp ${machine.sharp} / libvips ${machine.libvips}, ${machine.libvipsThreadsPerPipeline} libvips thread per pipeline, max ${machine.maxParallelComposites} composites at once`,
+  );
   p(`design ${r.input.design} -> ${r.input.placedDesign} on ${r.input.blank}; ${r.input.output}`);
-  p(`load average before/after: ${(machine.loadAvgBefore as number[]).join(' ')} / ${(machine.loadAvgAfter as number[]).join(' ')}; ${machine.cpuPressureAfter ?? ''}`);
+  p(
+    `load average before/after: ${(machine.loadAvgBefore as number[]).join(' ')} / ${(machine.loadAvgAfter as number[]).join(' ')}; ${machine.cpuPressureAfter ?? ''}`,
+  );
   p('');
   p('| mode | design | in flight | p50 ms | p95 ms | mockups/s | CPU ms/mockup | CPU share |');
   p('|---|---|---:|---:|---:|---:|---:|---:|');
   for (const row of rows) {
-    p(`| ${row.mode === 'photo' ? 'realistic' : 'plain paste'} | ${row.designCached ? 'cached' : 'decoded each time'} | ${row.inFlight} | ${row.p50Ms} | ${row.p95Ms} | ${row.mockupsPerSec} | ${row.cpuMsPerMockup} | ${row.cpuShare} |`);
+    p(
+      `| ${row.mode === 'photo' ? 'realistic' : 'plain paste'} | ${row.designCached ? 'cached' : 'decoded each time'} | ${row.inFlight} | ${row.p50Ms} | ${row.p95Ms} | ${row.mockupsPerSec} | ${row.cpuMsPerMockup} | ${row.cpuShare} |`,
+    );
   }
   p('');
   p('| stage (one mockup) | p50 ms | min ms |');
   p('|---|---:|---:|');
   for (const s of stages) p(`| ${s.stage} | ${s.p50Ms} | ${s.minMs} |`);
   p('');
-  p(`seed: deriveFabricMaps ${r.seedAndPrepare.deriveFabricMapsMs} ms; worker: prepare blank (decode + maps) ${r.seedAndPrepare.prepareBlankMs} ms, ${r.seedAndPrepare.preparedBlankMiB} MiB held; RSS after setup ${r.rssAfterSetupMiB} MiB, peak while compositing ${r.peakRssMiB} MiB`);
+  p(
+    `seed: deriveFabricMaps ${r.seedAndPrepare.deriveFabricMapsMs} ms; worker: prepare blank (decode + maps) ${r.seedAndPrepare.prepareBlankMs} ms, ${r.seedAndPrepare.preparedBlankMiB} MiB held; RSS after setup ${r.rssAfterSetupMiB} MiB, peak while compositing ${r.peakRssMiB} MiB`,
+  );
   p(`written to ${path.relative(process.cwd(), RESULTS)}`);
 }
 

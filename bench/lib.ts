@@ -10,7 +10,11 @@ import { IMAGE_PROCESS_MALLOC_ENV } from '../scripts/dev-services';
 export const pct = (sorted: number[], p: number): number =>
   sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))]!;
 export const round = (n: number, d = 1): number => (Number.isFinite(n) ? Math.round(n * 10 ** d) / 10 ** d : n);
-export const median = (xs: number[]): number => pct([...xs].sort((a, b) => a - b), 0.5);
+export const median = (xs: number[]): number =>
+  pct(
+    [...xs].sort((a, b) => a - b),
+    0.5,
+  );
 
 /** Milliseconds since the epoch with sub-millisecond resolution (comparable with other processes' clocks). */
 export const epochMs = (): number => performance.timeOrigin + performance.now();
@@ -42,7 +46,11 @@ export function stats(ms: number[]): LatencyStats {
  * `clients` callers each run `fn` back to back until `total` calls have been made (bounded: never more). Returns
  * per-call results in call order and the wall time from the first call to the last answer.
  */
-export async function closedLoop<T>(clients: number, total: number, fn: (i: number) => Promise<T>): Promise<{ results: T[]; wallMs: number }> {
+export async function closedLoop<T>(
+  clients: number,
+  total: number,
+  fn: (i: number) => Promise<T>,
+): Promise<{ results: T[]; wallMs: number }> {
   const results: T[] = new Array(total);
   let next = 0;
   const t0 = performance.now();

@@ -81,7 +81,12 @@ async function database(): Promise<{ url: string; stop: () => Promise<void> }> {
   chmodSync(dir, 0o755);
   let port = await freePort();
   while (port === 5432) port = await freePort();
-  const pg: RunningService & { url: string } = await startEmbeddedPostgres({ dir: path.join(dir, 'pg'), port, database: 'bench', log: say });
+  const pg: RunningService & { url: string } = await startEmbeddedPostgres({
+    dir: path.join(dir, 'pg'),
+    port,
+    database: 'bench',
+    log: say,
+  });
   return {
     url: pg.url,
     stop: async () => {
@@ -127,10 +132,13 @@ async function serve(chain: RequestHandler[]): Promise<{ port: number; close: ()
 
 function request(agent: http.Agent, port: number, key: string): Promise<number> {
   return new Promise((resolve, reject) => {
-    const req = http.request({ agent, host: '127.0.0.1', port, path: '/ping', headers: { authorization: `Bearer ${key}` } }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode ?? 0));
-    });
+    const req = http.request(
+      { agent, host: '127.0.0.1', port, path: '/ping', headers: { authorization: `Bearer ${key}` } },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+      },
+    );
     req.on('error', reject);
     req.end();
   });
@@ -231,7 +239,12 @@ function print(results: Result[]) {
   ];
   for (const r of results) {
     // The added median latency against the row without the limiter (baseline, or auth for auth+limiter).
-    const ref = r.scenario === 'auth+limiter' ? auth.get(r.clients) : r.scenario.startsWith('limiter') ? base.get(r.clients) : undefined;
+    const ref =
+      r.scenario === 'auth+limiter'
+        ? auth.get(r.clients)
+        : r.scenario.startsWith('limiter')
+          ? base.get(r.clients)
+          : undefined;
     const delta = ref ? f(r.p50 - ref.p50) : '      -';
     lines.push(
       `${r.scenario.padEnd(17)} ${String(r.clients).padStart(7)} ${r.rps.toFixed(0).padStart(8)} ${f(r.p50)} ${f(r.p95)} ${f(r.p99)} ${delta.padStart(8)} ${r.cpuUs.toFixed(0).padStart(11)} ${r.errors}`,

@@ -21,7 +21,15 @@ import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import express from 'express';
 import sharp from 'sharp';
-import { composite, configureDesignCache, DEFAULT_MAX_PARALLEL, fabricMapKeys, PreparedBlankCache, type DesignSource, type ZoneRect } from '../activities/compositing';
+import {
+  composite,
+  configureDesignCache,
+  DEFAULT_MAX_PARALLEL,
+  fabricMapKeys,
+  PreparedBlankCache,
+  type DesignSource,
+  type ZoneRect,
+} from '../lib/compositing';
 import { requireApiKey } from '../api/auth/api-keys';
 import type { AppDeps } from '../api/context';
 import { errorHandler } from '../api/errors';
@@ -34,8 +42,28 @@ import { createLogger } from '../lib/log';
 import { randomSuffix } from '../lib/ids';
 import { breakdown, type Sample } from './breakdown';
 import { makeBenchDesign } from './compositing';
-import { closedLoop, epochMs, machineInfo, median, newScale, pngVariant, reexecWithImageMalloc, round, stats, type LatencyStats } from './lib';
-import { cpuByGroup, externalStack, LIFTED_LIMITS, machineBusyMs, memoryOf, resetPeak, startBenchStack, type BenchStack } from './stack';
+import {
+  closedLoop,
+  epochMs,
+  machineInfo,
+  median,
+  newScale,
+  pngVariant,
+  reexecWithImageMalloc,
+  round,
+  stats,
+  type LatencyStats,
+} from './lib';
+import {
+  cpuByGroup,
+  externalStack,
+  LIFTED_LIMITS,
+  machineBusyMs,
+  memoryOf,
+  resetPeak,
+  startBenchStack,
+  type BenchStack,
+} from './stack';
 
 const ROOT = path.resolve(__dirname, '..');
 const QUICK = process.env.BENCH_QUICK === '1';
@@ -87,7 +115,12 @@ class MemoryWatch {
       const cpu1 = cpuByGroup(this.pids);
       mem.cpu = Object.fromEntries(Object.keys(cpu1).map((k) => [k, round((cpu1[k] ?? 0) - (cpu0[k] ?? 0))]));
       mem.cpu.machine = round(machineBusyMs() - busy0);
-      mem.cpu.outsideBench = round(mem.cpu.machine - Object.entries(mem.cpu).filter(([k]) => k !== 'machine').reduce((a, [, v]) => a + v, 0));
+      mem.cpu.outsideBench = round(
+        mem.cpu.machine -
+          Object.entries(mem.cpu)
+            .filter(([k]) => k !== 'machine')
+            .reduce((a, [, v]) => a + v, 0),
+      );
       mem.wallMs = round(performance.now() - t0);
       this.phases[name] = mem;
     }
@@ -104,7 +137,13 @@ interface Ctx {
   extraGarments: any[];
 }
 
-async function json(base: string, method: string, p: string, body?: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: any; headers: Headers }> {
+async function json(
+  base: string,
+  method: string,
+  p: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: any; headers: Headers }> {
   const res = await fetch(base + p, {
     method,
     headers: { ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers },
@@ -128,7 +167,13 @@ interface GenResult extends Sample {
 }
 
 let requestSeq = 0;
-async function generate(ctx: Ctx, item: { garmentId: string; garmentImageUrl: string }, scale: number, tag: string, designUrl = ctx.designUrl): Promise<GenResult> {
+async function generate(
+  ctx: Ctx,
+  item: { garmentId: string; garmentImageUrl: string },
+  scale: number,
+  tag: string,
+  designUrl = ctx.designUrl,
+): Promise<GenResult> {
   const requestId = `bench-${tag}-${++requestSeq}`;
   const sentAt = epochMs();
   const t0 = performance.now();
@@ -136,7 +181,12 @@ async function generate(ctx: Ctx, item: { garmentId: string; garmentImageUrl: st
     ctx.base,
     'POST',
     '/api/v1/generate',
-    { designUrl, garmentId: item.garmentId, garmentImageUrl: item.garmentImageUrl, placement: { x: 50, y: 35, scale, rotation: 0 } },
+    {
+      designUrl,
+      garmentId: item.garmentId,
+      garmentImageUrl: item.garmentImageUrl,
+      placement: { x: 50, y: 35, scale, rotation: 0 },
+    },
     { authorization: `Bearer ${ctx.key}`, 'x-request-id': requestId },
   );
   const ms = performance.now() - t0;
@@ -145,7 +195,9 @@ async function generate(ctx: Ctx, item: { garmentId: string; garmentImageUrl: st
     ms,
     ok,
     status: r.status,
-    error: ok ? undefined : `${r.status} ${r.body?.status ?? ''} ${r.body?.error?.message ?? r.body?.error ?? ''}`.trim(),
+    error: ok
+      ? undefined
+      : `${r.status} ${r.body?.status ?? ''} ${r.body?.error?.message ?? r.body?.error ?? ''}`.trim(),
     generationId: r.body?.id,
     requestId,
     sentAt,
@@ -165,12 +217,17 @@ async function setup(stack: BenchStack, sql: Sql): Promise<Ctx & { userId: strin
   const email = `bench-${randomSuffix(8)}@example.test`;
   const signup = await json(base, 'POST', '/api/auth/signup', { email, password: 'Bench-Horse-42-correct' });
   if (signup.status !== 201) throw new Error(`signup failed: ${signup.status} ${JSON.stringify(signup.body)}`);
-  const cookie = signup.headers.getSetCookie().find((c) => c.includes('_session='))!.split(';')[0]!;
+  const cookie = signup.headers
+    .getSetCookie()
+    .find((c) => c.includes('_session='))!
+    .split(';')[0]!;
   const k = await json(base, 'POST', '/api/v1/keys', { name: 'benchmark' }, { cookie });
   if (k.status !== 201) throw new Error(`key creation failed: ${k.status} ${JSON.stringify(k.body)}`);
   const userId = signup.body.user.id as string;
   await grantTokens(sql, { userId, source: 'payg_purchase', amount: 100_000, reference: `bench:${userId}` });
-  const list = await json(base, 'GET', '/api/v1/garments?category=t-shirts&limit=10', undefined, { authorization: `Bearer ${k.body.key}` });
+  const list = await json(base, 'GET', '/api/v1/garments?category=t-shirts&limit=10', undefined, {
+    authorization: `Bearer ${k.body.key}`,
+  });
   if (list.status !== 200) throw new Error(`garment listing failed: ${list.status}`);
   const [garment, ...extraGarments] = list.body.garments;
   return { base, key: k.body.key, designUrl: '', garment, extraGarments, userId };
@@ -199,7 +256,11 @@ async function uploads(ctx: Ctx, design: Buffer) {
     const res = await fetch(`${ctx.base}/api/v1/upload`, { method: 'POST', headers: auth, body: form });
     const body: any = await res.json().catch(() => ({}));
     multipart.push(performance.now() - t0);
-    if (res.status !== 201) return { available: false as const, reason: `POST /upload answered ${res.status}: ${JSON.stringify(body).slice(0, 200)}` };
+    if (res.status !== 201)
+      return {
+        available: false as const,
+        reason: `POST /upload answered ${res.status}: ${JSON.stringify(body).slice(0, 200)}`,
+      };
     url ||= body.url;
   }
   const dataUrl = `data:image/png;base64,${design.toString('base64')}`;
@@ -209,7 +270,13 @@ async function uploads(ctx: Ctx, design: Buffer) {
     inline.push(performance.now() - t0);
     if (r.status !== 201) say(`JSON upload answered ${r.status}`);
   }
-  return { available: true as const, url, designBytes: design.length, multipart: stats(multipart), json: stats(inline) };
+  return {
+    available: true as const,
+    url,
+    designBytes: design.length,
+    multipart: stats(multipart),
+    json: stats(inline),
+  };
 }
 
 /** Analyze latency for the design by URL and inline; "not available" with the reason when the route refuses. */
@@ -225,7 +292,11 @@ async function analyses(ctx: Ctx, design: Buffer, imageUrl: string) {
     for (let i = 0; i < n; i++) {
       const t0 = performance.now();
       const r = await json(ctx.base, 'POST', '/api/v1/analyze', body, auth);
-      if (r.status !== 200) return { available: false as const, reason: `POST /analyze answered ${r.status}: ${JSON.stringify(r.body).slice(0, 200)}` };
+      if (r.status !== 200)
+        return {
+          available: false as const,
+          reason: `POST /analyze answered ${r.status}: ${JSON.stringify(r.body).slice(0, 200)}`,
+        };
       list.push(performance.now() - t0);
     }
   }
@@ -238,10 +309,19 @@ async function uploadVariants(ctx: Ctx, design: Buffer, n: number, tag: string):
   const urls: string[] = [];
   await closedLoop(2, n, async (i) => {
     const form = new FormData();
-    form.append('file', new Blob([pngVariant(design, `bench ${tag} ${i} ${randomSuffix(8)}`)], { type: 'image/png' }), `design-${tag}-${i}.png`);
-    const res = await fetch(`${ctx.base}/api/v1/upload`, { method: 'POST', headers: { authorization: `Bearer ${ctx.key}` }, body: form });
+    form.append(
+      'file',
+      new Blob([pngVariant(design, `bench ${tag} ${i} ${randomSuffix(8)}`)], { type: 'image/png' }),
+      `design-${tag}-${i}.png`,
+    );
+    const res = await fetch(`${ctx.base}/api/v1/upload`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${ctx.key}` },
+      body: form,
+    });
     const body: any = await res.json().catch(() => ({}));
-    if (res.status !== 201) throw new Error(`variant upload answered ${res.status}: ${JSON.stringify(body).slice(0, 200)}`);
+    if (res.status !== 201)
+      throw new Error(`variant upload answered ${res.status}: ${JSON.stringify(body).slice(0, 200)}`);
     urls[i] = body.url;
   });
   return urls;
@@ -280,8 +360,21 @@ async function compositingAlone(ctx: Ctx, design: Buffer) {
     });
   for (let i = 0; i < 4; i++) await run(i, 'photo', 'new');
   await run(0, 'photo', 'size');
-  const rows: { mode: string; design: string; inFlight: number; n: number; p50Ms: number; p95Ms: number; mockupsPerSec: number; cpuMsPerMockup: number }[] = [];
-  const label: Record<DesignCase, string> = { new: 'new design (decoded each time)', size: 'same design, new size (level cached)', same: 'same design and size (cached)' };
+  const rows: {
+    mode: string;
+    design: string;
+    inFlight: number;
+    n: number;
+    p50Ms: number;
+    p95Ms: number;
+    mockupsPerSec: number;
+    cpuMsPerMockup: number;
+  }[] = [];
+  const label: Record<DesignCase, string> = {
+    new: 'new design (decoded each time)',
+    size: 'same design, new size (level cached)',
+    same: 'same design and size (cached)',
+  };
   const configs: [string, 'photo' | 'flat', DesignCase, number, number][] = [
     ['realistic', 'photo', 'new', 1, N(24, 8)],
     ['realistic', 'photo', 'new', 2, N(24, 8)],
@@ -305,7 +398,16 @@ async function compositingAlone(ctx: Ctx, design: Buffer) {
     });
     const cpu = process.cpuUsage(c0);
     const st = stats(lat);
-    rows.push({ mode, design: label[dc], inFlight, n, p50Ms: st.p50Ms, p95Ms: st.p95Ms, mockupsPerSec: round((n / wallMs) * 1000), cpuMsPerMockup: round((cpu.user + cpu.system) / 1000 / n) });
+    rows.push({
+      mode,
+      design: label[dc],
+      inFlight,
+      n,
+      p50Ms: st.p50Ms,
+      p95Ms: st.p95Ms,
+      mockupsPerSec: round((n / wallMs) * 1000),
+      cpuMsPerMockup: round((cpu.user + cpu.system) / 1000 / n),
+    });
     say(`compositing ${mode}, ${label[dc]} x${inFlight}: p50 ${st.p50Ms} ms, ${round((n / wallMs) * 1000)}/s`);
   }
   configureDesignCache({ clear: true });
@@ -359,7 +461,11 @@ async function microStartRpc(client: Client): Promise<number> {
   for (let i = 0; i < N(10, 4); i++) {
     const id = `bench-start-${randomSuffix(8)}`;
     const t0 = performance.now();
-    const h = await client.workflow.start('generation', { workflowId: id, taskQueue: `bench-no-worker-${randomSuffix(4)}`, args: [{}] });
+    const h = await client.workflow.start('generation', {
+      workflowId: id,
+      taskQueue: `bench-no-worker-${randomSuffix(4)}`,
+      args: [{}],
+    });
     lat.push(performance.now() - t0);
     await h.terminate('benchmark probe of the start RPC').catch(() => {});
   }
@@ -377,12 +483,28 @@ interface BatchRow {
   failed: number;
 }
 
-async function batchVsSingle(ctx: Ctx, items: { garmentId: string; garmentImageUrl: string; label: string }[], rounds: number, scaleBase: number, warm: boolean): Promise<BatchRow[]> {
+async function batchVsSingle(
+  ctx: Ctx,
+  items: { garmentId: string; garmentImageUrl: string; label: string }[],
+  rounds: number,
+  scaleBase: number,
+  warm: boolean,
+): Promise<BatchRow[]> {
   const rows: BatchRow[] = [];
   const auth = { authorization: `Bearer ${ctx.key}` };
   if (warm) {
     // not measured: prepares every blank of the set in the worker, so neither way pays for it below
-    const res = await json(ctx.base, 'POST', '/api/v1/generate/batch', { designUrl: ctx.designUrl, placement: { scale: 0.5 }, items: items.map(({ garmentId, garmentImageUrl }) => ({ garmentId, garmentImageUrl })) }, auth);
+    const res = await json(
+      ctx.base,
+      'POST',
+      '/api/v1/generate/batch',
+      {
+        designUrl: ctx.designUrl,
+        placement: { scale: 0.5 },
+        items: items.map(({ garmentId, garmentImageUrl }) => ({ garmentId, garmentImageUrl })),
+      },
+      auth,
+    );
     if (res.status !== 200) say(`warm-up batch answered ${res.status}`);
   }
   // batch: one request per round; each round uses a placement not seen before, so the design is decoded once per round
@@ -396,7 +518,11 @@ async function batchVsSingle(ctx: Ctx, items: { garmentId: string; garmentImageU
         ctx.base,
         'POST',
         '/api/v1/generate/batch',
-        { designUrl: ctx.designUrl, placement: { x: 50, y: 35, scale: round(scaleBase + r * 0.003, 4) }, items: items.map(({ garmentId, garmentImageUrl }) => ({ garmentId, garmentImageUrl })) },
+        {
+          designUrl: ctx.designUrl,
+          placement: { x: 50, y: 35, scale: round(scaleBase + r * 0.003, 4) },
+          items: items.map(({ garmentId, garmentImageUrl }) => ({ garmentId, garmentImageUrl })),
+        },
         auth,
       );
       lat.push(performance.now() - s);
@@ -408,19 +534,39 @@ async function batchVsSingle(ctx: Ctx, items: { garmentId: string; garmentImageU
       failed += res.body.generations.filter((g: any) => g.status !== 'completed').length;
     }
     const wallMs = performance.now() - t0;
-    rows.push({ items: items.length, blanks: warm ? 'prepared' : 'cold', rounds, via: 'POST /generate/batch (1 request per round)', mockupsPerSec: round(((items.length * rounds - failed) / wallMs) * 1000, 2), p50RequestMs: round(median(lat)), wallMs: round(wallMs), failed });
+    rows.push({
+      items: items.length,
+      blanks: warm ? 'prepared' : 'cold',
+      rounds,
+      via: 'POST /generate/batch (1 request per round)',
+      mockupsPerSec: round(((items.length * rounds - failed) / wallMs) * 1000, 2),
+      p50RequestMs: round(median(lat)),
+      wallMs: round(wallMs),
+      failed,
+    });
   }
   // the same items as single calls, 8 clients, a fresh placement per round (the design cache helps these too)
   {
     const rs: GenResult[] = [];
     const t0 = performance.now();
     for (let r = 0; r < rounds; r++) {
-      const { results } = await closedLoop(8, items.length, (i) => generate(ctx, items[i]!, round(scaleBase + 0.0015 + r * 0.003, 4), 'single-colours'));
+      const { results } = await closedLoop(8, items.length, (i) =>
+        generate(ctx, items[i]!, round(scaleBase + 0.0015 + r * 0.003, 4), 'single-colours'),
+      );
       rs.push(...results);
     }
     const wallMs = performance.now() - t0;
     checkAll('single calls (colours)', rs);
-    rows.push({ items: items.length, blanks: warm ? 'prepared' : 'cold', rounds, via: 'POST /generate x items, 8 clients', mockupsPerSec: round((rs.filter((r) => r.ok).length / wallMs) * 1000, 2), p50RequestMs: round(median(rs.map((r) => r.ms))), wallMs: round(wallMs), failed: rs.filter((r) => !r.ok).length });
+    rows.push({
+      items: items.length,
+      blanks: warm ? 'prepared' : 'cold',
+      rounds,
+      via: 'POST /generate x items, 8 clients',
+      mockupsPerSec: round((rs.filter((r) => r.ok).length / wallMs) * 1000, 2),
+      p50RequestMs: round(median(rs.map((r) => r.ms))),
+      wallMs: round(wallMs),
+      failed: rs.filter((r) => !r.ok).length,
+    });
   }
   return rows;
 }
@@ -437,7 +583,9 @@ async function main(): Promise<void> {
       .map((kv) => [kv.split('=')[0]!, kv.slice(kv.indexOf('=') + 1)]),
   );
   const temporalInMemory = process.env.BENCH_TEMPORAL_DB === 'memory';
-  const stack = process.env.BENCH_BASE_URL ? externalStack(say) : await startBenchStack({ dataDir, say, workerEnv, temporalInMemory });
+  const stack = process.env.BENCH_BASE_URL
+    ? externalStack(say)
+    : await startBenchStack({ dataDir, say, workerEnv, temporalInMemory });
   const stopOnSignal = () => void stack.stop().finally(() => process.exit(130));
   process.once('SIGINT', stopOnSignal);
   process.once('SIGTERM', stopOnSignal);
@@ -446,7 +594,10 @@ async function main(): Promise<void> {
   const client = new Client({ connection, namespace: stack.namespace });
   const mem = new MemoryWatch(stack.pids);
   try {
-    const startupMem = { worker: stack.pids.worker ? memoryOf(stack.pids.worker) : null, api: stack.pids.api ? memoryOf(stack.pids.api) : null };
+    const startupMem = {
+      worker: stack.pids.worker ? memoryOf(stack.pids.worker) : null,
+      api: stack.pids.api ? memoryOf(stack.pids.api) : null,
+    };
     const ctx = await setup(stack, sql);
     const design = await benchDesign(stack.dataDir || path.join(os.tmpdir(), 'mockup-bench'));
 
@@ -478,40 +629,76 @@ async function main(): Promise<void> {
     });
 
     say(`POST /generate, 1 client, a new design every call: ${fresh1.length} requests`);
-    const oneNew = await mem.phase('e2e 1 client, new design', () => closedLoop(1, fresh1.length, (i) => generate(ctx, item0, 0.8, 'c1new', fresh1[i])));
+    const oneNew = await mem.phase('e2e 1 client, new design', () =>
+      closedLoop(1, fresh1.length, (i) => generate(ctx, item0, 0.8, 'c1new', fresh1[i])),
+    );
     checkAll('1 client, new design', oneNew.results);
     say(`POST /generate, 1 client, the uploaded design at a new size every call: ${N(60, 12)} requests`);
-    const one = await mem.phase('e2e 1 client', () => closedLoop(1, N(60, 12), (i) => generate(ctx, item0, newScale(i), 'c1')));
+    const one = await mem.phase('e2e 1 client', () =>
+      closedLoop(1, N(60, 12), (i) => generate(ctx, item0, newScale(i), 'c1')),
+    );
     checkAll('1 client', one.results);
     say(`POST /generate, 1 client, same design and placement: ${N(20, 6)} requests`);
-    const oneWarm = await mem.phase('e2e 1 client, same placement', () => closedLoop(1, N(20, 6), () => generate(ctx, item0, 0.8, 'c1warm')));
+    const oneWarm = await mem.phase('e2e 1 client, same placement', () =>
+      closedLoop(1, N(20, 6), () => generate(ctx, item0, 0.8, 'c1warm')),
+    );
     checkAll('1 client same placement', oneWarm.results);
 
-    const loads: { clients: number; design: string; n: number; stats: LatencyStats; mockupsPerSec: number; failed: number }[] = [];
+    const loads: {
+      clients: number;
+      design: string;
+      n: number;
+      stats: LatencyStats;
+      mockupsPerSec: number;
+      failed: number;
+    }[] = [];
     let seq = 100;
     for (const clients of [4, 8, 16]) {
       const n = N(clients === 16 ? 96 : clients === 8 ? 64 : 48, 16);
       say(`POST /generate, ${clients} clients, ${n} requests`);
-      const r = await mem.phase(`e2e ${clients} clients`, () => closedLoop(clients, n, (i) => generate(ctx, item0, newScale(seq + i), `c${clients}`)));
+      const r = await mem.phase(`e2e ${clients} clients`, () =>
+        closedLoop(clients, n, (i) => generate(ctx, item0, newScale(seq + i), `c${clients}`)),
+      );
       seq += n;
       checkAll(`${clients} clients`, r.results);
       const ok = r.results.filter((x) => x.ok);
-      loads.push({ clients, design: 'uploaded design, new size each call', n, stats: stats(ok.map((x) => x.ms)), mockupsPerSec: round((ok.length / r.wallMs) * 1000, 2), failed: n - ok.length });
+      loads.push({
+        clients,
+        design: 'uploaded design, new size each call',
+        n,
+        stats: stats(ok.map((x) => x.ms)),
+        mockupsPerSec: round((ok.length / r.wallMs) * 1000, 2),
+        failed: n - ok.length,
+      });
     }
     {
       say(`POST /generate, 8 clients, a new design every call: ${fresh8.length} requests`);
-      const r = await mem.phase('e2e 8 clients, new design', () => closedLoop(8, fresh8.length, (i) => generate(ctx, item0, 0.8, 'c8new', fresh8[i])));
+      const r = await mem.phase('e2e 8 clients, new design', () =>
+        closedLoop(8, fresh8.length, (i) => generate(ctx, item0, 0.8, 'c8new', fresh8[i])),
+      );
       checkAll('8 clients, new design', r.results);
       const ok = r.results.filter((x) => x.ok);
-      loads.push({ clients: 8, design: 'new design every call', n: fresh8.length, stats: stats(ok.map((x) => x.ms)), mockupsPerSec: round((ok.length / r.wallMs) * 1000, 2), failed: fresh8.length - ok.length });
+      loads.push({
+        clients: 8,
+        design: 'new design every call',
+        n: fresh8.length,
+        stats: stats(ok.map((x) => x.ms)),
+        mockupsPerSec: round((ok.length / r.wallMs) * 1000, 2),
+        failed: fresh8.length - ok.length,
+      });
     }
 
     say('batch vs single calls');
     const colours = ctx.garment.colors.filter((c: any) => c.available);
-    const sevenColours = colours.map((c: any) => ({ garmentId: ctx.garment.id, garmentImageUrl: c.imageUrl, label: `${ctx.garment.id} ${c.name}` }));
+    const sevenColours = colours.map((c: any) => ({
+      garmentId: ctx.garment.id,
+      garmentImageUrl: c.imageUrl,
+      label: `${ctx.garment.id} ${c.name}`,
+    }));
     const many: { garmentId: string; garmentImageUrl: string; label: string }[] = [];
     for (const g of [ctx.garment, ...ctx.extraGarments]) {
-      for (const c of g.colors.filter((cc: any) => cc.available)) if (many.length < 25) many.push({ garmentId: g.id, garmentImageUrl: c.imageUrl, label: `${g.id} ${c.name}` });
+      for (const c of g.colors.filter((cc: any) => cc.available))
+        if (many.length < 25) many.push({ garmentId: g.id, garmentImageUrl: c.imageUrl, label: `${g.id} ${c.name}` });
     }
     const batchRows = await mem.phase('batch vs single', async () => [
       ...(await batchVsSingle(ctx, sevenColours, N(3, 1), 0.6, true)),
@@ -526,11 +713,17 @@ async function main(): Promise<void> {
     say('reading workflow histories and logs for the time breakdown');
     await new Promise((r) => setTimeout(r, 300)); // let the last log lines arrive
     const apiDurations = new Map<string, number>();
-    for (const l of stack.apiLog?.kept ?? []) if (l.msg === 'request' && typeof l.requestId === 'string') apiDurations.set(l.requestId, Number(l.durationMs));
+    for (const l of stack.apiLog?.kept ?? [])
+      if (l.msg === 'request' && typeof l.requestId === 'string') apiDurations.set(l.requestId, Number(l.durationMs));
     const renderMs = new Map<string, Record<string, number>>();
     // the log line's own time is when the render step ended (ms resolution; the local activity markers' complete_time
     // is not: it reads ~15 ms early)
-    for (const l of stack.workerLog?.kept ?? []) if (l.msg === 'mockup rendered') renderMs.set(String(l.generationId), { ...(l.ms as Record<string, number>), endAt: Date.parse(String(l.time)) });
+    for (const l of stack.workerLog?.kept ?? [])
+      if (l.msg === 'mockup rendered')
+        renderMs.set(String(l.generationId), {
+          ...(l.ms as Record<string, number>),
+          endAt: Date.parse(String(l.time)),
+        });
     const microMs = { authMs: micro.authMs - micro.noneMs, limiterMs: micro.limitedMs - micro.authMs, startRpcMs };
     const okOf = (rs: GenResult[]) => rs.filter((r) => r.ok);
     const bdNew = await breakdown(client, okOf(oneNew.results), apiDurations, renderMs, microMs);
@@ -540,11 +733,16 @@ async function main(): Promise<void> {
     const e2e1New = stats(okOf(oneNew.results).map((r) => r.ms));
     const e2e1 = stats(okOf(one.results).map((r) => r.ms));
     const e2e1Warm = stats(okOf(oneWarm.results).map((r) => r.ms));
-    const compRow = (design: string) => comp.rows.find((r) => r.mode === 'realistic' && r.inFlight === 1 && r.design.startsWith(design))!;
+    const compRow = (design: string) =>
+      comp.rows.find((r) => r.mode === 'realistic' && r.inFlight === 1 && r.design.startsWith(design))!;
     const compNew = compRow('new design');
     const compSize = compRow('same design, new size');
     const compSame = compRow('same design and size');
-    const compMax = Math.max(...comp.rows.filter((r) => r.design.startsWith('new design') && r.mode === 'realistic').map((r) => r.mockupsPerSec));
+    const compMax = Math.max(
+      ...comp.rows
+        .filter((r) => r.design.startsWith('new design') && r.mode === 'realistic')
+        .map((r) => r.mockupsPerSec),
+    );
     const at8 = loads.find((l) => l.clients === 8 && l.design !== 'new design every call')!;
     const at8New = loads.find((l) => l.clients === 8 && l.design === 'new design every call')!;
     const workerPeak16 = mem.phases['e2e 16 clients']?.worker?.peakMiB ?? NaN;
@@ -556,14 +754,46 @@ async function main(): Promise<void> {
       samePlacement: round(e2e1Warm.p50Ms / compSame.p50Ms, 2),
     };
     const targets = [
-      { target: 'compositing p50 <= 150 ms (1 mockup, new design)', value: `${compNew.p50Ms} ms`, met: compNew.p50Ms <= 150 },
-      { target: 'compositing >= 10 mockups/s with several in flight (new design each)', value: `${compMax}/s`, met: compMax >= 10 },
-      { target: 'e2e p50 <= 250 ms at 1 client (uploaded design, new size each call)', value: `${e2e1.p50Ms} ms`, met: e2e1.p50Ms <= 250 },
-      { target: 'e2e p50 <= 250 ms at 1 client (new design every call)', value: `${e2e1New.p50Ms} ms`, met: e2e1New.p50Ms <= 250 },
-      { target: '>= 8 mockups/s at 8 clients (uploaded design, new size each call)', value: `${at8.mockupsPerSec}/s`, met: at8.mockupsPerSec >= 8 },
-      { target: '>= 8 mockups/s at 8 clients (new design every call)', value: `${at8New.mockupsPerSec}/s`, met: at8New.mockupsPerSec >= 8 },
-      { target: 'e2e p50 <= 1.5 x compositing p50 (new design, both)', value: `${ratios.newDesign} x`, met: ratios.newDesign <= 1.5 },
-      { target: 'e2e p50 <= 1.5 x compositing p50 (same design, new size, both)', value: `${ratios.newSize} x`, met: ratios.newSize <= 1.5 },
+      {
+        target: 'compositing p50 <= 150 ms (1 mockup, new design)',
+        value: `${compNew.p50Ms} ms`,
+        met: compNew.p50Ms <= 150,
+      },
+      {
+        target: 'compositing >= 10 mockups/s with several in flight (new design each)',
+        value: `${compMax}/s`,
+        met: compMax >= 10,
+      },
+      {
+        target: 'e2e p50 <= 250 ms at 1 client (uploaded design, new size each call)',
+        value: `${e2e1.p50Ms} ms`,
+        met: e2e1.p50Ms <= 250,
+      },
+      {
+        target: 'e2e p50 <= 250 ms at 1 client (new design every call)',
+        value: `${e2e1New.p50Ms} ms`,
+        met: e2e1New.p50Ms <= 250,
+      },
+      {
+        target: '>= 8 mockups/s at 8 clients (uploaded design, new size each call)',
+        value: `${at8.mockupsPerSec}/s`,
+        met: at8.mockupsPerSec >= 8,
+      },
+      {
+        target: '>= 8 mockups/s at 8 clients (new design every call)',
+        value: `${at8New.mockupsPerSec}/s`,
+        met: at8New.mockupsPerSec >= 8,
+      },
+      {
+        target: 'e2e p50 <= 1.5 x compositing p50 (new design, both)',
+        value: `${ratios.newDesign} x`,
+        met: ratios.newDesign <= 1.5,
+      },
+      {
+        target: 'e2e p50 <= 1.5 x compositing p50 (same design, new size, both)',
+        value: `${ratios.newSize} x`,
+        met: ratios.newSize <= 1.5,
+      },
       { target: 'worker peak < 600 MB at 16 clients', value: `${workerPeak16} MiB`, met: workerPeak16 < 600 },
     ];
 
@@ -572,7 +802,12 @@ async function main(): Promise<void> {
       'e2e 1 client, new design': oneNew.results.length,
       'e2e 1 client': one.results.length,
       'e2e 1 client, same placement': oneWarm.results.length,
-      ...Object.fromEntries(loads.map((l) => [`e2e ${l.clients} clients${l.design === 'new design every call' ? ', new design' : ''}`, l.n])),
+      ...Object.fromEntries(
+        loads.map((l) => [
+          `e2e ${l.clients} clients${l.design === 'new design every call' ? ', new design' : ''}`,
+          l.n,
+        ]),
+      ),
       'batch vs single': batchRows.reduce((a, b) => a + b.items * b.rounds, 0),
       'compositing alone (in the bench process)': comp.rows.reduce((a, b) => a + b.n, 0),
     };
@@ -603,10 +838,19 @@ async function main(): Promise<void> {
       machine: {
         ...machineInfo(),
         loadAvgAtEnd: os.loadavg().map((n) => round(n, 2)),
-        stack: stack.owned ? 'started by the benchmark (embedded PostgreSQL 18, Temporal dev server with SQLite file, worker + API child processes)' : `external: ${stack.baseUrl}`,
+        stack: stack.owned
+          ? 'started by the benchmark (embedded PostgreSQL 18, Temporal dev server with SQLite file, worker + API child processes)'
+          : `external: ${stack.baseUrl}`,
         workerEnv,
-        temporalState: stack.owned ? (temporalInMemory ? 'in memory (BENCH_TEMPORAL_DB=memory)' : 'SQLite file (WAL), as npm start') : 'external',
-        malloc: { MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? null, GLIBC_TUNABLES: process.env.GLIBC_TUNABLES ?? null },
+        temporalState: stack.owned
+          ? temporalInMemory
+            ? 'in memory (BENCH_TEMPORAL_DB=memory)'
+            : 'SQLite file (WAL), as npm start'
+          : 'external',
+        malloc: {
+          MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? null,
+          GLIBC_TUNABLES: process.env.GLIBC_TUNABLES ?? null,
+        },
       },
       input: {
         design: `2400x3000 RGBA PNG, ${round(design.length / 2 ** 20, 2)} MiB, uploaded`,
@@ -650,13 +894,18 @@ async function main(): Promise<void> {
 function print(r: any): void {
   const p = (s = '') => process.stdout.write(s + '\n');
   const m = r.machine;
-  p(`\n## Benchmark (${r.date.slice(0, 10)}${r.quick ? ', QUICK' : ''}): ${m.cpu}, ${m.cores} cores, ${m.memoryGiB} GiB, node ${m.node}, sharp ${m.sharp} / libvips ${m.libvips}`);
+  p(
+    `\n## Benchmark (${r.date.slice(0, 10)}${r.quick ? ', QUICK' : ''}): ${m.cpu}, ${m.cores} cores, ${m.memoryGiB} GiB, node ${m.node}, sharp ${m.sharp} / libvips ${m.libvips}`,
+  );
   p(`design ${r.input.design}; ${r.input.garment}; ${r.input.placement}`);
   p(`load average at the end: ${m.loadAvgAtEnd.join(' ')}; run took ${r.durationS} s`);
   p('\n### 1. Compositing alone (in process, same blank/design/placements)\n');
   p('| mode | design | in flight | p50 ms | p95 ms | mockups/s | CPU ms/mockup |');
   p('|---|---|---:|---:|---:|---:|---:|');
-  for (const x of r.compositing.rows) p(`| ${x.mode} | ${x.design} | ${x.inFlight} | ${x.p50Ms} | ${x.p95Ms} | ${x.mockupsPerSec} | ${x.cpuMsPerMockup} |`);
+  for (const x of r.compositing.rows)
+    p(
+      `| ${x.mode} | ${x.design} | ${x.inFlight} | ${x.p50Ms} | ${x.p95Ms} | ${x.mockupsPerSec} | ${x.cpuMsPerMockup} |`,
+    );
   p('\n### 2. POST /generate end to end (synchronous)\n');
   p('| clients | design | requests | p50 ms | p95 ms | p99 ms | mockups/s | failed |');
   p('|---:|---|---:|---:|---:|---:|---:|---:|');
@@ -668,22 +917,32 @@ function print(r: any): void {
   ] as [string, any][]) {
     p(`| 1 | ${label} | ${o.n} | ${o.p50Ms} | ${o.p95Ms} | ${o.p99Ms} | ${round(1000 / o.meanMs, 2)} | 0 |`);
   }
-  for (const l of e.loads) p(`| ${l.clients} | ${l.design} | ${l.n} | ${l.stats.p50Ms} | ${l.stats.p95Ms} | ${l.stats.p99Ms} | ${l.mockupsPerSec} | ${l.failed} |`);
-  p(`\ne2e p50 / compositing p50, like for like: new design ${e.ratios.newDesign}; same design, new size ${e.ratios.newSize}; same placement ${e.ratios.samePlacement}`);
+  for (const l of e.loads)
+    p(
+      `| ${l.clients} | ${l.design} | ${l.n} | ${l.stats.p50Ms} | ${l.stats.p95Ms} | ${l.stats.p99Ms} | ${l.mockupsPerSec} | ${l.failed} |`,
+    );
+  p(
+    `\ne2e p50 / compositing p50, like for like: new design ${e.ratios.newDesign}; same design, new size ${e.ratios.newSize}; same placement ${e.ratios.samePlacement}`,
+  );
   p('\n### 3. Where the time goes (one generation, 1 client, medians)\n');
   p('| part | new design | new size | same placement | measured how |');
   p('|---|---:|---:|---:|---|');
   const b = r.breakdowns;
   const col = (x: any) => new Map(x.rows.map((row: any) => [row.part, row.p50Ms]));
   const [cs, cw] = [col(b.newSize), col(b.samePlacement)];
-  for (const x of b.newDesign.rows) p(`| ${x.part} | ${x.p50Ms} | ${cs.get(x.part) ?? ''} | ${cw.get(x.part) ?? ''} | ${x.how} |`);
-  p(`| **total (client)** | **${b.newDesign.totalP50Ms}** | **${b.newSize.totalP50Ms}** | **${b.samePlacement.totalP50Ms}** | ${b.newDesign.samples}/${b.newSize.samples}/${b.samePlacement.samples} samples |`);
+  for (const x of b.newDesign.rows)
+    p(`| ${x.part} | ${x.p50Ms} | ${cs.get(x.part) ?? ''} | ${cw.get(x.part) ?? ''} | ${x.how} |`);
+  p(
+    `| **total (client)** | **${b.newDesign.totalP50Ms}** | **${b.newSize.totalP50Ms}** | **${b.samePlacement.totalP50Ms}** | ${b.newDesign.samples}/${b.newSize.samples}/${b.samePlacement.samples} samples |`,
+  );
   p('\n### 4. Upload, analyze, memory\n');
   const { upload: up, analyze: an } = r.uploadAnalyze;
   p('| call | n | p50 ms | max ms |');
   p('|---|---:|---:|---:|');
   if (up.available) {
-    p(`| POST /upload multipart (${round(up.designBytes / 2 ** 20, 2)} MiB PNG) | ${up.multipart.n} | ${up.multipart.p50Ms} | ${up.multipart.maxMs} |`);
+    p(
+      `| POST /upload multipart (${round(up.designBytes / 2 ** 20, 2)} MiB PNG) | ${up.multipart.n} | ${up.multipart.p50Ms} | ${up.multipart.maxMs} |`,
+    );
     p(`| POST /upload JSON imageData | ${up.json.n} | ${up.json.p50Ms} | ${up.json.maxMs} |`);
   } else p(`| POST /upload | not available: ${up.reason.replace(/\|/g, '/')} | | |`);
   if (an.available) {
@@ -692,14 +951,21 @@ function print(r: any): void {
   } else p(`| POST /analyze | not available: ${an.reason.replace(/\|/g, '/')} | | |`);
   p('\n| phase | worker peak MiB | API peak MiB |');
   p('|---|---:|---:|');
-  for (const [name, x] of Object.entries(r.memory.phases) as [string, any][]) p(`| ${name} | ${x.worker?.peakMiB ?? 'n/a'} | ${x.api?.peakMiB ?? 'n/a'} |`);
-  p('\n| phase | mockups | wall s | CPU ms per mockup: worker | API | Temporal server | PostgreSQL | stack total | bench client | other load on the machine (cores) |');
+  for (const [name, x] of Object.entries(r.memory.phases) as [string, any][])
+    p(`| ${name} | ${x.worker?.peakMiB ?? 'n/a'} | ${x.api?.peakMiB ?? 'n/a'} |`);
+  p(
+    '\n| phase | mockups | wall s | CPU ms per mockup: worker | API | Temporal server | PostgreSQL | stack total | bench client | other load on the machine (cores) |',
+  );
   p('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
-  for (const c of r.cpuPerMockup) p(`| ${c.phase} | ${c.mockups} | ${c.wallS} | ${c.workerMs} | ${c.apiMs} | ${c.temporalMs} | ${c.postgresMs} | ${c.stackMs} | ${c.benchMs} | ${c.otherCores} |`);
+  for (const c of r.cpuPerMockup)
+    p(
+      `| ${c.phase} | ${c.mockups} | ${c.wallS} | ${c.workerMs} | ${c.apiMs} | ${c.temporalMs} | ${c.postgresMs} | ${c.stackMs} | ${c.benchMs} | ${c.otherCores} |`,
+    );
   p('\n### 5. Batch vs single calls (one design on many colours)\n');
   p('| items (distinct blanks) | blanks in the worker | rounds | via | mockups/s | p50 per request ms | failed |');
   p('|---:|---|---:|---|---:|---:|---:|');
-  for (const b of r.batch) p(`| ${b.items} | ${b.blanks} | ${b.rounds} | ${b.via} | ${b.mockupsPerSec} | ${b.p50RequestMs} | ${b.failed} |`);
+  for (const b of r.batch)
+    p(`| ${b.items} | ${b.blanks} | ${b.rounds} | ${b.via} | ${b.mockupsPerSec} | ${b.p50RequestMs} | ${b.failed} |`);
   p('\n### Targets (issue 6)\n');
   p('| target | measured | met |');
   p('|---|---:|:---:|');

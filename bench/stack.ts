@@ -4,7 +4,15 @@
 // the same entry points as npm start. Their JSON log lines are kept (request durations, the activity's per-step
 // timings) and their memory is read from /proc/<pid>/status.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createWriteStream, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync, type WriteStream } from 'node:fs';
+import {
+  createWriteStream,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+  type WriteStream,
+} from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { createSql } from '../db/client';
@@ -13,7 +21,16 @@ import { seed } from '../db/seed';
 import { loadConfig } from '../lib/config';
 import { createLogger } from '../lib/log';
 import { createStorage } from '../lib/storage';
-import { cacheDir, freePort, IMAGE_PROCESS_MALLOC_ENV, resolveTemporalCli, startEmbeddedPostgres, startTemporalDev, stopProcess, type RunningService } from '../scripts/dev-services';
+import {
+  cacheDir,
+  freePort,
+  IMAGE_PROCESS_MALLOC_ENV,
+  resolveTemporalCli,
+  startEmbeddedPostgres,
+  startTemporalDev,
+  stopProcess,
+  type RunningService,
+} from '../scripts/dev-services';
 
 const ROOT = path.resolve(__dirname, '..');
 
@@ -97,7 +114,9 @@ async function waitForReady(baseUrl: string, children: ChildProcess[], ms = 180_
   const until = Date.now() + ms;
   let last = '';
   while (Date.now() < until) {
-    for (const c of children) if (c.exitCode !== null) throw new Error(`a child process exited with code ${c.exitCode} during start-up (see the logs)`);
+    for (const c of children)
+      if (c.exitCode !== null)
+        throw new Error(`a child process exited with code ${c.exitCode} during start-up (see the logs)`);
     try {
       const res = await fetch(`${baseUrl}/readyz`);
       if (res.ok) return;
@@ -111,7 +130,12 @@ async function waitForReady(baseUrl: string, children: ChildProcess[], ms = 180_
 }
 
 /** Starts the whole stack for the benchmark in `dataDir` (Temporal history is started fresh each run). */
-export async function startBenchStack(opts: { dataDir: string; say: (m: string) => void; workerEnv?: Record<string, string>; temporalInMemory?: boolean }): Promise<BenchStack> {
+export async function startBenchStack(opts: {
+  dataDir: string;
+  say: (m: string) => void;
+  workerEnv?: Record<string, string>;
+  temporalInMemory?: boolean;
+}): Promise<BenchStack> {
   const { dataDir, say } = opts;
   mkdirSync(dataDir, { recursive: true });
   const services: RunningService[] = [];
@@ -127,15 +151,28 @@ export async function startBenchStack(opts: { dataDir: string; say: (m: string) 
     let pgPort = await freePort();
     while (pgPort === 5432) pgPort = await freePort();
     say(`embedded PostgreSQL on 127.0.0.1:${pgPort} (cluster in ${path.join(dataDir, 'pg')})`);
-    const pg = await startEmbeddedPostgres({ dir: path.join(dataDir, 'pg'), port: pgPort, database: 'mockups', log: say });
+    const pg = await startEmbeddedPostgres({
+      dir: path.join(dataDir, 'pg'),
+      port: pgPort,
+      database: 'mockups',
+      log: say,
+    });
     services.push(pg);
 
     const cli = await resolveTemporalCli({ log: say });
     const temporalPort = await freePort();
     const dbFile = opts.temporalInMemory ? undefined : path.join(dataDir, 'temporal.db');
     if (dbFile) rmSync(dbFile, { force: true }); // a fresh history per run: the numbers do not depend on earlier runs
-    say(`Temporal dev server on 127.0.0.1:${temporalPort} (${dbFile ? `state in ${dbFile}, as npm start keeps it` : 'in memory'})`);
-    const t = await startTemporalDev({ cli, port: temporalPort, dbFile, logFile: path.join(dataDir, 'logs', 'temporal.log'), log: say });
+    say(
+      `Temporal dev server on 127.0.0.1:${temporalPort} (${dbFile ? `state in ${dbFile}, as npm start keeps it` : 'in memory'})`,
+    );
+    const t = await startTemporalDev({
+      cli,
+      port: temporalPort,
+      dbFile,
+      logFile: path.join(dataDir, 'logs', 'temporal.log'),
+      log: say,
+    });
     services.push(t);
 
     const apiPort = await freePort();
@@ -161,18 +198,29 @@ export async function startBenchStack(opts: { dataDir: string; say: (m: string) 
     try {
       await migrate(sql);
       const t0 = Date.now();
-      const r = await seed({ sql, storage: createStorage(config), log: createLogger({ level: 'warn' }), renderCacheDir: path.join(cacheDir(), 'blanks') });
+      const r = await seed({
+        sql,
+        storage: createStorage(config),
+        log: createLogger({ level: 'warn' }),
+        renderCacheDir: path.join(cacheDir(), 'blanks'),
+      });
       say(`migrated and seeded in ${((Date.now() - t0) / 1000).toFixed(1)} s (${r.blanksRendered} blanks rendered)`);
     } finally {
       await sql.end();
     }
 
     logs.api = new LogTap(path.join(dataDir, 'logs', 'api.log'), (l) => l.msg === 'request' || l.level === 'error');
-    logs.worker = new LogTap(path.join(dataDir, 'logs', 'worker.log'), (l) => l.msg === 'mockup rendered' || l.level === 'error');
+    logs.worker = new LogTap(
+      path.join(dataDir, 'logs', 'worker.log'),
+      (l) => l.msg === 'mockup rendered' || l.level === 'error',
+    );
     for (const name of ['worker', 'api'] as const) {
       // as npm start (scripts/start.ts): glibc malloc tuned for image work unless the environment says otherwise
       const childEnv = { ...IMAGE_PROCESS_MALLOC_ENV, ...env, ...(name === 'worker' ? opts.workerEnv : {}) };
-      const proc = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, name, 'main.ts')], { env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+      const proc = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, name, 'main.ts')], {
+        env: childEnv,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       logs[name]!.attach(proc.stdout!);
       logs[name]!.attach(proc.stderr!);
       children.push({ name, proc });
@@ -206,10 +254,14 @@ export function externalStack(say: (m: string) => void): BenchStack {
   const databaseUrl = process.env.DATABASE_URL;
   const temporalAddress = process.env.TEMPORAL_ADDRESS;
   if (!databaseUrl || !temporalAddress) {
-    throw new Error('BENCH_BASE_URL needs DATABASE_URL (to grant the benchmark account its tokens) and TEMPORAL_ADDRESS (workflow histories) of that stack');
+    throw new Error(
+      'BENCH_BASE_URL needs DATABASE_URL (to grant the benchmark account its tokens) and TEMPORAL_ADDRESS (workflow histories) of that stack',
+    );
   }
   const pid = (v: string | undefined) => (v && /^\d+$/.test(v) ? Number(v) : undefined);
-  say(`using the running stack at ${baseUrl}; its rate limits must be lifted (RATE_LIMIT_* env) or the load phases get 429s`);
+  say(
+    `using the running stack at ${baseUrl}; its rate limits must be lifted (RATE_LIMIT_* env) or the load phases get 429s`,
+  );
   return {
     baseUrl,
     databaseUrl,
@@ -242,7 +294,12 @@ export function cpuByGroup(pids: BenchStack['pids']): Record<string, number> {
       const close = s.lastIndexOf(')');
       const comm = s.slice(s.indexOf('(') + 1, close);
       const f = s.slice(close + 2).split(' ');
-      procs.push({ pid: Number(e), ppid: Number(f[1]), comm, cpuMs: ((Number(f[11]) + Number(f[12])) * 1000) / CLK_TCK });
+      procs.push({
+        pid: Number(e),
+        ppid: Number(f[1]),
+        comm,
+        cpuMs: ((Number(f[11]) + Number(f[12])) * 1000) / CLK_TCK,
+      });
     } catch {
       /* gone */
     }
@@ -252,7 +309,16 @@ export function cpuByGroup(pids: BenchStack['pids']): Record<string, number> {
   const out: Record<string, number> = { worker: 0, api: 0, temporal: 0, postgres: 0, bench: 0 };
   const walk = (pid: number) => {
     for (const c of children.get(pid) ?? []) {
-      const g = c.pid === pids.worker ? 'worker' : c.pid === pids.api ? 'api' : /temporal/.test(c.comm) ? 'temporal' : /postgres|postmaster/.test(c.comm) ? 'postgres' : 'bench';
+      const g =
+        c.pid === pids.worker
+          ? 'worker'
+          : c.pid === pids.api
+            ? 'api'
+            : /temporal/.test(c.comm)
+              ? 'temporal'
+              : /postgres|postmaster/.test(c.comm)
+                ? 'postgres'
+                : 'bench';
       out[g] = (out[g] ?? 0) + c.cpuMs;
       walk(c.pid);
     }

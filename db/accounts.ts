@@ -10,7 +10,9 @@ export function allowancePeriod(signup: Date, at: Date): { start: Date; end: Dat
   const anchor = (y: number, m: number) => {
     // A signup on the 31st renews on the last day of shorter months.
     const last = new Date(Date.UTC(y, m + 1, 0)).getUTCDate();
-    return new Date(Date.UTC(y, m, Math.min(day, last), signup.getUTCHours(), signup.getUTCMinutes(), signup.getUTCSeconds()));
+    return new Date(
+      Date.UTC(y, m, Math.min(day, last), signup.getUTCHours(), signup.getUTCMinutes(), signup.getUTCSeconds()),
+    );
   };
   let start = anchor(at.getUTCFullYear(), at.getUTCMonth());
   if (start > at) start = anchor(at.getUTCFullYear(), at.getUTCMonth() - 1);
@@ -19,7 +21,11 @@ export function allowancePeriod(signup: Date, at: Date): { start: Date; end: Dat
 }
 
 /** Grants the Free plan's tokens for the period containing `at`, once (reference free:<user>:<period start>). */
-export async function grantFreeAllowance(sql: Sql, user: { id: string; createdAt: Date }, at = new Date()): Promise<boolean> {
+export async function grantFreeAllowance(
+  sql: Sql,
+  user: { id: string; createdAt: Date },
+  at = new Date(),
+): Promise<boolean> {
   const { start, end } = allowancePeriod(user.createdAt, at);
   return grantTokens(sql, {
     userId: user.id,

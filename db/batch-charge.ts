@@ -24,7 +24,12 @@ export type BatchChargeResult = { ok: true; balance: number } | { ok: false; req
 
 export async function insertAndChargeGenerations(
   sql: Sql,
-  opts: { userId: string; apiKeyId: string | null; /** the batch's workflow id; null for a single generation */ batchId: string | null; rows: BatchGenerationRow[] },
+  opts: {
+    userId: string;
+    apiKeyId: string | null;
+    /** the batch's workflow id; null for a single generation */ batchId: string | null;
+    rows: BatchGenerationRow[];
+  },
 ): Promise<BatchChargeResult> {
   const { userId, apiKeyId, batchId, rows } = opts;
   if (rows.length === 0) throw new Error('a batch needs at least one generation');

@@ -55,8 +55,12 @@ export type DebitResult =
  * on one account serialise and can never take the balance below zero; grants that expire soonest are spent first.
  * A reference that was already debited returns the first result (duplicate: true) without charging again.
  */
-export async function debitTokens(sql: Sql, d: { userId: string; amount: number; reference: string }): Promise<DebitResult> {
-  if (!Number.isInteger(d.amount) || d.amount <= 0) throw new Error(`debit amount must be a positive integer, got ${d.amount}`);
+export async function debitTokens(
+  sql: Sql,
+  d: { userId: string; amount: number; reference: string },
+): Promise<DebitResult> {
+  if (!Number.isInteger(d.amount) || d.amount <= 0)
+    throw new Error(`debit amount must be a positive integer, got ${d.amount}`);
   return sql.begin(async (tx) => {
     const [user] = await tx`select id from users where id = ${d.userId} for update`;
     if (!user) throw new Error(`unknown user ${d.userId}`);
@@ -64,11 +68,18 @@ export async function debitTokens(sql: Sql, d: { userId: string; amount: number;
       select id, amount, user_id from token_debits where reference = ${d.reference}`;
     if (existing) {
       if (existing.user_id !== d.userId) throw new Error(`debit reference ${d.reference} belongs to another account`);
-      return { ok: true as const, debitId: existing.id, amount: existing.amount, duplicate: true, balance: await tokenBalance(tx, d.userId) };
+      return {
+        ok: true as const,
+        debitId: existing.id,
+        amount: existing.amount,
+        duplicate: true,
+        balance: await tokenBalance(tx, d.userId),
+      };
     }
     const grants = await spendableGrants(tx, d.userId);
     const available = grants.reduce((s, g) => s + g.remaining, 0);
-    if (available < d.amount) return { ok: false as const, reason: 'insufficient_tokens' as const, required: d.amount, available };
+    if (available < d.amount)
+      return { ok: false as const, reason: 'insufficient_tokens' as const, required: d.amount, available };
     const [debit] = await tx<{ id: number }[]>`
       insert into token_debits (user_id, amount, reference) values (${d.userId}, ${d.amount}, ${d.reference}) returning id`;
     let left = d.amount;
@@ -96,6 +107,12 @@ export async function refundDebit(sql: Sql, debitReference: string): Promise<boo
       select bool_or(g.expires_at is null) as has_null, max(g.expires_at) as latest
       from token_allocations a join token_grants g on g.id = a.grant_id where a.debit_id = ${debit.id}`;
     const expiresAt = exp?.has_null ? null : (exp?.latest ?? null);
-    return grantTokens(tx, { userId: debit.user_id, source: 'refund', amount: debit.amount, expiresAt, reference: `refund:${debitReference}` });
+    return grantTokens(tx, {
+      userId: debit.user_id,
+      source: 'refund',
+      amount: debit.amount,
+      expiresAt,
+      reference: `refund:${debitReference}`,
+    });
   });
 }

@@ -8,7 +8,9 @@ const DIR = path.join(__dirname, 'migrations');
 const LOCK_KEY = 727_001;
 
 export async function migrate(sql: Sql, log: (msg: string) => void = () => {}): Promise<string[]> {
-  const files = readdirSync(DIR).filter((f) => /^\d{3}_.+\.sql$/.test(f)).sort();
+  const files = readdirSync(DIR)
+    .filter((f) => /^\d{3}_.+\.sql$/.test(f))
+    .sort();
   const applied: string[] = [];
   await sql.begin(async (tx) => {
     await tx`select pg_advisory_xact_lock(${LOCK_KEY})`;

@@ -25,7 +25,10 @@ const duration = (def: string, min = 1, max = 30 * 86_400_000) =>
       const m = /^\s*(\d+)\s*(ms|s|m|h|d)?\s*$/.exec(v);
       const ms = m ? Number(m[1]) * DURATION_UNITS[m[2] ?? 'ms']! : NaN;
       if (!Number.isSafeInteger(ms) || ms < min || ms > max) {
-        ctx.addIssue({ code: 'custom', message: `must be a duration like 500ms, 2s, 15m, 1h or 1d, from ${min} ms to ${max / 86_400_000} days` });
+        ctx.addIssue({
+          code: 'custom',
+          message: `must be a duration like 500ms, 2s, 15m, 1h or 1d, from ${min} ms to ${max / 86_400_000} days`,
+        });
         return z.NEVER;
       }
       return ms;
@@ -42,7 +45,10 @@ export const envSchema = z.object({
 
   DATABASE_URL: z.url().optional(),
   DATABASE_POOL_MAX: int(10, 1, 200),
-  EMBEDDED_PG_PORT: int(54329, 1024, 65535).refine((p) => p !== 5432, 'must not be 5432 (a system PostgreSQL may listen there)'),
+  EMBEDDED_PG_PORT: int(54329, 1024, 65535).refine(
+    (p) => p !== 5432,
+    'must not be 5432 (a system PostgreSQL may listen there)',
+  ),
 
   TEMPORAL_ADDRESS: z.string().min(1).optional(),
   TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
@@ -52,9 +58,15 @@ export const envSchema = z.object({
   TEMPORAL_DEV_PORT: int(7233, 1024, 65535),
   TEMPORAL_DEV_UI_PORT: int(8233, 1024, 65535),
 
-  API_KEY_PREFIX: z.string().regex(/^[a-z][a-z0-9]{1,15}$/, 'lowercase letters and digits, 2-16 chars').default('amk'),
+  API_KEY_PREFIX: z
+    .string()
+    .regex(/^[a-z][a-z0-9]{1,15}$/, 'lowercase letters and digits, 2-16 chars')
+    .default('amk'),
   SESSION_TTL_HOURS: int(24 * 14, 1, 24 * 365),
-  SESSION_COOKIE_NAME: z.string().regex(/^[A-Za-z0-9_.-]+$/).default('amk_session'),
+  SESSION_COOKIE_NAME: z
+    .string()
+    .regex(/^[A-Za-z0-9_.-]+$/)
+    .default('amk_session'),
   ALLOW_PRIVATE_URLS: bool.default(false),
   SEED_ON_START: bool.default(true),
   TRUST_PROXY: z.string().default('loopback'),
@@ -62,13 +74,22 @@ export const envSchema = z.object({
   // File storage: local disk under DATA_DIR/files (default) or an S3-compatible bucket (issue 3).
   STORAGE_DRIVER: z.enum(['local', 's3']).default('local'),
   S3_ENDPOINT: z.url().optional(),
-  S3_BUCKET: z.string().regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, 'must be a valid S3 bucket name').optional(),
-  S3_REGION: z.string().regex(/^[a-z0-9-]+$/, 'must be a region name such as us-east-1').default('us-east-1'),
+  S3_BUCKET: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, 'must be a valid S3 bucket name')
+    .optional(),
+  S3_REGION: z
+    .string()
+    .regex(/^[a-z0-9-]+$/, 'must be a region name such as us-east-1')
+    .default('us-east-1'),
   S3_ACCESS_KEY_ID: z.string().min(1).optional(),
   S3_SECRET_ACCESS_KEY: z.string().min(1).optional(),
   S3_SESSION_TOKEN: z.string().min(1).optional(),
   S3_FORCE_PATH_STYLE: bool.default(false),
-  S3_PREFIX: z.string().regex(/^[a-z0-9][a-z0-9._-]*\/$/i, 'must be a key prefix ending in / such as mockups/').optional(),
+  S3_PREFIX: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9._-]*\/$/i, 'must be a key prefix ending in / such as mockups/')
+    .optional(),
 
   // Part A limits per API key (issue 5, spec "Limits"); tests lower them. Windows are fixed: they start at a
   // key's first request and last a minute or an hour.
@@ -169,7 +190,10 @@ export interface RateLimitConfig {
 export class ConfigError extends Error {}
 
 /** Reads and validates the environment. `overrides` lets tests and scripts set values without touching process.env. */
-export function loadConfig(source: NodeJS.ProcessEnv = process.env, overrides: Partial<Record<keyof Env, string>> = {}): Config {
+export function loadConfig(
+  source: NodeJS.ProcessEnv = process.env,
+  overrides: Partial<Record<keyof Env, string>> = {},
+): Config {
   const merged: Record<string, string | undefined> = { ...source, ...overrides };
   // Empty strings mean "unset" so a blank line in an env file does not become a bogus value.
   for (const k of Object.keys(merged)) if (merged[k] === '') merged[k] = undefined;
@@ -247,7 +271,8 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env, overrides: P
 // Outside production a missing APP_SECRET is generated once and kept in DATA_DIR, so signed cursors survive a
 // restart without anyone having to invent a secret. Production must set it explicitly.
 function persistedSecret(dataDir: string, env: Env['NODE_ENV']): string {
-  if (env === 'production') throw new ConfigError('Invalid configuration:\n  APP_SECRET: required in production (at least 32 characters)');
+  if (env === 'production')
+    throw new ConfigError('Invalid configuration:\n  APP_SECRET: required in production (at least 32 characters)');
   const file = path.join(dataDir, 'app-secret');
   if (existsSync(file)) return readFileSync(file, 'utf8').trim();
   mkdirSync(dataDir, { recursive: true });

@@ -10,7 +10,9 @@ export interface Logger {
   child(fields: Record<string, unknown>): Logger;
 }
 
-export function createLogger(opts: { level?: Level; base?: Record<string, unknown>; write?: (line: string) => void } = {}): Logger {
+export function createLogger(
+  opts: { level?: Level; base?: Record<string, unknown>; write?: (line: string) => void } = {},
+): Logger {
   const min = ORDER[opts.level ?? 'info'];
   const base = opts.base ?? {};
   const write = opts.write ?? ((line: string) => process.stdout.write(line + '\n'));

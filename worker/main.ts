@@ -13,11 +13,22 @@ import { ensureMaintenanceSchedule } from './schedules';
 async function main(): Promise<void> {
   const config = loadConfig();
   const log = createLogger({ level: config.logLevel, base: { service: 'worker' } });
-  if (!config.databaseUrl) throw new Error('DATABASE_URL is required for the worker (npm start sets it for the embedded database)');
-  if (!config.temporal.address) throw new Error('TEMPORAL_ADDRESS is required for the worker (npm start sets it for the dev server)');
+  if (!config.databaseUrl)
+    throw new Error('DATABASE_URL is required for the worker (npm start sets it for the embedded database)');
+  if (!config.temporal.address)
+    throw new Error('TEMPORAL_ADDRESS is required for the worker (npm start sets it for the dev server)');
   Runtime.install({
     logger: {
-      log: (level, message, meta) => log[level === 'TRACE' || level === 'DEBUG' ? 'debug' : level === 'WARN' ? 'warn' : level === 'ERROR' ? 'error' : 'info'](message, meta),
+      log: (level, message, meta) =>
+        log[
+          level === 'TRACE' || level === 'DEBUG'
+            ? 'debug'
+            : level === 'WARN'
+              ? 'warn'
+              : level === 'ERROR'
+                ? 'error'
+                : 'info'
+        ](message, meta),
       trace: () => {},
       debug: () => {},
       info: (m, meta) => log.info(m, meta),
@@ -31,7 +42,15 @@ async function main(): Promise<void> {
   const clientConnection = await Connection.connect({ address: config.temporal.address });
   const client = new Client({ connection: clientConnection, namespace: config.temporal.namespace });
   await ensureSearchAttributes(clientConnection, config.temporal.namespace, log);
-  const worker = await createWorker({ connection, taskQueue: config.temporal.taskQueue, config, sql, storage: createStorage(config), log, temporal: client });
+  const worker = await createWorker({
+    connection,
+    taskQueue: config.temporal.taskQueue,
+    config,
+    sql,
+    storage: createStorage(config),
+    log,
+    temporal: client,
+  });
   await ensureMaintenanceSchedule(client, config.temporal.taskQueue, log);
   log.info('worker started', { taskQueue: config.temporal.taskQueue, namespace: config.temporal.namespace });
   try {
@@ -45,6 +64,14 @@ async function main(): Promise<void> {
 }
 
 main().catch((err) => {
-  process.stderr.write(JSON.stringify({ time: new Date().toISOString(), level: 'error', service: 'worker', msg: 'worker failed', error: String(err?.stack ?? err) }) + '\n');
+  process.stderr.write(
+    JSON.stringify({
+      time: new Date().toISOString(),
+      level: 'error',
+      service: 'worker',
+      msg: 'worker failed',
+      error: String(err?.stack ?? err),
+    }) + '\n',
+  );
   process.exit(1);
 });

@@ -8,7 +8,13 @@ export async function ensureMaintenanceSchedule(client: Client, taskQueue: strin
       scheduleId: 'maintenance-sweep',
       spec: { intervals: [{ every: '1 hour' }] },
       policies: { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: '1 hour' },
-      action: { type: 'startWorkflow', workflowType: 'maintenanceSweep', workflowId: 'maintenance-sweep', taskQueue, args: [] },
+      action: {
+        type: 'startWorkflow',
+        workflowType: 'maintenanceSweep',
+        workflowId: 'maintenance-sweep',
+        taskQueue,
+        args: [],
+      },
     });
     log.info('created schedule maintenance-sweep');
   } catch (err) {

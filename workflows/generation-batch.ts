@@ -42,7 +42,12 @@ export async function generationBatch(input: GenerationBatchInput): Promise<Gene
   const results = await Promise.all(
     input.items.map(async (item) => {
       try {
-        const r = await generation({ generationId: item.generationId, accountId: input.accountId, garmentId: item.garmentId, webhookUrl: input.webhookUrl });
+        const r = await generation({
+          generationId: item.generationId,
+          accountId: input.accountId,
+          garmentId: item.garmentId,
+          webhookUrl: input.webhookUrl,
+        });
         return { generationId: item.generationId, ...r };
       } catch (err) {
         // generation() turns every activity failure into a `failed` result (with its refund) itself; this is only

@@ -1,9 +1,20 @@
 // The generation workflow (id = generation id): begin (charge, mark processing, read the job) → render (load,
 // composite, store, mark completed) → start the completion callback. Any failure after the charge refunds the
 // token, marks the generation failed and sends generation.failed. Orchestration only: all I/O is in activities/generation.ts.
-import { ActivityFailure, ApplicationFailure, ParentClosePolicy, proxyLocalActivities, startChild, log } from '@temporalio/workflow';
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  ParentClosePolicy,
+  proxyLocalActivities,
+  startChild,
+  log,
+} from '@temporalio/workflow';
 import type { Activities } from '../activities';
-import { NON_RETRYABLE_GENERATION_ERRORS, type GenerationWorkflowInput, type GenerationWorkflowResult } from '../lib/generation/types';
+import {
+  NON_RETRYABLE_GENERATION_ERRORS,
+  type GenerationWorkflowInput,
+  type GenerationWorkflowResult,
+} from '../lib/generation/types';
 import { webhookDelivery } from './webhook-delivery';
 
 // Every step runs as a local activity: in the worker, inside the workflow task, recorded as a marker in the
@@ -18,7 +29,13 @@ import { webhookDelivery } from './webhook-delivery';
 const db = proxyLocalActivities<Activities>({
   startToCloseTimeout: '30 seconds',
   localRetryThreshold: '2 seconds',
-  retry: { initialInterval: '500 milliseconds', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 20, nonRetryableErrorTypes: NON_RETRYABLE_GENERATION_ERRORS },
+  retry: {
+    initialInterval: '500 milliseconds',
+    backoffCoefficient: 2,
+    maximumInterval: '30 seconds',
+    maximumAttempts: 20,
+    nonRetryableErrorTypes: NON_RETRYABLE_GENERATION_ERRORS,
+  },
 });
 
 // Image work: bounded (a foreign design download has its own 20 s limit); a few attempts for transient failures
@@ -26,7 +43,13 @@ const db = proxyLocalActivities<Activities>({
 const images = proxyLocalActivities<Activities>({
   startToCloseTimeout: '2 minutes',
   localRetryThreshold: '2 seconds',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '10 seconds', maximumAttempts: 4, nonRetryableErrorTypes: NON_RETRYABLE_GENERATION_ERRORS },
+  retry: {
+    initialInterval: '1 second',
+    backoffCoefficient: 2,
+    maximumInterval: '10 seconds',
+    maximumAttempts: 4,
+    nonRetryableErrorTypes: NON_RETRYABLE_GENERATION_ERRORS,
+  },
 });
 
 function reason(err: unknown): string {
@@ -62,11 +85,22 @@ export async function generation(input: GenerationWorkflowInput): Promise<Genera
 }
 
 /** Starts the callback as its own workflow (webhook-<generation id>) that outlives this one: retries may take a day. */
-async function notify(input: GenerationWorkflowInput, payload: { event: 'generation.completed' | 'generation.failed'; timestamp: string; data: Record<string, unknown> }) {
+async function notify(
+  input: GenerationWorkflowInput,
+  payload: { event: 'generation.completed' | 'generation.failed'; timestamp: string; data: Record<string, unknown> },
+) {
   if (!input.webhookUrl) return;
   await startChild(webhookDelivery, {
     workflowId: `webhook-${input.generationId}`,
     parentClosePolicy: ParentClosePolicy.ABANDON,
-    args: [{ generationId: input.generationId, accountId: input.accountId, url: input.webhookUrl, event: payload.event, payload }],
+    args: [
+      {
+        generationId: input.generationId,
+        accountId: input.accountId,
+        url: input.webhookUrl,
+        event: payload.event,
+        payload,
+      },
+    ],
   });
 }

@@ -7,7 +7,11 @@ const { purgeExpiredSessions, grantFreeAllowances, recoverOrphanedGenerations } 
 });
 
 /** Hourly housekeeping, started by the `maintenance-sweep` schedule. */
-export async function maintenanceSweep(): Promise<{ sessionsPurged: number; allowancesGranted: number; generationsRecovered: number }> {
+export async function maintenanceSweep(): Promise<{
+  sessionsPurged: number;
+  allowancesGranted: number;
+  generationsRecovered: number;
+}> {
   const [sessionsPurged, allowancesGranted, generationsRecovered] = await Promise.all([
     purgeExpiredSessions(),
     grantFreeAllowances(),

@@ -1,7 +1,15 @@
 // Webhook delivery, started by the generation workflow as a child with id `webhook-<generation id>` (ABANDON, not
 // awaited). One activity call per HTTP attempt with the attempt number chosen here, so every attempt has exactly
 // one record; the backoff between attempts is a durable timer, so a worker restart neither loses nor repeats a wait.
-import { ActivityFailure, ApplicationFailure, CancellationScope, isCancellation, log, proxyActivities, sleep } from '@temporalio/workflow';
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  CancellationScope,
+  isCancellation,
+  log,
+  proxyActivities,
+  sleep,
+} from '@temporalio/workflow';
 import type { AttemptResult, WebhookActivities } from '../activities/webhooks';
 import { MAX_ATTEMPTS, retryDelayMs } from '../lib/webhooks/schedule';
 
@@ -54,8 +62,13 @@ export async function webhookDelivery(input: WebhookDeliveryInput): Promise<Webh
       } catch (err) {
         // The activity gave up on infrastructure trouble; whether it recorded the attempt is unknown, so the same
         // attempt number is tried again after the usual backoff: a recorded attempt is then returned, not re-sent.
-        if (!(err instanceof ActivityFailure) || (err.cause instanceof ApplicationFailure && err.cause.nonRetryable)) throw err;
-        log.warn('webhook attempt activity failed; will try again', { deliveryId: d.deliveryId, attempt, error: err.cause?.message ?? err.message });
+        if (!(err instanceof ActivityFailure) || (err.cause instanceof ApplicationFailure && err.cause.nonRetryable))
+          throw err;
+        log.warn('webhook attempt activity failed; will try again', {
+          deliveryId: d.deliveryId,
+          attempt,
+          error: err.cause?.message ?? err.message,
+        });
       }
       if (result?.outcome === 'delivered') return await finish('delivered');
       // Refused by the SSRF guard: another attempt would be refused too.
@@ -70,7 +83,10 @@ export async function webhookDelivery(input: WebhookDeliveryInput): Promise<Webh
     }
   } catch (err) {
     // Cancelled by an operator: record the delivery as failed (it will not be retried) before ending.
-    if (isCancellation(err)) await CancellationScope.nonCancellable(() => finishWebhookDelivery({ deliveryId: d.deliveryId, status: 'failed' }));
+    if (isCancellation(err))
+      await CancellationScope.nonCancellable(() =>
+        finishWebhookDelivery({ deliveryId: d.deliveryId, status: 'failed' }),
+      );
     throw err;
   }
 }

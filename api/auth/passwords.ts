@@ -7,7 +7,9 @@ const KEYLEN = 64;
 
 function scrypt(password: string, salt: Buffer, keylen: number, opts: ScryptOptions): Promise<Buffer> {
   return new Promise((resolve, reject) =>
-    scryptCb(password.normalize('NFKC'), salt, keylen, { ...opts, maxmem: 256 * 1024 * 1024 }, (err, key) => (err ? reject(err) : resolve(key))),
+    scryptCb(password.normalize('NFKC'), salt, keylen, { ...opts, maxmem: 256 * 1024 * 1024 }, (err, key) =>
+      err ? reject(err) : resolve(key),
+    ),
   );
 }
 
@@ -21,7 +23,11 @@ export async function verifyPassword(password: string, stored: string): Promise<
   const [scheme, n, r, p, saltB64, keyB64] = stored.split('$');
   if (scheme !== 'scrypt' || !n || !r || !p || !saltB64 || !keyB64) return false;
   const expected = Buffer.from(keyB64, 'base64');
-  const actual = await scrypt(password, Buffer.from(saltB64, 'base64'), expected.length, { N: Number(n), r: Number(r), p: Number(p) });
+  const actual = await scrypt(password, Buffer.from(saltB64, 'base64'), expected.length, {
+    N: Number(n),
+    r: Number(r),
+    p: Number(p),
+  });
   return timingSafeEqual(actual, expected);
 }
 
@@ -33,8 +39,24 @@ export async function burnPasswordCheck(password: string): Promise<void> {
 }
 
 const COMMON = new Set([
-  'password', 'password1', 'password12', 'password123', 'password1234', '1234567890', '12345678910', 'qwertyuiop', 'iloveyou123',
-  'letmein123', 'welcome123', 'admin12345', 'qwerty12345', 'abc1234567', 'passw0rd123', '1q2w3e4r5t', 'football123', 'changeme123',
+  'password',
+  'password1',
+  'password12',
+  'password123',
+  'password1234',
+  '1234567890',
+  '12345678910',
+  'qwertyuiop',
+  'iloveyou123',
+  'letmein123',
+  'welcome123',
+  'admin12345',
+  'qwerty12345',
+  'abc1234567',
+  'passw0rd123',
+  '1q2w3e4r5t',
+  'football123',
+  'changeme123',
 ]);
 
 /** Returns why a password is too weak, or null. Length matters most; a short character-class rule rejects the obvious. */

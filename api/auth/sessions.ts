@@ -6,7 +6,11 @@ import { unauthorized } from '../errors';
 
 const sha256 = (s: string) => createHash('sha256').update(s).digest();
 
-export async function createSession(sql: Sql, userId: string, ttlMs: number): Promise<{ token: string; expiresAt: Date }> {
+export async function createSession(
+  sql: Sql,
+  userId: string,
+  ttlMs: number,
+): Promise<{ token: string; expiresAt: Date }> {
   const token = randomBytes(32).toString('base64url');
   const expiresAt = new Date(Date.now() + ttlMs);
   await sql`insert into sessions (token_hash, user_id, expires_at) values (${sha256(token)}, ${userId}, ${expiresAt})`;

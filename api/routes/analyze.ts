@@ -2,7 +2,7 @@
 // of imageUrl (our own files read from storage, anything else through the SSRF-guarded fetcher) and imageData.
 import { Router } from 'express';
 import { z } from 'zod';
-import { analyseImage } from '../../activities/analysis';
+import { analyseImage } from '../../lib/analysis';
 import { isUrlFetchError, readUserUrl } from '../../lib/fetch';
 import { MAX_IMAGE_BYTES } from '../../lib/images';
 import type { AppDeps } from '../context';
@@ -30,45 +30,60 @@ const analyzeBody = z.strictObject({
       }
     }, 'must be an absolute http or https URL')
     .optional(),
-  imageData: z.string({ message: 'must be a string: base64 image data or a data URL' }).min(1, 'must not be empty').optional(),
+  imageData: z
+    .string({ message: 'must be a string: base64 image data or a data URL' })
+    .min(1, 'must not be empty')
+    .optional(),
   quantity: z.number({ message: QUANTITY }).int(QUANTITY).min(1, QUANTITY).max(10_000, QUANTITY).default(50),
 });
 
 export function analyzeRoutes(deps: AppDeps): Router {
   const r = Router();
 
-  r.post('/analyze', ...partA(deps, 'analyze'), refuseDeclaredLength(JSON_IMAGE_BODY_LIMIT), imageJsonBody('imageData'), async (req, res) => {
-    if (!req.is('application/json')) throw badRequest('Send a JSON body (Content-Type: application/json) with imageUrl or imageData, and optionally quantity');
-    const body = parse(analyzeBody, req.body);
-    // The spec leaves "both supplied" open; guessing which one the client meant would analyse the wrong image.
-    if (body.imageUrl !== undefined && body.imageData !== undefined) throw badRequest('Supply either imageUrl or imageData, not both');
-    if (body.imageUrl === undefined && body.imageData === undefined) throw badRequest('imageUrl or imageData is required');
+  r.post(
+    '/analyze',
+    ...partA(deps, 'analyze'),
+    refuseDeclaredLength(JSON_IMAGE_BODY_LIMIT),
+    imageJsonBody('imageData'),
+    async (req, res) => {
+      if (!req.is('application/json'))
+        throw badRequest(
+          'Send a JSON body (Content-Type: application/json) with imageUrl or imageData, and optionally quantity',
+        );
+      const body = parse(analyzeBody, req.body);
+      // The spec leaves "both supplied" open; guessing which one the client meant would analyse the wrong image.
+      if (body.imageUrl !== undefined && body.imageData !== undefined)
+        throw badRequest('Supply either imageUrl or imageData, not both');
+      if (body.imageUrl === undefined && body.imageData === undefined)
+        throw badRequest('imageUrl or imageData is required');
 
-    let bytes: Buffer;
-    let context: string;
-    if (body.imageData !== undefined) {
-      context = 'imageData is not a usable image';
-      bytes = decodedImage(res, context);
-    } else {
-      context = 'The file at imageUrl is not a usable image';
-      try {
-        ({ body: bytes } = await readUserUrl(deps, body.imageUrl!, {
-          maxBytes: MAX_IMAGE_BYTES,
-          timeoutMs: IMAGE_FETCH_TIMEOUT_MS,
-          headers: { accept: 'image/png,image/jpeg,image/webp,image/gif;q=0.9,*/*;q=0.1' },
-        }));
-      } catch (err) {
-        if (isUrlFetchError(err)) throw badRequest(`imageUrl could not be fetched: ${err.message}`, { reason: err.reason, ...err.details });
-        throw err;
+      let bytes: Buffer;
+      let context: string;
+      if (body.imageData !== undefined) {
+        context = 'imageData is not a usable image';
+        bytes = decodedImage(res, context);
+      } else {
+        context = 'The file at imageUrl is not a usable image';
+        try {
+          ({ body: bytes } = await readUserUrl(deps, body.imageUrl!, {
+            maxBytes: MAX_IMAGE_BYTES,
+            timeoutMs: IMAGE_FETCH_TIMEOUT_MS,
+            headers: { accept: 'image/png,image/jpeg,image/webp,image/gif;q=0.9,*/*;q=0.1' },
+          }));
+        } catch (err) {
+          if (isUrlFetchError(err))
+            throw badRequest(`imageUrl could not be fetched: ${err.message}`, { reason: err.reason, ...err.details });
+          throw err;
+        }
       }
-    }
 
-    try {
-      res.json(await analyseImage(bytes, { quantity: body.quantity }));
-    } catch (err) {
-      throw busy(imageProblem(err, context));
-    }
-  });
+      try {
+        res.json(await analyseImage(bytes, { quantity: body.quantity }));
+      } catch (err) {
+        throw busy(imageProblem(err, context));
+      }
+    },
+  );
 
   return r;
 }

@@ -5,13 +5,25 @@ import { tokenBalance } from '../../db/ledger';
 import { userId } from '../../lib/ids';
 import { createFreeAccount } from '../../db/accounts';
 import { burnPasswordCheck, hashPassword, passwordWeakness, verifyPassword } from '../auth/passwords';
-import { clearSessionCookie, createSession, destroySession, readCookie, requireSession, setSessionCookie } from '../auth/sessions';
+import {
+  clearSessionCookie,
+  createSession,
+  destroySession,
+  readCookie,
+  requireSession,
+  setSessionCookie,
+} from '../auth/sessions';
 import type { AppDeps } from '../context';
 import { ApiError, badRequest, conflict, parse, unauthorized } from '../errors';
 import { jsonBody } from '../middleware/body';
 
 const credentials = z.object({
-  email: z.string().trim().toLowerCase().max(254).pipe(z.email({ message: 'must be a valid email address' })),
+  email: z
+    .string()
+    .trim()
+    .toLowerCase()
+    .max(254)
+    .pipe(z.email({ message: 'must be a valid email address' })),
   password: z.string().min(1, 'is required').max(200, 'must be at most 200 characters'),
 });
 

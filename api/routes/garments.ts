@@ -9,7 +9,13 @@ import { partA } from '../middleware/part-a';
 import { cursorParam, DEFAULT_PAGE_LIMIT, pageLimitParam } from '../pagination';
 
 const listQuery = z.strictObject({
-  category: z.string().trim().min(1).max(50).regex(/^[a-z0-9-]+$/, 'must be a category slug such as t-shirts').optional(),
+  category: z
+    .string()
+    .trim()
+    .min(1)
+    .max(50)
+    .regex(/^[a-z0-9-]+$/, 'must be a category slug such as t-shirts')
+    .optional(),
   limit: pageLimitParam,
   cursor: cursorParam,
 });
@@ -23,7 +29,17 @@ interface GarmentRow {
   sizes: string[];
   sortOrder: number;
   colors: { name: string; hex: string; available: boolean; frontKey: string; backKey: string; thumbKey: string }[];
-  zones: { id: string; name: string; view: string; maxWidthIn: string; maxHeightIn: string; x: number; y: number; w: number; h: number }[];
+  zones: {
+    id: string;
+    name: string;
+    view: string;
+    maxWidthIn: string;
+    maxHeightIn: string;
+    x: number;
+    y: number;
+    w: number;
+    h: number;
+  }[];
 }
 
 const pct = (f: number) => Math.round(f * 10000) / 100;
@@ -65,7 +81,10 @@ export function presentGarment(deps: Pick<AppDeps, 'config'>, g: GarmentRow) {
 }
 
 /** Garment rows with their colours and zones aggregated in one query. */
-export function garmentQuery(deps: Pick<AppDeps, 'sql'>, where: { id?: string; category?: string; afterSort?: number; limit: number }) {
+export function garmentQuery(
+  deps: Pick<AppDeps, 'sql'>,
+  where: { id?: string; category?: string; afterSort?: number; limit: number },
+) {
   const { sql } = deps;
   return sql<GarmentRow[]>`
     select g.id, g.name, g.brand, g.category, g.base_price::text as "basePrice", g.sizes, g.sort_order as "sortOrder",
@@ -107,7 +126,10 @@ export function garmentRoutes(deps: AppDeps): Router {
     const last = page[page.length - 1];
     res.json({
       garments: page.map((g) => presentGarment(deps, g)),
-      pagination: { hasMore, nextCursor: hasMore && last ? encodeCursor({ s: last.sortOrder }, deps.config.appSecret, scope) : null },
+      pagination: {
+        hasMore,
+        nextCursor: hasMore && last ? encodeCursor({ s: last.sortOrder }, deps.config.appSecret, scope) : null,
+      },
     });
   });
 

@@ -15,7 +15,16 @@ import { ApiError, badRequest, notFound, parse } from '../errors';
 import { jsonBody } from '../middleware/body';
 import { partA } from '../middleware/part-a';
 import { garmentQuery } from './garments';
-import { COLUMNS, httpUrl, placementSchema, prefersAsync, present, resolveBlank, startGenerationWorkflow, type GenerationRow } from './generations';
+import {
+  COLUMNS,
+  httpUrl,
+  placementSchema,
+  prefersAsync,
+  present,
+  resolveBlank,
+  startGenerationWorkflow,
+  type GenerationRow,
+} from './generations';
 
 export const MAX_BATCH_ITEMS = 25;
 
@@ -46,12 +55,19 @@ const batchBody = z
     items: z
       .array(itemSchema, { message: `must be an array of 1 to ${MAX_BATCH_ITEMS} items` })
       .min(1, `must hold 1 to ${MAX_BATCH_ITEMS} items`)
-      .max(MAX_BATCH_ITEMS, `must hold at most ${MAX_BATCH_ITEMS} items (one design on up to ${MAX_BATCH_ITEMS} colours or zones)`),
+      .max(
+        MAX_BATCH_ITEMS,
+        `must hold at most ${MAX_BATCH_ITEMS} items (one design on up to ${MAX_BATCH_ITEMS} colours or zones)`,
+      ),
   })
   .superRefine((b, ctx) => {
     b.items.forEach((item, i) => {
       if (item.garmentId === undefined && b.garmentId === undefined) {
-        ctx.addIssue({ code: 'custom', path: ['items', i, 'garmentId'], message: 'is required (here or as the shared garmentId)' });
+        ctx.addIssue({
+          code: 'custom',
+          path: ['items', i, 'garmentId'],
+          message: 'is required (here or as the shared garmentId)',
+        });
       }
       if (item.garmentImageUrl === undefined && item.color === undefined) {
         ctx.addIssue({ code: 'custom', path: ['items', i], message: 'needs garmentImageUrl or color (or both)' });
@@ -92,12 +108,20 @@ export function generationBatchRoutes(deps: AppDeps): Router {
         if (!garment) throw notFound(`Garment ${JSON.stringify(gid)} not found`);
         const zoneId = item.zone ?? body.zone;
         const z = garment.zones.find((zz) => zz.id === zoneId);
-        if (!z) throw badRequest(`Garment ${garment.id} has no ${zoneId} print zone; it offers: ${garment.zones.map((zz) => zz.id).join(', ')}`, { field: 'zone' });
+        if (!z)
+          throw badRequest(
+            `Garment ${garment.id} has no ${zoneId} print zone; it offers: ${garment.zones.map((zz) => zz.id).join(', ')}`,
+            { field: 'zone' },
+          );
         let url = item.garmentImageUrl;
         if (url === undefined) {
           // Colour by name only: its blank from the catalogue (resolveBlank picks the zone's view).
           const c = garment.colors.find((cc) => cc.name.toLowerCase() === item.color!.toLowerCase());
-          if (!c) throw badRequest(`Garment ${garment.id} has no colour ${JSON.stringify(item.color)}; it offers: ${garment.colors.map((cc) => cc.name).join(', ')}`, { field: 'color' });
+          if (!c)
+            throw badRequest(
+              `Garment ${garment.id} has no colour ${JSON.stringify(item.color)}; it offers: ${garment.colors.map((cc) => cc.name).join(', ')}`,
+              { field: 'color' },
+            );
           url = fileUrl(deps.config, z.view === 'back' ? c.backKey : c.frontKey);
         }
         const blank = resolveBlank(deps, garment, url, item.color, z.view);
@@ -120,12 +144,22 @@ export function generationBatchRoutes(deps: AppDeps): Router {
 
     const genIds = rows.map((row) => row.id);
     const batchId = `batch-${genIds[0]}`;
-    const charge = await insertAndChargeGenerations(deps.sql, { userId: user.id, apiKeyId: req.apiKeyId ?? null, batchId, rows });
+    const charge = await insertAndChargeGenerations(deps.sql, {
+      userId: user.id,
+      apiKeyId: req.apiKeyId ?? null,
+      batchId,
+      rows,
+    });
     if (!charge.ok) {
-      throw new ApiError(402, 'insufficient_tokens', `Insufficient tokens: this batch of ${charge.required} needs ${charge.required}, the balance is ${charge.available}`, {
-        required: charge.required,
-        available: charge.available,
-      });
+      throw new ApiError(
+        402,
+        'insufficient_tokens',
+        `Insufficient tokens: this batch of ${charge.required} needs ${charge.required}, the balance is ${charge.available}`,
+        {
+          required: charge.required,
+          available: charge.available,
+        },
+      );
     }
     res.setHeader('X-Tokens-Remaining', String(charge.balance));
 
@@ -152,7 +186,9 @@ export function generationBatchRoutes(deps: AppDeps): Router {
         new Promise<null>((resolve) => setTimeout(() => resolve(null), deps.config.generateSyncTimeoutMs).unref()),
       ]);
     }
-    const found = await deps.sql<GenerationRow[]>`select ${COLUMNS(deps.sql)} from generations where id in ${deps.sql(genIds)} and user_id = ${user.id}`;
+    const found = await deps.sql<
+      GenerationRow[]
+    >`select ${COLUMNS(deps.sql)} from generations where id in ${deps.sql(genIds)} and user_id = ${user.id}`;
     const byId = new Map(found.map((g) => [g.id, g]));
     const generations = genIds.map((id) => present(deps, byId.get(id)!));
     if (finished) {

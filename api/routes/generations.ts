@@ -5,7 +5,12 @@ import { z } from 'zod';
 import { insertAndChargeGenerations } from '../../db/batch-charge';
 import { refundDebit } from '../../db/ledger';
 import { decodeCursor, encodeCursor } from '../../lib/cursor';
-import { ZONES, type GenerationWorkflowInput, type GenerationWorkflowResult, type Placement } from '../../lib/generation/types';
+import {
+  ZONES,
+  type GenerationWorkflowInput,
+  type GenerationWorkflowResult,
+  type Placement,
+} from '../../lib/generation/types';
 import { timeId } from '../../lib/ids';
 import { fileUrl } from '../../lib/storage';
 import { ownFileKey } from '../../lib/fetch';
@@ -26,7 +31,11 @@ export const httpUrl = (field: string) =>
     .pipe(z.url({ protocol: /^https?$/, message: 'must be an absolute http(s) URL' }));
 
 const range = (min: number, max: number, def: number) =>
-  z.number({ message: `must be a number from ${min} to ${max}` }).min(min, `must be from ${min} to ${max}`).max(max, `must be from ${min} to ${max}`).default(def);
+  z
+    .number({ message: `must be a number from ${min} to ${max}` })
+    .min(min, `must be from ${min} to ${max}`)
+    .max(max, `must be from ${min} to ${max}`)
+    .default(def);
 
 export const placementSchema = z.strictObject({
   x: range(0, 100, 50),
@@ -99,7 +108,13 @@ export function present(deps: AppDeps, g: GenerationRow) {
  */
 export async function startGenerationWorkflow(
   deps: AppDeps,
-  opts: { workflowType: string; workflowId: string; input: unknown; searchAttributes: Record<string, string[]>; generationIds: string[] },
+  opts: {
+    workflowType: string;
+    workflowId: string;
+    input: unknown;
+    searchAttributes: Record<string, string[]>;
+    generationIds: string[];
+  },
 ): Promise<WorkflowHandle> {
   try {
     return await deps.temporal.workflow.start(opts.workflowType, {
@@ -118,13 +133,16 @@ export async function startGenerationWorkflow(
 }
 
 /** `Prefer: respond-async` (RFC 7240), possibly among other preferences. */
-export const prefersAsync = (header: string | undefined) => !!header && header.split(',').some((p) => p.trim().split(/[;=]/)[0]!.trim().toLowerCase() === 'respond-async');
+export const prefersAsync = (header: string | undefined) =>
+  !!header && header.split(',').some((p) => p.trim().split(/[;=]/)[0]!.trim().toLowerCase() === 'respond-async');
 
 export function generationRoutes(deps: AppDeps): Router {
   const r = Router();
 
   async function fetchGeneration(userId: string, id: string): Promise<GenerationRow | undefined> {
-    const [row] = await deps.sql<GenerationRow[]>`select ${COLUMNS(deps.sql)} from generations where id = ${id} and user_id = ${userId}`;
+    const [row] = await deps.sql<
+      GenerationRow[]
+    >`select ${COLUMNS(deps.sql)} from generations where id = ${id} and user_id = ${userId}`;
     return row;
   }
 
@@ -134,12 +152,23 @@ export function generationRoutes(deps: AppDeps): Router {
    * The finished row, as soon as the generation's notice arrives or its workflow closes (whichever is first), or
    * undefined when the synchronous budget runs out first. A failing workflow result still fails the request.
    */
-  async function awaitFinished(userId: string, id: string, notice: FinishedNotice, result: Promise<GenerationWorkflowResult>): Promise<GenerationRow | undefined> {
+  async function awaitFinished(
+    userId: string,
+    id: string,
+    notice: FinishedNotice,
+    result: Promise<GenerationWorkflowResult>,
+  ): Promise<GenerationRow | undefined> {
     result.catch(() => {}); // awaited below while it matters; once the row has answered, its outcome is the workflow's business
     let timer: NodeJS.Timeout | undefined;
-    const budget = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), deps.config.generateSyncTimeoutMs).unref()));
+    const budget = new Promise<'timeout'>(
+      (resolve) => (timer = setTimeout(() => resolve('timeout'), deps.config.generateSyncTimeoutMs).unref()),
+    );
     try {
-      let first = await Promise.race([notice.finished.then(() => 'notice' as const), result.then(() => 'closed' as const), budget]);
+      let first = await Promise.race([
+        notice.finished.then(() => 'notice' as const),
+        result.then(() => 'closed' as const),
+        budget,
+      ]);
       while (first !== 'timeout') {
         const row = await fetchGeneration(userId, id);
         if (first === 'closed' || (row && (row.status === 'completed' || row.status === 'failed'))) return row;
@@ -159,9 +188,12 @@ export function generationRoutes(deps: AppDeps): Router {
     if (!garment) throw notFound(`Garment ${JSON.stringify(body.garmentId)} not found`);
     const zone = garment.zones.find((z) => z.id === body.zone);
     if (!zone) {
-      throw badRequest(`Garment ${garment.id} has no ${body.zone} print zone; it offers: ${garment.zones.map((z) => z.id).join(', ')}`, {
-        field: 'zone',
-      });
+      throw badRequest(
+        `Garment ${garment.id} has no ${body.zone} print zone; it offers: ${garment.zones.map((z) => z.id).join(', ')}`,
+        {
+          field: 'zone',
+        },
+      );
     }
     const blank = resolveBlank(deps, garment, body.garmentImageUrl, body.color, zone.view);
 
@@ -189,14 +221,24 @@ export function generationRoutes(deps: AppDeps): Router {
       ],
     });
     if (!charge.ok) {
-      throw new ApiError(402, 'insufficient_tokens', `Insufficient tokens: this generation needs 1, the balance is ${charge.available}`, {
-        required: 1,
-        available: charge.available,
-      });
+      throw new ApiError(
+        402,
+        'insufficient_tokens',
+        `Insufficient tokens: this generation needs 1, the balance is ${charge.available}`,
+        {
+          required: 1,
+          available: charge.available,
+        },
+      );
     }
     res.setHeader('X-Tokens-Remaining', String(charge.balance));
 
-    const input: GenerationWorkflowInput = { generationId: id, accountId: user.id, garmentId: garment.id, webhookUrl: body.webhookUrl ?? null };
+    const input: GenerationWorkflowInput = {
+      generationId: id,
+      accountId: user.id,
+      garmentId: garment.id,
+      webhookUrl: body.webhookUrl ?? null,
+    };
     const sync = !prefersAsync(req.get('prefer'));
     // listening before the start, so the notice cannot come first
     const notice = sync ? await notices.wait(id) : null;
@@ -252,7 +294,10 @@ export function generationRoutes(deps: AppDeps): Router {
       generations: page.map((g) => present(deps, g)),
       pagination: {
         hasMore,
-        nextCursor: hasMore && last ? encodeCursor({ c: last.createdAt.toISOString(), i: last.id }, deps.config.appSecret, scope) : null,
+        nextCursor:
+          hasMore && last
+            ? encodeCursor({ c: last.createdAt.toISOString(), i: last.id }, deps.config.appSecret, scope)
+            : null,
       },
     });
   });
@@ -274,21 +319,40 @@ type GarmentRow = Awaited<ReturnType<typeof garmentQuery>>[number];
  * used: a back print goes on that colour's back view). Any other URL is the client's own blank photo, fetched
  * through the SSRF guard by the worker; `color` then only labels it, and must name one of the garment's colours.
  */
-export function resolveBlank(deps: AppDeps, garment: GarmentRow, url: string, color: string | undefined, view: string): { key: string; color: string } {
+export function resolveBlank(
+  deps: AppDeps,
+  garment: GarmentRow,
+  url: string,
+  color: string | undefined,
+  view: string,
+): { key: string; color: string } {
   const named = color ? garment.colors.find((c) => c.name.toLowerCase() === color.toLowerCase()) : undefined;
   if (color && !named) {
-    throw badRequest(`Garment ${garment.id} has no colour ${JSON.stringify(color)}; it offers: ${garment.colors.map((c) => c.name).join(', ')}`, {
-      field: 'color',
-    });
+    throw badRequest(
+      `Garment ${garment.id} has no colour ${JSON.stringify(color)}; it offers: ${garment.colors.map((c) => c.name).join(', ')}`,
+      {
+        field: 'color',
+      },
+    );
   }
   const key = ownFileKey(deps.config.publicBaseUrl, url);
   if (key !== null) {
     const own = garment.colors.find((c) => c.frontKey === key || c.backKey === key);
-    if (!own) throw badRequest(`garmentImageUrl is not a blank of garment ${garment.id}: use a colors[].imageUrl from the garment listing`, { field: 'garmentImageUrl' });
-    if (named && named !== own) throw badRequest(`color ${JSON.stringify(color)} does not match garmentImageUrl, which is the ${own.name} blank`, { field: 'color' });
-    if (!own.available) throw badRequest(`Colour ${own.name} of garment ${garment.id} is not available`, { field: 'color' });
+    if (!own)
+      throw badRequest(
+        `garmentImageUrl is not a blank of garment ${garment.id}: use a colors[].imageUrl from the garment listing`,
+        { field: 'garmentImageUrl' },
+      );
+    if (named && named !== own)
+      throw badRequest(
+        `color ${JSON.stringify(color)} does not match garmentImageUrl, which is the ${own.name} blank`,
+        { field: 'color' },
+      );
+    if (!own.available)
+      throw badRequest(`Colour ${own.name} of garment ${garment.id} is not available`, { field: 'color' });
     return { key: view === 'back' ? own.backKey : own.frontKey, color: own.name };
   }
-  if (named && !named.available) throw badRequest(`Colour ${named.name} of garment ${garment.id} is not available`, { field: 'color' });
+  if (named && !named.available)
+    throw badRequest(`Colour ${named.name} of garment ${garment.id} is not available`, { field: 'color' });
   return { key: `url:${url}`, color: named?.name ?? 'custom' };
 }

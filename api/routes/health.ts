@@ -9,7 +9,12 @@ const POLLER_FRESH_MS = 70_000;
 function withTimeout<T>(p: Promise<T>, what: string): Promise<T> {
   return Promise.race([
     p,
-    new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`${what} did not answer within ${CHECK_TIMEOUT_MS} ms`)), CHECK_TIMEOUT_MS).unref()),
+    new Promise<never>((_, reject) =>
+      setTimeout(
+        () => reject(new Error(`${what} did not answer within ${CHECK_TIMEOUT_MS} ms`)),
+        CHECK_TIMEOUT_MS,
+      ).unref(),
+    ),
   ]);
 }
 
@@ -29,12 +34,26 @@ export function healthRoutes(deps: AppDeps): Router {
         .then(() => (checks.database = { ok: true }))
         .catch((err: Error) => (checks.database = { ok: false, error: err.message })),
       withTimeout(activePollers(deps), 'Temporal')
-        .then((n) => (checks.worker = n > 0 ? { ok: true, pollers: n } : { ok: false, pollers: 0, error: `no worker is polling task queue ${deps.config.temporal.taskQueue}` }))
+        .then(
+          (n) =>
+            (checks.worker =
+              n > 0
+                ? { ok: true, pollers: n }
+                : {
+                    ok: false,
+                    pollers: 0,
+                    error: `no worker is polling task queue ${deps.config.temporal.taskQueue}`,
+                  }),
+        )
         .catch((err: Error) => (checks.worker = { ok: false, error: `Temporal: ${err.message}` })),
     ]);
     const ready = Object.values(checks).every((c) => c.ok);
-    const missing = Object.entries(checks).filter(([, c]) => !c.ok).map(([k]) => k);
-    res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not_ready', ...(missing.length ? { missing } : {}), checks });
+    const missing = Object.entries(checks)
+      .filter(([, c]) => !c.ok)
+      .map(([k]) => k);
+    res
+      .status(ready ? 200 : 503)
+      .json({ status: ready ? 'ready' : 'not_ready', ...(missing.length ? { missing } : {}), checks });
   });
 
   return r;

@@ -27,12 +27,22 @@ import { ApiError, badRequest, parse } from '../errors';
 import { partA } from '../middleware/part-a';
 
 const MAX_MB = MAX_IMAGE_BYTES / (1024 * 1024);
-const tooLarge = () => badRequest(`The image is larger than ${MAX_MB} MB, the size limit`, { reason: 'too_large', maxBytes: MAX_IMAGE_BYTES });
+const tooLarge = () =>
+  badRequest(`The image is larger than ${MAX_MB} MB, the size limit`, {
+    reason: 'too_large',
+    maxBytes: MAX_IMAGE_BYTES,
+  });
 
 /** Image work is queued on worker threads; when the queue is full the client is told to come back, not kept waiting. */
 export function busy(err: unknown): unknown {
   if (!(err instanceof WorkerPoolBusyError)) return err;
-  return new ApiError(503, 'service_unavailable', 'Image processing is at capacity: retry in a few seconds', { retryAfter: 5 }, { 'Retry-After': '5' });
+  return new ApiError(
+    503,
+    'service_unavailable',
+    'Image processing is at capacity: retry in a few seconds',
+    { retryAfter: 5 },
+    { 'Retry-After': '5' },
+  );
 }
 
 /** Base64 grows data by 4/3; the JSON limit admits a 10 MB image's data URL plus a little envelope, no more. */
@@ -41,7 +51,11 @@ export const JSON_IMAGE_BODY_LIMIT = Math.ceil((MAX_IMAGE_BYTES * 4) / 3) + 64 *
 const MULTIPART_OVERHEAD = 64 * 1024;
 
 const jsonBody = z.strictObject({
-  imageData: z.string({ message: 'is required: a base64 data URL of the image (or send multipart/form-data with a part named file)' }).min(1, 'must not be empty'),
+  imageData: z
+    .string({
+      message: 'is required: a base64 data URL of the image (or send multipart/form-data with a part named file)',
+    })
+    .min(1, 'must not be empty'),
 });
 
 /**
@@ -51,7 +65,9 @@ const jsonBody = z.strictObject({
 export function imageProblem(err: unknown, context?: string): unknown {
   if (!isImageError(err)) return err;
   // Lower-case the first letter after the context, but not an acronym ("SVG images ...").
-  const lowered = /^[A-Z][a-z]/.test(err.message) ? `${err.message[0]!.toLowerCase()}${err.message.slice(1)}` : err.message;
+  const lowered = /^[A-Z][a-z]/.test(err.message)
+    ? `${err.message[0]!.toLowerCase()}${err.message.slice(1)}`
+    : err.message;
   const message = context ? `${context}: ${lowered}` : err.message;
   return badRequest(message, { reason: err.reason, ...err.details });
 }
@@ -84,13 +100,22 @@ export function imageJsonBody(field: string): RequestHandler {
         req.body = undefined;
         return next();
       }
-      decodeImageJson(req.body, field).then((parsed) => {
-        if (parsed.kind === 'malformed_json') return next(badRequest('Malformed JSON body'));
-        req.body = parsed.body;
-        if (parsed.image) res.locals.image = Buffer.from(parsed.image.buffer, parsed.image.byteOffset, parsed.image.byteLength);
-        if (parsed.imageError) res.locals.imageError = new ImageError(parsed.imageError.reason, parsed.imageError.message, parsed.imageError.details);
-        next();
-      }, (e: unknown) => next(busy(e)));
+      decodeImageJson(req.body, field).then(
+        (parsed) => {
+          if (parsed.kind === 'malformed_json') return next(badRequest('Malformed JSON body'));
+          req.body = parsed.body;
+          if (parsed.image)
+            res.locals.image = Buffer.from(parsed.image.buffer, parsed.image.byteOffset, parsed.image.byteLength);
+          if (parsed.imageError)
+            res.locals.imageError = new ImageError(
+              parsed.imageError.reason,
+              parsed.imageError.message,
+              parsed.imageError.details,
+            );
+          next();
+        },
+        (e: unknown) => next(busy(e)),
+      );
     });
 }
 
@@ -116,7 +141,11 @@ function multipartUpload(req: Request, res: Response, next: NextFunction): void 
         case 'LIMIT_FILE_SIZE':
           return next(tooLarge());
         case 'LIMIT_UNEXPECTED_FILE':
-          return next(badRequest(`Unexpected file part ${JSON.stringify(err.field ?? '')}: send exactly one image, in the form part named "file"`));
+          return next(
+            badRequest(
+              `Unexpected file part ${JSON.stringify(err.field ?? '')}: send exactly one image, in the form part named "file"`,
+            ),
+          );
         default:
           return next(badRequest(`Invalid multipart body: ${err.message}`));
       }
@@ -137,7 +166,8 @@ const receiveImage: RequestHandler = (req, res, next) => {
       if (err) return next(err);
       multipartUpload(req, res, (e?: unknown) => {
         if (e) return next(e);
-        if (!req.file) return next(badRequest('No file provided: send the image in a multipart form part named "file"'));
+        if (!req.file)
+          return next(badRequest('No file provided: send the image in a multipart form part named "file"'));
         res.locals.image = req.file.buffer;
         next();
       });
@@ -158,7 +188,11 @@ const receiveImage: RequestHandler = (req, res, next) => {
       });
     });
   }
-  next(badRequest(`No file provided: send multipart/form-data with the image in a part named "file", or JSON {"imageData": "data:image/png;base64,..."}`));
+  next(
+    badRequest(
+      `No file provided: send multipart/form-data with the image in a part named "file", or JSON {"imageData": "data:image/png;base64,..."}`,
+    ),
+  );
 };
 
 interface Stored {
@@ -186,7 +220,9 @@ export function uploadRoutes(deps: AppDeps): Router {
       // composites from: stored beside the upload, they spare the design's first generations the decode
       // (lib/images/design-levels.ts). The thumbnail is made from the smallest. Designs too small for any level
       // are decoded for the thumbnail alone.
-      const levels = await decoding(() => prepareDesignLevels(bytes, upright, { limitInputPixels: MAX_INPUT_PIXELS, failOn: 'warning' }));
+      const levels = await decoding(() =>
+        prepareDesignLevels(bytes, upright, { limitInputPixels: MAX_INPUT_PIXELS, failOn: 'warning' }),
+      );
       if (levels) {
         prepared = encodePrepared(levels);
         thumb = await makeThumbnailFromRaw([...levels.levels.values()].at(-1)!);
@@ -212,7 +248,11 @@ export function uploadRoutes(deps: AppDeps): Router {
         values (${id}, ${userId}, ${stored.key}, ${stored.thumbKey}, ${info.mimeType}, ${bytes.length}, ${dims.width}, ${dims.height}, ${sha256})`;
     } catch (err) {
       // Without its row the upload belongs to no one: do not leave the files behind.
-      await Promise.allSettled([deps.storage.delete(stored.key), deps.storage.delete(stored.thumbKey), deps.storage.delete(preparedKey(stored.key))]);
+      await Promise.allSettled([
+        deps.storage.delete(stored.key),
+        deps.storage.delete(stored.thumbKey),
+        deps.storage.delete(preparedKey(stored.key)),
+      ]);
       throw err;
     }
     req.log.info('upload stored', { uploadId: id, bytes: bytes.length, mimeType: info.mimeType });

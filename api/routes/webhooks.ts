@@ -1,7 +1,7 @@
 // Webhook signing secret (session only, like key management: an API key must not be able to read the secret that
 // proves our callbacks are genuine) and the delivery log of a generation (Part A, API key, own account only).
 import { Router, type Response } from 'express';
-import { ensureSigningSecret, rotateSigningSecret, type SigningSecretRow } from '../../lib/webhooks/secrets';
+import { ensureSigningSecret, rotateSigningSecret, type SigningSecretRow } from '../../db/webhook-secrets';
 import { requireSession } from '../auth/sessions';
 import type { AppDeps } from '../context';
 import { notFound } from '../errors';
@@ -14,7 +14,13 @@ interface DeliveryRow {
   status: string;
   createdAt: Date;
   finishedAt: Date | null;
-  attempts: { number: number; statusCode: number | null; durationMs: number; error: string | null; attemptedAt: string }[];
+  attempts: {
+    number: number;
+    statusCode: number | null;
+    durationMs: number;
+    error: string | null;
+    attemptedAt: string;
+  }[];
 }
 
 function presentSecret(res: Response, s: SigningSecretRow) {

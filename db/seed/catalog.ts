@@ -1,6 +1,6 @@
 // The seeded garment catalogue. Names and prices follow the blanks print shops actually stock; every garment's
 // images are rendered from its silhouette (see ./blanks), so the zone geometry is exact on every colour.
-import type { Silhouette } from './blanks';
+import type { Silhouette } from '../../lib/blanks';
 
 export interface CatalogColor {
   name: string;
@@ -193,4 +193,8 @@ export const ZONE_NAMES: Record<string, string> = {
 
 export const ZONE_ORDER = ['front', 'back', 'left-chest', 'right-chest'] as const;
 
-export const colorSlug = (name: string) => name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
+export const colorSlug = (name: string) =>
+  name
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-|-$/g, '');

@@ -4,8 +4,8 @@
 import type { Sql } from '../client';
 import type { Logger } from '../../lib/log';
 import { LocalDiskStorage, type Storage } from '../../lib/storage';
-import { deriveFabricMaps, fabricMapKeys } from '../../activities/compositing';
-import { clearBlankCache, RENDER_VERSION, renderBlank, zonesFor, type Silhouette, type View } from './blanks';
+import { deriveFabricMaps, fabricMapKeys } from '../../lib/compositing';
+import { clearBlankCache, RENDER_VERSION, renderBlank, zonesFor, type Silhouette, type View } from '../../lib/blanks';
 import { CATALOG, ZONE_NAMES, ZONE_ORDER, type CatalogGarment } from './catalog';
 
 export interface SeedDeps {
@@ -19,7 +19,12 @@ export interface SeedDeps {
 
 export function blankKeys(silhouette: Silhouette, hex: string) {
   const base = `blanks/${silhouette}/${hex.replace('#', '').toLowerCase()}-${RENDER_VERSION}`;
-  return { front: `${base}-front.jpg`, back: `${base}-back.jpg`, thumb: `${base}-front-thumb.jpg`, backThumb: `${base}-back-thumb.jpg` };
+  return {
+    front: `${base}-front.jpg`,
+    back: `${base}-back.jpg`,
+    thumb: `${base}-front-thumb.jpg`,
+    backThumb: `${base}-back-thumb.jpg`,
+  };
 }
 
 async function ensureBlanks(storage: Storage, silhouette: Silhouette, hex: string, cache?: Storage): Promise<number> {
@@ -60,7 +65,12 @@ async function ensureBlanks(storage: Storage, silhouette: Silhouette, hex: strin
  * `fabricMapKeys(blankKey)`) unless they are there: copied from the render cache when it has them, otherwise derived
  * from the blank (`blankImage` if given, else read from storage) and put in the cache too. Returns true when derived.
  */
-export async function ensureFabricMaps(storage: Storage, blankKey: string, blankImage?: Buffer, cache?: Storage): Promise<boolean> {
+export async function ensureFabricMaps(
+  storage: Storage,
+  blankKey: string,
+  blankImage?: Buffer,
+  cache?: Storage,
+): Promise<boolean> {
   const mapKeys = fabricMapKeys(blankKey);
   if ((await storage.exists(mapKeys.shading)) && (await storage.exists(mapKeys.displacement))) return false;
   const cachedShading = await cache?.get(mapKeys.shading);
@@ -118,12 +128,14 @@ export async function seed(deps: SeedDeps): Promise<{ garments: number; blanksRe
   let blanksRendered = 0;
   const cache = deps.renderCacheDir ? new LocalDiskStorage(deps.renderCacheDir) : undefined;
   const pairs = new Map<string, { silhouette: Silhouette; hex: string }>();
-  for (const g of CATALOG) for (const c of g.colors) pairs.set(`${g.silhouette}:${c.hex}`, { silhouette: g.silhouette, hex: c.hex });
+  for (const g of CATALOG)
+    for (const c of g.colors) pairs.set(`${g.silhouette}:${c.hex}`, { silhouette: g.silhouette, hex: c.hex });
   // Two renders at a time: each is CPU-bound in libvips and the machine has two cores.
   const queue = [...pairs.values()];
   await Promise.all(
     [0, 1].map(async () => {
-      for (let p = queue.shift(); p; p = queue.shift()) blanksRendered += await ensureBlanks(deps.storage, p.silhouette, p.hex, cache);
+      for (let p = queue.shift(); p; p = queue.shift())
+        blanksRendered += await ensureBlanks(deps.storage, p.silhouette, p.hex, cache);
     }),
   );
   // The renderer keeps silhouette templates (~20 MB each) in memory; the seeding process has no further use for them.

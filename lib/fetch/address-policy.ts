@@ -114,7 +114,7 @@ const compiledV6 = V6_RANGES.map(([cidr, category]) => {
 });
 
 function classifyV4(v: number): AddressCategory {
-  for (const r of compiledV4) if (((v & r.mask) >>> 0) === r.net) return r.category;
+  for (const r of compiledV4) if ((v & r.mask) >>> 0 === r.net) return r.category;
   return 'public';
 }
 

@@ -88,7 +88,9 @@ export async function guardedFetch(rawUrl: string, opts: GuardedFetchOptions): P
     const res = await request(url, addresses, opts, method, deadline, follow);
     if (follow && res.redirect) {
       if (redirects.length >= maxRedirects) {
-        throw new UrlFetchError('too_many_redirects', `The URL redirected more than ${maxRedirects} times`, { redirects: [...redirects, res.redirect] });
+        throw new UrlFetchError('too_many_redirects', `The URL redirected more than ${maxRedirects} times`, {
+          redirects: [...redirects, res.redirect],
+        });
       }
       let next: URL;
       try {
@@ -116,9 +118,13 @@ function parseUrl(raw: string): URL {
     throw new UrlFetchError('invalid_url', 'Not a valid absolute URL');
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new UrlFetchError('unsupported_protocol', `Only http and https URLs can be fetched, not ${url.protocol.replace(/:$/, '')}`);
+    throw new UrlFetchError(
+      'unsupported_protocol',
+      `Only http and https URLs can be fetched, not ${url.protocol.replace(/:$/, '')}`,
+    );
   }
-  if (url.username || url.password) throw new UrlFetchError('credentials_in_url', 'URLs with a user name or password are not accepted');
+  if (url.username || url.password)
+    throw new UrlFetchError('credentials_in_url', 'URLs with a user name or password are not accepted');
   if (!url.hostname) throw new UrlFetchError('invalid_url', 'The URL has no host');
   return url;
 }
@@ -135,11 +141,15 @@ async function vet(url: URL, opts: GuardedFetchOptions, deadline: number): Promi
   const allowed = opts.isAllowed ?? ((a: string) => opts.allowPrivate === true || classifyAddress(a) === 'public');
   const refuse = (address: string) => {
     const category = classifyAddress(address);
-    return new UrlFetchError('blocked_address', `The URL's host ${host === address ? '' : `(${host}) `}resolves to ${describe(category)} (${address}), which the service does not fetch`, {
-      host,
-      address,
-      category,
-    });
+    return new UrlFetchError(
+      'blocked_address',
+      `The URL's host ${host === address ? '' : `(${host}) `}resolves to ${describe(category)} (${address}), which the service does not fetch`,
+      {
+        host,
+        address,
+        category,
+      },
+    );
   };
   const literal = net.isIP(host);
   if (literal) {
@@ -154,7 +164,10 @@ async function vet(url: URL, opts: GuardedFetchOptions, deadline: number): Promi
     addresses = await withDeadline((opts.resolve ?? systemResolve)(host), deadline);
   } catch (err) {
     if (err instanceof UrlFetchError) throw err;
-    throw new UrlFetchError('dns_failed', `The host ${host} could not be resolved`, { host, code: (err as NodeJS.ErrnoException).code });
+    throw new UrlFetchError('dns_failed', `The host ${host} could not be resolved`, {
+      host,
+      code: (err as NodeJS.ErrnoException).code,
+    });
   }
   if (addresses.length === 0) throw new UrlFetchError('dns_failed', `The host ${host} has no addresses`, { host });
   // Every address must pass: a name that resolves to one public and one private address is refused outright,
@@ -184,7 +197,14 @@ interface HopResult {
   redirect?: string;
 }
 
-function request(url: URL, addresses: ResolvedAddress[], opts: GuardedFetchOptions, method: string, deadline: number, follow: boolean): Promise<HopResult> {
+function request(
+  url: URL,
+  addresses: ResolvedAddress[],
+  opts: GuardedFetchOptions,
+  method: string,
+  deadline: number,
+  follow: boolean,
+): Promise<HopResult> {
   // The socket connects to the vetted addresses only: this lookup ignores the name it is given.
   const lookup: LookupFunction = (_hostname, options, callback) => {
     const family = typeof options === 'object' && options ? options.family : undefined;
@@ -265,4 +285,8 @@ function request(url: URL, addresses: ResolvedAddress[], opts: GuardedFetchOptio
 }
 
 const tooLarge = (max: number) =>
-  new UrlFetchError('too_large', `The file at the URL is larger than the ${Math.round((max / (1024 * 1024)) * 10) / 10} MB limit`, { maxBytes: max });
+  new UrlFetchError(
+    'too_large',
+    `The file at the URL is larger than the ${Math.round((max / (1024 * 1024)) * 10) / 10} MB limit`,
+    { maxBytes: max },
+  );

@@ -46,13 +46,21 @@ export interface UserUrlContent {
  * Reads a user-supplied URL: our own files from storage, anything else through guardedFetch with the address
  * policy of the configuration. Throws UrlFetchError (reason 'not_found' for an own-file URL with no file).
  */
-export async function readUserUrl(deps: UserUrlDeps, url: string, opts: Omit<GuardedFetchOptions, 'allowPrivate'>): Promise<UserUrlContent> {
+export async function readUserUrl(
+  deps: UserUrlDeps,
+  url: string,
+  opts: Omit<GuardedFetchOptions, 'allowPrivate'>,
+): Promise<UserUrlContent> {
   const key = ownFileKey(deps.config.publicBaseUrl, url);
   if (key !== null) {
     const obj = key ? await deps.storage.get(key) : null;
     if (!obj) throw new UrlFetchError('not_found', 'There is no file at this URL of the service', { key });
     if (obj.body.length > opts.maxBytes) {
-      throw new UrlFetchError('too_large', `The file is larger than the ${Math.round((opts.maxBytes / (1024 * 1024)) * 10) / 10} MB limit`, { maxBytes: opts.maxBytes });
+      throw new UrlFetchError(
+        'too_large',
+        `The file is larger than the ${Math.round((opts.maxBytes / (1024 * 1024)) * 10) / 10} MB limit`,
+        { maxBytes: opts.maxBytes },
+      );
     }
     return { body: obj.body, source: 'storage', contentType: obj.contentType };
   }

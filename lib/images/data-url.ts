@@ -17,7 +17,8 @@ export function decodeBase64Image(input: string, maxBytes = MAX_IMAGE_BYTES): Bu
   let payload = input;
   const m = DATA_URL.exec(input.slice(0, 256));
   if (m) {
-    if (!/;base64$/i.test(m[2] ?? '')) throw new ImageError('invalid_base64', 'The data URL must be base64-encoded (data:<type>;base64,<data>)');
+    if (!/;base64$/i.test(m[2] ?? ''))
+      throw new ImageError('invalid_base64', 'The data URL must be base64-encoded (data:<type>;base64,<data>)');
     payload = input.slice(m[0].length);
   } else if (/^data:/i.test(input)) {
     throw new ImageError('invalid_base64', 'Malformed data URL: expected data:<type>;base64,<data>');
@@ -27,7 +28,10 @@ export function decodeBase64Image(input: string, maxBytes = MAX_IMAGE_BYTES): Bu
   const padding = payload.endsWith('==') ? 2 : payload.endsWith('=') ? 1 : 0;
   const decodedLength = Math.floor((payload.length * 3) / 4) - padding;
   if (decodedLength > maxBytes) {
-    throw new ImageError('too_large', `The image is ${mb(decodedLength)}; the maximum is ${mb(maxBytes)}`, { maxBytes, bytes: decodedLength });
+    throw new ImageError('too_large', `The image is ${mb(decodedLength)}; the maximum is ${mb(maxBytes)}`, {
+      maxBytes,
+      bytes: decodedLength,
+    });
   }
   const standard = BASE64.test(payload);
   if ((!standard && !BASE64URL.test(payload)) || payload.length % 4 === 1) {

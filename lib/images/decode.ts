@@ -16,7 +16,11 @@ export interface OpenOptions {
  * GIF/WebP is read (sharp's default), which is what a print uses.
  */
 export function openImage(input: Buffer, opts: OpenOptions = {}): sharp.Sharp {
-  return sharp(input, { limitInputPixels: opts.maxPixels ?? MAX_INPUT_PIXELS, failOn: 'warning', sequentialRead: true });
+  return sharp(input, {
+    limitInputPixels: opts.maxPixels ?? MAX_INPUT_PIXELS,
+    failOn: 'warning',
+    sequentialRead: true,
+  });
 }
 
 /** Runs a sharp operation and turns libvips failures into ImageError. */
@@ -32,10 +36,15 @@ export function toImageError(err: unknown): ImageError {
   if (isImageError(err)) return err;
   const msg = err instanceof Error ? err.message : String(err);
   if (/pixel limit/i.test(msg)) {
-    return new ImageError('too_many_pixels', 'The image has too many pixels to process safely', { limitPixels: MAX_INPUT_PIXELS });
+    return new ImageError('too_many_pixels', 'The image has too many pixels to process safely', {
+      limitPixels: MAX_INPUT_PIXELS,
+    });
   }
-  if (/unsupported image format/i.test(msg)) return new ImageError('unsupported_format', 'The image format is not supported');
+  if (/unsupported image format/i.test(msg))
+    return new ImageError('unsupported_format', 'The image format is not supported');
   // Everything else libvips reports about input (premature end, CRC mismatch, bad Huffman table, ...) means the
   // pixel data cannot be read; the precise libvips wording is not useful to an API client.
-  return new ImageError('corrupt', 'The image cannot be read: its data is truncated or corrupt', { cause: msg.split('\n')[0]?.slice(0, 200) });
+  return new ImageError('corrupt', 'The image cannot be read: its data is truncated or corrupt', {
+    cause: msg.split('\n')[0]?.slice(0, 200),
+  });
 }

@@ -21,7 +21,10 @@ export interface Size {
   height: number;
 }
 
-export const levelSize = (src: Size, k: number): Size => ({ width: Math.ceil(src.width / 2 ** k), height: Math.ceil(src.height / 2 ** k) });
+export const levelSize = (src: Size, k: number): Size => ({
+  width: Math.ceil(src.width / 2 ** k),
+  height: Math.ceil(src.height / 2 ** k),
+});
 
 /** The size that fits inside box keeping the aspect ratio (up or down), as sharp's fit 'inside' computes it. */
 export function fitInside(src: Size, boxW: number, boxH: number): Size {
@@ -66,9 +69,15 @@ export interface DecodeOptions {
 /** Level k (>= 1) of the encoded design `bytes` whose upright size is `src`: orientation applied, shrink-on-load for
  * JPEG/WebP, any colour space to sRGB + alpha, one pipeline. */
 export async function decodeLevel(bytes: Buffer, src: Size, k: number, opts: DecodeOptions): Promise<Level> {
-  if (!Number.isInteger(k) || k < 1) throw new RangeError(`level ${k}: levels start at 1 (larger placements resize from the bytes)`);
+  if (!Number.isInteger(k) || k < 1)
+    throw new RangeError(`level ${k}: levels start at 1 (larger placements resize from the bytes)`);
   const s = levelSize(src, k);
-  const { data, info } = await sharp(bytes, { limitInputPixels: opts.limitInputPixels, failOn: opts.failOn ?? 'error', sequentialRead: true, autoOrient: true })
+  const { data, info } = await sharp(bytes, {
+    limitInputPixels: opts.limitInputPixels,
+    failOn: opts.failOn ?? 'error',
+    sequentialRead: true,
+    autoOrient: true,
+  })
     .resize(s.width, s.height, { fit: 'fill', kernel: 'lanczos3', fastShrinkOnLoad: true })
     .toColourspace('srgb')
     .ensureAlpha()
@@ -79,7 +88,11 @@ export async function decodeLevel(bytes: Buffer, src: Size, k: number, opts: Dec
 }
 
 /** The levels prepared for an upload (preparedLevelsFor), decoded side by side; null when none applies. */
-export async function prepareDesignLevels(bytes: Buffer, src: Size, opts: DecodeOptions): Promise<PreparedDesign | null> {
+export async function prepareDesignLevels(
+  bytes: Buffer,
+  src: Size,
+  opts: DecodeOptions,
+): Promise<PreparedDesign | null> {
   const ks = preparedLevelsFor(src);
   if (ks.length === 0) return null;
   const levels = await Promise.all(ks.map((k) => decodeLevel(bytes, src, k, opts)));

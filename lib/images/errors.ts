@@ -1,11 +1,6 @@
 /** Why an image was refused. Routes map every reason to a 400 whose message is the error's message. */
 export type ImageErrorReason =
-  | 'empty'
-  | 'invalid_base64'
-  | 'too_large'
-  | 'unsupported_format'
-  | 'too_many_pixels'
-  | 'corrupt';
+  'empty' | 'invalid_base64' | 'too_large' | 'unsupported_format' | 'too_many_pixels' | 'corrupt';
 
 export class ImageError extends Error {
   override readonly name = 'ImageError';

@@ -38,8 +38,16 @@ export function detectFormat(buf: Uint8Array): FormatInfo | null {
  */
 export function describeUnsupported(buf: Uint8Array): string {
   if (buf.length === 0) return 'empty data';
-  const head = ascii(buf, 0, Math.min(buf.length, 1024)).replace(/^\uFEFF|^\xEF\xBB\xBF/, '').trimStart().toLowerCase();
-  if (head.startsWith('<svg') || (head.startsWith('<?xml') && head.includes('<svg')) || (head.startsWith('<!doctype svg'))) return 'SVG';
+  const head = ascii(buf, 0, Math.min(buf.length, 1024))
+    .replace(/^\uFEFF|^\xEF\xBB\xBF/, '')
+    .trimStart()
+    .toLowerCase();
+  if (
+    head.startsWith('<svg') ||
+    (head.startsWith('<?xml') && head.includes('<svg')) ||
+    head.startsWith('<!doctype svg')
+  )
+    return 'SVG';
   if (head.startsWith('<!doctype html') || head.startsWith('<html')) return 'HTML';
   if (head.startsWith('<?xml')) return 'XML';
   if (startsWith(buf, [0x25, 0x50, 0x44, 0x46])) return 'PDF';
@@ -49,7 +57,8 @@ export function describeUnsupported(buf: Uint8Array): string {
   if (startsWith(buf, [0x38, 0x42, 0x50, 0x53])) return 'PSD';
   if (startsWith(buf, [0x25, 0x21, 0x50, 0x53])) return 'PostScript';
   if (startsWith(buf, [0x50, 0x4b, 0x03, 0x04])) return 'ZIP';
-  if (startsWith(buf, [0xff, 0x0a]) || startsWith(buf, [0x00, 0x00, 0x00, 0x0c, 0x4a, 0x58, 0x4c, 0x20])) return 'JPEG XL';
+  if (startsWith(buf, [0xff, 0x0a]) || startsWith(buf, [0x00, 0x00, 0x00, 0x0c, 0x4a, 0x58, 0x4c, 0x20]))
+    return 'JPEG XL';
   if (buf.length >= 12 && ascii(buf, 4, 8) === 'ftyp') {
     const brand = ascii(buf, 8, 12);
     if (brand.startsWith('avi')) return 'AVIF';

@@ -8,11 +8,13 @@ export interface Dimensions {
   height: number;
 }
 
-const truncated = (what: string) => new ImageError('corrupt', `The image cannot be read: its ${what} header is truncated or corrupt`);
+const truncated = (what: string) =>
+  new ImageError('corrupt', `The image cannot be read: its ${what} header is truncated or corrupt`);
 
 export function readDimensions(buf: Uint8Array, format: ImageFormat): Dimensions {
   const dims = readRaw(Buffer.from(buf.buffer, buf.byteOffset, buf.byteLength), format);
-  if (!(dims.width > 0 && dims.height > 0)) throw new ImageError('corrupt', 'The image cannot be read: its header gives a zero width or height');
+  if (!(dims.width > 0 && dims.height > 0))
+    throw new ImageError('corrupt', 'The image cannot be read: its header gives a zero width or height');
   return dims;
 }
 

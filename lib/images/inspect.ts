@@ -27,7 +27,10 @@ export function inspectImage(buf: Buffer, opts: InspectOptions = {}): InspectedI
   const maxPixels = opts.maxPixels ?? MAX_INPUT_PIXELS;
   if (buf.length === 0) throw new ImageError('empty', 'The image is empty (0 bytes)');
   if (buf.length > maxBytes) {
-    throw new ImageError('too_large', `The image is ${mb(buf.length)}; the maximum is ${mb(maxBytes)}`, { maxBytes, bytes: buf.length });
+    throw new ImageError('too_large', `The image is ${mb(buf.length)}; the maximum is ${mb(maxBytes)}`, {
+      maxBytes,
+      bytes: buf.length,
+    });
   }
   const format = detectFormat(buf);
   if (!format) {

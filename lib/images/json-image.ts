@@ -72,6 +72,7 @@ export async function decodeImageJson(raw: Buffer, field: string, maxBytes?: num
   if (raw.length < INLINE_JSON_BYTES) return parseImageJson({ raw, field, maxBytes });
   // Moved, not copied: the body buffer is not used again on this thread. A buffer that shares its memory with
   // others (Node's small-buffer pool) is copied first, since transferring it would detach its neighbours.
-  const own = raw.byteOffset === 0 && raw.byteLength === raw.buffer.byteLength ? new Uint8Array(raw.buffer) : new Uint8Array(raw);
+  const own =
+    raw.byteOffset === 0 && raw.byteLength === raw.buffer.byteLength ? new Uint8Array(raw.buffer) : new Uint8Array(raw);
   return imageJsonPool().run({ raw: own, field, maxBytes }, [own.buffer as ArrayBuffer]);
 }

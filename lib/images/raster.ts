@@ -62,7 +62,10 @@ export async function decodeRaster(input: Buffer, maxSide: number): Promise<Deco
  * RGBA image.
  */
 async function extractAlphaPlane(input: Buffer): Promise<Buffer> {
-  const { data, info } = await openImage(input).extractChannel(3).raw({ depth: 'uchar' }).toBuffer({ resolveWithObject: true });
+  const { data, info } = await openImage(input)
+    .extractChannel(3)
+    .raw({ depth: 'uchar' })
+    .toBuffer({ resolveWithObject: true });
   if (info.channels !== 1) throw new Error(`expected 1 alpha channel, got ${info.channels}`);
   return data;
 }

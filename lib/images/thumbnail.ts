@@ -29,7 +29,10 @@ export async function makeThumbnail(input: Buffer, maxSide = THUMBNAIL_MAX_SIDE)
 }
 
 /** The same thumbnail from pixels already decoded (raw RGBA, upright), e.g. an upload's prepared design level. */
-export async function makeThumbnailFromRaw(raw: { data: Buffer; width: number; height: number }, maxSide = THUMBNAIL_MAX_SIDE): Promise<Thumbnail> {
+export async function makeThumbnailFromRaw(
+  raw: { data: Buffer; width: number; height: number },
+  maxSide = THUMBNAIL_MAX_SIDE,
+): Promise<Thumbnail> {
   const { data, info } = await decoding(() =>
     sharp(raw.data, { raw: { width: raw.width, height: raw.height, channels: 4 } })
       .resize({ width: maxSide, height: maxSide, fit: 'inside', withoutEnlargement: true })

@@ -57,7 +57,11 @@ export class WorkerPool<I, O> {
 
   /** Tasks completed on worker threads and inline, and the worker thread ids used (for tests and monitoring). */
   get stats(): { completedOnWorkers: number; completedInline: number; workerThreadIds: number[] } {
-    return { completedOnWorkers: this.done.worker, completedInline: this.done.inline, workerThreadIds: [...this.threads] };
+    return {
+      completedOnWorkers: this.done.worker,
+      completedInline: this.done.inline,
+      workerThreadIds: [...this.threads],
+    };
   }
 
   /** Runs one task; `transfer` lists buffers to move to the worker instead of copying them. */
@@ -70,7 +74,9 @@ export class WorkerPool<I, O> {
       });
     }
     if (this.queue.length >= (this.opts.maxQueue ?? 64)) {
-      return Promise.reject(new WorkerPoolBusyError(`${this.opts.name} is at capacity (${this.queue.length} tasks waiting)`));
+      return Promise.reject(
+        new WorkerPoolBusyError(`${this.opts.name} is at capacity (${this.queue.length} tasks waiting)`),
+      );
     }
     return new Promise<O>((resolve, reject) => {
       this.queue.push({ id: this.nextId++, input, transfer, resolve, reject });
@@ -100,7 +106,10 @@ export class WorkerPool<I, O> {
       const s = slot;
       s.task = task;
       s.worker.ref();
-      s.timer = setTimeout(() => this.fail(s, new Error(`${this.opts.name} took longer than ${this.timeoutMs} ms`)), this.timeoutMs);
+      s.timer = setTimeout(
+        () => this.fail(s, new Error(`${this.opts.name} took longer than ${this.timeoutMs} ms`)),
+        this.timeoutMs,
+      );
       s.worker.postMessage({ id: task.id, input: task.input }, task.transfer);
     }
   }
@@ -159,7 +168,11 @@ export function serveWorker<I, O>(handler: (input: I) => { output: O; transfer?:
       const { output, transfer } = handler(msg.input);
       parentPort!.postMessage({ id: msg.id, ok: true, output } satisfies Reply<O>, transfer ?? []);
     } catch (err) {
-      parentPort!.postMessage({ id: msg.id, ok: false, error: err instanceof Error ? (err.stack ?? err.message) : String(err) } satisfies Reply<O>);
+      parentPort!.postMessage({
+        id: msg.id,
+        ok: false,
+        error: err instanceof Error ? (err.stack ?? err.message) : String(err),
+      } satisfies Reply<O>);
     }
   });
 }

@@ -22,7 +22,9 @@ export function createStorage(config: Pick<Config, 'dataDir' | 'storage'>): Stor
     ] as const
   ).filter(([, v]) => !v);
   if (missing.length) {
-    throw new ConfigError(`Invalid configuration:\n${missing.map(([n]) => `  ${n}: required when STORAGE_DRIVER=s3`).join('\n')}`);
+    throw new ConfigError(
+      `Invalid configuration:\n${missing.map(([n]) => `  ${n}: required when STORAGE_DRIVER=s3`).join('\n')}`,
+    );
   }
   return new S3Storage({
     bucket: s3.bucket!,

@@ -42,19 +42,22 @@ export function canonicalPath(pathname: string): string {
 export function canonicalQuery(search: string): string {
   const q = search.startsWith('?') ? search.slice(1) : search;
   if (!q) return '';
-  const pairs = q.split('&').filter(Boolean).map((part) => {
-    const eq = part.indexOf('=');
-    const rawName = eq < 0 ? part : part.slice(0, eq);
-    const rawValue = eq < 0 ? '' : part.slice(eq + 1);
-    const dec = (s: string) => {
-      try {
-        return decodeURIComponent(s);
-      } catch {
-        return s;
-      }
-    };
-    return [uriEncode(dec(rawName)), uriEncode(dec(rawValue))] as const;
-  });
+  const pairs = q
+    .split('&')
+    .filter(Boolean)
+    .map((part) => {
+      const eq = part.indexOf('=');
+      const rawName = eq < 0 ? part : part.slice(0, eq);
+      const rawValue = eq < 0 ? '' : part.slice(eq + 1);
+      const dec = (s: string) => {
+        try {
+          return decodeURIComponent(s);
+        } catch {
+          return s;
+        }
+      };
+      return [uriEncode(dec(rawName)), uriEncode(dec(rawValue))] as const;
+    });
   pairs.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0));
   return pairs.map(([k, v]) => `${k}=${v}`).join('&');
 }
@@ -87,7 +90,11 @@ export interface Signed {
 }
 
 /** `20130524T000000Z` */
-export const amzDate = (d: Date) => d.toISOString().replace(/[-:]/g, '').replace(/\.\d{3}/, '');
+export const amzDate = (d: Date) =>
+  d
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d{3}/, '');
 
 /** kSigning = HMAC(HMAC(HMAC(HMAC("AWS4" + secret, date), region), service), "aws4_request") */
 export function signingKey(secret: string, date: string, region: string, service: string): Buffer {
@@ -116,7 +123,10 @@ export function signV4(input: SignInput): Signed {
   ].join('\n');
   const scope = `${day}/${input.region}/${input.service}/aws4_request`;
   const stringToSign = ['AWS4-HMAC-SHA256', stamp, scope, sha256Hex(canonicalRequest)].join('\n');
-  const signature = createHmac('sha256', signingKey(input.credentials.secretAccessKey, day, input.region, input.service))
+  const signature = createHmac(
+    'sha256',
+    signingKey(input.credentials.secretAccessKey, day, input.region, input.service),
+  )
     .update(stringToSign, 'utf8')
     .digest('hex');
   headers.authorization = `AWS4-HMAC-SHA256 Credential=${input.credentials.accessKeyId}/${scope}, SignedHeaders=${signedHeaders}, Signature=${signature}`;
@@ -158,7 +168,8 @@ export class S3Storage implements Storage {
   private readonly fetchImpl: typeof fetch;
 
   constructor(private readonly opts: S3Options) {
-    if (!/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(opts.bucket)) throw new Error(`invalid S3 bucket name: ${opts.bucket}`);
+    if (!/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(opts.bucket))
+      throw new Error(`invalid S3 bucket name: ${opts.bucket}`);
     this.endpoint = new URL(opts.endpoint ?? `https://s3.${opts.region}.amazonaws.com`);
     this.fetchImpl = opts.fetch ?? fetch;
   }
@@ -178,7 +189,12 @@ export class S3Storage implements Storage {
     return url;
   }
 
-  private async send(method: string, key: string, body?: Buffer, headers: Record<string, string> = {}): Promise<Response> {
+  private async send(
+    method: string,
+    key: string,
+    body?: Buffer,
+    headers: Record<string, string> = {},
+  ): Promise<Response> {
     const url = this.objectUrl(key);
     const payloadHash = body ? sha256Hex(body) : EMPTY_SHA256;
     const signed = signV4({
@@ -205,12 +221,19 @@ export class S3Storage implements Storage {
     const text = await res.text().catch(() => '');
     const code = /<Code>([^<]+)<\/Code>/.exec(text)?.[1];
     const message = /<Message>([^<]+)<\/Message>/.exec(text)?.[1];
-    throw new S3Error(res.status, code, `S3 ${what} failed: HTTP ${res.status}${code ? ` ${code}` : ''}${message ? `: ${message}` : ''}`);
+    throw new S3Error(
+      res.status,
+      code,
+      `S3 ${what} failed: HTTP ${res.status}${code ? ` ${code}` : ''}${message ? `: ${message}` : ''}`,
+    );
   }
 
   async put(key: string, body: Buffer, contentType: string): Promise<void> {
     // Keys are never rewritten (new content gets a new key), so anything reading the bucket directly may cache forever.
-    const res = await this.send('PUT', key, body, { 'content-type': contentType, 'cache-control': 'public, max-age=31536000, immutable' });
+    const res = await this.send('PUT', key, body, {
+      'content-type': contentType,
+      'cache-control': 'public, max-age=31536000, immutable',
+    });
     if (!res.ok) await this.fail(res, `PUT ${key}`);
     await res.arrayBuffer();
   }

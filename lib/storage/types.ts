@@ -24,7 +24,13 @@ export function assertValidKey(key: string): void {
 export function contentTypeForKey(key: string): string {
   const ext = key.slice(key.lastIndexOf('.') + 1).toLowerCase();
   return (
-    { jpg: 'image/jpeg', jpeg: 'image/jpeg', png: 'image/png', webp: 'image/webp', gif: 'image/gif', json: 'application/json' }[ext] ??
-    'application/octet-stream'
+    {
+      jpg: 'image/jpeg',
+      jpeg: 'image/jpeg',
+      png: 'image/png',
+      webp: 'image/webp',
+      gif: 'image/gif',
+      json: 'application/json',
+    }[ext] ?? 'application/octet-stream'
   );
 }

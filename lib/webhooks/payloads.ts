@@ -22,7 +22,12 @@ export type WebhookPayload = GenerationCompletedPayload | GenerationFailedPayloa
 const iso = (t: Date | string) => (typeof t === 'string' ? new Date(t) : t).toISOString();
 
 /** Exactly the spec's fields; nothing else, so receivers written against the spec see what they expect. */
-export function generationCompletedPayload(g: { id: string; mockupUrl: string; tokensUsed: number; completedAt: Date | string }): GenerationCompletedPayload {
+export function generationCompletedPayload(g: {
+  id: string;
+  mockupUrl: string;
+  tokensUsed: number;
+  completedAt: Date | string;
+}): GenerationCompletedPayload {
   return {
     event: 'generation.completed',
     timestamp: iso(g.completedAt),
@@ -31,7 +36,12 @@ export function generationCompletedPayload(g: { id: string; mockupUrl: string; t
 }
 
 /** The failure counterpart: same envelope, status `failed`, the generation's error message instead of a mockup. */
-export function generationFailedPayload(g: { id: string; error: string; tokensUsed: number; failedAt: Date | string }): GenerationFailedPayload {
+export function generationFailedPayload(g: {
+  id: string;
+  error: string;
+  tokensUsed: number;
+  failedAt: Date | string;
+}): GenerationFailedPayload {
   return {
     event: 'generation.failed',
     timestamp: iso(g.failedAt),

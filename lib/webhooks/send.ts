@@ -27,7 +27,12 @@ export interface PostOptions {
 }
 
 /** Refusals of the URL itself: the same URL is refused again on every retry. */
-const REFUSED: ReadonlySet<UrlFetchReason> = new Set(['invalid_url', 'unsupported_protocol', 'credentials_in_url', 'blocked_address']);
+const REFUSED: ReadonlySet<UrlFetchReason> = new Set([
+  'invalid_url',
+  'unsupported_protocol',
+  'credentials_in_url',
+  'blocked_address',
+]);
 
 export async function postWebhook(opts: PostOptions): Promise<PostOutcome> {
   try {

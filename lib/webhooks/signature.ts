@@ -31,7 +31,9 @@ export function computeSignature(secret: string, timestamp: number, body: string
 export function signatureHeader(secrets: readonly string[], timestamp: number, body: string | Buffer): string {
   if (secrets.length === 0) throw new Error('signatureHeader needs at least one secret');
   if (!Number.isSafeInteger(timestamp) || timestamp < 0) throw new Error('timestamp must be whole unix seconds');
-  return [`t=${timestamp}`, ...secrets.map((s) => `${SIGNATURE_SCHEME}=${computeSignature(s, timestamp, body)}`)].join(',');
+  return [`t=${timestamp}`, ...secrets.map((s) => `${SIGNATURE_SCHEME}=${computeSignature(s, timestamp, body)}`)].join(
+    ',',
+  );
 }
 
 export interface ParsedSignatureHeader {
@@ -62,7 +64,10 @@ export function parseSignatureHeader(header: string): ParsedSignatureHeader | nu
 
 export type VerifyResult =
   | { valid: true; timestamp: number }
-  | { valid: false; reason: 'missing_header' | 'malformed_header' | 'timestamp_out_of_tolerance' | 'signature_mismatch' };
+  | {
+      valid: false;
+      reason: 'missing_header' | 'malformed_header' | 'timestamp_out_of_tolerance' | 'signature_mismatch';
+    };
 
 export interface VerifyOptions {
   /** The raw request body exactly as received: verify before any JSON parsing or re-serialisation. */
@@ -88,7 +93,8 @@ export function verifyWebhookSignature(opts: VerifyOptions): VerifyResult {
   for (const secret of secrets) {
     const expected = Buffer.from(computeSignature(secret, parsed.timestamp, opts.body), 'hex');
     // Every candidate is compared in constant time; lengths are equal because the parser only accepts 64 hex.
-    for (const sig of parsed.signatures) if (timingSafeEqual(expected, Buffer.from(sig, 'hex'))) return { valid: true, timestamp: parsed.timestamp };
+    for (const sig of parsed.signatures)
+      if (timingSafeEqual(expected, Buffer.from(sig, 'hex'))) return { valid: true, timestamp: parsed.timestamp };
   }
   return { valid: false, reason: 'signature_mismatch' };
 }

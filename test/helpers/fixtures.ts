@@ -67,7 +67,14 @@ function drawLogo(c: Canvas, colours: { a: Rgb; b: Rgb }) {
   const cy = c.height * 0.4;
   c.disc(cx, cy, s * 0.3, colours.a);
   c.ring(cx, cy, s * 0.3, s * 0.04, colours.b);
-  for (let i = 0; i < 3; i++) c.rect(Math.round(cx - s * 0.35), Math.round(c.height * 0.75 + i * s * 0.07), Math.round(s * 0.7), Math.round(s * 0.04), colours.b);
+  for (let i = 0; i < 3; i++)
+    c.rect(
+      Math.round(cx - s * 0.35),
+      Math.round(c.height * 0.75 + i * s * 0.07),
+      Math.round(s * 0.7),
+      Math.round(s * 0.04),
+      colours.b,
+    );
 }
 
 /** Crisp two-colour logo on a transparent background (2400x3000, hard edges): counts exactly 2 colours. */
@@ -96,7 +103,9 @@ export const jpegLogoOnWhite = (width = 1600, height = 2000, quality = 80) =>
   once(`jpeg-${width}x${height}-${quality}`, async () => {
     const c = new Canvas(width, height, [255, 255, 255, 255]);
     drawLogo(c, { a: RED, b: NAVY });
-    return sharp(await c.png({ alpha: false })).jpeg({ quality }).toBuffer();
+    return sharp(await c.png({ alpha: false }))
+      .jpeg({ quality })
+      .toBuffer();
   });
 
 /** The two-colour logo with per-pixel noise (+-12 levels) baked in, small enough that no downsampling hides it. */
@@ -179,7 +188,7 @@ export const gradientPhoto = (width = 2400, height = 3000) =>
   once(`photo-${width}x${height}`, async () => {
     const raw = Buffer.alloc(width * height * 3);
     let seed = 12345;
-    const rnd = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff) - 0.5;
+    const rnd = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff - 0.5;
     const blobs = Array.from({ length: 7 }, (_, i) => ({
       x: ((i * 0.37 + 0.1) % 1) * width,
       y: ((i * 0.61 + 0.2) % 1) * height,
@@ -206,7 +215,9 @@ export const gradientPhoto = (width = 2400, height = 3000) =>
         raw[i + 2] = clamp(b + n);
       }
     }
-    return sharp(raw, { raw: { width, height, channels: 3 } }).jpeg({ quality: 85 }).toBuffer();
+    return sharp(raw, { raw: { width, height, channels: 3 } })
+      .jpeg({ quality: 85 })
+      .toBuffer();
   });
 
 const clamp = (v: number) => (v < 0 ? 0 : v > 255 ? 255 : Math.round(v));
@@ -221,7 +232,9 @@ export const twoToneGradient = (width = 2400, height = 3000) =>
         const i = (y * width + x) * 3;
         for (let ch = 0; ch < 3; ch++) raw[i + ch] = Math.round(NAVY[ch]! * (1 - t) + RED[ch]! * t);
       }
-    return sharp(raw, { raw: { width, height, channels: 3 } }).png().toBuffer();
+    return sharp(raw, { raw: { width, height, channels: 3 } })
+      .png()
+      .toBuffer();
   });
 
 /** A design whose only details are hairlines: 2 px lines every 12 px (at 2400 px wide, about 0.01 in lines). */
@@ -255,7 +268,9 @@ export const lowRes = () => crispLogo(300, 375);
 
 /** Encodes any fixture in another container. */
 export const asFormat = (buf: Buffer, format: 'png' | 'jpeg' | 'webp' | 'gif') =>
-  once(`fmt-${format}-${buf.length}-${buf.subarray(buf.length - 16).toString('hex')}`, () => sharp(buf)[format]().toBuffer());
+  once(`fmt-${format}-${buf.length}-${buf.subarray(buf.length - 16).toString('hex')}`, () =>
+    sharp(buf)[format]().toBuffer(),
+  );
 
 /** A valid, incompressible PNG of random noise just over 10 MB (2000x1800 RGB = 10.8 MB of pixels). */
 export const oversizedPng = () =>
@@ -304,12 +319,20 @@ export const decompressionBomb = (side = 30000) =>
     deflate.end();
     await done;
     const sig = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
-    return Buffer.concat([sig, pngChunk('IHDR', ihdr), pngChunk('IDAT', Buffer.concat(out)), pngChunk('IEND', Buffer.alloc(0))]);
+    return Buffer.concat([
+      sig,
+      pngChunk('IHDR', ihdr),
+      pngChunk('IDAT', Buffer.concat(out)),
+      pngChunk('IEND', Buffer.alloc(0)),
+    ]);
   });
 
 /** A GIF whose logical screen claims 65535x65535 (header only; the rest is a minimal frame). */
 export function gifHeaderBomb(): Buffer {
-  const b = Buffer.from('GIF89a\xff\xff\xff\xff\x00\x00\x00,\x00\x00\x00\x00\x01\x00\x01\x00\x00\x02\x02D\x01\x00;', 'latin1');
+  const b = Buffer.from(
+    'GIF89a\xff\xff\xff\xff\x00\x00\x00,\x00\x00\x00\x00\x01\x00\x01\x00\x00\x02\x02D\x01\x00;',
+    'latin1',
+  );
   return b;
 }
 
@@ -328,7 +351,8 @@ export const corruptJpeg = async () => {
 };
 
 /** PNG magic followed by garbage. */
-export const pngMagicGarbage = () => Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), randomBytes(64)]);
+export const pngMagicGarbage = () =>
+  Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), randomBytes(64)]);
 
 export const SVG = Buffer.from(
   '<?xml version="1.0" encoding="UTF-8"?>\n<svg xmlns="http://www.w3.org/2000/svg" width="100" height="100"><circle cx="50" cy="50" r="40" fill="red"/></svg>',

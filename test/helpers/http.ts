@@ -18,7 +18,12 @@ export interface HttpOptions {
   signal?: AbortSignal;
 }
 
-export async function http<T = any>(baseUrl: string, method: string, path: string, opts: HttpOptions = {}): Promise<HttpResult<T>> {
+export async function http<T = any>(
+  baseUrl: string,
+  method: string,
+  path: string,
+  opts: HttpOptions = {},
+): Promise<HttpResult<T>> {
   const headers: Record<string, string> = { ...opts.headers };
   let body = opts.body;
   if (opts.json !== undefined) {
@@ -44,20 +49,29 @@ export function sessionCookie(res: HttpResult): string {
   return set.split(';')[0]!;
 }
 
-export async function signup(baseUrl: string, email = uniqueEmail()): Promise<{ cookie: string; user: any; email: string; password: string }> {
+export async function signup(
+  baseUrl: string,
+  email = uniqueEmail(),
+): Promise<{ cookie: string; user: any; email: string; password: string }> {
   const res = await http(baseUrl, 'POST', '/api/auth/signup', { json: { email, password: GOOD_PASSWORD } });
   if (res.status !== 201) throw new Error(`signup failed ${res.status}: ${res.text}`);
   return { cookie: sessionCookie(res), user: res.body.user, email, password: GOOD_PASSWORD };
 }
 
-export async function createKey(baseUrl: string, cookie: string, body: Record<string, unknown> = { name: 'test key' }): Promise<{ key: string; id: string }> {
+export async function createKey(
+  baseUrl: string,
+  cookie: string,
+  body: Record<string, unknown> = { name: 'test key' },
+): Promise<{ key: string; id: string }> {
   const res = await http(baseUrl, 'POST', '/api/v1/keys', { cookie, json: body });
   if (res.status !== 201) throw new Error(`key creation failed ${res.status}: ${res.text}`);
   return { key: res.body.key, id: res.body.metadata.id };
 }
 
 /** A fresh account with one API key: the usual starting point of a Part A test. */
-export async function account(baseUrl: string): Promise<{ cookie: string; key: string; keyId: string; userId: string; email: string }> {
+export async function account(
+  baseUrl: string,
+): Promise<{ cookie: string; key: string; keyId: string; userId: string; email: string }> {
   const s = await signup(baseUrl);
   const k = await createKey(baseUrl, s.cookie);
   return { cookie: s.cookie, key: k.key, keyId: k.id, userId: s.user.id, email: s.email };

@@ -19,7 +19,10 @@ let runtimeInstalled = false;
 
 /** Workflows are bundled once per test run and shared by every Worker. */
 export function workflowBundle(): Promise<WorkflowBundle> {
-  bundlePromise ??= bundleWorkflowCode({ workflowsPath: require.resolve('../../workflows'), logger: quietBundlerLogger });
+  bundlePromise ??= bundleWorkflowCode({
+    workflowsPath: require.resolve('../../workflows'),
+    logger: quietBundlerLogger,
+  });
   return bundlePromise;
 }
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ciede2000, hexToLab } from '../../activities/analysis';
+import { ciede2000, hexToLab } from '../../lib/analysis';
 import * as F from '../helpers/fixtures';
 import { account, http } from '../helpers/http';
 import { startStack, type Stack } from '../helpers/stack';
@@ -64,13 +64,19 @@ describe('printability analysis (POST /api/v1/analyze)', () => {
   it('still counts a colour that only appears as a thin outline', async () => {
     const a = await analyzeImage(await F.thinOutlineLogo());
     assert.equal(a.colors.count, 3, JSON.stringify(a.colors));
-    assert.ok(a.colors.dominant.some((h: string) => close(h, F.hex(F.YELLOW), 8)), a.colors.dominant.join());
+    assert.ok(
+      a.colors.dominant.some((h: string) => close(h, F.hex(F.YELLOW), 8)),
+      a.colors.dominant.join(),
+    );
     assert.equal(a.pricing.screen.setup, 3 * 25);
   });
 
   it('flags semi-transparent areas (a soft drop shadow) and prefers DTG for them', async () => {
     const a = await analyzeImage(await F.softShadowLogo(), { quantity: 500 });
-    assert.ok(a.warnings.some((w: string) => /semi-transparent/.test(w)), a.warnings.join('\n'));
+    assert.ok(
+      a.warnings.some((w: string) => /semi-transparent/.test(w)),
+      a.warnings.join('\n'),
+    );
     assert.equal(a.recommendation.technique, 'dtg');
     assert.equal(a.recommendation.complexity, 'complex');
   });
@@ -81,8 +87,14 @@ describe('printability analysis (POST /api/v1/analyze)', () => {
     assert.equal(a.colors.dominant.length, 5);
     assert.equal(a.recommendation.technique, 'dtg');
     assert.equal(a.recommendation.complexity, 'complex');
-    assert.ok(a.warnings.some((w: string) => /gradients or photographic/i.test(w)), a.warnings.join('\n'));
-    assert.ok(a.warnings.some((w: string) => /more than vinyl .* screen printing .* embroidery/i.test(w)), a.warnings.join('\n'));
+    assert.ok(
+      a.warnings.some((w: string) => /gradients or photographic/i.test(w)),
+      a.warnings.join('\n'),
+    );
+    assert.ok(
+      a.warnings.some((w: string) => /more than vinyl .* screen printing .* embroidery/i.test(w)),
+      a.warnings.join('\n'),
+    );
   });
 
   it('recognises a smooth two-colour gradient as continuous tone', async () => {
@@ -103,7 +115,10 @@ describe('printability analysis (POST /api/v1/analyze)', () => {
 
   it('warns about an opaque background box', async () => {
     const a = await analyzeImage(await F.opaqueWhiteBox());
-    assert.ok(a.warnings.some((w: string) => /opaque #FFFFFF background box/.test(w)), a.warnings.join('\n'));
+    assert.ok(
+      a.warnings.some((w: string) => /opaque #FFFFFF background box/.test(w)),
+      a.warnings.join('\n'),
+    );
     const clean = await analyzeImage(await F.crispLogo());
     assert.ok(!clean.warnings.some((w: string) => /background box/.test(w)));
   });
@@ -121,16 +136,27 @@ describe('printability analysis (POST /api/v1/analyze)', () => {
 
   it('warns about colours that vanish on common garments, and detail too fine for embroidery', async () => {
     const white = await analyzeImage(await F.whiteOnTransparent());
-    assert.ok(white.warnings.some((w: string) => /#FFFFFF .* nearly invisible on white garments/.test(w)), white.warnings.join('\n'));
+    assert.ok(
+      white.warnings.some((w: string) => /#FFFFFF .* nearly invisible on white garments/.test(w)),
+      white.warnings.join('\n'),
+    );
     const hair = await analyzeImage(await F.hairlines());
     assert.equal(hair.colors.count, 2, JSON.stringify(hair.colors));
-    assert.ok(hair.warnings.some((w: string) => /too fine for embroidery/.test(w)), hair.warnings.join('\n'));
+    assert.ok(
+      hair.warnings.some((w: string) => /too fine for embroidery/.test(w)),
+      hair.warnings.join('\n'),
+    );
   });
 
   it('warns when there are more colours than screen printing or vinyl allow', async () => {
     const twelve = await analyzeImage(await F.stripes(12));
     assert.equal(twelve.colors.count, 12);
-    assert.ok(twelve.warnings.some((w: string) => /12 colours, more than vinyl \(up to 3\) and screen printing \(up to 8\)/.test(w)), twelve.warnings.join('\n'));
+    assert.ok(
+      twelve.warnings.some((w: string) =>
+        /12 colours, more than vinyl \(up to 3\) and screen printing \(up to 8\)/.test(w),
+      ),
+      twelve.warnings.join('\n'),
+    );
     assert.notEqual(twelve.recommendation.technique, 'screen');
     const six = await analyzeImage(await F.stripes(6), { quantity: 500 });
     assert.equal(six.colors.count, 6);
@@ -146,14 +172,18 @@ describe('printability analysis (POST /api/v1/analyze)', () => {
     assert.deepEqual(byDefault.pricing, fifty.pricing);
     assert.deepEqual(byDefault.recommendation, fifty.recommendation);
     const prices: number[] = [];
-    for (const q of [24, 100, 500, 2000, 10000]) prices.push((await analyzeImage(img, { quantity: q })).pricing.screen.perUnit);
+    for (const q of [24, 100, 500, 2000, 10000])
+      prices.push((await analyzeImage(img, { quantity: q })).pricing.screen.perUnit);
     for (let i = 1; i < prices.length; i++) assert.ok(prices[i]! < prices[i - 1]!, `per-unit ${prices.join(' > ')}`);
   });
 
   it('prices DTG by ink coverage: a full opaque box costs more per piece than a logo on transparency', async () => {
     const logo = await analyzeImage(await F.crispLogo(), { quantity: 10 });
     const box = await analyzeImage(await F.opaqueWhiteBox(), { quantity: 10 });
-    assert.ok(box.pricing.dtg.perUnit > logo.pricing.dtg.perUnit, `${box.pricing.dtg.perUnit} > ${logo.pricing.dtg.perUnit}`);
+    assert.ok(
+      box.pricing.dtg.perUnit > logo.pricing.dtg.perUnit,
+      `${box.pricing.dtg.perUnit} > ${logo.pricing.dtg.perUnit}`,
+    );
   });
 
   it('recommends by colours and run size: vinyl for a tiny run, screen for a large one', async () => {
@@ -200,14 +230,23 @@ describe('printability analysis (POST /api/v1/analyze)', () => {
   });
 
   it('refuses non-http(s) URLs', async () => {
-    for (const url of ['ftp://example.com/a.png', 'file:///etc/passwd', 'data:image/png;base64,AAAA', 'javascript:alert(1)', 'not a url']) {
+    for (const url of [
+      'ftp://example.com/a.png',
+      'file:///etc/passwd',
+      'data:image/png;base64,AAAA',
+      'javascript:alert(1)',
+      'not a url',
+    ]) {
       assertInvalid(await analyze({ imageUrl: url }), /imageUrl: must be an absolute http or https URL/);
     }
   });
 
   it('requires exactly one of imageUrl and imageData', async () => {
     const img = F.toDataUrl(await F.lowRes());
-    assertInvalid(await analyze({ imageUrl: 'https://example.com/a.png', imageData: img }), /either imageUrl or imageData, not both/);
+    assertInvalid(
+      await analyze({ imageUrl: 'https://example.com/a.png', imageData: img }),
+      /either imageUrl or imageData, not both/,
+    );
     assertInvalid(await analyze({}), /imageUrl or imageData is required/);
     assertInvalid(await analyze({ quantity: 10 }), /imageUrl or imageData is required/);
   });
@@ -221,20 +260,33 @@ describe('printability analysis (POST /api/v1/analyze)', () => {
   });
 
   it('refuses bad bodies and images with 400, never 500', async () => {
-    assertInvalid(await analyze({ imageData: F.toDataUrl(F.SVG, 'image/svg+xml') }), /imageData is not a usable image: SVG images are not accepted/);
+    assertInvalid(
+      await analyze({ imageData: F.toDataUrl(F.SVG, 'image/svg+xml') }),
+      /imageData is not a usable image: SVG images are not accepted/,
+    );
     assertInvalid(await analyze({ imageData: (await F.truncatedPng()).toString('base64') }), /truncated or corrupt/);
     assertInvalid(await analyze({ imageData: (await F.decompressionBomb()).toString('base64') }), /30000x30000 pixels/);
     assertInvalid(await analyze({ imageData: '%%%' }), /not valid base64/);
     assertInvalid(await analyze({ imageData: F.toDataUrl(await F.oversizedPng()) }), /larger than 10 MB/);
     assertInvalid(await analyze({ imageData: 'aGVsbG8=', colour: 'red' }), /Unrecognized key/i);
-    const text = await http(stack.baseUrl, 'POST', '/api/v1/analyze', { key, body: 'imageUrl=x', headers: { 'content-type': 'text/plain' } });
+    const text = await http(stack.baseUrl, 'POST', '/api/v1/analyze', {
+      key,
+      body: 'imageUrl=x',
+      headers: { 'content-type': 'text/plain' },
+    });
     assertInvalid(text, /JSON body/);
-    const broken = await http(stack.baseUrl, 'POST', '/api/v1/analyze', { key, body: '{"imageUrl": ', headers: { 'content-type': 'application/json' } });
+    const broken = await http(stack.baseUrl, 'POST', '/api/v1/analyze', {
+      key,
+      body: '{"imageUrl": ',
+      headers: { 'content-type': 'application/json' },
+    });
     assertInvalid(broken, /Malformed JSON/);
   });
 
   it('needs an API key', async () => {
-    const res = await http(stack.baseUrl, 'POST', '/api/v1/analyze', { json: { imageUrl: 'https://example.com/a.png' } });
+    const res = await http(stack.baseUrl, 'POST', '/api/v1/analyze', {
+      json: { imageUrl: 'https://example.com/a.png' },
+    });
     assert.equal(res.status, 401);
   });
 
@@ -255,7 +307,8 @@ describe('printability analysis (POST /api/v1/analyze)', () => {
         const u = new URL(req.url!, 'http://x');
         if (u.pathname === '/logo.png') return res.writeHead(200, { 'content-type': 'image/png' }).end(png);
         if (u.pathname === '/misnamed.txt') return res.writeHead(200, { 'content-type': 'text/plain' }).end(png);
-        if (u.pathname === '/page.html') return res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><html><body>hi</body></html>');
+        if (u.pathname === '/page.html')
+          return res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><html><body>hi</body></html>');
         if (u.pathname === '/big.png') return res.writeHead(200, { 'content-type': 'image/png' }).end(big);
         if (u.pathname === '/redirect') {
           // /redirect?n=K redirects K more times through itself, then to the logo: K + 1 redirects in all.
@@ -272,7 +325,8 @@ describe('printability analysis (POST /api/v1/analyze)', () => {
       await new Promise<void>((r) => (server ? server.close(() => r()) : r()));
       await open?.stop();
     });
-    const fetchAnalyze = (imageUrl: string) => http(open.baseUrl, 'POST', '/api/v1/analyze', { key: openKey, json: { imageUrl } });
+    const fetchAnalyze = (imageUrl: string) =>
+      http(open.baseUrl, 'POST', '/api/v1/analyze', { key: openKey, json: { imageUrl } });
 
     it('analyses an image fetched by URL, deciding the format from the bytes', async () => {
       const a = await fetchAnalyze(`${origin}/logo.png`);
@@ -290,7 +344,10 @@ describe('printability analysis (POST /api/v1/analyze)', () => {
     });
 
     it('answers 400 with a clear message for a page that is not an image, a 404 and a file over 10 MB', async () => {
-      assertInvalid(await fetchAnalyze(`${origin}/page.html`), /The file at imageUrl is not a usable image: unsupported image format \(HTML\)/);
+      assertInvalid(
+        await fetchAnalyze(`${origin}/page.html`),
+        /The file at imageUrl is not a usable image: unsupported image format \(HTML\)/,
+      );
       const nf = await fetchAnalyze(`${origin}/missing.png`);
       assertInvalid(nf, /imageUrl could not be fetched: The URL answered with HTTP 404/);
       assert.equal(nf.body.error.details.status, 404);

@@ -46,7 +46,9 @@ describe('accounts and sessions (/api/auth)', () => {
   it('refuses a duplicate email with 409, case-insensitively', async () => {
     const email = uniqueEmail('dup');
     await signup(stack.baseUrl, email);
-    const res = await http(stack.baseUrl, 'POST', '/api/auth/signup', { json: { email: email.toUpperCase(), password: GOOD_PASSWORD } });
+    const res = await http(stack.baseUrl, 'POST', '/api/auth/signup', {
+      json: { email: email.toUpperCase(), password: GOOD_PASSWORD },
+    });
     assert.equal(res.status, 409);
     assert.equal(typeof res.body.error, 'string');
   });
@@ -68,7 +70,10 @@ describe('accounts and sessions (/api/auth)', () => {
   }
 
   it('answers malformed JSON with 400', async () => {
-    const res = await http(stack.baseUrl, 'POST', '/api/auth/signup', { body: '{"email":', headers: { 'content-type': 'application/json' } });
+    const res = await http(stack.baseUrl, 'POST', '/api/auth/signup', {
+      body: '{"email":',
+      headers: { 'content-type': 'application/json' },
+    });
     assert.equal(res.status, 400);
     assert.equal(res.body.error, 'Malformed JSON body');
   });
@@ -78,8 +83,12 @@ describe('accounts and sessions (/api/auth)', () => {
     const ok = await http(stack.baseUrl, 'POST', '/api/auth/login', { json: { email: s.email, password: s.password } });
     assert.equal(ok.status, 200);
     assert.ok(sessionCookie(ok));
-    const wrong = await http(stack.baseUrl, 'POST', '/api/auth/login', { json: { email: s.email, password: 'Wrong-password-1' } });
-    const unknown = await http(stack.baseUrl, 'POST', '/api/auth/login', { json: { email: uniqueEmail('nobody'), password: 'Wrong-password-1' } });
+    const wrong = await http(stack.baseUrl, 'POST', '/api/auth/login', {
+      json: { email: s.email, password: 'Wrong-password-1' },
+    });
+    const unknown = await http(stack.baseUrl, 'POST', '/api/auth/login', {
+      json: { email: uniqueEmail('nobody'), password: 'Wrong-password-1' },
+    });
     assert.equal(wrong.status, 401);
     assert.equal(unknown.status, 401);
     assert.deepEqual(wrong.body, unknown.body);
@@ -97,7 +106,9 @@ describe('accounts and sessions (/api/auth)', () => {
 
   it('answers /me with 401 without a session, with a forged one, and after expiry', async () => {
     assert.equal((await http(stack.baseUrl, 'GET', '/api/auth/me')).status, 401);
-    const forged = await http(stack.baseUrl, 'GET', '/api/auth/me', { cookie: `${stack.config.sessionCookieName}=${'A'.repeat(43)}` });
+    const forged = await http(stack.baseUrl, 'GET', '/api/auth/me', {
+      cookie: `${stack.config.sessionCookieName}=${'A'.repeat(43)}`,
+    });
     assert.equal(forged.status, 401);
     const s = await signup(stack.baseUrl);
     await stack.sql`update sessions set expires_at = now() - interval '1 second' where user_id = ${s.user.id}`;
@@ -116,7 +127,9 @@ describe('session cookie on an https public URL', () => {
   after(async () => stack?.stop());
 
   it('sets Secure', async () => {
-    const res = await http(stack.baseUrl, 'POST', '/api/auth/signup', { json: { email: uniqueEmail(), password: GOOD_PASSWORD } });
+    const res = await http(stack.baseUrl, 'POST', '/api/auth/signup', {
+      json: { email: uniqueEmail(), password: GOOD_PASSWORD },
+    });
     assert.equal(res.status, 201);
     assert.match(res.headers.getSetCookie()[0]!, /Secure/);
   });

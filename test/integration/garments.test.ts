@@ -17,7 +17,12 @@ describe('garment catalogue (/api/v1/garments)', () => {
     let cursor: string | null = null;
     for (let i = 0; i < 50; i++) {
       const sep = query ? '&' : '';
-      const res: any = await http(stack.baseUrl, 'GET', `/api/v1/garments?${query}${sep}limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, { key });
+      const res: any = await http(
+        stack.baseUrl,
+        'GET',
+        `/api/v1/garments?${query}${sep}limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+        { key },
+      );
       assert.equal(res.status, 200, res.text);
       out.push(...res.body.garments);
       if (!res.body.pagination.hasMore) {
@@ -63,7 +68,10 @@ describe('garment catalogue (/api/v1/garments)', () => {
   it('pages with an opaque cursor through every garment exactly once', async () => {
     const first = await http(stack.baseUrl, 'GET', '/api/v1/garments?limit=100', { key });
     const paged = await allGarments('', 5);
-    assert.deepEqual(paged.map((g) => g.id), first.body.garments.map((g: any) => g.id));
+    assert.deepEqual(
+      paged.map((g) => g.id),
+      first.body.garments.map((g: any) => g.id),
+    );
   });
 
   it('filters by category, also across pages', async () => {
@@ -75,7 +83,17 @@ describe('garment catalogue (/api/v1/garments)', () => {
     assert.deepEqual(none.body, { garments: [], pagination: { hasMore: false, nextCursor: null } });
   });
 
-  for (const q of ['limit=0', 'limit=101', 'limit=abc', 'limit=1.5', 'limit=-1', 'limit=', 'category=Bad Cat!', 'foo=bar', 'limit=1&limit=2']) {
+  for (const q of [
+    'limit=0',
+    'limit=101',
+    'limit=abc',
+    'limit=1.5',
+    'limit=-1',
+    'limit=',
+    'category=Bad Cat!',
+    'foo=bar',
+    'limit=1&limit=2',
+  ]) {
     it(`refuses ${q} with 400 invalid_request`, async () => {
       const res = await http(stack.baseUrl, 'GET', `/api/v1/garments?${q}`, { key });
       assert.equal(res.status, 400, res.text);
@@ -100,7 +118,12 @@ describe('garment catalogue (/api/v1/garments)', () => {
       assert.equal(res.body.error.code, 'invalid_request');
       assert.match(res.body.error.message, /cursor/i);
     }
-    const cross = await http(stack.baseUrl, 'GET', `/api/v1/garments?category=hoodies&cursor=${encodeURIComponent(cursor)}`, { key });
+    const cross = await http(
+      stack.baseUrl,
+      'GET',
+      `/api/v1/garments?category=hoodies&cursor=${encodeURIComponent(cursor)}`,
+      { key },
+    );
     assert.equal(cross.status, 400);
   });
 

@@ -18,7 +18,11 @@ describe('synchronous generate answers from the recorded outcome', () => {
     garment = (await http(stack.baseUrl, 'GET', '/api/v1/garments?limit=1', { key: acct.key })).body.garments[0];
   });
   after(async () => {
-    for (const id of started) await stack.client.workflow.getHandle(id).terminate('test done').catch(() => {});
+    for (const id of started)
+      await stack.client.workflow
+        .getHandle(id)
+        .terminate('test done')
+        .catch(() => {});
     await stack?.stop();
   });
 
@@ -27,11 +31,17 @@ describe('synchronous generate answers from the recorded outcome', () => {
     const t0 = Date.now();
     const response = http(stack.baseUrl, 'POST', '/api/v1/generate', {
       key: acct.key,
-      json: { designUrl: `${stack.baseUrl}/files/uploads/none.png`, garmentId: garment.id, garmentImageUrl: garment.colors[0].imageUrl },
+      json: {
+        designUrl: `${stack.baseUrl}/files/uploads/none.png`,
+        garmentId: garment.id,
+        garmentImageUrl: garment.colors[0].imageUrl,
+      },
     });
     let id: string | undefined;
     for (let i = 0; i < 200 && !id; i++) {
-      const [row] = await stack.sql<{ id: string }[]>`select id from generations where user_id = ${acct.userId} and created_at >= ${new Date(t0 - 1000)} and status = 'pending' order by created_at desc limit 1`;
+      const [row] = await stack.sql<
+        { id: string }[]
+      >`select id from generations where user_id = ${acct.userId} and created_at >= ${new Date(t0 - 1000)} and status = 'pending' order by created_at desc limit 1`;
       id = row?.id;
       if (!id) await new Promise((r) => setTimeout(r, 25));
     }
@@ -39,7 +49,10 @@ describe('synchronous generate answers from the recorded outcome', () => {
     started.push(id);
     // the API starts listening before it starts the workflow; give it the moment between row and start
     for (let i = 0; i < 200; i++) {
-      const d = await stack.client.workflow.getHandle(id).describe().catch(() => null);
+      const d = await stack.client.workflow
+        .getHandle(id)
+        .describe()
+        .catch(() => null);
       if (d) break;
       await new Promise((r) => setTimeout(r, 25));
     }

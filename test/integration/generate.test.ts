@@ -15,11 +15,15 @@ import { startStack, type Stack } from '../helpers/stack';
 
 /** A solid red 2:1 rectangle: easy to find again in the mockup. */
 async function redDesign(width = 600, height = 300): Promise<Buffer> {
-  return sharp({ create: { width, height, channels: 4, background: { r: 220, g: 20, b: 20, alpha: 1 } } }).png().toBuffer();
+  return sharp({ create: { width, height, channels: 4, background: { r: 220, g: 20, b: 20, alpha: 1 } } })
+    .png()
+    .toBuffer();
 }
 
 /** Bounding box of clearly red pixels in an image. */
-async function redBox(img: Buffer): Promise<{ left: number; top: number; right: number; bottom: number; count: number }> {
+async function redBox(
+  img: Buffer,
+): Promise<{ left: number; top: number; right: number; bottom: number; count: number }> {
   const { data, info } = await sharp(img).removeAlpha().raw().toBuffer({ resolveWithObject: true });
   let left = Infinity;
   let top = Infinity;
@@ -122,7 +126,10 @@ describe('mockup generation (POST /api/v1/generate, GET /api/v1/generations)', (
     }
 
     it('answers an unknown garmentId with 404 not_found', async () => {
-      const res = await http(stack.baseUrl, 'POST', '/api/v1/generate', { key: acct.key, json: body({ garmentId: 'no-such-garment' }) });
+      const res = await http(stack.baseUrl, 'POST', '/api/v1/generate', {
+        key: acct.key,
+        json: body({ garmentId: 'no-such-garment' }),
+      });
       assert.equal(res.status, 404);
       assert.equal(res.body.error.code, 'not_found');
     });
@@ -140,7 +147,10 @@ describe('mockup generation (POST /api/v1/generate, GET /api/v1/generations)', (
 
     it("refuses another garment's blank as garmentImageUrl with 400", async () => {
       const hoodies = await http(stack.baseUrl, 'GET', '/api/v1/garments?category=hoodies&limit=1', { key: acct.key });
-      const res = await http(stack.baseUrl, 'POST', '/api/v1/generate', { key: acct.key, json: body({ garmentImageUrl: hoodies.body.garments[0].colors[0].imageUrl }) });
+      const res = await http(stack.baseUrl, 'POST', '/api/v1/generate', {
+        key: acct.key,
+        json: body({ garmentImageUrl: hoodies.body.garments[0].colors[0].imageUrl }),
+      });
       assert.equal(res.status, 400);
       assert.match(res.body.error.message, /garmentImageUrl/);
     });
@@ -184,7 +194,7 @@ describe('mockup generation (POST /api/v1/generate, GET /api/v1/generations)', (
     assert.deepEqual(again.body, g);
   });
 
-  it("renders an upload from the level prepared at upload time, without reading the original, to the same pixels", async () => {
+  it('renders an upload from the level prepared at upload time, without reading the original, to the same pixels', async () => {
     // two uploads of the same 2400x3000 design: the first keeps only its prepared level (the original is removed,
     // so a read of it would fail the generation), the second only its original (as uploads made before prepared
     // levels existed); the worker must produce byte-identical mockups from the two
@@ -194,7 +204,10 @@ describe('mockup generation (POST /api/v1/generate, GET /api/v1/generations)', (
       form.append('file', new Blob([new Uint8Array(png)], { type: 'image/png' }), 'logo.png');
       const res = await http(stack.baseUrl, 'POST', '/api/v1/upload', { key: acct.key, body: form });
       assert.equal(res.status, 201, res.text);
-      return { url: res.body.url as string, key: decodeURIComponent(new URL(res.body.url).pathname.replace(/^\/files\//, '')) };
+      return {
+        url: res.body.url as string,
+        key: decodeURIComponent(new URL(res.body.url).pathname.replace(/^\/files\//, '')),
+      };
     };
     const [a, b] = [await up(), await up()];
     await stack.storage.delete(a.key);
@@ -202,7 +215,10 @@ describe('mockup generation (POST /api/v1/generate, GET /api/v1/generations)', (
     const placement = { x: 45, y: 40, scale: 0.55, rotation: 10 };
     const mockups: Buffer[] = [];
     for (const u of [a, b]) {
-      const res = await http(stack.baseUrl, 'POST', '/api/v1/generate', { key: acct.key, json: body({ designUrl: u.url, placement }) });
+      const res = await http(stack.baseUrl, 'POST', '/api/v1/generate', {
+        key: acct.key,
+        json: body({ designUrl: u.url, placement }),
+      });
       assert.equal(res.status, 200, res.text);
       assert.equal(res.body.status, 'completed', res.text);
       mockups.push(Buffer.from(await (await fetch(res.body.mockupUrl)).arrayBuffer()));
@@ -216,7 +232,10 @@ describe('mockup generation (POST /api/v1/generate, GET /api/v1/generations)', (
       { x: 50, y: 50, scale: 0.5, rotation: 0 },
       { x: 30, y: 70, scale: 0.4, rotation: 0 },
     ]) {
-      const res = await http(stack.baseUrl, 'POST', '/api/v1/generate', { key: acct.key, json: body({ placement, applyTexture: false }) });
+      const res = await http(stack.baseUrl, 'POST', '/api/v1/generate', {
+        key: acct.key,
+        json: body({ placement, applyTexture: false }),
+      });
       assert.equal(res.status, 200, res.text);
       const img = Buffer.from(await (await fetch(res.body.mockupUrl)).arrayBuffer());
       const { width, height } = await sharp(img).metadata();
@@ -240,7 +259,11 @@ describe('mockup generation (POST /api/v1/generate, GET /api/v1/generations)', (
   });
 
   it('answers 202 pending at once with Prefer: respond-async; the resource completes later', async () => {
-    const res = await http(stack.baseUrl, 'POST', '/api/v1/generate', { key: acct.key, json: body(), headers: { prefer: 'respond-async' } });
+    const res = await http(stack.baseUrl, 'POST', '/api/v1/generate', {
+      key: acct.key,
+      json: body(),
+      headers: { prefer: 'respond-async' },
+    });
     assert.equal(res.status, 202);
     assert.ok(['pending', 'processing'].includes(res.body.status));
     assert.equal(res.body.mockupUrl, undefined);
@@ -266,7 +289,10 @@ describe('mockup generation (POST /api/v1/generate, GET /api/v1/generations)', (
   });
 
   it('reads designs from foreign URLs through the guarded fetcher', async () => {
-    const res = await http(stack.baseUrl, 'POST', '/api/v1/generate', { key: acct.key, json: body({ designUrl: `${originUrl}/design.png` }) });
+    const res = await http(stack.baseUrl, 'POST', '/api/v1/generate', {
+      key: acct.key,
+      json: body({ designUrl: `${originUrl}/design.png` }),
+    });
     assert.equal(res.status, 200, res.text);
     assert.equal(res.body.status, 'completed');
   });
@@ -290,7 +316,10 @@ describe('mockup generation (POST /api/v1/generate, GET /api/v1/generations)', (
   ] as const) {
     it(`fails ${label} after acceptance with a useful error, and refunds the token`, async () => {
       const before = await tokenBalance(stack.sql, acct.userId);
-      const res = await http(stack.baseUrl, 'POST', '/api/v1/generate', { key: acct.key, json: body({ designUrl: `${originUrl}${path}?${randomSuffix()}` }) });
+      const res = await http(stack.baseUrl, 'POST', '/api/v1/generate', {
+        key: acct.key,
+        json: body({ designUrl: `${originUrl}${path}?${randomSuffix()}` }),
+      });
       assert.equal(res.status, 200, res.text);
       assert.equal(res.body.status, 'failed');
       assert.match(res.body.error, pattern);
@@ -301,7 +330,10 @@ describe('mockup generation (POST /api/v1/generate, GET /api/v1/generations)', (
 
   it('fails an own-file design URL that does not exist, with the token refunded', async () => {
     const before = await tokenBalance(stack.sql, acct.userId);
-    const res = await http(stack.baseUrl, 'POST', '/api/v1/generate', { key: acct.key, json: body({ designUrl: fileUrl(stack.config, 'uploads/nothing-here.png') }) });
+    const res = await http(stack.baseUrl, 'POST', '/api/v1/generate', {
+      key: acct.key,
+      json: body({ designUrl: fileUrl(stack.config, 'uploads/nothing-here.png') }),
+    });
     assert.equal(res.body.status, 'failed');
     assert.match(res.body.error, /no file at this URL/i);
     assert.equal(await tokenBalance(stack.sql, acct.userId), before);
@@ -333,23 +365,38 @@ describe('mockup generation (POST /api/v1/generate, GET /api/v1/generations)', (
 
   it("answers another account's generation with 404 and lists only one's own, newest first, paginated", async () => {
     const other = await account(stack.baseUrl);
-    const mine = await http(stack.baseUrl, 'POST', '/api/v1/generate', { key: acct.key, json: body(), headers: { prefer: 'respond-async' } });
+    const mine = await http(stack.baseUrl, 'POST', '/api/v1/generate', {
+      key: acct.key,
+      json: body(),
+      headers: { prefer: 'respond-async' },
+    });
     const theirs = await http(stack.baseUrl, 'GET', `/api/v1/generations/${mine.body.id}`, { key: other.key });
     assert.equal(theirs.status, 404);
     assert.equal(theirs.body.error.code, 'not_found');
     const all: any[] = [];
     let cursor: string | null = null;
     do {
-      const page: any = await http(stack.baseUrl, 'GET', `/api/v1/generations?limit=2${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, { key: acct.key });
+      const page: any = await http(
+        stack.baseUrl,
+        'GET',
+        `/api/v1/generations?limit=2${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+        { key: acct.key },
+      );
       assert.equal(page.status, 200);
       all.push(...page.body.generations);
       cursor = page.body.pagination.hasMore ? page.body.pagination.nextCursor : null;
     } while (cursor);
     assert.equal(all[0].id, mine.body.id);
     const created = all.map((g) => Date.parse(g.createdAt));
-    assert.deepEqual(created, [...created].sort((a, b) => b - a));
+    assert.deepEqual(
+      created,
+      [...created].sort((a, b) => b - a),
+    );
     assert.equal(new Set(all.map((g) => g.id)).size, all.length);
-    const [{ n }] = (await stack.sql`select count(*)::int as n from generations where user_id = ${acct.userId}`) as unknown as [{ n: number }];
+    const [{ n }] =
+      (await stack.sql`select count(*)::int as n from generations where user_id = ${acct.userId}`) as unknown as [
+        { n: number },
+      ];
     assert.equal(all.length, n);
     const otherList = await http(stack.baseUrl, 'GET', '/api/v1/generations', { key: other.key });
     assert.deepEqual(otherList.body.generations, []);

@@ -21,7 +21,11 @@ describe('batch generation (POST /api/v1/generate/batch)', () => {
     garment = list.body.garments[0];
     assert.ok(garment.colors.length >= 3, 'the test needs a garment with 3 colours');
     const key = `test-designs/${randomSuffix()}.png`;
-    const design = await sharp({ create: { width: 600, height: 300, channels: 4, background: { r: 220, g: 20, b: 20, alpha: 1 } } }).png().toBuffer();
+    const design = await sharp({
+      create: { width: 600, height: 300, channels: 4, background: { r: 220, g: 20, b: 20, alpha: 1 } },
+    })
+      .png()
+      .toBuffer();
     await stack.storage.put(key, design, 'image/png');
     designUrl = fileUrl(stack.config, key);
   });
@@ -30,7 +34,10 @@ describe('batch generation (POST /api/v1/generate/batch)', () => {
   });
 
   const count = async (userId: string) => {
-    const [{ n }] = (await stack.sql`select count(*)::int as n from generations where user_id = ${userId}`) as unknown as [{ n: number }];
+    const [{ n }] =
+      (await stack.sql`select count(*)::int as n from generations where user_id = ${userId}`) as unknown as [
+        { n: number },
+      ];
     return n;
   };
 
@@ -43,7 +50,11 @@ describe('batch generation (POST /api/v1/generate/batch)', () => {
         designUrl,
         garmentId: garment.id,
         placement: { x: 50, y: 40, scale: 0.6 },
-        items: [{ color: c0.name }, { garmentImageUrl: c1.imageUrl }, { garmentImageUrl: c2.imageUrl, color: c2.name, applyTexture: false, placement: { scale: 0.3 } }],
+        items: [
+          { color: c0.name },
+          { garmentImageUrl: c1.imageUrl },
+          { garmentImageUrl: c2.imageUrl, color: c2.name, applyTexture: false, placement: { scale: 0.3 } },
+        ],
       },
     });
     assert.equal(res.status, 200, res.text);
@@ -83,9 +94,11 @@ describe('batch generation (POST /api/v1/generate/batch)', () => {
     assert.equal(batch.status.name, 'COMPLETED');
     assert.deepEqual(batch.searchAttributes.AccountId, [acct.userId]);
     // the steps run as local activities: one marker per step, whose result names the item's mockup
-    const rendered = (await handle.fetchHistory()).events!
-      .map((e) => e.markerRecordedEventAttributes?.details)
-      .filter((d) => d && JSON.parse(Buffer.from(d.data!.payloads![0]!.data!).toString()).activity_type === 'renderMockup')
+    const rendered = (await handle.fetchHistory())
+      .events!.map((e) => e.markerRecordedEventAttributes?.details)
+      .filter(
+        (d) => d && JSON.parse(Buffer.from(d.data!.payloads![0]!.data!).toString()).activity_type === 'renderMockup',
+      )
       .map((d) => JSON.parse(Buffer.from(d!.result!.payloads![0]!.data!).toString()).mockupKey);
     assert.deepEqual(rendered.sort(), gens.map((g) => `mockups/${g.id}.jpg`).sort());
 
@@ -97,7 +110,11 @@ describe('batch generation (POST /api/v1/generate/batch)', () => {
         const { width, height } = await sharp(img).metadata();
         const left = Math.round(((zone.x + zone.width / 2) / 100) * width!);
         const top = Math.round(((zone.y + zone.height * 0.95) / 100) * height!);
-        const { data } = await sharp(img).extract({ left, top, width: 4, height: 4 }).removeAlpha().raw().toBuffer({ resolveWithObject: true });
+        const { data } = await sharp(img)
+          .extract({ left, top, width: 4, height: 4 })
+          .removeAlpha()
+          .raw()
+          .toBuffer({ resolveWithObject: true });
         return [data[0], data[1], data[2]].join(',');
       }),
     );
@@ -110,24 +127,62 @@ describe('batch generation (POST /api/v1/generate/batch)', () => {
     const before = await tokenBalance(stack.sql, acct.userId);
     const n = await count(acct.userId);
     const items = Array.from({ length: 26 }, () => ({ color: garment.colors[0].name }));
-    const res = await http(stack.baseUrl, 'POST', '/api/v1/generate/batch', { key: acct.key, json: { designUrl, garmentId: garment.id, items } });
+    const res = await http(stack.baseUrl, 'POST', '/api/v1/generate/batch', {
+      key: acct.key,
+      json: { designUrl, garmentId: garment.id, items },
+    });
     assert.equal(res.status, 400, res.text);
     assert.equal(res.body.error.code, 'invalid_request');
     assert.match(res.body.error.message, /items.*25/);
-    const none = await http(stack.baseUrl, 'POST', '/api/v1/generate/batch', { key: acct.key, json: { designUrl, garmentId: garment.id, items: [] } });
+    const none = await http(stack.baseUrl, 'POST', '/api/v1/generate/batch', {
+      key: acct.key,
+      json: { designUrl, garmentId: garment.id, items: [] },
+    });
     assert.equal(none.status, 400);
     assert.equal(await tokenBalance(stack.sql, acct.userId), before);
     assert.equal(await count(acct.userId), n);
   });
 
   for (const [label, json, field] of [
-    ['an item without garmentImageUrl or color', () => ({ designUrl, garmentId: garment.id, items: [{ color: garment.colors[0].name }, { zone: 'back' }] }), 'items.1'],
-    ['an item without any garmentId', () => ({ designUrl, items: [{ color: garment.colors[0].name }] }), 'items.0.garmentId'],
-    ['an unknown item field', () => ({ designUrl, garmentId: garment.id, items: [{ color: garment.colors[0].name, size: 'XL' }] }), 'items.0'],
-    ['a placement out of range', () => ({ designUrl, garmentId: garment.id, items: [{ color: garment.colors[0].name, placement: { scale: 2 } }] }), 'items.0.placement.scale'],
-    ['a colour the garment lacks', () => ({ designUrl, garmentId: garment.id, items: [{ color: garment.colors[0].name }, { color: 'Plaid' }] }), 'items.1.color'],
-    ['a zone the garment lacks', () => ({ designUrl, garmentId: garment.id, items: [{ color: garment.colors[0].name }, { color: garment.colors[0].name, zone: 'sleeve' }] }), 'items.1.zone'],
-    ['a bad designUrl', () => ({ designUrl: 'not a url', garmentId: garment.id, items: [{ color: garment.colors[0].name }] }), 'designUrl'],
+    [
+      'an item without garmentImageUrl or color',
+      () => ({ designUrl, garmentId: garment.id, items: [{ color: garment.colors[0].name }, { zone: 'back' }] }),
+      'items.1',
+    ],
+    [
+      'an item without any garmentId',
+      () => ({ designUrl, items: [{ color: garment.colors[0].name }] }),
+      'items.0.garmentId',
+    ],
+    [
+      'an unknown item field',
+      () => ({ designUrl, garmentId: garment.id, items: [{ color: garment.colors[0].name, size: 'XL' }] }),
+      'items.0',
+    ],
+    [
+      'a placement out of range',
+      () => ({ designUrl, garmentId: garment.id, items: [{ color: garment.colors[0].name, placement: { scale: 2 } }] }),
+      'items.0.placement.scale',
+    ],
+    [
+      'a colour the garment lacks',
+      () => ({ designUrl, garmentId: garment.id, items: [{ color: garment.colors[0].name }, { color: 'Plaid' }] }),
+      'items.1.color',
+    ],
+    [
+      'a zone the garment lacks',
+      () => ({
+        designUrl,
+        garmentId: garment.id,
+        items: [{ color: garment.colors[0].name }, { color: garment.colors[0].name, zone: 'sleeve' }],
+      }),
+      'items.1.zone',
+    ],
+    [
+      'a bad designUrl',
+      () => ({ designUrl: 'not a url', garmentId: garment.id, items: [{ color: garment.colors[0].name }] }),
+      'designUrl',
+    ],
   ] as const) {
     it(`refuses ${label} with 400 naming the field, charging nothing`, async () => {
       const before = await tokenBalance(stack.sql, acct.userId);
@@ -135,7 +190,10 @@ describe('batch generation (POST /api/v1/generate/batch)', () => {
       const res = await http(stack.baseUrl, 'POST', '/api/v1/generate/batch', { key: acct.key, json: json() });
       assert.equal(res.status, 400, res.text);
       assert.equal(res.body.error.code, 'invalid_request');
-      const fields = [res.body.error.details?.field, ...(res.body.error.details?.issues ?? []).map((i: any) => i.field)];
+      const fields = [
+        res.body.error.details?.field,
+        ...(res.body.error.details?.issues ?? []).map((i: any) => i.field),
+      ];
       assert.ok(fields.includes(field), `expected ${field} among ${JSON.stringify(res.body.error.details)}`);
       assert.equal(await tokenBalance(stack.sql, acct.userId), before);
       assert.equal(await count(acct.userId), n);
@@ -145,7 +203,11 @@ describe('batch generation (POST /api/v1/generate/batch)', () => {
   it('answers an unknown garmentId in an item with 404 not_found', async () => {
     const res = await http(stack.baseUrl, 'POST', '/api/v1/generate/batch', {
       key: acct.key,
-      json: { designUrl, garmentId: garment.id, items: [{ color: garment.colors[0].name }, { garmentId: 'no-such-garment', color: 'White' }] },
+      json: {
+        designUrl,
+        garmentId: garment.id,
+        items: [{ color: garment.colors[0].name }, { garmentId: 'no-such-garment', color: 'White' }],
+      },
     });
     assert.equal(res.status, 404, res.text);
     assert.equal(res.body.error.code, 'not_found');
@@ -155,18 +217,32 @@ describe('batch generation (POST /api/v1/generate/batch)', () => {
   it('answers 402 with required = items and available when the balance is short, charging and recording nothing', async () => {
     const poor = await account(stack.baseUrl);
     await stack.sql`update token_grants set expires_at = now() - interval '1 second' where user_id = ${poor.userId}`;
-    await grantTokens(stack.sql, { userId: poor.userId, source: 'payg_purchase', amount: 2, reference: `test:${randomSuffix()}` });
+    await grantTokens(stack.sql, {
+      userId: poor.userId,
+      source: 'payg_purchase',
+      amount: 2,
+      reference: `test:${randomSuffix()}`,
+    });
     const items = garment.colors.slice(0, 3).map((c: any) => ({ color: c.name }));
-    const res = await http(stack.baseUrl, 'POST', '/api/v1/generate/batch', { key: poor.key, json: { designUrl, garmentId: garment.id, items } });
+    const res = await http(stack.baseUrl, 'POST', '/api/v1/generate/batch', {
+      key: poor.key,
+      json: { designUrl, garmentId: garment.id, items },
+    });
     assert.equal(res.status, 402, res.text);
     assert.equal(res.body.error.code, 'insufficient_tokens');
     assert.deepEqual(res.body.error.details, { required: 3, available: 2 });
     assert.equal(await tokenBalance(stack.sql, poor.userId), 2);
     assert.equal(await count(poor.userId), 0);
-    const [{ n }] = (await stack.sql`select count(*)::int as n from token_debits where user_id = ${poor.userId}`) as unknown as [{ n: number }];
+    const [{ n }] =
+      (await stack.sql`select count(*)::int as n from token_debits where user_id = ${poor.userId}`) as unknown as [
+        { n: number },
+      ];
     assert.equal(n, 0);
     // exactly enough: both charged, from the grants the account has
-    const ok = await http(stack.baseUrl, 'POST', '/api/v1/generate/batch', { key: poor.key, json: { designUrl, garmentId: garment.id, items: items.slice(0, 2) } });
+    const ok = await http(stack.baseUrl, 'POST', '/api/v1/generate/batch', {
+      key: poor.key,
+      json: { designUrl, garmentId: garment.id, items: items.slice(0, 2) },
+    });
     assert.equal(ok.status, 200, ok.text);
     assert.equal(await tokenBalance(stack.sql, poor.userId), 0);
   });
@@ -176,7 +252,11 @@ describe('batch generation (POST /api/v1/generate/batch)', () => {
     const items = garment.colors.slice(0, 2).map((c: any) => ({ color: c.name }));
     const res = await http(stack.baseUrl, 'POST', '/api/v1/generate/batch', {
       key: acct.key,
-      json: { designUrl: fileUrl(stack.config, `uploads/nothing-here-${randomSuffix()}.png`), garmentId: garment.id, items },
+      json: {
+        designUrl: fileUrl(stack.config, `uploads/nothing-here-${randomSuffix()}.png`),
+        garmentId: garment.id,
+        items,
+      },
     });
     assert.equal(res.status, 200, res.text);
     assert.equal(res.body.generations.length, 2);
@@ -187,7 +267,10 @@ describe('batch generation (POST /api/v1/generate/batch)', () => {
       assert.equal(g.mockupUrl, undefined);
     }
     assert.equal(await tokenBalance(stack.sql, acct.userId), before);
-    const [{ n }] = (await stack.sql`select count(*)::int as n from token_grants where reference = any(${res.body.generations.map((g: any) => `refund:${g.id}`)})`) as unknown as [{ n: number }];
+    const [{ n }] =
+      (await stack.sql`select count(*)::int as n from token_grants where reference = any(${res.body.generations.map((g: any) => `refund:${g.id}`)})`) as unknown as [
+        { n: number },
+      ];
     assert.equal(n, 2);
   });
 
@@ -205,7 +288,10 @@ describe('batch generation (POST /api/v1/generate/batch)', () => {
     try {
       const webhookUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
       const items = garment.colors.slice(0, 2).map((c: any) => ({ color: c.name }));
-      const res = await http(stack.baseUrl, 'POST', '/api/v1/generate/batch', { key: acct.key, json: { designUrl, garmentId: garment.id, items, webhookUrl } });
+      const res = await http(stack.baseUrl, 'POST', '/api/v1/generate/batch', {
+        key: acct.key,
+        json: { designUrl, garmentId: garment.id, items, webhookUrl },
+      });
       assert.equal(res.status, 200, res.text);
       for (let i = 0; i < 100 && received.length < 2; i++) await new Promise((r) => setTimeout(r, 100));
       assert.deepEqual(received.map((p) => p.data.id).sort(), res.body.generations.map((g: any) => g.id).sort());
@@ -221,7 +307,11 @@ describe('batch generation (POST /api/v1/generate/batch)', () => {
 
   it('answers 202 with pending generations under Prefer: respond-async; each completes', async () => {
     const items = garment.colors.slice(0, 2).map((c: any) => ({ color: c.name, zone: 'back' }));
-    const res = await http(stack.baseUrl, 'POST', '/api/v1/generate/batch', { key: acct.key, json: { designUrl, garmentId: garment.id, items }, headers: { prefer: 'respond-async' } });
+    const res = await http(stack.baseUrl, 'POST', '/api/v1/generate/batch', {
+      key: acct.key,
+      json: { designUrl, garmentId: garment.id, items },
+      headers: { prefer: 'respond-async' },
+    });
     assert.equal(res.status, 202, res.text);
     assert.equal(res.headers.get('preference-applied'), 'respond-async');
     assert.equal(res.body.generations.length, 2);

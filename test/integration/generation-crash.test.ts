@@ -25,7 +25,9 @@ describe('generation survives a worker crash', () => {
 
   before(async () => {
     stack = await startStack('crash', { worker: false, env: { ALLOW_PRIVATE_URLS: 'true' } });
-    const design = await sharp({ create: { width: 800, height: 800, channels: 4, background: { r: 20, g: 90, b: 200, alpha: 1 } } })
+    const design = await sharp({
+      create: { width: 800, height: 800, channels: 4, background: { r: 20, g: 90, b: 200, alpha: 1 } },
+    })
       .png()
       .toBuffer();
     // The design host holds the first request open until the test has stopped the worker, so the render
@@ -67,7 +69,13 @@ describe('generation survives a worker crash', () => {
     const root = path.resolve(__dirname, '../..');
     child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'worker/main.ts')], {
       cwd: root,
-      env: { ...process.env, TEMPORAL_TASK_QUEUE: stack.taskQueue, PUBLIC_BASE_URL: stack.baseUrl, ALLOW_PRIVATE_URLS: 'true', LOG_LEVEL: 'warn' },
+      env: {
+        ...process.env,
+        TEMPORAL_TASK_QUEUE: stack.taskQueue,
+        PUBLIC_BASE_URL: stack.baseUrl,
+        ALLOW_PRIVATE_URLS: 'true',
+        LOG_LEVEL: 'warn',
+      },
       stdio: ['ignore', 'ignore', 'inherit'],
     });
     const acct = await account(stack.baseUrl);
@@ -77,7 +85,12 @@ describe('generation survives a worker crash', () => {
     const res = await http(stack.baseUrl, 'POST', '/api/v1/generate', {
       key: acct.key,
       headers: { prefer: 'respond-async' },
-      json: { designUrl: `${originUrl}/design.png`, garmentId: garment.id, garmentImageUrl: garment.colors[0].imageUrl, webhookUrl: receiverUrl },
+      json: {
+        designUrl: `${originUrl}/design.png`,
+        garmentId: garment.id,
+        garmentImageUrl: garment.colors[0].imageUrl,
+        webhookUrl: receiverUrl,
+      },
     });
     assert.equal(res.status, 202, res.text);
     const id = res.body.id;

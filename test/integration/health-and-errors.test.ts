@@ -63,7 +63,11 @@ describe('health, readiness and the error envelope', () => {
 
   it('answers unknown Part A routes with 404 not_found in the envelope', async () => {
     const { key } = await account(stack.baseUrl);
-    for (const [m, p] of [['GET', '/api/v1/nothing-here'], ['POST', '/api/v1/garments'], ['GET', '/api/v1']] as const) {
+    for (const [m, p] of [
+      ['GET', '/api/v1/nothing-here'],
+      ['POST', '/api/v1/garments'],
+      ['GET', '/api/v1'],
+    ] as const) {
       const res = await http(stack.baseUrl, m, p, { key });
       assert.equal(res.status, 404, `${m} ${p}`);
       assert.equal(res.body.error.code, 'not_found');
@@ -73,7 +77,11 @@ describe('health, readiness and the error envelope', () => {
 
   it('answers malformed JSON on a Part A route with 400 invalid_request', async () => {
     const { cookie } = await account(stack.baseUrl);
-    const res = await http(stack.baseUrl, 'POST', '/api/v1/keys', { cookie, body: '{"name": ', headers: { 'content-type': 'application/json' } });
+    const res = await http(stack.baseUrl, 'POST', '/api/v1/keys', {
+      cookie,
+      body: '{"name": ',
+      headers: { 'content-type': 'application/json' },
+    });
     assert.equal(res.status, 400);
     assert.deepEqual(res.body, { error: { code: 'invalid_request', message: 'Malformed JSON body' } });
   });
@@ -91,7 +99,12 @@ describe('health, readiness and the error envelope', () => {
     const sql = new Proxy(stack.sql, {
       apply: () => Promise.reject(new Error('secret internal detail: connection to db-7 refused')),
     });
-    const app = createApp({ ...stack, sql, temporal: stack.client, log: createLogger({ level: 'info', write: (l) => lines.push(l) }) });
+    const app = createApp({
+      ...stack,
+      sql,
+      temporal: stack.client,
+      log: createLogger({ level: 'info', write: (l) => lines.push(l) }),
+    });
     const server = await new Promise<Server>((r) => {
       const s = app.listen(0, '127.0.0.1', () => r(s));
     });
@@ -116,7 +129,11 @@ describe('health, readiness and the error envelope', () => {
 
   it('logs one structured JSON line per request with a request id', async () => {
     const lines: string[] = [];
-    const app = createApp({ ...stack, temporal: stack.client, log: createLogger({ level: 'info', write: (l) => lines.push(l) }) });
+    const app = createApp({
+      ...stack,
+      temporal: stack.client,
+      log: createLogger({ level: 'info', write: (l) => lines.push(l) }),
+    });
     const server = await new Promise<Server>((r) => {
       const s = app.listen(0, '127.0.0.1', () => r(s));
     });

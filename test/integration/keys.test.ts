@@ -36,9 +36,21 @@ describe('API keys (/api/v1/keys) and Bearer authentication', () => {
     const b = await createKey(stack.baseUrl, c, { name: 'second', expiresInDays: 30 });
     const res = await http(stack.baseUrl, 'GET', '/api/v1/keys', { cookie: c });
     assert.equal(res.status, 200);
-    assert.deepEqual(res.body.keys.map((k: any) => k.id), [b.id, a.id]);
+    assert.deepEqual(
+      res.body.keys.map((k: any) => k.id),
+      [b.id, a.id],
+    );
     for (const k of res.body.keys) {
-      assert.deepEqual(Object.keys(k).sort(), ['createdAt', 'expiresAt', 'id', 'lastFour', 'lastUsedAt', 'name', 'revokedAt', 'status']);
+      assert.deepEqual(Object.keys(k).sort(), [
+        'createdAt',
+        'expiresAt',
+        'id',
+        'lastFour',
+        'lastUsedAt',
+        'name',
+        'revokedAt',
+        'status',
+      ]);
       assert.equal(k.status, 'active');
     }
     assert.ok(!res.text.includes(a.key) && !res.text.includes(b.key));
@@ -48,7 +60,10 @@ describe('API keys (/api/v1/keys) and Bearer authentication', () => {
 
   for (const bad of [0, 366, 1.5, -3, '30', null, true]) {
     it(`refuses expiresInDays=${JSON.stringify(bad)} with 400 invalid_request`, async () => {
-      const res = await http(stack.baseUrl, 'POST', '/api/v1/keys', { cookie, json: { name: 'x', expiresInDays: bad } });
+      const res = await http(stack.baseUrl, 'POST', '/api/v1/keys', {
+        cookie,
+        json: { name: 'x', expiresInDays: bad },
+      });
       assert.equal(res.status, 400);
       assert.equal(res.body.error.code, 'invalid_request');
       assert.match(res.body.error.message, /expiresInDays/);
@@ -57,7 +72,10 @@ describe('API keys (/api/v1/keys) and Bearer authentication', () => {
 
   it('accepts expiresInDays 1 and 365', async () => {
     for (const d of [1, 365]) {
-      const res = await http(stack.baseUrl, 'POST', '/api/v1/keys', { cookie, json: { name: `d${d}`, expiresInDays: d } });
+      const res = await http(stack.baseUrl, 'POST', '/api/v1/keys', {
+        cookie,
+        json: { name: `d${d}`, expiresInDays: d },
+      });
       assert.equal(res.status, 201);
     }
   });
@@ -72,7 +90,11 @@ describe('API keys (/api/v1/keys) and Bearer authentication', () => {
 
   it('needs a session for create, list and delete (a key is not enough)', async () => {
     const { key, id } = await createKey(stack.baseUrl, cookie);
-    for (const [m, p] of [['POST', '/api/v1/keys'], ['GET', '/api/v1/keys'], ['DELETE', `/api/v1/keys/${id}`]] as const) {
+    for (const [m, p] of [
+      ['POST', '/api/v1/keys'],
+      ['GET', '/api/v1/keys'],
+      ['DELETE', `/api/v1/keys/${id}`],
+    ] as const) {
       const res = await http(stack.baseUrl, m, p, { key, json: m === 'POST' ? { name: 'x' } : undefined });
       assert.equal(res.status, 401, `${m} ${p}`);
       assert.equal(res.body.error.code, 'unauthorized');

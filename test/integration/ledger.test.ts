@@ -19,13 +19,21 @@ describe('token ledger (PostgreSQL)', () => {
   it('derives the balance from grants and debits; expired grants do not count', async () => {
     const u = await bareUser();
     await grantTokens(sql, { userId: u, source: 'plan', amount: 10, reference: `t:${randomSuffix()}` });
-    await grantTokens(sql, { userId: u, source: 'payg_purchase', amount: 5, expiresAt: new Date(Date.now() - 1000), reference: `t:${randomSuffix()}` });
+    await grantTokens(sql, {
+      userId: u,
+      source: 'payg_purchase',
+      amount: 5,
+      expiresAt: new Date(Date.now() - 1000),
+      reference: `t:${randomSuffix()}`,
+    });
     assert.equal(await tokenBalance(sql, u), 10);
     const r = await debitTokens(sql, { userId: u, amount: 3, reference: `d:${randomSuffix()}` });
     assert.ok(r.ok);
     assert.equal(r.balance, 7);
     assert.equal(await tokenBalance(sql, u), 7);
-    const [{ n }] = (await sql`select count(*)::int as n from token_debits where user_id = ${u}`) as unknown as [{ n: number }];
+    const [{ n }] = (await sql`select count(*)::int as n from token_debits where user_id = ${u}`) as unknown as [
+      { n: number },
+    ];
     assert.equal(n, 1);
   });
 
@@ -62,9 +70,10 @@ describe('token ledger (PostgreSQL)', () => {
     assert.equal(refused.length, 35);
     for (const r of refused) if (!r.ok) assert.deepEqual([r.required, r.available], [1, 0]);
     assert.equal(await tokenBalance(sql, u), 0);
-    const [{ spent }] = (await sql`select coalesce(sum(a.amount), 0)::int as spent from token_allocations a join token_debits d on d.id = a.debit_id where d.user_id = ${u}`) as unknown as [
-      { spent: number },
-    ];
+    const [{ spent }] =
+      (await sql`select coalesce(sum(a.amount), 0)::int as spent from token_allocations a join token_debits d on d.id = a.debit_id where d.user_id = ${u}`) as unknown as [
+        { spent: number },
+      ];
     assert.equal(spent, 25);
   });
 
@@ -75,7 +84,9 @@ describe('token ledger (PostgreSQL)', () => {
     const soon = await grantRow(u, 2, new Date(Date.now() + 1 * day));
     const r = await debitTokens(sql, { userId: u, amount: 4, reference: `d:${randomSuffix()}` });
     assert.ok(r.ok);
-    const alloc = await sql<{ grant_id: number; amount: number }[]>`select grant_id, amount from token_allocations where debit_id = ${r.debitId} order by grant_id`;
+    const alloc = await sql<
+      { grant_id: number; amount: number }[]
+    >`select grant_id, amount from token_allocations where debit_id = ${r.debitId} order by grant_id`;
     const byGrant = Object.fromEntries(alloc.map((a) => [a.grant_id, a.amount]));
     assert.deepEqual(byGrant, { [soon]: 2, [later]: 2 });
     assert.equal(byGrant[permanent], undefined);
@@ -94,7 +105,9 @@ describe('token ledger (PostgreSQL)', () => {
     assert.equal(await refundDebit(sql, ref), true);
     assert.equal(await refundDebit(sql, ref), false);
     assert.equal(await tokenBalance(sql, u), 3);
-    const [g] = await sql<{ source: string; expires_at: Date }[]>`select source, expires_at from token_grants where reference = ${`refund:${ref}`}`;
+    const [g] = await sql<
+      { source: string; expires_at: Date }[]
+    >`select source, expires_at from token_grants where reference = ${`refund:${ref}`}`;
     assert.equal(g!.source, 'refund');
     assert.equal(g!.expires_at.getTime(), expiry.getTime());
     assert.equal(await refundDebit(sql, 'no-such-debit'), false);
@@ -149,8 +162,13 @@ describe('orphaned generation recovery (maintenance)', () => {
       assert.equal(await tokenBalance(sql, u), 3);
       const acts = createMaintenanceActivities({ sql, log: createLogger({ level: 'error' }), temporal });
       assert.ok((await acts.recoverOrphanedGenerations()) >= 1);
-      const rows = await sql<{ id: string; status: string }[]>`select id, status from generations where user_id = ${u} order by created_at`;
-      assert.deepEqual(rows.map((r) => r.status), ['failed', 'pending']);
+      const rows = await sql<
+        { id: string; status: string }[]
+      >`select id, status from generations where user_id = ${u} order by created_at`;
+      assert.deepEqual(
+        rows.map((r) => r.status),
+        ['failed', 'pending'],
+      );
       assert.equal(await tokenBalance(sql, u), 4);
       await acts.recoverOrphanedGenerations();
       assert.equal(await tokenBalance(sql, u), 4, 'recovery is idempotent');

@@ -79,8 +79,17 @@ class TestApp {
 
   constructor(readonly deps: AppDeps) {}
 
-  static async start(stack: Stack, chainFor?: (endpoint: LimitedEndpoint) => express.RequestHandler[]): Promise<TestApp> {
-    const deps: AppDeps = { config: stack.config, sql: stack.sql, storage: stack.storage, temporal: stack.client, log: createLogger({ level: 'error', write: () => {} }) };
+  static async start(
+    stack: Stack,
+    chainFor?: (endpoint: LimitedEndpoint) => express.RequestHandler[],
+  ): Promise<TestApp> {
+    const deps: AppDeps = {
+      config: stack.config,
+      sql: stack.sql,
+      storage: stack.storage,
+      temporal: stack.client,
+      log: createLogger({ level: 'error', write: () => {} }),
+    };
     const t = new TestApp(deps);
     const chain = chainFor ?? ((e: LimitedEndpoint) => partA(deps, e));
     const app = express();
@@ -197,7 +206,12 @@ describe('rate limits (issue 5)', function () {
       t = await testApp(s);
     });
 
-    for (const [endpoint, limit] of [['generate', 2], ['analyze', 3], ['garments', 4], ['upload', 1]] as const) {
+    for (const [endpoint, limit] of [
+      ['generate', 2],
+      ['analyze', 3],
+      ['garments', 4],
+      ['upload', 1],
+    ] as const) {
       it(`${endpoint}: ${limit} a minute per key, reported in the headers, independent of other endpoints`, async () => {
         const a = await account(s.baseUrl);
         for (let i = 1; i <= limit; i++) {
@@ -259,7 +273,11 @@ describe('rate limits (issue 5)', function () {
         const res = await garments(s, a.key);
         assert.equal(res.status, 200);
         const h = limitHeaders(res);
-        assert.deepEqual([h.limit, h.remaining], [4, 4 - i], 'the hour window has fewer requests left than the minute windows');
+        assert.deepEqual(
+          [h.limit, h.remaining],
+          [4, 4 - i],
+          'the hour window has fewer requests left than the minute windows',
+        );
         assert.ok(h.reset > Date.now() / 1000 + 3000, 'Reset is the hour window reset');
       }
       const refused = await garments(s, a.key);
@@ -346,7 +364,9 @@ describe('rate limits (issue 5)', function () {
       const a = await account(s.baseUrl);
       const aborts = [new AbortController(), new AbortController(), new AbortController()];
       const before = t.gates.length;
-      const pending = aborts.map((ac) => http(t.baseUrl, 'GET', '/t/hold', { key: a.key, signal: ac.signal }).catch((e) => e));
+      const pending = aborts.map((ac) =>
+        http(t.baseUrl, 'GET', '/t/hold', { key: a.key, signal: ac.signal }).catch((e) => e),
+      );
       await until('3 held', async () => t.gates.length === before + 3 && (await leases(a.keyId)) === 3);
       assertRateLimited(await garments(s, a.key), 'concurrency', 3);
       aborts.forEach((ac) => ac.abort());
@@ -379,11 +399,24 @@ describe('rate limits (issue 5)', function () {
       await s.sql`insert into rate_limit_slots (key, leases) values
         (${`${tag}:dead`}, jsonb_build_object('a', extract(epoch from now()) * 1000 - 1000)),
         (${`${tag}:busy`}, jsonb_build_object('a', extract(epoch from now()) * 1000 - 1000, 'b', extract(epoch from now()) * 1000 + 60000))`;
-      await new Housekeeping(s.sql, new StoreGuard({ timeoutMs: 1000, mode: 'local', log: createLogger({ level: 'error', write: () => {} }) })).purge();
-      const hits = await s.sql<{ key: string }[]>`select key from rate_limit_hits where key like ${tag + '%'} order by key`;
-      assert.deepEqual(hits.map((r) => r.key), [`${tag}:live`]);
-      const slots = await s.sql<{ key: string }[]>`select key from rate_limit_slots where key like ${tag + '%'} order by key`;
-      assert.deepEqual(slots.map((r) => r.key), [`${tag}:busy`]);
+      await new Housekeeping(
+        s.sql,
+        new StoreGuard({ timeoutMs: 1000, mode: 'local', log: createLogger({ level: 'error', write: () => {} }) }),
+      ).purge();
+      const hits = await s.sql<
+        { key: string }[]
+      >`select key from rate_limit_hits where key like ${tag + '%'} order by key`;
+      assert.deepEqual(
+        hits.map((r) => r.key),
+        [`${tag}:live`],
+      );
+      const slots = await s.sql<
+        { key: string }[]
+      >`select key from rate_limit_slots where key like ${tag + '%'} order by key`;
+      assert.deepEqual(
+        slots.map((r) => r.key),
+        [`${tag}:busy`],
+      );
     });
   });
 
@@ -415,7 +448,11 @@ describe('rate limits (issue 5)', function () {
 
   describe('database unavailable for the limiter', () => {
     let s: Stack;
-    const deadSql = postgres('postgres://nobody:nothing@127.0.0.1:1/none', { max: 1, connect_timeout: 2, onnotice: () => {} });
+    const deadSql = postgres('postgres://nobody:nothing@127.0.0.1:1/none', {
+      max: 1,
+      connect_timeout: 2,
+      onnotice: () => {},
+    });
     after(() => deadSql.end({ timeout: 0 }));
 
     before(async () => {

@@ -6,7 +6,10 @@ import * as F from '../helpers/fixtures';
 import { account, http } from '../helpers/http';
 import { startStack, type Stack } from '../helpers/stack';
 
-const sha = (b: Buffer | ArrayBuffer) => createHash('sha256').update(Buffer.from(b as ArrayBuffer)).digest('hex');
+const sha = (b: Buffer | ArrayBuffer) =>
+  createHash('sha256')
+    .update(Buffer.from(b as ArrayBuffer))
+    .digest('hex');
 
 describe('design upload (POST /api/v1/upload)', () => {
   let stack: Stack;
@@ -20,7 +23,11 @@ describe('design upload (POST /api/v1/upload)', () => {
 
   function multipart(bytes: Buffer, opts: { filename?: string; type?: string; field?: string; k?: string } = {}) {
     const form = new FormData();
-    form.append(opts.field ?? 'file', new Blob([new Uint8Array(bytes)], { type: opts.type ?? 'application/octet-stream' }), opts.filename ?? 'design.bin');
+    form.append(
+      opts.field ?? 'file',
+      new Blob([new Uint8Array(bytes)], { type: opts.type ?? 'application/octet-stream' }),
+      opts.filename ?? 'design.bin',
+    );
     return http(stack.baseUrl, 'POST', '/api/v1/upload', { key: opts.k ?? key, body: form });
   }
   const json = (body: unknown) => http(stack.baseUrl, 'POST', '/api/v1/upload', { key, json: body });
@@ -86,7 +93,9 @@ describe('design upload (POST /api/v1/upload)', () => {
   it('records the upload for the account that made it', async () => {
     const png = await F.lowRes();
     const up = await multipart(png, { filename: 'a.png' });
-    const [row] = await stack.sql<any[]>`select user_id, storage_key, thumbnail_key, mime_type, size_bytes, width, height, sha256 from uploads where id = ${up.body.id}`;
+    const [row] = await stack.sql<
+      any[]
+    >`select user_id, storage_key, thumbnail_key, mime_type, size_bytes, width, height, sha256 from uploads where id = ${up.body.id}`;
     assert.ok(row, 'upload row');
     assert.equal(row.user_id, userId);
     assert.equal(row.mime_type, 'image/png');
@@ -137,10 +146,16 @@ describe('design upload (POST /api/v1/upload)', () => {
 
   it('refuses other formats with a message naming what was sent', async () => {
     const pdf = Buffer.from('%PDF-1.7\n1 0 obj << /Type /Catalog >> endobj\n');
-    assertInvalid(await multipart(pdf, { filename: 'x.png', type: 'image/png' }), /Unsupported image format \(PDF\).*PNG, JPEG, WebP or GIF/);
+    assertInvalid(
+      await multipart(pdf, { filename: 'x.png', type: 'image/png' }),
+      /Unsupported image format \(PDF\).*PNG, JPEG, WebP or GIF/,
+    );
     const bmp = Buffer.concat([Buffer.from('BM'), Buffer.alloc(60)]);
     assertInvalid(await multipart(bmp), /Unsupported image format \(BMP\)/);
-    assertInvalid(await json({ imageData: Buffer.from('just some text, not an image').toString('base64') }), /Unsupported image format/);
+    assertInvalid(
+      await json({ imageData: Buffer.from('just some text, not an image').toString('base64') }),
+      /Unsupported image format/,
+    );
   });
 
   it('refuses a file over 10 MB with 400 invalid_request', async () => {
@@ -152,7 +167,9 @@ describe('design upload (POST /api/v1/upload)', () => {
   it('refuses an oversized multipart body while it streams, without a Content-Length', async () => {
     // A chunked body: no declared length, so only the streaming limit can stop it.
     const boundary = 'x-boundary-x';
-    const head = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="big.png"\r\nContent-Type: image/png\r\n\r\n`);
+    const head = Buffer.from(
+      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="big.png"\r\nContent-Type: image/png\r\n\r\n`,
+    );
     const chunk = Buffer.alloc(1024 * 1024, 0x41);
     let sent = 0;
     const stream = new ReadableStream<Uint8Array>({
@@ -202,7 +219,10 @@ describe('design upload (POST /api/v1/upload)', () => {
     assertInvalid(await multipart(await F.truncatedPng(0.5), { filename: 'cut.png' }), /truncated or corrupt/);
     assertInvalid(await multipart(await F.corruptJpeg(), { filename: 'bad.jpg' }), /truncated or corrupt/);
     assertInvalid(await multipart(F.pngMagicGarbage(), { filename: 'garbage.png' }), /cannot be read/);
-    assertInvalid(await multipart(Buffer.from([0x89, 0x50, 0x4e]), { filename: 'tiny.png' }), /Unsupported image format|cannot be read/);
+    assertInvalid(
+      await multipart(Buffer.from([0x89, 0x50, 0x4e]), { filename: 'tiny.png' }),
+      /Unsupported image format|cannot be read/,
+    );
   });
 
   it('refuses a decompression bomb from its header, quickly, and keeps serving', async () => {

@@ -73,7 +73,12 @@ async function insertGeneration(stack: Stack, userId: string, webhookUrl: string
 }
 
 function completedInput(generationId: string, accountId: string, url: string): WebhookDeliveryInput {
-  const payload = generationCompletedPayload({ id: generationId, mockupUrl: `https://cdn.example.com/${generationId}.jpg`, tokensUsed: 1, completedAt: new Date() });
+  const payload = generationCompletedPayload({
+    id: generationId,
+    mockupUrl: `https://cdn.example.com/${generationId}.jpg`,
+    tokensUsed: 1,
+    completedAt: new Date(),
+  });
   return { generationId, accountId, url, event: payload.event, payload: { ...payload } };
 }
 
@@ -98,19 +103,24 @@ async function timersOf(stack: Stack, generationId: string): Promise<number[]> {
 }
 
 async function attemptsOf(stack: Stack, generationId: string) {
-  return stack.sql<{ attempt: number; statusCode: number | null; durationMs: number; error: string | null; outcome: string }[]>`
+  return stack.sql<
+    { attempt: number; statusCode: number | null; durationMs: number; error: string | null; outcome: string }[]
+  >`
     select a.attempt, a.status_code as "statusCode", a.duration_ms as "durationMs", a.error, a.outcome
     from webhook_attempts a join webhook_deliveries d on d.id = a.delivery_id
     where d.generation_id = ${generationId} order by a.attempt`;
 }
 
 async function deliveryOf(stack: Stack, generationId: string) {
-  const [d] = await stack.sql<{ id: string; status: string; attempts: number; body: string; finishedAt: Date | null }[]>`
+  const [d] = await stack.sql<
+    { id: string; status: string; attempts: number; body: string; finishedAt: Date | null }[]
+  >`
     select id, status, attempts, body, finished_at as "finishedAt" from webhook_deliveries where generation_id = ${generationId}`;
   return d!;
 }
 
-const hmac = (secret: string, t: string, body: Buffer) => createHmac('sha256', secret).update(`${t}.`).update(body).digest('hex');
+const hmac = (secret: string, t: string, body: Buffer) =>
+  createHmac('sha256', secret).update(`${t}.`).update(body).digest('hex');
 
 describe('webhook delivery (signed, retried, recorded)', function () {
   this.timeout(60_000);
@@ -165,7 +175,10 @@ describe('webhook delivery (signed, retried, recorded)', function () {
       assert.match(header, new RegExp(`^t=${t},v1=[0-9a-f]{64}$`));
       assert.ok(Math.abs(Number(t) - Math.floor(req.at / 1000)) <= 2, 'timestamp is the send time');
       // Our helper and an independent HMAC agree.
-      assert.deepEqual(verifyWebhookSignature({ body: req.body, header, secret }), { valid: true, timestamp: Number(t) });
+      assert.deepEqual(verifyWebhookSignature({ body: req.body, header, secret }), {
+        valid: true,
+        timestamp: Number(t),
+      });
       assert.equal(header.split('v1=')[1], hmac(secret, t, req.body));
     }
     const body = JSON.parse(expectedBody);
@@ -183,7 +196,14 @@ describe('webhook delivery (signed, retried, recorded)', function () {
     assert.ok(gap2 >= t2! - 20 && gap2 < 5000, `second retry after ${gap2} ms`);
 
     const attempts = await attemptsOf(stack, genId);
-    assert.deepEqual(attempts.map((a) => [a.attempt, a.statusCode, a.outcome]), [[1, 500, 'retry'], [2, 500, 'retry'], [3, 200, 'delivered']]);
+    assert.deepEqual(
+      attempts.map((a) => [a.attempt, a.statusCode, a.outcome]),
+      [
+        [1, 500, 'retry'],
+        [2, 500, 'retry'],
+        [3, 200, 'delivered'],
+      ],
+    );
     assert.match(attempts[0]!.error!, /500/);
     assert.equal(attempts[2]!.error, null);
     for (const a of attempts) assert.ok(a.durationMs >= 0 && a.durationMs < 5000);
@@ -202,7 +222,14 @@ describe('webhook delivery (signed, retried, recorded)', function () {
     assert.equal(shown.event, 'generation.completed');
     assert.equal(shown.url, rcv.url);
     assert.equal(shown.status, 'delivered');
-    assert.deepEqual(shown.attempts.map((a: any) => [a.number, a.statusCode]), [[1, 500], [2, 500], [3, 200]]);
+    assert.deepEqual(
+      shown.attempts.map((a: any) => [a.number, a.statusCode]),
+      [
+        [1, 500],
+        [2, 500],
+        [3, 200],
+      ],
+    );
     for (const a of shown.attempts) {
       assert.deepEqual(Object.keys(a).sort(), ['attemptedAt', 'durationMs', 'error', 'number', 'statusCode']);
       assert.ok(!Number.isNaN(Date.parse(a.attemptedAt)));
@@ -213,7 +240,9 @@ describe('webhook delivery (signed, retried, recorded)', function () {
     const foreign = await http(stack.baseUrl, 'GET', `/api/v1/generations/${genId}/deliveries`, { key: other.key });
     assert.equal(foreign.status, 404);
     assert.equal(foreign.body.error.code, 'not_found');
-    const unknown = await http(stack.baseUrl, 'GET', `/api/v1/generations/${timeId('gen')}/deliveries`, { key: acct.key });
+    const unknown = await http(stack.baseUrl, 'GET', `/api/v1/generations/${timeId('gen')}/deliveries`, {
+      key: acct.key,
+    });
     assert.equal(unknown.status, 404);
     const malformed = await http(stack.baseUrl, 'GET', `/api/v1/generations/nope/deliveries`, { key: acct.key });
     assert.equal(malformed.status, 404);
@@ -236,14 +265,28 @@ describe('webhook delivery (signed, retried, recorded)', function () {
   it('treats a receiver that does not answer within the timeout as a failed attempt and retries', async () => {
     const rcv = await receiver((n) => (n === 1 ? 'hang' : 200));
     const genId = await insertGeneration(stack, acct.userId, rcv.url);
-    const payload = generationFailedPayload({ id: genId, error: 'Design URL did not return an image', tokensUsed: 0, failedAt: new Date() });
-    const result = await deliver(stack, { generationId: genId, accountId: acct.userId, url: rcv.url, event: 'generation.failed', payload: { ...payload } });
+    const payload = generationFailedPayload({
+      id: genId,
+      error: 'Design URL did not return an image',
+      tokensUsed: 0,
+      failedAt: new Date(),
+    });
+    const result = await deliver(stack, {
+      generationId: genId,
+      accountId: acct.userId,
+      url: rcv.url,
+      event: 'generation.failed',
+      payload: { ...payload },
+    });
     assert.deepEqual(result, { delivered: true, attempts: 2 });
     const attempts = await attemptsOf(stack, genId);
     assert.equal(attempts.length, 2);
     assert.equal(attempts[0]!.statusCode, null);
     assert.match(attempts[0]!.error!, /timed out after 500 ms/i);
-    assert.ok(attempts[0]!.durationMs >= 450 && attempts[0]!.durationMs < 3000, `timed out after ${attempts[0]!.durationMs} ms`);
+    assert.ok(
+      attempts[0]!.durationMs >= 450 && attempts[0]!.durationMs < 3000,
+      `timed out after ${attempts[0]!.durationMs} ms`,
+    );
     assert.equal(attempts[1]!.statusCode, 200);
     assert.equal(rcv.requests[0]!.headers['x-mockup-event'], 'generation.failed');
     assert.equal(rcv.requests[1]!.body.toString(), JSON.stringify(payload));
@@ -264,11 +307,17 @@ describe('webhook delivery (signed, retried, recorded)', function () {
     const timers = await timersOf(stack, genId);
     assert.equal(timers.length, result.attempts - 1);
     assert.ok(timers[0]! <= 200 && timers[1]! > timers[0]!, String(timers));
-    assert.ok(timers.every((t) => t <= 1000), `a delay exceeds the 1 s cap: ${timers}`);
+    assert.ok(
+      timers.every((t) => t <= 1000),
+      `a delay exceeds the 1 s cap: ${timers}`,
+    );
     const last = rcv.requests.at(-1)!.at - rcv.requests[0]!.at;
     assert.ok(last <= 5000 + 2500, `last attempt ${last} ms after the first, past the 5 s window`);
     const attempts = await attemptsOf(stack, genId);
-    assert.deepEqual(attempts.map((a) => a.attempt), rcv.requests.map((_, i) => i + 1));
+    assert.deepEqual(
+      attempts.map((a) => a.attempt),
+      rcv.requests.map((_, i) => i + 1),
+    );
     assert.ok(attempts.every((a) => a.statusCode === 503 && a.outcome === 'retry'));
     const d = await deliveryOf(stack, genId);
     assert.equal(d.status, 'failed');
@@ -311,19 +360,35 @@ describe('webhook delivery (signed, retried, recorded)', function () {
     assert.equal(verifyWebhookSignature({ body: req.body, header, secret }).valid, true);
     const tampered = Buffer.from(req.body.toString().replace('"tokensUsed":1', '"tokensUsed":9'));
     assert.notDeepEqual(tampered, req.body);
-    assert.deepEqual(verifyWebhookSignature({ body: tampered, header, secret }), { valid: false, reason: 'signature_mismatch' });
-    assert.deepEqual(verifyWebhookSignature({ body: req.body, header, secret: 'whsec_' + '0'.repeat(64) }), { valid: false, reason: 'signature_mismatch' });
-    assert.deepEqual(verifyWebhookSignature({ body: req.body, header, secret, now: Date.now() + 3600_000 }), { valid: false, reason: 'timestamp_out_of_tolerance' });
+    assert.deepEqual(verifyWebhookSignature({ body: tampered, header, secret }), {
+      valid: false,
+      reason: 'signature_mismatch',
+    });
+    assert.deepEqual(verifyWebhookSignature({ body: req.body, header, secret: 'whsec_' + '0'.repeat(64) }), {
+      valid: false,
+      reason: 'signature_mismatch',
+    });
+    assert.deepEqual(verifyWebhookSignature({ body: req.body, header, secret, now: Date.now() + 3600_000 }), {
+      valid: false,
+      reason: 'timestamp_out_of_tolerance',
+    });
   });
 
   it('records an attempt once even when the activity runs twice with the same attempt number', async () => {
     const rcv = await receiver(() => 500);
     const genId = await insertGeneration(stack, acct.userId, rcv.url);
-    const acts = createWebhookActivities({ sql: stack.sql, config: stack.config, log: createLogger({ level: 'error' }) });
+    const acts = createWebhookActivities({
+      sql: stack.sql,
+      config: stack.config,
+      log: createLogger({ level: 'error' }),
+    });
     const input = completedInput(genId, acct.userId, rcv.url);
     const first = await acts.prepareWebhookDelivery(input);
     // A second prepare (a re-run activity) returns the same delivery and keeps the first serialised body.
-    const again = await acts.prepareWebhookDelivery({ ...input, payload: { ...input.payload, timestamp: new Date(0).toISOString() } });
+    const again = await acts.prepareWebhookDelivery({
+      ...input,
+      payload: { ...input.payload, timestamp: new Date(0).toISOString() },
+    });
     assert.equal(again.deliveryId, first.deliveryId);
     assert.equal((await deliveryOf(stack, genId)).body, JSON.stringify(input.payload));
 
@@ -333,17 +398,26 @@ describe('webhook delivery (signed, retried, recorded)', function () {
     assert.equal(rcv.requests.length, 1, 'a recorded attempt is not sent again');
     await acts.attemptWebhookDelivery({ deliveryId: first.deliveryId, attempt: 2 });
     assert.equal(rcv.requests.length, 2);
-    assert.deepEqual((await attemptsOf(stack, genId)).map((a) => a.attempt), [1, 2]);
+    assert.deepEqual(
+      (await attemptsOf(stack, genId)).map((a) => a.attempt),
+      [1, 2],
+    );
     assert.equal((await deliveryOf(stack, genId)).attempts, 2);
     const done = await acts.finishWebhookDelivery({ deliveryId: first.deliveryId, status: 'failed' });
     assert.deepEqual(done, { status: 'failed', attempts: 2 });
     // A later finish does not overturn the recorded outcome.
-    assert.deepEqual(await acts.finishWebhookDelivery({ deliveryId: first.deliveryId, status: 'delivered' }), { status: 'failed', attempts: 2 });
+    assert.deepEqual(await acts.finishWebhookDelivery({ deliveryId: first.deliveryId, status: 'delivered' }), {
+      status: 'failed',
+      attempts: 2,
+    });
   });
 
   describe('signing secret endpoints', () => {
     it('need a session: no cookie or an API key gets 401', async () => {
-      for (const [method, path] of [['GET', '/api/v1/webhooks/secret'], ['POST', '/api/v1/webhooks/secret/rotate']] as const) {
+      for (const [method, path] of [
+        ['GET', '/api/v1/webhooks/secret'],
+        ['POST', '/api/v1/webhooks/secret/rotate'],
+      ] as const) {
         const none = await http(stack.baseUrl, method, path);
         assert.equal(none.status, 401);
         assert.equal(none.body.error.code, 'unauthorized');
@@ -361,7 +435,7 @@ describe('webhook delivery (signed, retried, recorded)', function () {
       assert.equal(a.headers.get('cache-control'), 'no-store');
       const b = await http(stack.baseUrl, 'GET', '/api/v1/webhooks/secret', { cookie: fresh.cookie });
       assert.equal(b.body.secret, a.body.secret);
-      assert.notEqual((await secretOf(acct.cookie)), a.body.secret, 'each account has its own secret');
+      assert.notEqual(await secretOf(acct.cookie), a.body.secret, 'each account has its own secret');
     });
 
     it('rotation changes the secret; the previous one keeps signing during the grace period, then stops', async () => {
@@ -383,8 +457,16 @@ describe('webhook delivery (signed, retried, recorded)', function () {
       const header = String(req.headers['x-mockup-signature']);
       const parsed = parseSignatureHeader(header)!;
       const t = String(parsed.timestamp);
-      assert.deepEqual(parsed.signatures, [hmac(next, t, req.body), hmac(old, t, req.body)], 'current first, then previous');
-      assert.equal(verifyWebhookSignature({ body: req.body, header, secret: old }).valid, true, 'old secret verifies during grace');
+      assert.deepEqual(
+        parsed.signatures,
+        [hmac(next, t, req.body), hmac(old, t, req.body)],
+        'current first, then previous',
+      );
+      assert.equal(
+        verifyWebhookSignature({ body: req.body, header, secret: old }).valid,
+        true,
+        'old secret verifies during grace',
+      );
       assert.equal(verifyWebhookSignature({ body: req.body, header, secret: next }).valid, true);
 
       // Grace over: only the current secret signs.

@@ -1,7 +1,15 @@
 import assert from 'node:assert/strict';
-import { complexityOf, dtgPrice, orderTotals, recommend, screenPrice, SCREEN_MODEL, type DesignFacts } from '../../activities/analysis';
-import { printSize } from '../../activities/analysis/features';
-import { warningsFor, type WarningFacts } from '../../activities/analysis/warnings';
+import {
+  complexityOf,
+  dtgPrice,
+  orderTotals,
+  recommend,
+  screenPrice,
+  SCREEN_MODEL,
+  type DesignFacts,
+} from '../../lib/analysis';
+import { printSize } from '../../lib/analysis/features';
+import { warningsFor, type WarningFacts } from '../../lib/analysis/warnings';
 
 describe('price model', () => {
   it('screen: per-unit price never rises with quantity, and falls at every tier', () => {
@@ -40,7 +48,9 @@ describe('price model', () => {
     assert.ok(dtgPrice(fullArea, 1).perUnit > dtgPrice(fullArea * 0.25, 1).perUnit);
     assert.equal(dtgPrice(fullArea, 1).perUnit, 9.76); // $4 + 180 x $0.032
     assert.equal(dtgPrice(0, 1).perUnit, 4);
-    assert.ok(dtgPrice(100, 500).perUnit < dtgPrice(100, 50).perUnit && dtgPrice(100, 50).perUnit < dtgPrice(100, 1).perUnit);
+    assert.ok(
+      dtgPrice(100, 500).perUnit < dtgPrice(100, 50).perUnit && dtgPrice(100, 50).perUnit < dtgPrice(100, 1).perUnit,
+    );
   });
 
   it('compares whole orders: screen wins a large run, DTG a small one', () => {
@@ -52,8 +62,16 @@ describe('price model', () => {
 });
 
 describe('technique recommendation', () => {
-  const facts = (over: Partial<DesignFacts> = {}): DesignFacts => ({ colourCount: 2, continuousTone: false, translucent: false, fineDetail: false, inkCoverage: 0.3, ...over });
-  const rec = (f: DesignFacts, q: number, area = 50) => recommend(f, q, screenPrice(f.colourCount, q), dtgPrice(area, q));
+  const facts = (over: Partial<DesignFacts> = {}): DesignFacts => ({
+    colourCount: 2,
+    continuousTone: false,
+    translucent: false,
+    fineDetail: false,
+    inkCoverage: 0.3,
+    ...over,
+  });
+  const rec = (f: DesignFacts, q: number, area = 50) =>
+    recommend(f, q, screenPrice(f.colourCount, q), dtgPrice(area, q));
 
   it('photos and gradients go to DTG, as complex', () => {
     const r = rec(facts({ colourCount: 40, continuousTone: true }), 5000);
@@ -94,12 +112,13 @@ describe('technique recommendation', () => {
   });
 
   it('never recommends screen printing for more than 8 colours or below the minimum run', () => {
-    for (let n = 1; n <= 20; n++) for (const q of [1, 10, 23, 24, 100, 10_000]) {
-      const r = rec(facts({ colourCount: n }), q);
-      if (r.technique === 'screen') assert.ok(n <= 8 && q >= 24, `${n} colours at ${q}`);
-      if (r.technique === 'vinyl') assert.ok(n <= 3 && q < 24, `${n} colours at ${q}`);
-      if (r.technique === 'embroidery') assert.ok(n <= 15, `${n} colours at ${q}`);
-    }
+    for (let n = 1; n <= 20; n++)
+      for (const q of [1, 10, 23, 24, 100, 10_000]) {
+        const r = rec(facts({ colourCount: n }), q);
+        if (r.technique === 'screen') assert.ok(n <= 8 && q >= 24, `${n} colours at ${q}`);
+        if (r.technique === 'vinyl') assert.ok(n <= 3 && q < 24, `${n} colours at ${q}`);
+        if (r.technique === 'embroidery') assert.ok(n <= 15, `${n} colours at ${q}`);
+      }
   });
 
   it('grades complexity by colours, tone and detail', () => {
@@ -134,10 +153,28 @@ describe('warnings', () => {
   });
 
   it('writes plain sentences for each problem', () => {
-    const w = warningsFor(base({ width: 800, height: 1000, print: printSize(800, 1000), colourCount: 20, continuousTone: true, translucent: true, translucentShare: 0.3, fineDetail: true, fineShare: 0.4 }));
+    const w = warningsFor(
+      base({
+        width: 800,
+        height: 1000,
+        print: printSize(800, 1000),
+        colourCount: 20,
+        continuousTone: true,
+        translucent: true,
+        translucentShare: 0.3,
+        fineDetail: true,
+        fineShare: 0.4,
+      }),
+    );
     assert.equal(w.length, 5);
-    assert.match(w[0]!, /^Low resolution: at 800x1000 px the design prints at only 67 dpi .* no larger than 4\.0 x 5\.0 in/);
-    assert.match(w[1]!, /^The design has 20 colours, more than vinyl \(up to 3\), screen printing \(up to 8\) and embroidery \(up to 15\)/);
+    assert.match(
+      w[0]!,
+      /^Low resolution: at 800x1000 px the design prints at only 67 dpi .* no larger than 4\.0 x 5\.0 in/,
+    );
+    assert.match(
+      w[1]!,
+      /^The design has 20 colours, more than vinyl \(up to 3\), screen printing \(up to 8\) and embroidery \(up to 15\)/,
+    );
     assert.match(w[2]!, /^Gradients or photographic tones/);
     assert.match(w[3]!, /^About 30% of the design is semi-transparent/);
     assert.match(w[4]!, /^About 40% of the design is detail finer than 1\.5 mm/);
@@ -145,6 +182,8 @@ describe('warnings', () => {
   });
 
   it('says when there is nothing to print', () => {
-    assert.deepEqual(warningsFor(base({ colourCount: 0, visiblePixels: false })), ['The image is fully transparent: nothing would be printed.']);
+    assert.deepEqual(warningsFor(base({ colourCount: 0, visiblePixels: false })), [
+      'The image is fully transparent: nothing would be printed.',
+    ]);
   });
 });

@@ -1,7 +1,18 @@
 import assert from 'node:assert/strict';
 import { threadId } from 'node:worker_threads';
-import { AnalysisPool, analysePixels, ciede2000, extractPalette, hexToLab, nearestPantone, pantoneLabel, PANTONE_TABLE, rgbToLab, type PixelInput } from '../../activities/analysis';
-import { detectBackgroundBox, fineDetailShare, lowContrastColours, printSize } from '../../activities/analysis/features';
+import {
+  AnalysisPool,
+  analysePixels,
+  ciede2000,
+  extractPalette,
+  hexToLab,
+  nearestPantone,
+  pantoneLabel,
+  PANTONE_TABLE,
+  rgbToLab,
+  type PixelInput,
+} from '../../lib/analysis';
+import { detectBackgroundBox, fineDetailShare, lowContrastColours, printSize } from '../../lib/analysis/features';
 import { decodeRaster } from '../../lib/images';
 import * as F from '../helpers/fixtures';
 
@@ -16,43 +27,66 @@ function raster(w: number, h: number, paint: (x: number, y: number) => Rgba) {
 const RED: Rgba = [200, 16, 46, 255];
 const NAVY: Rgba = [0, 51, 160, 255];
 const CLEAR: Rgba = [0, 0, 0, 0];
-const mix = (a: Rgba, b: Rgba, t: number): Rgba => [0, 1, 2, 3].map((i) => Math.round(a[i]! * (1 - t) + b[i]! * t)) as Rgba;
+const mix = (a: Rgba, b: Rgba, t: number): Rgba =>
+  [0, 1, 2, 3].map((i) => Math.round(a[i]! * (1 - t) + b[i]! * t)) as Rgba;
 let seed = 7;
 const noise = (amp: number) => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff - 0.5) * 2 * amp;
-const noisy = (c: Rgba, amp: number): Rgba => [...c.slice(0, 3).map((v) => Math.max(0, Math.min(255, Math.round(v + noise(amp))))), c[3]] as Rgba;
+const noisy = (c: Rgba, amp: number): Rgba =>
+  [...c.slice(0, 3).map((v) => Math.max(0, Math.min(255, Math.round(v + noise(amp))))), c[3]] as Rgba;
 
 describe('colour science', () => {
   it('converts sRGB to CIELAB (D65) to reference values', () => {
-    const close = (a: number[], b: number[]) => a.forEach((v, i) => assert.ok(Math.abs(v - b[i]!) < 0.01, `${a} vs ${b}`));
+    const close = (a: number[], b: number[]) =>
+      a.forEach((v, i) => assert.ok(Math.abs(v - b[i]!) < 0.01, `${a} vs ${b}`));
     close(rgbToLab(255, 255, 255), [100, 0, 0]);
     close(rgbToLab(0, 0, 0), [0, 0, 0]);
     close(rgbToLab(255, 0, 0), [53.2408, 80.0925, 67.2032]);
-    close(rgbToLab(0, 0, 255), [32.2970, 79.1875, -107.8602]);
+    close(rgbToLab(0, 0, 255), [32.297, 79.1875, -107.8602]);
   });
 
   it('computes CIEDE2000 exactly as the 34 test pairs of Sharma, Wu & Dalal (2005)', () => {
     const pairs: [number, number, number, number, number, number, number][] = [
-      [50, 2.6772, -79.7751, 50, 0, -82.7485, 2.0425], [50, 3.1571, -77.2803, 50, 0, -82.7485, 2.8615],
-      [50, 2.8361, -74.02, 50, 0, -82.7485, 3.4412], [50, -1.3802, -84.2814, 50, 0, -82.7485, 1.0],
-      [50, -1.1848, -84.8006, 50, 0, -82.7485, 1.0], [50, -0.9009, -85.5211, 50, 0, -82.7485, 1.0],
-      [50, 0, 0, 50, -1, 2, 2.3669], [50, -1, 2, 50, 0, 0, 2.3669],
-      [50, 2.49, -0.001, 50, -2.49, 0.0009, 7.1792], [50, 2.49, -0.001, 50, -2.49, 0.001, 7.1792],
-      [50, 2.49, -0.001, 50, -2.49, 0.0011, 7.2195], [50, 2.49, -0.001, 50, -2.49, 0.0012, 7.2195],
-      [50, -0.001, 2.49, 50, 0.0009, -2.49, 4.8045], [50, -0.001, 2.49, 50, 0.001, -2.49, 4.8045],
-      [50, -0.001, 2.49, 50, 0.0011, -2.49, 4.7461], [50, 2.5, 0, 50, 0, -2.5, 4.3065],
-      [50, 2.5, 0, 73, 25, -18, 27.1492], [50, 2.5, 0, 61, -5, 29, 22.8977],
-      [50, 2.5, 0, 56, -27, -3, 31.903], [50, 2.5, 0, 58, 24, 15, 19.4535],
-      [50, 2.5, 0, 50, 3.1736, 0.5854, 1.0], [50, 2.5, 0, 50, 3.2972, 0, 1.0],
-      [50, 2.5, 0, 50, 1.8634, 0.5757, 1.0], [50, 2.5, 0, 50, 3.2592, 0.335, 1.0],
-      [60.2574, -34.0099, 36.2677, 60.4626, -34.1751, 39.4387, 1.2644], [63.0109, -31.0961, -5.8663, 62.8187, -29.7946, -4.0864, 1.263],
-      [61.2901, 3.7196, -5.3901, 61.4292, 2.248, -4.962, 1.8731], [35.0831, -44.1164, 3.7933, 35.0232, -40.0716, 1.5901, 1.8645],
-      [22.7233, 20.0904, -46.694, 23.0331, 14.973, -42.5619, 2.0373], [36.4612, 47.858, 18.3852, 36.2715, 50.5065, 21.2231, 1.4146],
-      [90.8027, -2.0831, 1.441, 91.1528, -1.6435, 0.0447, 1.4441], [90.9257, -0.5406, -0.9208, 88.6381, -0.8985, -0.7239, 1.5381],
-      [6.7747, -0.2908, -2.4247, 5.8714, -0.0985, -2.2286, 0.6377], [2.0776, 0.0795, -1.135, 0.9033, -0.0636, -0.5514, 0.9082],
+      [50, 2.6772, -79.7751, 50, 0, -82.7485, 2.0425],
+      [50, 3.1571, -77.2803, 50, 0, -82.7485, 2.8615],
+      [50, 2.8361, -74.02, 50, 0, -82.7485, 3.4412],
+      [50, -1.3802, -84.2814, 50, 0, -82.7485, 1.0],
+      [50, -1.1848, -84.8006, 50, 0, -82.7485, 1.0],
+      [50, -0.9009, -85.5211, 50, 0, -82.7485, 1.0],
+      [50, 0, 0, 50, -1, 2, 2.3669],
+      [50, -1, 2, 50, 0, 0, 2.3669],
+      [50, 2.49, -0.001, 50, -2.49, 0.0009, 7.1792],
+      [50, 2.49, -0.001, 50, -2.49, 0.001, 7.1792],
+      [50, 2.49, -0.001, 50, -2.49, 0.0011, 7.2195],
+      [50, 2.49, -0.001, 50, -2.49, 0.0012, 7.2195],
+      [50, -0.001, 2.49, 50, 0.0009, -2.49, 4.8045],
+      [50, -0.001, 2.49, 50, 0.001, -2.49, 4.8045],
+      [50, -0.001, 2.49, 50, 0.0011, -2.49, 4.7461],
+      [50, 2.5, 0, 50, 0, -2.5, 4.3065],
+      [50, 2.5, 0, 73, 25, -18, 27.1492],
+      [50, 2.5, 0, 61, -5, 29, 22.8977],
+      [50, 2.5, 0, 56, -27, -3, 31.903],
+      [50, 2.5, 0, 58, 24, 15, 19.4535],
+      [50, 2.5, 0, 50, 3.1736, 0.5854, 1.0],
+      [50, 2.5, 0, 50, 3.2972, 0, 1.0],
+      [50, 2.5, 0, 50, 1.8634, 0.5757, 1.0],
+      [50, 2.5, 0, 50, 3.2592, 0.335, 1.0],
+      [60.2574, -34.0099, 36.2677, 60.4626, -34.1751, 39.4387, 1.2644],
+      [63.0109, -31.0961, -5.8663, 62.8187, -29.7946, -4.0864, 1.263],
+      [61.2901, 3.7196, -5.3901, 61.4292, 2.248, -4.962, 1.8731],
+      [35.0831, -44.1164, 3.7933, 35.0232, -40.0716, 1.5901, 1.8645],
+      [22.7233, 20.0904, -46.694, 23.0331, 14.973, -42.5619, 2.0373],
+      [36.4612, 47.858, 18.3852, 36.2715, 50.5065, 21.2231, 1.4146],
+      [90.8027, -2.0831, 1.441, 91.1528, -1.6435, 0.0447, 1.4441],
+      [90.9257, -0.5406, -0.9208, 88.6381, -0.8985, -0.7239, 1.5381],
+      [6.7747, -0.2908, -2.4247, 5.8714, -0.0985, -2.2286, 0.6377],
+      [2.0776, 0.0795, -1.135, 0.9033, -0.0636, -0.5514, 0.9082],
     ];
     for (const [L1, a1, b1, L2, a2, b2, want] of pairs) {
       const got = ciede2000([L1, a1, b1], [L2, a2, b2]);
-      assert.ok(Math.abs(got - want) < 1e-4, `(${L1},${a1},${b1}) vs (${L2},${a2},${b2}): ${got.toFixed(4)} != ${want}`);
+      assert.ok(
+        Math.abs(got - want) < 1e-4,
+        `(${L1},${a1},${b1}) vs (${L2},${a2},${b2}): ${got.toFixed(4)} != ${want}`,
+      );
       assert.ok(Math.abs(ciede2000([L2, a2, b2], [L1, a1, b1]) - want) < 1e-4, 'symmetric');
     }
   });
@@ -62,7 +96,10 @@ describe('colour counting', () => {
   it('counts a crisp two-colour design as 2, most covered first', () => {
     const p = extractPalette(raster(200, 200, (x) => (x < 120 ? RED : NAVY)));
     assert.equal(p.colours.length, 2);
-    assert.deepEqual(p.colours.map((c) => c.hex), ['#C8102E', '#0033A0']);
+    assert.deepEqual(
+      p.colours.map((c) => c.hex),
+      ['#C8102E', '#0033A0'],
+    );
     assert.ok(Math.abs(p.colours[0]!.share - 0.6) < 0.02);
     assert.equal(p.tonalShare, 0);
   });
@@ -87,7 +124,7 @@ describe('colour counting', () => {
     const img = raster(200, 200, (x, y) => {
       const d = Math.hypot(x - 100, y - 100) - 60;
       if (d > 2) return CLEAR;
-      if (d > -2) return [...NAVY.slice(0, 3), Math.round(255 * (2 - d) / 4)] as Rgba;
+      if (d > -2) return [...NAVY.slice(0, 3), Math.round((255 * (2 - d)) / 4)] as Rgba;
       return NAVY;
     });
     const p = extractPalette(img);
@@ -104,7 +141,17 @@ describe('colour counting', () => {
   });
 
   it('counts flat stripes one colour each, with no continuous tone', () => {
-    const colours: Rgba[] = [RED, NAVY, [255, 205, 0, 255], [0, 154, 68, 255], [0, 0, 0, 255], [255, 255, 255, 255], [130, 70, 175, 255], [255, 130, 0, 255], [0, 169, 224, 255]];
+    const colours: Rgba[] = [
+      RED,
+      NAVY,
+      [255, 205, 0, 255],
+      [0, 154, 68, 255],
+      [0, 0, 0, 255],
+      [255, 255, 255, 255],
+      [130, 70, 175, 255],
+      [255, 130, 0, 255],
+      [0, 169, 224, 255],
+    ];
     const p = extractPalette(raster(450, 100, (x) => colours[Math.floor(x / 50)]!));
     assert.equal(p.colours.length, 9);
     assert.equal(p.tonalShare, 0);
@@ -167,7 +214,10 @@ describe('print features', () => {
   it('flags low-contrast colours only where ink meets the garment', () => {
     const p = extractPalette(raster(100, 100, (x) => (x < 50 ? [250, 250, 250, 255] : [30, 30, 30, 255])));
     const lc = lowContrastColours(p.colours, true, null);
-    assert.deepEqual(lc.map((l) => [l.colour.hex, l.garments]).sort(), [['#1E1E1E', ['black']], ['#FAFAFA', ['white']]]);
+    assert.deepEqual(lc.map((l) => [l.colour.hex, l.garments]).sort(), [
+      ['#1E1E1E', ['black']],
+      ['#FAFAFA', ['white']],
+    ]);
     assert.deepEqual(lowContrastColours(p.colours, false, null), []);
   });
 

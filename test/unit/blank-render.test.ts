@@ -11,8 +11,8 @@ import {
   zonesFor,
   type Silhouette,
   type ZoneId,
-} from '../../db/seed/blanks/index';
-import { POCKET_TOP, geometry } from '../../db/seed/blanks/silhouettes';
+} from '../../lib/blanks/index';
+import { POCKET_TOP, geometry } from '../../lib/blanks/silhouettes';
 
 const CHEST_SILHOUETTES: Silhouette[] = ['tee', 'longsleeve', 'polo', 'crewneck', 'hoodie'];
 
@@ -101,7 +101,9 @@ describe('blank garment renderer', function () {
       it(`${s}: zones have the expected ids, physical size and lie inside the garment mask`, async () => {
         const zones = zonesFor(s);
         const ids = Object.keys(zones).sort();
-        const expected: ZoneId[] = CHEST_SILHOUETTES.includes(s) ? ['back', 'front', 'left-chest', 'right-chest'] : ['back', 'front'];
+        const expected: ZoneId[] = CHEST_SILHOUETTES.includes(s)
+          ? ['back', 'front', 'left-chest', 'right-chest']
+          : ['back', 'front'];
         assert.deepEqual(ids, [...expected].sort());
         assert.equal(zones.front!.view, 'front');
         assert.equal(zones.back!.view, 'back');
@@ -117,7 +119,10 @@ describe('blank garment renderer', function () {
           assert.ok(Math.abs(rect.width - w) / w < 0.01, `${s}/${id} width ${rect.width} vs ${w}`);
           assert.ok(Math.abs(rect.height - h) / h < 0.01, `${s}/${id} height ${rect.height} vs ${h}`);
           // inside the image
-          assert.ok(rect.x >= 0 && rect.y >= 0 && rect.x + rect.width <= 1 && rect.y + rect.height <= 1, `${s}/${id} inside image`);
+          assert.ok(
+            rect.x >= 0 && rect.y >= 0 && rect.x + rect.width <= 1 && rect.y + rect.height <= 1,
+            `${s}/${id} inside image`,
+          );
           // every mask pixel within the rect is garment
           const mask = await garmentMask(s, z!.view, size);
           const p = rectPixels(rect, size);
@@ -146,7 +151,10 @@ describe('blank garment renderer', function () {
       const g = geometry('hoodie', 'front');
       const z = zonesFor('hoodie').front!.rect;
       const pocketTopY = (g.originY + POCKET_TOP * g.ppi) / BLANK_SIZE;
-      assert.ok(z.y + z.height < pocketTopY, `zone bottom ${(z.y + z.height).toFixed(4)} above pocket ${pocketTopY.toFixed(4)}`);
+      assert.ok(
+        z.y + z.height < pocketTopY,
+        `zone bottom ${(z.y + z.height).toFixed(4)} above pocket ${pocketTopY.toFixed(4)}`,
+      );
       assert.equal(zonesFor('hoodie').front!.maxHeightIn, 10);
     });
 

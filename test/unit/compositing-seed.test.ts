@@ -4,9 +4,9 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fabricMapKeys, PreparedBlankCache } from '../../activities/compositing';
+import { fabricMapKeys, PreparedBlankCache } from '../../lib/compositing';
 import { ensureFabricMaps } from '../../db/seed';
-import { renderBlank } from '../../db/seed/blanks';
+import { renderBlank } from '../../lib/blanks';
 import { LocalDiskStorage, type Storage } from '../../lib/storage';
 
 describe('compositing: fabric maps at seed time', function () {

@@ -13,8 +13,8 @@ import {
   type Placement,
   type PreparedBlank,
   type ZoneRect,
-} from '../../activities/compositing';
-import { renderBlank, zonesFor } from '../../db/seed/blanks';
+} from '../../lib/compositing';
+import { renderBlank, zonesFor } from '../../lib/blanks';
 
 const SIZE = 800; // blanks rendered at a reduced size keep the suite fast; the engine is size-independent
 
@@ -30,7 +30,9 @@ async function decode(jpeg: Buffer): Promise<Raw> {
 }
 
 function solid(width: number, height: number, rgba: [number, number, number, number]): Promise<Buffer> {
-  return sharp({ create: { width, height, channels: 4, background: { r: rgba[0], g: rgba[1], b: rgba[2], alpha: rgba[3] / 255 } } })
+  return sharp({
+    create: { width, height, channels: 4, background: { r: rgba[0], g: rgba[1], b: rgba[2], alpha: rgba[3] / 255 } },
+  })
     .png()
     .toBuffer();
 }
@@ -52,7 +54,9 @@ function bbox(img: Raw, pred: (r: number, g: number, b: number) => boolean) {
       }
     }
   }
-  return x1 < 0 ? null : { x0, y0, x1: x1 + 1, y1: y1 + 1, w: x1 + 1 - x0, h: y1 + 1 - y0, cx: (x0 + x1 + 1) / 2, cy: (y0 + y1 + 1) / 2 };
+  return x1 < 0
+    ? null
+    : { x0, y0, x1: x1 + 1, y1: y1 + 1, w: x1 + 1 - x0, h: y1 + 1 - y0, cx: (x0 + x1 + 1) / 2, cy: (y0 + y1 + 1) / 2 };
 }
 
 const isRed = (r: number, g: number, b: number) => r > 140 && g < 110 && b < 110 && r - g > 80;
@@ -96,7 +100,8 @@ describe('compositing', function () {
 
   before(async () => {
     whiteTeeJpeg = (await renderBlank({ silhouette: 'tee', view: 'front', colorHex: '#F7F7F5', size: SIZE })).image;
-    const hoodieJpeg = (await renderBlank({ silhouette: 'hoodie', view: 'front', colorHex: '#1C1C1E', size: SIZE })).image;
+    const hoodieJpeg = (await renderBlank({ silhouette: 'hoodie', view: 'front', colorHex: '#1C1C1E', size: SIZE }))
+      .image;
     whiteTee = await prepareBlank('t/white.jpg', whiteTeeJpeg, await deriveFabricMaps(whiteTeeJpeg));
     blackHoodie = await prepareBlank('t/black.jpg', hoodieJpeg, await deriveFabricMaps(hoodieJpeg));
     whiteTeeRaw = await decode(whiteTeeJpeg);
@@ -108,7 +113,14 @@ describe('compositing', function () {
   describe('placement', () => {
     for (const realism of ['photo', 'flat'] as const) {
       it(`centres a square at x=50,y=50 with scale 0.5 of the fit size (${realism})`, async () => {
-        const r = await composite({ blank: whiteTee, design: red, zone: teeZone, placement: place({}), applyTexture: true, realism });
+        const r = await composite({
+          blank: whiteTee,
+          design: red,
+          zone: teeZone,
+          placement: place({}),
+          applyTexture: true,
+          realism,
+        });
         const z = zonePx(teeZone, SIZE, SIZE);
         const side = Math.min(Math.round(0.5 * z.w), Math.round(0.5 * z.h));
         const box = bbox(await decode(r.mockup), isRed);
@@ -118,12 +130,23 @@ describe('compositing', function () {
         near(box.h, side, tol, 'height');
         near(box.cx, z.x + z.w / 2, tol, 'centre x');
         near(box.cy, z.y + z.h / 2, tol, 'centre y');
-        assert.deepEqual(r.designBox, { left: Math.round(z.x + z.w / 2 - side / 2), top: Math.round(z.y + z.h / 2 - side / 2), width: side, height: side });
+        assert.deepEqual(r.designBox, {
+          left: Math.round(z.x + z.w / 2 - side / 2),
+          top: Math.round(z.y + z.h / 2 - side / 2),
+          width: side,
+          height: side,
+        });
       });
     }
 
     it('x=0 puts the centre on the zone left edge and clips to the zone', async () => {
-      const r = await composite({ blank: whiteTee, design: red, zone: teeZone, placement: place({ x: 0, y: 35 }), applyTexture: true });
+      const r = await composite({
+        blank: whiteTee,
+        design: red,
+        zone: teeZone,
+        placement: place({ x: 0, y: 35 }),
+        applyTexture: true,
+      });
       const z = zonePx(teeZone, SIZE, SIZE);
       const side = Math.min(Math.round(0.5 * z.w), Math.round(0.5 * z.h));
       const box = bbox(await decode(r.mockup), isRed);
@@ -135,7 +158,13 @@ describe('compositing', function () {
     });
 
     it('x=100,y=100 clips at the right and bottom edges of the zone', async () => {
-      const r = await composite({ blank: whiteTee, design: red, zone: teeZone, placement: place({ x: 100, y: 100 }), applyTexture: false });
+      const r = await composite({
+        blank: whiteTee,
+        design: red,
+        zone: teeZone,
+        placement: place({ x: 100, y: 100 }),
+        applyTexture: false,
+      });
       const z = zonePx(teeZone, SIZE, SIZE);
       const side = Math.min(Math.round(0.5 * z.w), Math.round(0.5 * z.h));
       const box = bbox(await decode(r.mockup), isRed);
@@ -150,8 +179,22 @@ describe('compositing', function () {
       const wide = await solid(400, 200, [255, 0, 0, 255]);
       const z = zonePx(teeZone, SIZE, SIZE);
       const w = Math.min(Math.round(0.5 * z.w), 2 * Math.round(0.5 * z.h));
-      const r0 = await composite({ blank: whiteTee, design: wide, zone: teeZone, placement: place({}), applyTexture: false, realism: 'flat' });
-      const r90 = await composite({ blank: whiteTee, design: wide, zone: teeZone, placement: place({ rotation: 90 }), applyTexture: false, realism: 'flat' });
+      const r0 = await composite({
+        blank: whiteTee,
+        design: wide,
+        zone: teeZone,
+        placement: place({}),
+        applyTexture: false,
+        realism: 'flat',
+      });
+      const r90 = await composite({
+        blank: whiteTee,
+        design: wide,
+        zone: teeZone,
+        placement: place({ rotation: 90 }),
+        applyTexture: false,
+        realism: 'flat',
+      });
       const b0 = bbox(await decode(r0.mockup), isRed)!;
       const b90 = bbox(await decode(r90.mockup), isRed)!;
       near(b0.w, w, 1.5, 'unrotated width');
@@ -160,7 +203,13 @@ describe('compositing', function () {
       near(b90.h, w, 1.5, 'rotated height');
       near(b90.cx, b0.cx, 1, 'same centre x');
       near(b90.cy, b0.cy, 1, 'same centre y');
-      const r45 = await composite({ blank: whiteTee, design: red, zone: teeZone, placement: place({ rotation: 45, scale: 0.4 }), applyTexture: false });
+      const r45 = await composite({
+        blank: whiteTee,
+        design: red,
+        zone: teeZone,
+        placement: place({ rotation: 45, scale: 0.4 }),
+        applyTexture: false,
+      });
       const side = Math.min(Math.round(0.4 * z.w), Math.round(0.4 * z.h));
       const b45 = bbox(await decode(r45.mockup), isRed)!;
       near(b45.w, side * Math.SQRT2, 4, 'diagonal extent x');
@@ -169,11 +218,20 @@ describe('compositing', function () {
 
     it('rotation is clockwise', async () => {
       // a red bar on the left half of the design: after +90 (clockwise) it is on the top half
-      const half = await sharp({ create: { width: 200, height: 200, channels: 4, background: { r: 0, g: 0, b: 0, alpha: 0 } } })
+      const half = await sharp({
+        create: { width: 200, height: 200, channels: 4, background: { r: 0, g: 0, b: 0, alpha: 0 } },
+      })
         .composite([{ input: await solid(100, 200, [255, 0, 0, 255]), left: 0, top: 0 }])
         .png()
         .toBuffer();
-      const r = await composite({ blank: whiteTee, design: half, zone: teeZone, placement: place({ rotation: 90 }), applyTexture: false, realism: 'flat' });
+      const r = await composite({
+        blank: whiteTee,
+        design: half,
+        zone: teeZone,
+        placement: place({ rotation: 90 }),
+        applyTexture: false,
+        realism: 'flat',
+      });
       const z = zonePx(teeZone, SIZE, SIZE);
       const b = bbox(await decode(r.mockup), isRed)!;
       assert.ok(b.cy < z.y + z.h / 2, `bar should be above the centre, got cy=${b.cy}`);
@@ -182,7 +240,13 @@ describe('compositing', function () {
 
     it('scale 1.0 is the largest size that fits the zone', async () => {
       const z = zonePx(teeZone, SIZE, SIZE);
-      const r = await composite({ blank: whiteTee, design: red, zone: teeZone, placement: place({ scale: 1 }), applyTexture: true });
+      const r = await composite({
+        blank: whiteTee,
+        design: red,
+        zone: teeZone,
+        placement: place({ scale: 1 }),
+        applyTexture: true,
+      });
       const b = bbox(await decode(r.mockup), isRed)!;
       const side = Math.min(Math.round(z.w), Math.round(z.h));
       near(b.w, side, 3, 'width');
@@ -190,7 +254,14 @@ describe('compositing', function () {
       assert.ok(b.x0 >= Math.round(z.x) - 1 && b.x1 <= Math.round(z.x + z.w) + 1, 'inside the zone horizontally');
       // a tall design fits by height
       const tall = await solid(100, 400, [255, 0, 0, 255]);
-      const rt = await composite({ blank: whiteTee, design: tall, zone: teeZone, placement: place({ scale: 1 }), applyTexture: false, realism: 'flat' });
+      const rt = await composite({
+        blank: whiteTee,
+        design: tall,
+        zone: teeZone,
+        placement: place({ scale: 1 }),
+        applyTexture: false,
+        realism: 'flat',
+      });
       const bt = bbox(await decode(rt.mockup), isRed)!;
       near(bt.h, Math.round(z.h), 1.5, 'tall design height = zone height');
       near(bt.w, Math.round(z.h) / 4, 1.5, 'aspect kept');
@@ -226,11 +297,19 @@ describe('compositing', function () {
   describe('realism', () => {
     it('transparent areas leave the garment unchanged', async () => {
       // left half opaque red, right half fully transparent (with junk colour under alpha 0)
-      const design = await sharp({ create: { width: 200, height: 200, channels: 4, background: { r: 0, g: 255, b: 0, alpha: 0 } } })
+      const design = await sharp({
+        create: { width: 200, height: 200, channels: 4, background: { r: 0, g: 255, b: 0, alpha: 0 } },
+      })
         .composite([{ input: await solid(100, 200, [255, 0, 0, 255]), left: 0, top: 0 }])
         .png()
         .toBuffer();
-      const r = await composite({ blank: whiteTee, design, zone: teeZone, placement: place({ scale: 0.8 }), applyTexture: true });
+      const r = await composite({
+        blank: whiteTee,
+        design,
+        zone: teeZone,
+        placement: place({ scale: 0.8 }),
+        applyTexture: true,
+      });
       const out = await decode(r.mockup);
       const b = bbox(out, isRed)!;
       // the transparent right half of the design box, away from the red edge
@@ -252,7 +331,13 @@ describe('compositing', function () {
     });
 
     it('outside the design the whole image equals the blank (up to JPEG re-encoding)', async () => {
-      const r = await composite({ blank: whiteTee, design: red, zone: teeZone, placement: place({ scale: 0.3 }), applyTexture: true });
+      const r = await composite({
+        blank: whiteTee,
+        design: red,
+        zone: teeZone,
+        placement: place({ scale: 0.3 }),
+        applyTexture: true,
+      });
       const out = await decode(r.mockup);
       const s = luminanceStats(out, { x0: 0, y0: 0, x1: SIZE, y1: 150 });
       const t = luminanceStats(whiteTeeRaw, { x0: 0, y0: 0, x1: SIZE, y1: 150 });
@@ -261,7 +346,13 @@ describe('compositing', function () {
 
     it('shading modulates a flat design on a folded blank; the flat paste does not', async () => {
       const grey = await solid(300, 300, [170, 170, 170, 255]);
-      const args = { blank: blackHoodie, design: grey, zone: hoodieZone, placement: place({ scale: 1 }), applyTexture: false } as const;
+      const args = {
+        blank: blackHoodie,
+        design: grey,
+        zone: hoodieZone,
+        placement: place({ scale: 1 }),
+        applyTexture: false,
+      } as const;
       const photo = await composite({ ...args, realism: 'photo' });
       const flat = await composite({ ...args, realism: 'flat' });
       const b = photo.designBox;
@@ -271,9 +362,20 @@ describe('compositing', function () {
       assert.ok(sf.sd < 1, `flat paste of a solid colour is uniform (sd ${sf.sd})`);
       assert.ok(sp.sd > 3, `photo mode shows the folds (sd ${sp.sd})`);
       // on the calm white tee too, a little
-      const tee = await composite({ blank: whiteTee, design: grey, zone: teeZone, placement: place({ scale: 1 }), applyTexture: false });
+      const tee = await composite({
+        blank: whiteTee,
+        design: grey,
+        zone: teeZone,
+        placement: place({ scale: 1 }),
+        applyTexture: false,
+      });
       const bt = tee.designBox;
-      const st = luminanceStats(await decode(tee.mockup), { x0: bt.left + 4, y0: bt.top + 4, x1: bt.left + bt.width - 4, y1: bt.top + bt.height - 4 });
+      const st = luminanceStats(await decode(tee.mockup), {
+        x0: bt.left + 4,
+        y0: bt.top + 4,
+        x1: bt.left + bt.width - 4,
+        y1: bt.top + bt.height - 4,
+      });
       assert.ok(st.sd > 0.5, `white tee sd ${st.sd}`);
     });
 
@@ -293,9 +395,20 @@ describe('compositing', function () {
 
     it('white ink on a black garment is clearly light but below pure white', async () => {
       const white = await solid(300, 300, [255, 255, 255, 255]);
-      const r = await composite({ blank: blackHoodie, design: white, zone: hoodieZone, placement: place({ scale: 0.6 }), applyTexture: true });
+      const r = await composite({
+        blank: blackHoodie,
+        design: white,
+        zone: hoodieZone,
+        placement: place({ scale: 0.6 }),
+        applyTexture: true,
+      });
       const b = r.designBox;
-      const s = luminanceStats(await decode(r.mockup), { x0: b.left + 3, y0: b.top + 3, x1: b.left + b.width - 3, y1: b.top + b.height - 3 });
+      const s = luminanceStats(await decode(r.mockup), {
+        x0: b.left + 3,
+        y0: b.top + 3,
+        x1: b.left + b.width - 3,
+        y1: b.top + b.height - 3,
+      });
       assert.ok(s.mean > 190, `ink is light (mean ${s.mean})`);
       assert.ok(s.mean < 250, `but not a hole of pure white (mean ${s.mean})`);
       assert.ok(s.sd > 1, `and carries the fabric's shading (sd ${s.sd})`);
@@ -303,7 +416,13 @@ describe('compositing', function () {
 
     it('a coloured design on a dark garment stays visible (opaque ink, not multiplied by the garment)', async () => {
       const red2 = await solid(300, 300, [220, 40, 40, 255]);
-      const r = await composite({ blank: blackHoodie, design: red2, zone: hoodieZone, placement: place({ scale: 0.6 }), applyTexture: true });
+      const r = await composite({
+        blank: blackHoodie,
+        design: red2,
+        zone: hoodieZone,
+        placement: place({ scale: 0.6 }),
+        applyTexture: true,
+      });
       const b = r.designBox;
       const out = await decode(r.mockup);
       let rs = 0;
@@ -319,7 +438,14 @@ describe('compositing', function () {
 
     it('keeps semi-transparent design pixels semi-transparent', async () => {
       const half = await solid(200, 200, [255, 0, 0, 128]);
-      const r = await composite({ blank: whiteTee, design: half, zone: teeZone, placement: place({}), applyTexture: false, realism: 'flat' });
+      const r = await composite({
+        blank: whiteTee,
+        design: half,
+        zone: teeZone,
+        placement: place({}),
+        applyTexture: false,
+        realism: 'flat',
+      });
       const b = r.designBox;
       const out = await decode(r.mockup);
       const i = ((b.top + b.height / 2) * SIZE + b.left + b.width / 2) * 3;
@@ -330,7 +456,13 @@ describe('compositing', function () {
 
     it('is deterministic', async () => {
       const design = await solid(300, 200, [30, 90, 200, 255]);
-      const args = { blank: whiteTee, design, zone: teeZone, placement: place({ rotation: 30, scale: 0.7 }), applyTexture: true } as const;
+      const args = {
+        blank: whiteTee,
+        design,
+        zone: teeZone,
+        placement: place({ rotation: 30, scale: 0.7 }),
+        applyTexture: true,
+      } as const;
       const a = await composite({ ...args, cacheDesign: false });
       const b = await composite({ ...args, cacheDesign: false });
       const c = await composite({ ...args }); // through the design cache
@@ -342,7 +474,13 @@ describe('compositing', function () {
 
   describe('outputs and inputs', () => {
     it('returns a JPEG at the blank resolution and a small JPEG thumbnail', async () => {
-      const r = await composite({ blank: whiteTee, design: red, zone: teeZone, placement: place({}), applyTexture: true });
+      const r = await composite({
+        blank: whiteTee,
+        design: red,
+        zone: teeZone,
+        placement: place({}),
+        applyTexture: true,
+      });
       const m = await sharp(r.mockup).metadata();
       const t = await sharp(r.thumbnail).metadata();
       assert.equal(m.format, 'jpeg');
@@ -362,21 +500,68 @@ describe('compositing', function () {
     it('accepts JPEG, WebP, GIF, greyscale and 16-bit PNG designs and honours EXIF orientation', async () => {
       const z = zonePx(teeZone, SIZE, SIZE);
       const base = sharp({ create: { width: 200, height: 100, channels: 3, background: { r: 255, g: 0, b: 0 } } });
-      for (const bytes of [await base.clone().jpeg().toBuffer(), await base.clone().webp().toBuffer(), await base.clone().gif().toBuffer()]) {
-        const r = await composite({ blank: whiteTee, design: bytes, zone: teeZone, placement: place({}), applyTexture: false, realism: 'flat' });
+      for (const bytes of [
+        await base.clone().jpeg().toBuffer(),
+        await base.clone().webp().toBuffer(),
+        await base.clone().gif().toBuffer(),
+      ]) {
+        const r = await composite({
+          blank: whiteTee,
+          design: bytes,
+          zone: teeZone,
+          placement: place({}),
+          applyTexture: false,
+          realism: 'flat',
+        });
         const b = bbox(await decode(r.mockup), isRed)!;
         near(b.w / b.h, 2, 0.1, 'aspect');
       }
-      const grey = await sharp({ create: { width: 100, height: 100, channels: 3, background: { r: 40, g: 40, b: 40 } } }).greyscale().png().toBuffer();
-      const g = await composite({ blank: whiteTee, design: grey, zone: teeZone, placement: place({}), applyTexture: false, realism: 'flat' });
-      const gs = luminanceStats(await decode(g.mockup), { x0: g.designBox.left + 2, y0: g.designBox.top + 2, x1: g.designBox.left + 20, y1: g.designBox.top + 20 });
+      const grey = await sharp({
+        create: { width: 100, height: 100, channels: 3, background: { r: 40, g: 40, b: 40 } },
+      })
+        .greyscale()
+        .png()
+        .toBuffer();
+      const g = await composite({
+        blank: whiteTee,
+        design: grey,
+        zone: teeZone,
+        placement: place({}),
+        applyTexture: false,
+        realism: 'flat',
+      });
+      const gs = luminanceStats(await decode(g.mockup), {
+        x0: g.designBox.left + 2,
+        y0: g.designBox.top + 2,
+        x1: g.designBox.left + 20,
+        y1: g.designBox.top + 20,
+      });
       near(gs.mean, 40, 4, 'greyscale design');
-      const deep = await sharp({ create: { width: 100, height: 100, channels: 4, background: { r: 255, g: 0, b: 0, alpha: 1 } } }).toColourspace('rgb16').png().toBuffer();
-      const d = await composite({ blank: whiteTee, design: deep, zone: teeZone, placement: place({}), applyTexture: false, realism: 'flat' });
+      const deep = await sharp({
+        create: { width: 100, height: 100, channels: 4, background: { r: 255, g: 0, b: 0, alpha: 1 } },
+      })
+        .toColourspace('rgb16')
+        .png()
+        .toBuffer();
+      const d = await composite({
+        blank: whiteTee,
+        design: deep,
+        zone: teeZone,
+        placement: place({}),
+        applyTexture: false,
+        realism: 'flat',
+      });
       assert.ok(bbox(await decode(d.mockup), isRed));
       // a 2:1 JPEG tagged "rotate 90": placed as 1:2
       const rotated = await base.clone().jpeg().withMetadata({ orientation: 6 }).toBuffer();
-      const ro = await composite({ blank: whiteTee, design: rotated, zone: teeZone, placement: place({}), applyTexture: false, realism: 'flat' });
+      const ro = await composite({
+        blank: whiteTee,
+        design: rotated,
+        zone: teeZone,
+        placement: place({}),
+        applyTexture: false,
+        realism: 'flat',
+      });
       const rb = bbox(await decode(ro.mockup), isRed)!;
       near(rb.h / rb.w, 2, 0.1, 'EXIF orientation applied');
       assert.ok(rb.h <= Math.round(0.5 * z.h) + 1);
@@ -386,9 +571,15 @@ describe('compositing', function () {
       const args = { blank: whiteTee, zone: teeZone, placement: place({}), applyTexture: true } as const;
       await assert.rejects(composite({ ...args, design: Buffer.from('definitely not an image') }), DesignImageError);
       await assert.rejects(composite({ ...args, design: Buffer.alloc(0) }), DesignImageError);
-      await assert.rejects(composite({ ...args, design: (await solid(64, 64, [255, 0, 0, 255])).subarray(0, 60) }), DesignImageError);
+      await assert.rejects(
+        composite({ ...args, design: (await solid(64, 64, [255, 0, 0, 255])).subarray(0, 60) }),
+        DesignImageError,
+      );
       await assert.rejects(composite({ ...args, design: await solid(64, 64, [255, 255, 255, 0]) }), DesignImageError);
-      await assert.rejects(composite({ ...args, design: pngHeaderOnly(8000, 7000) }), (err: unknown) => err instanceof DesignImageError && /megapixels/.test(err.message));
+      await assert.rejects(
+        composite({ ...args, design: pngHeaderOnly(8000, 7000) }),
+        (err: unknown) => err instanceof DesignImageError && /megapixels/.test(err.message),
+      );
     });
 
     it('refuses placements and zones out of range', async () => {
@@ -397,7 +588,10 @@ describe('compositing', function () {
       await assert.rejects(composite({ ...args, placement: place({ x: -1 }) }), RangeError);
       await assert.rejects(composite({ ...args, placement: place({ rotation: 181 }) }), RangeError);
       await assert.rejects(composite({ ...args, placement: place({ y: Number.NaN }) }), RangeError);
-      await assert.rejects(composite({ ...args, placement: place({}), zone: { x: 0.9, y: 0.1, width: 0.2, height: 0.2 } }), RangeError);
+      await assert.rejects(
+        composite({ ...args, placement: place({}), zone: { x: 0.9, y: 0.1, width: 0.2, height: 0.2 } }),
+        RangeError,
+      );
     });
   });
 
@@ -420,13 +614,17 @@ describe('compositing', function () {
         assert.equal(m.depth, 'ushort');
         assert.equal(m.width, SIZE / div);
       }
-      const { data } = await sharp(maps.shading).toColourspace('grey16').raw({ depth: 'ushort' }).toBuffer({ resolveWithObject: true });
+      const { data } = await sharp(maps.shading)
+        .toColourspace('grey16')
+        .raw({ depth: 'ushort' })
+        .toBuffer({ resolveWithObject: true });
       const u16 = new Uint16Array(data.buffer.slice(data.byteOffset, data.byteOffset + data.length));
       const w = SIZE / 2;
       const z = zonePx(teeZone, w, w);
       let s = 0;
       let n = 0;
-      for (let y = Math.round(z.y); y < z.y + z.h; y++) for (let x = Math.round(z.x); x < z.x + z.w; x++, n++) s += u16[y * w + x]! / 8192;
+      for (let y = Math.round(z.y); y < z.y + z.h; y++)
+        for (let x = Math.round(z.x); x < z.x + z.w; x++, n++) s += u16[y * w + x]! / 8192;
       near(s / n, 1, 0.08, 'mean shading over the print zone');
     });
 
@@ -506,5 +704,10 @@ function pngHeaderOnly(w: number, h: number): Buffer {
   ihdr.writeUInt32BE(h, 4);
   ihdr[8] = 8;
   ihdr[9] = 6;
-  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', ihdr), chunk('IDAT', deflateSync(Buffer.alloc(64))), chunk('IEND', Buffer.alloc(0))]);
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk('IHDR', ihdr),
+    chunk('IDAT', deflateSync(Buffer.alloc(64))),
+    chunk('IEND', Buffer.alloc(0)),
+  ]);
 }

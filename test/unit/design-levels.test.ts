@@ -3,8 +3,8 @@
 // placement gets the same pixels, so a re-run generation writes the same mockup.
 import assert from 'node:assert/strict';
 import sharp from 'sharp';
-import { configureDesignCache, DesignImageError } from '../../activities/compositing';
-import { placeDesign, type DesignSource } from '../../activities/compositing/design';
+import { configureDesignCache, DesignImageError } from '../../lib/compositing';
+import { placeDesign, type DesignSource } from '../../lib/compositing/design';
 import {
   decodePrepared,
   encodePrepared,
@@ -33,7 +33,9 @@ async function detailedDesign(width = 1600, height = 2000): Promise<Buffer> {
       px[i + 3] = inside ? 255 : 0;
     }
   }
-  return sharp(px, { raw: { width, height, channels: 4 } }).png({ compressionLevel: 1 }).toBuffer();
+  return sharp(px, { raw: { width, height, channels: 4 } })
+    .png({ compressionLevel: 1 })
+    .toBuffer();
 }
 
 /** What the upload route stores beside an upload. */
@@ -135,15 +137,29 @@ describe('design levels', () => {
   });
 
   it('refuses a fully transparent design on every path', async () => {
-    const clear = await sharp({ create: { width: 1600, height: 2000, channels: 4, background: { r: 0, g: 0, b: 0, alpha: 0 } } }).png().toBuffer();
+    const clear = await sharp({
+      create: { width: 1600, height: 2000, channels: 4, background: { r: 0, g: 0, b: 0, alpha: 0 } },
+    })
+      .png()
+      .toBuffer();
     await assert.rejects(placeDesign(clear, 500, 500, false), DesignImageError);
     const prepared = await prepare(clear);
     assert.ok(prepared.levels.size > 0);
-    await assert.rejects(placeDesign({ id: 'file:uploads/clear.png', load: async () => clear, loadPrepared: async () => prepared }, 500, 500), DesignImageError);
+    await assert.rejects(
+      placeDesign(
+        { id: 'file:uploads/clear.png', load: async () => clear, loadPrepared: async () => prepared },
+        500,
+        500,
+      ),
+      DesignImageError,
+    );
   });
 
   it('honours EXIF orientation in the level and the prepared sizes', async () => {
-    const rotated = await sharp(await detailedDesign(400, 200)).withMetadata({ orientation: 6 }).jpeg().toBuffer();
+    const rotated = await sharp(await detailedDesign(400, 200))
+      .withMetadata({ orientation: 6 })
+      .jpeg()
+      .toBuffer();
     const src = await uprightSize(rotated, LIMIT);
     assert.deepEqual(src, { width: 200, height: 400 });
     const placed = await placeDesign(rotated, 100, 100, false);

@@ -19,7 +19,7 @@ import {
   openImage,
   readDimensions,
 } from '../../lib/images';
-import { alphaStats } from '../../activities/analysis/alpha';
+import { alphaStats } from '../../lib/analysis/alpha';
 import * as F from '../helpers/fixtures';
 
 function throwsImageError(fn: () => unknown, reason: string, message?: RegExp) {
@@ -39,7 +39,8 @@ async function rejectsImageError(p: Promise<unknown>, reason: string, message?: 
   });
 }
 
-const solid = (w: number, h: number, alpha = 1) => sharp({ create: { width: w, height: h, channels: 4, background: { r: 200, g: 16, b: 46, alpha } } });
+const solid = (w: number, h: number, alpha = 1) =>
+  sharp({ create: { width: w, height: h, channels: 4, background: { r: 200, g: 16, b: 46, alpha } } });
 
 describe('image format detection (magic bytes only)', () => {
   it('recognises PNG, JPEG, WebP and GIF', async () => {
@@ -81,7 +82,13 @@ describe('header dimensions (no decoding)', () => {
       ['png', await solid(123, 45).png().toBuffer()],
       ['jpeg', await solid(123, 45).jpeg().toBuffer()],
       ['jpeg progressive', await solid(123, 45).jpeg({ progressive: true }).toBuffer()],
-      ['jpeg with EXIF', await solid(123, 45).jpeg().withMetadata({ exif: { IFD0: { Copyright: 'test' } } }).toBuffer()],
+      [
+        'jpeg with EXIF',
+        await solid(123, 45)
+          .jpeg()
+          .withMetadata({ exif: { IFD0: { Copyright: 'test' } } })
+          .toBuffer(),
+      ],
       ['gif', await solid(123, 45).gif().toBuffer()],
       ['webp lossy (VP8)', await solid(123, 45).removeAlpha().webp({ lossless: false }).toBuffer()],
       ['webp lossless (VP8L)', await solid(123, 45).webp({ lossless: true }).toBuffer()],
@@ -146,7 +153,10 @@ describe('safe decoding', () => {
   it('refuses a bomb inside libvips too (limitInputPixels), should the header check ever be skipped', async () => {
     const bomb = await F.decompressionBomb(30000);
     const t0 = Date.now();
-    await rejectsImageError(decoding(() => openImage(bomb).raw().toBuffer()), 'too_many_pixels');
+    await rejectsImageError(
+      decoding(() => openImage(bomb).raw().toBuffer()),
+      'too_many_pixels',
+    );
     assert.ok(Date.now() - t0 < 2000, 'refused before decoding');
     assert.ok(30000 * 30000 > MAX_INPUT_PIXELS);
   });
@@ -170,10 +180,16 @@ describe('safe decoding', () => {
 
   it('decodes any colour space to an 8-bit sRGB+alpha raster, with an 8-bit alpha plane at full resolution', async () => {
     const red = { r: 200, g: 16, b: 46 };
-    const cmyk = await sharp({ create: { width: 40, height: 40, channels: 3, background: red } }).jpeg().toColourspace('cmyk').toBuffer();
+    const cmyk = await sharp({ create: { width: 40, height: 40, channels: 3, background: red } })
+      .jpeg()
+      .toColourspace('cmyk')
+      .toBuffer();
     const rc = await decodeRaster(cmyk, 512);
     assert.equal(rc.data.length, 40 * 40 * 4);
-    assert.ok(Math.abs(rc.data[0]! - 200) < 12 && rc.data[1]! < 30 && Math.abs(rc.data[2]! - 46) < 25, `cmyk -> ${rc.data.slice(0, 4)}`);
+    assert.ok(
+      Math.abs(rc.data[0]! - 200) < 12 && rc.data[1]! < 30 && Math.abs(rc.data[2]! - 46) < 25,
+      `cmyk -> ${rc.data.slice(0, 4)}`,
+    );
     assert.equal(rc.alphaPlane, undefined);
 
     const ramp = Buffer.alloc(16 * 16 * 4);
@@ -247,7 +263,9 @@ describe('JSON bodies carrying a base64 image', () => {
   });
 
   it('reports malformed JSON, leaves non-string fields for the schema, and reports bad base64 as an image problem', () => {
-    assert.deepEqual(parseImageJson({ raw: Buffer.from('{"imageData": '), field: 'imageData' }), { kind: 'malformed_json' });
+    assert.deepEqual(parseImageJson({ raw: Buffer.from('{"imageData": '), field: 'imageData' }), {
+      kind: 'malformed_json',
+    });
     const notString = parseImageJson({ raw: raw({ imageData: 42 }), field: 'imageData' });
     assert.deepEqual(notString, { kind: 'ok', body: { imageData: 42 } });
     const bad = parseImageJson({ raw: raw({ imageData: '%%%' }), field: 'imageData' });

@@ -11,7 +11,12 @@ import { MemorySlots, MemoryWindows, type Lease, type SlotPool } from '../../api
 import { PgSlots } from '../../api/middleware/rate-limit/pg-slots';
 import { RateLimits } from '../../api/middleware/rate-limit';
 import { Housekeeping, PgWindowStore } from '../../api/middleware/rate-limit/pg-store';
-import { closestToRunningOut, rateLimited, rateLimitHeaders, secondsUntil } from '../../api/middleware/rate-limit/report';
+import {
+  closestToRunningOut,
+  rateLimited,
+  rateLimitHeaders,
+  secondsUntil,
+} from '../../api/middleware/rate-limit/report';
 import { StoreGuard } from '../../api/middleware/rate-limit/store-guard';
 import { loadConfig } from '../../lib/config';
 import { createLogger, type Logger } from '../../lib/log';
@@ -23,7 +28,10 @@ function captureLog(): { log: Logger; lines: Record<string, any>[] } {
 
 /** A `postgres` tag whose queries all fail, or never answer. */
 function brokenSql(kind: 'refuse' | 'hang'): Sql {
-  const tag = () => (kind === 'refuse' ? Promise.reject(Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), { code: 'ECONNREFUSED' })) : new Promise(() => {}));
+  const tag = () =>
+    kind === 'refuse'
+      ? Promise.reject(Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), { code: 'ECONNREFUSED' }))
+      : new Promise(() => {});
   return tag as unknown as Sql;
 }
 
@@ -47,11 +55,22 @@ describe('rate limit: configuration', () => {
       storeTimeoutMs: 500,
       onStoreError: 'local',
     });
-    const low = loadConfig({ NODE_ENV: 'test', APP_SECRET: 'x'.repeat(32), RATE_LIMIT_PER_MINUTE: '5', RATE_LIMIT_ON_STORE_ERROR: 'closed' });
+    const low = loadConfig({
+      NODE_ENV: 'test',
+      APP_SECRET: 'x'.repeat(32),
+      RATE_LIMIT_PER_MINUTE: '5',
+      RATE_LIMIT_ON_STORE_ERROR: 'closed',
+    });
     assert.equal(low.rateLimit.perMinute, 5);
     assert.equal(low.rateLimit.onStoreError, 'closed');
-    assert.throws(() => loadConfig({ APP_SECRET: 'x'.repeat(32), RATE_LIMIT_CONCURRENCY: '0' }), /RATE_LIMIT_CONCURRENCY/);
-    assert.throws(() => loadConfig({ APP_SECRET: 'x'.repeat(32), RATE_LIMIT_ON_STORE_ERROR: 'open' }), /RATE_LIMIT_ON_STORE_ERROR/);
+    assert.throws(
+      () => loadConfig({ APP_SECRET: 'x'.repeat(32), RATE_LIMIT_CONCURRENCY: '0' }),
+      /RATE_LIMIT_CONCURRENCY/,
+    );
+    assert.throws(
+      () => loadConfig({ APP_SECRET: 'x'.repeat(32), RATE_LIMIT_ON_STORE_ERROR: 'open' }),
+      /RATE_LIMIT_ON_STORE_ERROR/,
+    );
   });
 });
 
@@ -77,11 +96,14 @@ describe('rate limit: what the client is told', () => {
   });
 
   it('formats X-RateLimit-* with Reset in whole Unix seconds', () => {
-    assert.deepEqual(rateLimitHeaders({ name: 'minute', limit: 60, remaining: 7, resetTime: new Date(1_700_000_000_400) }), {
-      'X-RateLimit-Limit': '60',
-      'X-RateLimit-Remaining': '7',
-      'X-RateLimit-Reset': '1700000001',
-    });
+    assert.deepEqual(
+      rateLimitHeaders({ name: 'minute', limit: 60, remaining: 7, resetTime: new Date(1_700_000_000_400) }),
+      {
+        'X-RateLimit-Limit': '60',
+        'X-RateLimit-Remaining': '7',
+        'X-RateLimit-Reset': '1700000001',
+      },
+    );
   });
 
   it('never advises Retry-After 0', () => {
@@ -101,7 +123,10 @@ describe('rate limit: what the client is told', () => {
     assert.equal(err.headers?.['Retry-After'], '42');
     assert.equal(err.headers?.['X-RateLimit-Remaining'], '0');
     assert.match(err.message, /60 requests per minute/);
-    assert.match(rateLimited({ scope: 'upload-minute', limit: 20, retryAfter: 1 }).message, /20 upload requests per minute/);
+    assert.match(
+      rateLimited({ scope: 'upload-minute', limit: 20, retryAfter: 1 }).message,
+      /20 upload requests per minute/,
+    );
     assert.match(rateLimited({ scope: 'concurrency', limit: 10, retryAfter: 1 }).message, /10 concurrent requests/);
   });
 });
@@ -173,7 +198,10 @@ describe('rate limit: database unavailable', () => {
     const { log } = captureLog();
     const guard = new StoreGuard({ timeoutMs: 1000, mode: 'closed', log });
     const store = new PgWindowStore({ sql: brokenSql('refuse'), guard, prefix: 'minute:', windowMs: 60_000 });
-    await assert.rejects(store.increment('key_a'), (e: ApiError) => e.status === 503 && e.code === 'service_unavailable' && e.headers?.['Retry-After'] === '1');
+    await assert.rejects(
+      store.increment('key_a'),
+      (e: ApiError) => e.status === 503 && e.code === 'service_unavailable' && e.headers?.['Retry-After'] === '1',
+    );
   });
 
   it('reminds while the outage lasts and says when it is over', async () => {
@@ -189,7 +217,10 @@ describe('rate limit: database unavailable', () => {
     now = 40_000;
     await guard.run('increment', async () => 1);
     await guard.run('increment', async () => 1);
-    assert.deepEqual(lines.map((l) => l.msg), ['rate limit store unavailable', 'rate limit store still unavailable', 'rate limit store recovered']);
+    assert.deepEqual(
+      lines.map((l) => l.msg),
+      ['rate limit store unavailable', 'rate limit store still unavailable', 'rate limit store recovered'],
+    );
     assert.equal(lines[2]!.downForMs, 40_000);
     assert.equal(lines[2]!.decisionsWithoutStore, 3);
     assert.equal(guard.unavailable, false);
@@ -247,8 +278,16 @@ describe('rate limit: slot releases', () => {
       if (text.includes('set leases = s.leases - r.ids')) releases.push(values[1] as string[]);
       return Promise.resolve([]);
     }) as unknown as Sql;
-    const slots = new PgSlots({ sql, guard: new StoreGuard({ timeoutMs: 1000, mode: 'local', log: captureLog().log }), leaseMs: 30_000 });
-    const leases = await Promise.all([slots.acquire('concurrency:a', 5), slots.acquire('concurrency:a', 5), slots.acquire('concurrency:b', 5)]);
+    const slots = new PgSlots({
+      sql,
+      guard: new StoreGuard({ timeoutMs: 1000, mode: 'local', log: captureLog().log }),
+      leaseMs: 30_000,
+    });
+    const leases = await Promise.all([
+      slots.acquire('concurrency:a', 5),
+      slots.acquire('concurrency:a', 5),
+      slots.acquire('concurrency:b', 5),
+    ]);
     for (const l of leases) l!.release();
     leases[0]!.release(); // idempotent
     await until('flushed', () => releases.length > 0);
@@ -261,9 +300,17 @@ describe('rate limit: slot releases', () => {
 describe('rate limit: housekeeping', () => {
   it('purges at most once per interval, riding on traffic', async () => {
     const queries: string[] = [];
-    const sql = ((strings: TemplateStringsArray) => (queries.push(strings.join('?')), Promise.resolve([]))) as unknown as Sql;
+    const sql = ((strings: TemplateStringsArray) => (
+      queries.push(strings.join('?')),
+      Promise.resolve([])
+    )) as unknown as Sql;
     let now = 0;
-    const h = new Housekeeping(sql, new StoreGuard({ timeoutMs: 1000, mode: 'local', log: captureLog().log }), 60_000, () => now);
+    const h = new Housekeeping(
+      sql,
+      new StoreGuard({ timeoutMs: 1000, mode: 'local', log: captureLog().log }),
+      60_000,
+      () => now,
+    );
     h.tick();
     now = 59_999;
     h.tick();
@@ -290,7 +337,11 @@ describe('rate limit: one round trip per request', () => {
       if (text.includes('rate_limit_admit')) {
         const [slotKey, leaseId, , , keys] = values as [string, string, number, number, string[]];
         taken.push(leaseId);
-        const windows = keys.map((k) => ({ outKey: k, outHits: (hits.set(k, (hits.get(k) ?? 0) + 1), hits.get(k)!), outMsLeft: 30_000 }));
+        const windows = keys.map((k) => ({
+          outKey: k,
+          outHits: (hits.set(k, (hits.get(k) ?? 0) + 1), hits.get(k)!),
+          outMsLeft: 30_000,
+        }));
         return Promise.resolve([{ outKey: slotKey, outHits: 1, outMsLeft: 0 }, ...windows]);
       }
       return Promise.resolve([]);
@@ -298,9 +349,14 @@ describe('rate limit: one round trip per request', () => {
     const config = loadConfig({ NODE_ENV: 'test', APP_SECRET: 'x'.repeat(32), RATE_LIMIT_GARMENTS_PER_MINUTE: '2' });
     const limits = new RateLimits({ config, sql, log: captureLog().log });
     const app = express();
-    app.get('/g', (req, _res, next) => ((req.apiKeyId = 'key_unit'), next()), ...limits.chain('garments'), (_req, res) => {
-      res.json({});
-    });
+    app.get(
+      '/g',
+      (req, _res, next) => ((req.apiKeyId = 'key_unit'), next()),
+      ...limits.chain('garments'),
+      (_req, res) => {
+        res.json({});
+      },
+    );
     app.use(errorHandler);
     const server: Server = await new Promise((resolve) => {
       const x = app.listen(0, '127.0.0.1', () => resolve(x));
@@ -311,7 +367,11 @@ describe('rate limit: one round trip per request', () => {
       assert.equal(first.status, 200);
       assert.equal(first.headers.get('x-ratelimit-limit'), '2');
       assert.equal(first.headers.get('x-ratelimit-remaining'), '1');
-      assert.equal(queries.filter((q) => /rate_limit_(admit|hit|acquire)/.test(q)).length, 1, 'one query for the slot and three windows');
+      assert.equal(
+        queries.filter((q) => /rate_limit_(admit|hit|acquire)/.test(q)).length,
+        1,
+        'one query for the slot and three windows',
+      );
       assert.deepEqual([...hits.keys()].sort(), ['garments-minute:key_unit', 'hour:key_unit', 'minute:key_unit']);
       await fetch(url);
       const third = await fetch(url);
@@ -364,7 +424,8 @@ describe('rate limit: concurrency middleware', () => {
     await new Promise((r) => server.close(r));
   });
 
-  const get = (path: string, key: string, signal?: AbortSignal) => fetch(base + path, { headers: { 'x-key': key }, signal });
+  const get = (path: string, key: string, signal?: AbortSignal) =>
+    fetch(base + path, { headers: { 'x-key': key }, signal });
   const openGates = () => gates.splice(0).forEach((g) => g());
 
   it('refuses at once above the limit with 429 rate_limited, and frees slots when responses end', async () => {
@@ -410,15 +471,21 @@ describe('rate limit: concurrency middleware', () => {
       res.once('close', () => (clientGone = true));
       next();
     });
-    app.get('/x', concurrencyLimiter({ pool: slow, limit: 1, key: () => 'k', refuse: () => new Error('no') }), (_req, res) => {
-      res.json({});
-    });
+    app.get(
+      '/x',
+      concurrencyLimiter({ pool: slow, limit: 1, key: () => 'k', refuse: () => new Error('no') }),
+      (_req, res) => {
+        res.json({});
+      },
+    );
     const s: Server = await new Promise((resolve) => {
       const x = app.listen(0, '127.0.0.1', () => resolve(x));
     });
     try {
       const ac = new AbortController();
-      const pending = fetch(`http://127.0.0.1:${(s.address() as AddressInfo).port}/x`, { signal: ac.signal }).catch((e) => e);
+      const pending = fetch(`http://127.0.0.1:${(s.address() as AddressInfo).port}/x`, { signal: ac.signal }).catch(
+        (e) => e,
+      );
       await until('acquire started', () => grant !== undefined);
       ac.abort();
       await pending;

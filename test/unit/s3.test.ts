@@ -4,7 +4,15 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { loadConfig } from '../../lib/config';
 import { createStorage, LocalDiskStorage, S3Storage } from '../../lib/storage';
-import { canonicalPath, canonicalQuery, EMPTY_SHA256, sha256Hex, signingKey, signV4, uriEncode } from '../../lib/storage/s3';
+import {
+  canonicalPath,
+  canonicalQuery,
+  EMPTY_SHA256,
+  sha256Hex,
+  signingKey,
+  signV4,
+  uriEncode,
+} from '../../lib/storage/s3';
 
 // AWS's published examples for S3 ("Examples of signature calculations", Amazon S3 API reference,
 // sig-v4-header-based-auth) and the general SigV4 test suite (get-vanilla*).
@@ -45,7 +53,10 @@ describe('AWS Signature Version 4', () => {
         EMPTY_SHA256,
       ].join('\n'),
     );
-    assert.equal(s.stringToSign, 'AWS4-HMAC-SHA256\n20130524T000000Z\n20130524/us-east-1/s3/aws4_request\n7344ae5b7ee6c3e7e6b0fe0640412a37625d1fbfff95c48bbb2dc43964946972');
+    assert.equal(
+      s.stringToSign,
+      'AWS4-HMAC-SHA256\n20130524T000000Z\n20130524/us-east-1/s3/aws4_request\n7344ae5b7ee6c3e7e6b0fe0640412a37625d1fbfff95c48bbb2dc43964946972',
+    );
     assert.equal(s.signature, 'f0e8bdb87c964420e857bd35b5d6ed310bd44f0170aba48dd91039c6036bdb41');
     assert.equal(
       s.headers.authorization,
@@ -61,7 +72,11 @@ describe('AWS Signature Version 4', () => {
       ...S3_DOC,
       method: 'PUT',
       url: new URL('https://examplebucket.s3.amazonaws.com/test$file.text'),
-      headers: { Date: 'Fri, 24 May 2013 00:00:00 GMT', 'x-amz-storage-class': 'REDUCED_REDUNDANCY', 'x-amz-content-sha256': hash },
+      headers: {
+        Date: 'Fri, 24 May 2013 00:00:00 GMT',
+        'x-amz-storage-class': 'REDUCED_REDUNDANCY',
+        'x-amz-content-sha256': hash,
+      },
       payloadHash: hash,
     });
     assert.match(s.canonicalRequest, /^PUT\n\/test%24file\.text\n\n/);
@@ -70,18 +85,42 @@ describe('AWS Signature Version 4', () => {
   });
 
   it('signs the S3 "GET Bucket Lifecycle" (valueless parameter) and "List Objects" (sorted query) examples', () => {
-    const lifecycle = signV4({ ...S3_DOC, method: 'GET', url: new URL('https://examplebucket.s3.amazonaws.com/?lifecycle'), headers: { 'x-amz-content-sha256': EMPTY_SHA256 }, payloadHash: EMPTY_SHA256 });
+    const lifecycle = signV4({
+      ...S3_DOC,
+      method: 'GET',
+      url: new URL('https://examplebucket.s3.amazonaws.com/?lifecycle'),
+      headers: { 'x-amz-content-sha256': EMPTY_SHA256 },
+      payloadHash: EMPTY_SHA256,
+    });
     assert.equal(lifecycle.canonicalRequest.split('\n')[2], 'lifecycle=');
     assert.equal(lifecycle.signature, 'fea454ca298b7da1c68078a5d1bdbfbbe0d65c699e0f91ac7a200a0136783543');
-    const list = signV4({ ...S3_DOC, method: 'GET', url: new URL('https://examplebucket.s3.amazonaws.com/?prefix=J&max-keys=2'), headers: { 'x-amz-content-sha256': EMPTY_SHA256 }, payloadHash: EMPTY_SHA256 });
+    const list = signV4({
+      ...S3_DOC,
+      method: 'GET',
+      url: new URL('https://examplebucket.s3.amazonaws.com/?prefix=J&max-keys=2'),
+      headers: { 'x-amz-content-sha256': EMPTY_SHA256 },
+      payloadHash: EMPTY_SHA256,
+    });
     assert.equal(list.canonicalRequest.split('\n')[2], 'max-keys=2&prefix=J');
     assert.equal(list.signature, '34b48302e7b5fa45bde8084f4b7868a86f0a534bc59db6670ed5711ef69dc6f7');
   });
 
   it('matches the SigV4 test suite get-vanilla vectors (no payload header, another service)', () => {
-    const vanilla = signV4({ ...SUITE, method: 'GET', url: new URL('https://example.amazonaws.com/'), headers: {}, payloadHash: EMPTY_SHA256 });
+    const vanilla = signV4({
+      ...SUITE,
+      method: 'GET',
+      url: new URL('https://example.amazonaws.com/'),
+      headers: {},
+      payloadHash: EMPTY_SHA256,
+    });
     assert.equal(vanilla.signature, '5fa00fa31553b73ebf1942676e86291e8372ff2a2260956d9b8aae1d763fbf31');
-    const ordered = signV4({ ...SUITE, method: 'GET', url: new URL('https://example.amazonaws.com/?Param2=value2&Param1=value1'), headers: {}, payloadHash: EMPTY_SHA256 });
+    const ordered = signV4({
+      ...SUITE,
+      method: 'GET',
+      url: new URL('https://example.amazonaws.com/?Param2=value2&Param1=value1'),
+      headers: {},
+      payloadHash: EMPTY_SHA256,
+    });
     assert.equal(ordered.canonicalRequest.split('\n')[2], 'Param1=value1&Param2=value2');
     assert.equal(ordered.signature, 'b97d918cfa904a5beff61c982a1b6f458b799221646efd99d3219ec94cdf2500');
   });
@@ -94,8 +133,19 @@ describe('AWS Signature Version 4', () => {
     const kSigning = h(kService, 'aws4_request');
     assert.deepEqual(signingKey(S3_DOC.credentials.secretAccessKey, '20130524', 'us-east-1', 's3'), kSigning);
     // And the final signature is HMAC(kSigning, stringToSign) with the hash of the canonical request inside.
-    const s = signV4({ ...S3_DOC, method: 'DELETE', url: new URL('https://b.example/k'), headers: {}, payloadHash: EMPTY_SHA256 });
-    const expected = ['AWS4-HMAC-SHA256', '20130524T000000Z', '20130524/us-east-1/s3/aws4_request', createHash('sha256').update(s.canonicalRequest).digest('hex')].join('\n');
+    const s = signV4({
+      ...S3_DOC,
+      method: 'DELETE',
+      url: new URL('https://b.example/k'),
+      headers: {},
+      payloadHash: EMPTY_SHA256,
+    });
+    const expected = [
+      'AWS4-HMAC-SHA256',
+      '20130524T000000Z',
+      '20130524/us-east-1/s3/aws4_request',
+      createHash('sha256').update(s.canonicalRequest).digest('hex'),
+    ].join('\n');
     assert.equal(s.stringToSign, expected);
     assert.equal(s.signature, createHmac('sha256', kSigning).update(expected).digest('hex'));
   });
@@ -107,7 +157,14 @@ describe('AWS Signature Version 4', () => {
     assert.equal(uriEncode('ключ'), '%D0%BA%D0%BB%D1%8E%D1%87');
     assert.equal(canonicalPath('/bucket/a%20b/c$d'), '/bucket/a%20b/c%24d');
     assert.equal(canonicalQuery('?b=2&a=x%20y&a=%2B&c'), 'a=%2B&a=x%20y&b=2&c=');
-    const s = signV4({ ...S3_DOC, credentials: { ...S3_DOC.credentials, sessionToken: 'tok' }, method: 'GET', url: new URL('https://b.example/k'), headers: {}, payloadHash: EMPTY_SHA256 });
+    const s = signV4({
+      ...S3_DOC,
+      credentials: { ...S3_DOC.credentials, sessionToken: 'tok' },
+      method: 'GET',
+      url: new URL('https://b.example/k'),
+      headers: {},
+      payloadHash: EMPTY_SHA256,
+    });
     assert.equal(s.headers['x-amz-security-token'], 'tok');
     assert.match(s.headers.authorization!, /SignedHeaders=host;x-amz-date;x-amz-security-token,/);
   });
@@ -124,7 +181,10 @@ function fakeS3(opts: { bucket: string; secret: string }) {
     const url = new URL(req.url!, `http://${req.headers.host}`);
     // Recompute the signature from what actually arrived on the wire.
     const auth = String(req.headers.authorization ?? '');
-    const m = /^AWS4-HMAC-SHA256 Credential=([^/]+)\/(\d{8})\/([^/]+)\/s3\/aws4_request, SignedHeaders=([^,]+), Signature=([0-9a-f]{64})$/.exec(auth);
+    const m =
+      /^AWS4-HMAC-SHA256 Credential=([^/]+)\/(\d{8})\/([^/]+)\/s3\/aws4_request, SignedHeaders=([^,]+), Signature=([0-9a-f]{64})$/.exec(
+        auth,
+      );
     let authorized = false;
     if (m) {
       const signedNames = m[4]!.split(';');
@@ -139,13 +199,22 @@ function fakeS3(opts: { bucket: string; secret: string }) {
         region: m[3]!,
         service: 's3',
         credentials: { accessKeyId: m[1]!, secretAccessKey: opts.secret },
-        date: new Date(String(req.headers['x-amz-date']).replace(/^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/, '$1-$2-$3T$4:$5:$6Z')),
+        date: new Date(
+          String(req.headers['x-amz-date']).replace(
+            /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/,
+            '$1-$2-$3T$4:$5:$6Z',
+          ),
+        ),
       });
       authorized = again.signature === m[5] && payload === sha256Hex(body);
     }
     seen.push({ method: req.method!, path: url.pathname, authorized });
     if (!authorized) {
-      res.writeHead(403, { 'content-type': 'application/xml' }).end('<Error><Code>SignatureDoesNotMatch</Code><Message>The request signature we calculated does not match</Message></Error>');
+      res
+        .writeHead(403, { 'content-type': 'application/xml' })
+        .end(
+          '<Error><Code>SignatureDoesNotMatch</Code><Message>The request signature we calculated does not match</Message></Error>',
+        );
       return;
     }
     const prefix = `/${opts.bucket}/`;
@@ -154,10 +223,15 @@ function fakeS3(opts: { bucket: string; secret: string }) {
     const obj = objects.get(key);
     switch (req.method) {
       case 'PUT':
-        objects.set(key, { body, type: String(req.headers['content-type']), cacheControl: req.headers['cache-control'] });
+        objects.set(key, {
+          body,
+          type: String(req.headers['content-type']),
+          cacheControl: req.headers['cache-control'],
+        });
         return res.writeHead(200).end();
       case 'GET':
-        if (!obj) return res.writeHead(404, { 'content-type': 'application/xml' }).end('<Error><Code>NoSuchKey</Code></Error>');
+        if (!obj)
+          return res.writeHead(404, { 'content-type': 'application/xml' }).end('<Error><Code>NoSuchKey</Code></Error>');
         return res.writeHead(200, { 'content-type': obj.type }).end(obj.body);
       case 'HEAD':
         return res.writeHead(obj ? 200 : 404).end();
@@ -202,7 +276,10 @@ describe('S3Storage', () => {
     await s3.delete('uploads/upl_1_abc.png');
     assert.equal(await s3.exists('uploads/upl_1_abc.png'), false);
     assert.equal(await s3.get('uploads/upl_1_abc.png'), null);
-    assert.ok(fake.seen.every((r) => r.authorized), JSON.stringify(fake.seen));
+    assert.ok(
+      fake.seen.every((r) => r.authorized),
+      JSON.stringify(fake.seen),
+    );
   });
 
   it('applies the key prefix', async () => {
@@ -220,7 +297,12 @@ describe('S3Storage', () => {
 
   it('builds path-style and virtual-hosted-style URLs, and AWS endpoints by region', () => {
     assert.equal(storage().objectUrl('uploads/a.png').href, `${endpoint}/mockups/uploads/a.png`);
-    const vhost = new S3Storage({ bucket: 'mockups', region: 'eu-west-1', ...creds, endpoint: 'https://s3.example.com' });
+    const vhost = new S3Storage({
+      bucket: 'mockups',
+      region: 'eu-west-1',
+      ...creds,
+      endpoint: 'https://s3.example.com',
+    });
     assert.equal(vhost.objectUrl('uploads/a.png').href, 'https://mockups.s3.example.com/uploads/a.png');
     const aws = new S3Storage({ bucket: 'mockups', region: 'eu-west-1', ...creds });
     assert.equal(aws.objectUrl('a.png').href, 'https://mockups.s3.eu-west-1.amazonaws.com/a.png');
@@ -231,12 +313,26 @@ describe('S3Storage', () => {
   it('is chosen by STORAGE_DRIVER, and refuses to start without its credentials', () => {
     const base = { DATA_DIR: '/tmp/mockup-s3-test', APP_SECRET: 'x'.repeat(40) };
     assert.ok(createStorage(loadConfig({}, base)) instanceof LocalDiskStorage);
-    const cfg = loadConfig({}, { ...base, STORAGE_DRIVER: 's3', S3_BUCKET: 'mockups', S3_ACCESS_KEY_ID: 'a', S3_SECRET_ACCESS_KEY: 'b', S3_ENDPOINT: 'http://minio:9000', S3_FORCE_PATH_STYLE: 'true' });
+    const cfg = loadConfig(
+      {},
+      {
+        ...base,
+        STORAGE_DRIVER: 's3',
+        S3_BUCKET: 'mockups',
+        S3_ACCESS_KEY_ID: 'a',
+        S3_SECRET_ACCESS_KEY: 'b',
+        S3_ENDPOINT: 'http://minio:9000',
+        S3_FORCE_PATH_STYLE: 'true',
+      },
+    );
     const s3 = createStorage(cfg);
     assert.ok(s3 instanceof S3Storage);
     assert.equal(s3.kind, 's3');
     assert.equal((s3 as S3Storage).objectUrl('a.png').href, 'http://minio:9000/mockups/a.png');
-    assert.throws(() => createStorage(loadConfig({}, { ...base, STORAGE_DRIVER: 's3', S3_BUCKET: 'mockups' })), /S3_ACCESS_KEY_ID: required when STORAGE_DRIVER=s3[\s\S]*S3_SECRET_ACCESS_KEY/);
+    assert.throws(
+      () => createStorage(loadConfig({}, { ...base, STORAGE_DRIVER: 's3', S3_BUCKET: 'mockups' })),
+      /S3_ACCESS_KEY_ID: required when STORAGE_DRIVER=s3[\s\S]*S3_SECRET_ACCESS_KEY/,
+    );
     assert.throws(() => loadConfig({}, { ...base, STORAGE_DRIVER: 'ftp' }), /STORAGE_DRIVER/);
   });
 });

@@ -4,7 +4,15 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { classifyAddress, guardedFetch, isBlockedHostname, ownFileKey, readUserUrl, UrlFetchError, type GuardedFetchOptions } from '../../lib/fetch';
+import {
+  classifyAddress,
+  guardedFetch,
+  isBlockedHostname,
+  ownFileKey,
+  readUserUrl,
+  UrlFetchError,
+  type GuardedFetchOptions,
+} from '../../lib/fetch';
 import { LocalDiskStorage, type Storage } from '../../lib/storage';
 
 async function rejectsWith(p: Promise<unknown>, reason: string, message?: RegExp) {
@@ -66,8 +74,10 @@ describe('address policy', () => {
   for (const [ip, category] of table) it(`${ip} is ${category}`, () => assert.equal(classifyAddress(ip), category));
 
   it('blocks internal host names whatever they resolve to', () => {
-    for (const h of ['localhost', 'LOCALHOST.', 'api.localhost', 'metadata.google.internal', 'foo.internal']) assert.equal(isBlockedHostname(h), true, h);
-    for (const h of ['example.com', 'localhost.example.com', 'internal.example.com']) assert.equal(isBlockedHostname(h), false, h);
+    for (const h of ['localhost', 'LOCALHOST.', 'api.localhost', 'metadata.google.internal', 'foo.internal'])
+      assert.equal(isBlockedHostname(h), true, h);
+    for (const h of ['example.com', 'localhost.example.com', 'internal.example.com'])
+      assert.equal(isBlockedHostname(h), false, h);
   });
 });
 
@@ -119,7 +129,15 @@ describe('guardedFetch', () => {
           return void (async () => {
             const chunks: Buffer[] = [];
             for await (const c of req) chunks.push(c as Buffer);
-            res.writeHead(201, { 'content-type': 'application/json' }).end(JSON.stringify({ method: req.method, body: Buffer.concat(chunks).toString(), type: req.headers['content-type'] }));
+            res
+              .writeHead(201, { 'content-type': 'application/json' })
+              .end(
+                JSON.stringify({
+                  method: req.method,
+                  body: Buffer.concat(chunks).toString(),
+                  type: req.headers['content-type'],
+                }),
+              );
           })();
         case '/status':
           return res.writeHead(Number(u.searchParams.get('code'))).end('status');
@@ -142,7 +160,11 @@ describe('guardedFetch', () => {
     resolve: async (host) => {
       if (host === 'public.test' || host === 'other.test') return [{ address: '127.0.0.1', family: 4 }];
       if (host === 'evil.test') return [{ address: '10.0.0.5', family: 4 }];
-      if (host === 'mixed.test') return [{ address: '127.0.0.1', family: 4 }, { address: '169.254.169.254', family: 4 }];
+      if (host === 'mixed.test')
+        return [
+          { address: '127.0.0.1', family: 4 },
+          { address: '169.254.169.254', family: 4 },
+        ];
       throw Object.assign(new Error('not found'), { code: 'ENOTFOUND' });
     },
     isAllowed: (a) => a === '127.0.0.1',
@@ -159,9 +181,17 @@ describe('guardedFetch', () => {
 
   it('refuses loopback, private and metadata addresses by default (no test overrides)', async () => {
     const opts = { maxBytes: 1000, timeoutMs: 2000 };
-    await rejectsWith(guardedFetch(`http://127.0.0.1:${port}/ok`, opts), 'blocked_address', /loopback address \(127\.0\.0\.1\)/);
+    await rejectsWith(
+      guardedFetch(`http://127.0.0.1:${port}/ok`, opts),
+      'blocked_address',
+      /loopback address \(127\.0\.0\.1\)/,
+    );
     await rejectsWith(guardedFetch(`http://localhost:${port}/ok`, opts), 'blocked_address', /internal/);
-    await rejectsWith(guardedFetch('http://169.254.169.254/latest/meta-data/', opts), 'blocked_address', /cloud metadata/);
+    await rejectsWith(
+      guardedFetch('http://169.254.169.254/latest/meta-data/', opts),
+      'blocked_address',
+      /cloud metadata/,
+    );
     await rejectsWith(guardedFetch('http://[fd00:ec2::254]/', opts), 'blocked_address', /cloud metadata/);
     await rejectsWith(guardedFetch('http://[::ffff:127.0.0.1]/', opts), 'blocked_address', /loopback/);
     await rejectsWith(guardedFetch('http://0x7f.0.0.1/', opts), 'blocked_address', /loopback/); // normalised by the URL parser
@@ -172,13 +202,25 @@ describe('guardedFetch', () => {
   });
 
   it('allows private addresses only when configured to (ALLOW_PRIVATE_URLS)', async () => {
-    const res = await guardedFetch(`http://127.0.0.1:${port}/ok`, { maxBytes: 1000, timeoutMs: 1000, allowPrivate: true });
+    const res = await guardedFetch(`http://127.0.0.1:${port}/ok`, {
+      maxBytes: 1000,
+      timeoutMs: 1000,
+      allowPrivate: true,
+    });
     assert.equal(res.body.toString(), 'hello');
   });
 
   it('refuses a name that resolves to a private address, or to any private address among public ones', async () => {
-    await rejectsWith(guardedFetch(`http://evil.test:${port}/ok`, asPublic()), 'blocked_address', /evil\.test.*private network address \(10\.0\.0\.5\)/);
-    await rejectsWith(guardedFetch(`http://mixed.test:${port}/ok`, asPublic()), 'blocked_address', /169\.254\.169\.254/);
+    await rejectsWith(
+      guardedFetch(`http://evil.test:${port}/ok`, asPublic()),
+      'blocked_address',
+      /evil\.test.*private network address \(10\.0\.0\.5\)/,
+    );
+    await rejectsWith(
+      guardedFetch(`http://mixed.test:${port}/ok`, asPublic()),
+      'blocked_address',
+      /169\.254\.169\.254/,
+    );
     await rejectsWith(guardedFetch(`http://nowhere.test:${port}/ok`, asPublic()), 'dns_failed');
   });
 
@@ -187,10 +229,24 @@ describe('guardedFetch', () => {
     assert.equal(ok.body.toString(), 'hello');
     assert.equal(ok.redirects.length, 2);
     assert.equal(ok.url, at('/ok'));
-    await rejectsWith(guardedFetch(at(`/to?url=${encodeURIComponent('http://169.254.169.254/latest/meta-data/')}`), asPublic()), 'blocked_address', /cloud metadata/);
-    await rejectsWith(guardedFetch(at(`/to?url=${encodeURIComponent(`http://evil.test:${port}/ok`)}`), asPublic()), 'blocked_address', /10\.0\.0\.5/);
-    await rejectsWith(guardedFetch(at(`/to?url=${encodeURIComponent('file:///etc/passwd')}`), asPublic()), 'unsupported_protocol');
-    const followed = await guardedFetch(at(`/to?url=${encodeURIComponent(`http://other.test:${port}/ok`)}`), asPublic());
+    await rejectsWith(
+      guardedFetch(at(`/to?url=${encodeURIComponent('http://169.254.169.254/latest/meta-data/')}`), asPublic()),
+      'blocked_address',
+      /cloud metadata/,
+    );
+    await rejectsWith(
+      guardedFetch(at(`/to?url=${encodeURIComponent(`http://evil.test:${port}/ok`)}`), asPublic()),
+      'blocked_address',
+      /10\.0\.0\.5/,
+    );
+    await rejectsWith(
+      guardedFetch(at(`/to?url=${encodeURIComponent('file:///etc/passwd')}`), asPublic()),
+      'unsupported_protocol',
+    );
+    const followed = await guardedFetch(
+      at(`/to?url=${encodeURIComponent(`http://other.test:${port}/ok`)}`),
+      asPublic(),
+    );
     assert.equal(followed.body.toString(), 'hello');
   });
 
@@ -201,7 +257,10 @@ describe('guardedFetch', () => {
   });
 
   it('does not follow redirects for POST: the 3xx is the answer', async () => {
-    const res = await guardedFetch(at('/redirect?n=0'), asPublic({ method: 'POST', body: '{}', acceptStatus: () => true }));
+    const res = await guardedFetch(
+      at('/redirect?n=0'),
+      asPublic({ method: 'POST', body: '{}', acceptStatus: () => true }),
+    );
     assert.equal(res.status, 302);
   });
 
@@ -221,18 +280,31 @@ describe('guardedFetch', () => {
   });
 
   it('refuses non-http(s) schemes, credentials and malformed URLs before any network access', async () => {
-    for (const u of ['ftp://example.com/x', 'file:///etc/passwd', 'gopher://x/', 'data:text/plain,hi', 'javascript:alert(1)']) await rejectsWith(guardedFetch(u, asPublic()), 'unsupported_protocol');
+    for (const u of [
+      'ftp://example.com/x',
+      'file:///etc/passwd',
+      'gopher://x/',
+      'data:text/plain,hi',
+      'javascript:alert(1)',
+    ])
+      await rejectsWith(guardedFetch(u, asPublic()), 'unsupported_protocol');
     await rejectsWith(guardedFetch(`http://user:pw@public.test:${port}/ok`, asPublic()), 'credentials_in_url');
     await rejectsWith(guardedFetch('not a url', asPublic()), 'invalid_url');
   });
 
   it('reports non-2xx answers with their status, or returns them when asked to', async () => {
-    await assert.rejects(guardedFetch(at('/status?code=503'), asPublic()), (e: any) => e.reason === 'http_status' && e.details.status === 503);
+    await assert.rejects(
+      guardedFetch(at('/status?code=503'), asPublic()),
+      (e: any) => e.reason === 'http_status' && e.details.status === 503,
+    );
     assert.equal((await guardedFetch(at('/status?code=418'), asPublic({ acceptStatus: () => true }))).status, 418);
   });
 
   it('sends a body and headers for POST (webhooks)', async () => {
-    const res = await guardedFetch(at('/echo'), asPublic({ method: 'POST', body: '{"a":1}', headers: { 'content-type': 'application/json' } }));
+    const res = await guardedFetch(
+      at('/echo'),
+      asPublic({ method: 'POST', body: '{"a":1}', headers: { 'content-type': 'application/json' } }),
+    );
     assert.equal(res.status, 201);
     assert.deepEqual(JSON.parse(res.body.toString()), { method: 'POST', body: '{"a":1}', type: 'application/json' });
   });
@@ -274,10 +346,19 @@ describe('own file URLs', () => {
       assert.equal(own.source, 'storage');
       assert.equal(own.body.toString(), 'png bytes');
       assert.equal(own.contentType, 'image/png');
-      await rejectsWith(readUserUrl(deps, 'http://127.0.0.1:9/files/uploads/missing.png', { maxBytes: 100, timeoutMs: 500 }), 'not_found');
-      await rejectsWith(readUserUrl(deps, 'http://127.0.0.1:9/files/uploads/a.png', { maxBytes: 4, timeoutMs: 500 }), 'too_large');
+      await rejectsWith(
+        readUserUrl(deps, 'http://127.0.0.1:9/files/uploads/missing.png', { maxBytes: 100, timeoutMs: 500 }),
+        'not_found',
+      );
+      await rejectsWith(
+        readUserUrl(deps, 'http://127.0.0.1:9/files/uploads/a.png', { maxBytes: 4, timeoutMs: 500 }),
+        'too_large',
+      );
       // Same host, not under /files/: goes through the guard, which refuses loopback.
-      await rejectsWith(readUserUrl(deps, 'http://127.0.0.1:9/api/v1/garments', { maxBytes: 100, timeoutMs: 500 }), 'blocked_address');
+      await rejectsWith(
+        readUserUrl(deps, 'http://127.0.0.1:9/api/v1/garments', { maxBytes: 100, timeoutMs: 500 }),
+        'blocked_address',
+      );
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

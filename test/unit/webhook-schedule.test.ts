@@ -7,7 +7,10 @@ describe('webhook retry schedule', () => {
   const s = { initialMs: 2000, maxIntervalMs: 3600_000 };
 
   it('doubles from the initial delay and caps at the maximum interval', () => {
-    assert.deepEqual([1, 2, 3, 4, 5].map((n) => retryDelayMs(n, s)), [2000, 4000, 8000, 16000, 32000]);
+    assert.deepEqual(
+      [1, 2, 3, 4, 5].map((n) => retryDelayMs(n, s)),
+      [2000, 4000, 8000, 16000, 32000],
+    );
     assert.equal(retryDelayMs(12, s), 3600_000);
     assert.equal(retryDelayMs(500, s), 3600_000, 'no overflow for large retry numbers');
   });
@@ -27,7 +30,8 @@ describe('webhook retry schedule', () => {
     assert.ok(retryDelayMs(1, sched) <= 2000);
     let elapsed = 0;
     let attempts = 1;
-    while (elapsed + retryDelayMs(attempts, sched) <= c.webhooks.retryWindowMs) elapsed += retryDelayMs(attempts++, sched);
+    while (elapsed + retryDelayMs(attempts, sched) <= c.webhooks.retryWindowMs)
+      elapsed += retryDelayMs(attempts++, sched);
     assert.ok(attempts >= 30 && attempts <= 40 && attempts < MAX_ATTEMPTS, `${attempts} attempts`);
   });
 });
@@ -46,8 +50,20 @@ describe('webhook configuration', () => {
   });
 
   it('reads durations with units', () => {
-    const c = loadConfig(base, { WEBHOOK_RETRY_INITIAL: '250ms', WEBHOOK_RETRY_MAX_INTERVAL: '90s', WEBHOOK_RETRY_WINDOW: '2d', WEBHOOK_SECRET_GRACE: '0', WEBHOOK_TIMEOUT_MS: '3000' });
-    assert.deepEqual(c.webhooks, { timeoutMs: 3000, retryInitialMs: 250, retryMaxIntervalMs: 90_000, retryWindowMs: 172_800_000, secretGraceMs: 0 });
+    const c = loadConfig(base, {
+      WEBHOOK_RETRY_INITIAL: '250ms',
+      WEBHOOK_RETRY_MAX_INTERVAL: '90s',
+      WEBHOOK_RETRY_WINDOW: '2d',
+      WEBHOOK_SECRET_GRACE: '0',
+      WEBHOOK_TIMEOUT_MS: '3000',
+    });
+    assert.deepEqual(c.webhooks, {
+      timeoutMs: 3000,
+      retryInitialMs: 250,
+      retryMaxIntervalMs: 90_000,
+      retryWindowMs: 172_800_000,
+      secretGraceMs: 0,
+    });
   });
 
   it('refuses nonsense with a message naming the variable', () => {
@@ -59,7 +75,12 @@ describe('webhook configuration', () => {
 
 describe('webhook payloads', () => {
   it('generation.completed carries exactly the spec fields', () => {
-    const p = generationCompletedPayload({ id: 'gen_1_abc', mockupUrl: 'https://x/m.jpg', tokensUsed: 1, completedAt: '2026-01-02T03:04:05Z' });
+    const p = generationCompletedPayload({
+      id: 'gen_1_abc',
+      mockupUrl: 'https://x/m.jpg',
+      tokensUsed: 1,
+      completedAt: '2026-01-02T03:04:05Z',
+    });
     assert.deepEqual(p, {
       event: 'generation.completed',
       timestamp: '2026-01-02T03:04:05.000Z',
@@ -68,7 +89,16 @@ describe('webhook payloads', () => {
   });
 
   it('generation.failed carries the error instead of a mockup', () => {
-    const p = generationFailedPayload({ id: 'gen_1_abc', error: 'not an image', tokensUsed: 0, failedAt: new Date(Date.UTC(2026, 0, 2)) });
-    assert.deepEqual(p, { event: 'generation.failed', timestamp: '2026-01-02T00:00:00.000Z', data: { id: 'gen_1_abc', status: 'failed', error: 'not an image', tokensUsed: 0 } });
+    const p = generationFailedPayload({
+      id: 'gen_1_abc',
+      error: 'not an image',
+      tokensUsed: 0,
+      failedAt: new Date(Date.UTC(2026, 0, 2)),
+    });
+    assert.deepEqual(p, {
+      event: 'generation.failed',
+      timestamp: '2026-01-02T00:00:00.000Z',
+      data: { id: 'gen_1_abc', status: 'failed', error: 'not an image', tokensUsed: 0 },
+    });
   });
 });

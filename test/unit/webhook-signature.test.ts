@@ -10,7 +10,8 @@ import {
 
 describe('webhook signatures', () => {
   const secret = 'whsec_' + 'ab'.repeat(32);
-  const body = '{"event":"generation.completed","timestamp":"2026-01-01T00:00:00.000Z","data":{"id":"gen_1_x","status":"completed","mockupUrl":"https://x/y.jpg","tokensUsed":1}}';
+  const body =
+    '{"event":"generation.completed","timestamp":"2026-01-01T00:00:00.000Z","data":{"id":"gen_1_x","status":"completed","mockupUrl":"https://x/y.jpg","tokensUsed":1}}';
   const t = 1_767_225_600;
   const now = t * 1000;
 
@@ -36,8 +37,15 @@ describe('webhook signatures', () => {
   it('rejects a tampered body, a wrong secret, and a tampered timestamp', () => {
     const header = signatureHeader([secret], t, body);
     const mismatch = { valid: false, reason: 'signature_mismatch' };
-    assert.deepEqual(verifyWebhookSignature({ body: body.replace('"tokensUsed":1', '"tokensUsed":2'), header, secret, now }), mismatch);
-    assert.deepEqual(verifyWebhookSignature({ body: body + ' ', header, secret, now }), mismatch, 'even whitespace counts');
+    assert.deepEqual(
+      verifyWebhookSignature({ body: body.replace('"tokensUsed":1', '"tokensUsed":2'), header, secret, now }),
+      mismatch,
+    );
+    assert.deepEqual(
+      verifyWebhookSignature({ body: body + ' ', header, secret, now }),
+      mismatch,
+      'even whitespace counts',
+    );
     assert.deepEqual(verifyWebhookSignature({ body, header, secret: generateSigningSecret(), now }), mismatch);
     const shifted = header.replace(`t=${t}`, `t=${t + 1}`);
     assert.deepEqual(verifyWebhookSignature({ body, header: shifted, secret, now }), mismatch);
@@ -48,7 +56,10 @@ describe('webhook signatures', () => {
     const stale = { valid: false, reason: 'timestamp_out_of_tolerance' };
     assert.deepEqual(verifyWebhookSignature({ body, header, secret, now: now + 301_000 }), stale);
     assert.deepEqual(verifyWebhookSignature({ body, header, secret, now: now - 301_000 }), stale);
-    assert.equal(verifyWebhookSignature({ body, header, secret, now: now + 3600_000, toleranceSeconds: 7200 }).valid, true);
+    assert.equal(
+      verifyWebhookSignature({ body, header, secret, now: now + 3600_000, toleranceSeconds: 7200 }).valid,
+      true,
+    );
   });
 
   it('accepts any of several v1 signatures (rotation) and either of several secrets', () => {
@@ -64,10 +75,28 @@ describe('webhook signatures', () => {
 
   it('rejects missing and malformed headers, ignores unknown schemes', () => {
     const sig = computeSignature(secret, t, body);
-    assert.deepEqual(verifyWebhookSignature({ body, header: undefined, secret, now }), { valid: false, reason: 'missing_header' });
-    assert.deepEqual(verifyWebhookSignature({ body, header: '', secret, now }), { valid: false, reason: 'missing_header' });
-    for (const bad of [`v1=${sig}`, `t=${t}`, `t=abc,v1=${sig}`, `t=${t},v1=${sig.slice(2)}`, `t=${t},t=${t},v1=${sig}`, `t=${t};v1=${sig}`, `garbage`]) {
-      assert.deepEqual(verifyWebhookSignature({ body, header: bad, secret, now }), { valid: false, reason: 'malformed_header' }, bad);
+    assert.deepEqual(verifyWebhookSignature({ body, header: undefined, secret, now }), {
+      valid: false,
+      reason: 'missing_header',
+    });
+    assert.deepEqual(verifyWebhookSignature({ body, header: '', secret, now }), {
+      valid: false,
+      reason: 'missing_header',
+    });
+    for (const bad of [
+      `v1=${sig}`,
+      `t=${t}`,
+      `t=abc,v1=${sig}`,
+      `t=${t},v1=${sig.slice(2)}`,
+      `t=${t},t=${t},v1=${sig}`,
+      `t=${t};v1=${sig}`,
+      `garbage`,
+    ]) {
+      assert.deepEqual(
+        verifyWebhookSignature({ body, header: bad, secret, now }),
+        { valid: false, reason: 'malformed_header' },
+        bad,
+      );
     }
     assert.equal(verifyWebhookSignature({ body, header: `t=${t},v0=deadbeef,v1=${sig}`, secret, now }).valid, true);
   });

@@ -23,9 +23,16 @@ function mockActivities(calls: Calls, behaviour: { renderFailures?: number; rend
     async renderMockup(job: { generationId: string; marker: string }) {
       rec(`render:${job.marker}`);
       renders++;
-      if (behaviour.renderError === 'bad-input') throw ApplicationFailure.nonRetryable('Design image: not an image', 'DesignImageError');
+      if (behaviour.renderError === 'bad-input')
+        throw ApplicationFailure.nonRetryable('Design image: not an image', 'DesignImageError');
       if (renders <= (behaviour.renderFailures ?? 0)) throw new Error(`transient failure ${renders}`);
-      return { mockupKey: 'mockups/x.jpg', thumbnailKey: 'mockups/x-thumb.jpg', completedAt: '2026-01-01T00:00:00.000Z', mockupUrl: 'http://files/mockups/x.jpg', ms: {} };
+      return {
+        mockupKey: 'mockups/x.jpg',
+        thumbnailKey: 'mockups/x-thumb.jpg',
+        completedAt: '2026-01-01T00:00:00.000Z',
+        mockupUrl: 'http://files/mockups/x.jpg',
+        ms: {},
+      };
     },
     async refundGeneration() {
       rec('refund');
@@ -57,10 +64,17 @@ describe('generation workflow (mocked activities)', () => {
   async function run(behaviour: Parameters<typeof mockActivities>[1], webhookUrl: string | null = null) {
     const calls: Calls = [];
     const taskQueue = `wf-generation-${randomSuffix(6)}`;
-    const worker = await Worker.create({ connection, taskQueue, workflowBundle: await workflowBundle(), activities: mockActivities(calls, behaviour) });
+    const worker = await Worker.create({
+      connection,
+      taskQueue,
+      workflowBundle: await workflowBundle(),
+      activities: mockActivities(calls, behaviour),
+    });
     const generationId = `gen_${Date.now()}_${randomSuffix()}`;
     const input: GenerationWorkflowInput = { generationId, accountId: 'usr_test', garmentId: 'g', webhookUrl };
-    const result = await worker.runUntil(client.workflow.execute('generation', { workflowId: generationId, taskQueue, args: [input] }));
+    const result = await worker.runUntil(
+      client.workflow.execute('generation', { workflowId: generationId, taskQueue, args: [input] }),
+    );
     const history = await client.workflow.getHandle(generationId).fetchHistory();
     return { calls, result, generationId, history };
   }
@@ -112,7 +126,9 @@ describe('generation workflow (mocked activities)', () => {
     const { generationId } = await run({}, 'https://hooks.example.com/y');
     const child = client.workflow.getHandle(`webhook-${generationId}`);
     const history = await child.fetchHistory();
-    const arg = defaultPayloadConverter.fromPayload<any>(history.events![0]!.workflowExecutionStartedEventAttributes!.input!.payloads![0]!);
+    const arg = defaultPayloadConverter.fromPayload<any>(
+      history.events![0]!.workflowExecutionStartedEventAttributes!.input!.payloads![0]!,
+    );
     assert.deepEqual(arg.payload, {
       event: 'generation.completed',
       timestamp: '2026-01-01T00:00:00.000Z',

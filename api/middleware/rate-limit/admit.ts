@@ -37,7 +37,10 @@ export interface WindowSpec {
 
 // The remaining time is computed by the database and turned into a Date here, so a clock difference between the
 // database and this host cannot skew X-RateLimit-Reset or Retry-After.
-export const toIncrement = (r: HitRow): IncrementResponse => ({ totalHits: r.outHits, resetTime: new Date(Date.now() + r.outMsLeft) });
+export const toIncrement = (r: HitRow): IncrementResponse => ({
+  totalHits: r.outHits,
+  resetTime: new Date(Date.now() + r.outMsLeft),
+});
 
 /** Counts one hit in each window, in order, stopping after the first the request exceeds. */
 export function hitWindows(sql: Sql, windows: WindowSpec[]) {
@@ -70,7 +73,10 @@ export function admit(opts: AdmitOptions): RequestHandler {
     const windows = opts.windows(req);
     if (!slot) {
       const r = await guard.run('increment', () => hitWindows(sql, windows));
-      current.run(r.ok ? { windows: new Map(r.value.map((row) => [row.outKey, toIncrement(row)])) } : 'unavailable', next);
+      current.run(
+        r.ok ? { windows: new Map(r.value.map((row) => [row.outKey, toIncrement(row)])) } : 'unavailable',
+        next,
+      );
       return;
     }
     const slotKey = slot.key(req);

@@ -75,13 +75,21 @@ export class RateLimits {
     const cached = this.chains.get(endpoint);
     if (cached) return cached;
     const rl = this.deps.config.rateLimit;
-    const windows = [this.endpointWindow(endpoint), this.minute, this.hour].filter((w): w is WindowLimiter => w !== undefined);
+    const windows = [this.endpointWindow(endpoint), this.minute, this.hour].filter(
+      (w): w is WindowLimiter => w !== undefined,
+    );
     const pgSlots = this.slots instanceof PgSlots ? this.slots : undefined;
     const admission = admit({
       sql: this.deps.sql,
       guard: this.guard,
-      windows: (req) => windows.map((w) => ({ key: w.store.prefix + apiKeyOf(req), windowMs: w.windowMs, limit: w.limit })),
-      slot: pgSlots && { key: slotKey, limit: rl.concurrency, leaseMs: rl.leaseMs, giveBack: (k, id) => pgSlots.giveBack(k, id) },
+      windows: (req) =>
+        windows.map((w) => ({ key: w.store.prefix + apiKeyOf(req), windowMs: w.windowMs, limit: w.limit })),
+      slot: pgSlots && {
+        key: slotKey,
+        limit: rl.concurrency,
+        leaseMs: rl.leaseMs,
+        giveBack: (k, id) => pgSlots.giveBack(k, id),
+      },
     });
     const concurrency = concurrencyLimiter({
       pool: this.slots,
@@ -113,7 +121,13 @@ export class RateLimits {
 
   private window(name: string, limit: number, windowMs: number): WindowLimiter {
     const { sql, log } = this.deps;
-    const store = new PgWindowStore({ sql, guard: this.guard, prefix: `${name}:`, windowMs, housekeeping: this.housekeeping });
+    const store = new PgWindowStore({
+      sql,
+      guard: this.guard,
+      prefix: `${name}:`,
+      windowMs,
+      housekeeping: this.housekeeping,
+    });
     const middleware = rateLimit({
       windowMs,
       limit,
@@ -127,7 +141,14 @@ export class RateLimits {
       passOnStoreError: false,
       handler: (req, _res, next) => {
         const resetTime = infoOf(req, name)?.resetTime ?? new Date(Date.now() + windowMs);
-        next(rateLimited({ scope: name, limit, retryAfter: secondsUntil(resetTime), reported: { name, limit, remaining: 0, resetTime } }));
+        next(
+          rateLimited({
+            scope: name,
+            limit,
+            retryAfter: secondsUntil(resetTime),
+            reported: { name, limit, remaining: 0, resetTime },
+          }),
+        );
       },
       logger: {
         error: (err, msg) => log.error(msg ?? 'express-rate-limit error', { err }),
@@ -142,14 +163,24 @@ export class RateLimits {
 function counted(req: unknown, w: WindowLimiter): WindowState | undefined {
   const info = infoOf(req, w.name);
   if (!info) return undefined;
-  return { name: w.name, limit: w.limit, remaining: info.remaining, resetTime: info.resetTime ?? new Date(Date.now() + w.windowMs) };
+  return {
+    name: w.name,
+    limit: w.limit,
+    remaining: info.remaining,
+    resetTime: info.resetTime ?? new Date(Date.now() + w.windowMs),
+  };
 }
 
 /** The state of a window without counting a request (a key with no live window has its whole budget). */
 async function peek(w: WindowLimiter, key: string): Promise<WindowState> {
   const info = await w.middleware.getKey(key);
   if (!info) return { name: w.name, limit: w.limit, remaining: w.limit, resetTime: new Date(Date.now() + w.windowMs) };
-  return { name: w.name, limit: w.limit, remaining: Math.max(0, w.limit - info.totalHits), resetTime: info.resetTime ?? new Date(Date.now() + w.windowMs) };
+  return {
+    name: w.name,
+    limit: w.limit,
+    remaining: Math.max(0, w.limit - info.totalHits),
+    resetTime: info.resetTime ?? new Date(Date.now() + w.windowMs),
+  };
 }
 
 function reportClosest(windows: WindowLimiter[]): RequestHandler {

@@ -49,21 +49,30 @@ export class PgSlots implements SlotPool {
     const batch = this.pending;
     this.pending = [];
     // `jsonb - text[]` drops several leases of a key at once; group by key so each row is updated once.
-    this.opts.guard.background('release', () => this.opts.sql`
+    this.opts.guard.background(
+      'release',
+      () => this.opts.sql`
       update rate_limit_slots s set leases = s.leases - r.ids
       from (select k, array_agg(l) as ids from unnest(${batch.map((b) => b.key)}::text[], ${batch.map((b) => b.leaseId)}::text[]) as t(k, l) group by k) r
-      where s.key = r.k`);
+      where s.key = r.k`,
+    );
   }
 
   private lease(key: string, leaseId: string): Lease {
     const { sql, guard, leaseMs } = this.opts;
     // Renew well before expiry; unref so an open request never keeps a stopping process alive.
-    const renew = setInterval(() => {
-      guard.background('renew', () => sql`
+    const renew = setInterval(
+      () => {
+        guard.background(
+          'renew',
+          () => sql`
         update rate_limit_slots
         set leases = jsonb_set(leases, array[${leaseId}::text], to_jsonb(extract(epoch from now()) * 1000 + ${leaseMs}::int))
-        where key = ${key} and leases ? ${leaseId}::text`);
-    }, Math.max(1000, Math.floor(leaseMs / 3)));
+        where key = ${key} and leases ? ${leaseId}::text`,
+        );
+      },
+      Math.max(1000, Math.floor(leaseMs / 3)),
+    );
     renew.unref();
     let released = false;
     return {

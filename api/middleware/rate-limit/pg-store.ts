@@ -46,7 +46,13 @@ export class PgWindowStore implements Store {
   private local: MemoryWindows;
 
   constructor(
-    private readonly opts: { sql: Sql; guard: StoreGuard; prefix: string; windowMs: number; housekeeping?: Housekeeping },
+    private readonly opts: {
+      sql: Sql;
+      guard: StoreGuard;
+      prefix: string;
+      windowMs: number;
+      housekeeping?: Housekeeping;
+    },
   ) {
     this.prefix = opts.prefix;
     this.windowMs = opts.windowMs;
@@ -71,16 +77,21 @@ export class PgWindowStore implements Store {
       return counted;
     }
     // A single window never stops early, so its limit does not matter to the query.
-    const r = await this.opts.guard.run('increment', () => hitWindows(this.opts.sql, [{ key: k, windowMs: this.windowMs, limit: Number.MAX_SAFE_INTEGER }]));
+    const r = await this.opts.guard.run('increment', () =>
+      hitWindows(this.opts.sql, [{ key: k, windowMs: this.windowMs, limit: Number.MAX_SAFE_INTEGER }]),
+    );
     if (!r.ok) return this.local.increment(k);
     return toIncrement(r.value[0]!);
   }
 
   async get(key: string): Promise<ClientRateLimitInfo | undefined> {
     const k = this.prefix + key;
-    const r = await this.opts.guard.run('get', () => this.opts.sql<{ hits: number; msLeft: number }[]>`
+    const r = await this.opts.guard.run(
+      'get',
+      () => this.opts.sql<{ hits: number; msLeft: number }[]>`
       select hits, extract(epoch from reset_at - now())::float8 * 1000 as "msLeft"
-      from rate_limit_hits where key = ${k} and reset_at > now()`);
+      from rate_limit_hits where key = ${k} and reset_at > now()`,
+    );
     if (!r.ok) return this.local.get(k);
     const row = r.value[0];
     return row ? { totalHits: row.hits, resetTime: new Date(Date.now() + row.msLeft) } : undefined;
@@ -89,8 +100,11 @@ export class PgWindowStore implements Store {
   async decrement(key: string): Promise<void> {
     const k = this.prefix + key;
     this.local.decrement(k);
-    await this.opts.guard.run('decrement', () => this.opts.sql`
-      update rate_limit_hits set hits = hits - 1 where key = ${k} and hits > 0 and reset_at > now()`);
+    await this.opts.guard.run(
+      'decrement',
+      () => this.opts.sql`
+      update rate_limit_hits set hits = hits - 1 where key = ${k} and hits > 0 and reset_at > now()`,
+    );
   }
 
   async resetKey(key: string): Promise<void> {

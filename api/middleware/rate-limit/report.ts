@@ -16,7 +16,12 @@ export interface WindowState {
 export function closestToRunningOut(windows: readonly WindowState[]): WindowState | undefined {
   let best: WindowState | undefined;
   for (const w of windows) {
-    if (!best || w.remaining < best.remaining || (w.remaining === best.remaining && w.resetTime.getTime() > best.resetTime.getTime())) best = w;
+    if (
+      !best ||
+      w.remaining < best.remaining ||
+      (w.remaining === best.remaining && w.resetTime.getTime() > best.resetTime.getTime())
+    )
+      best = w;
   }
   return best;
 }
@@ -51,7 +56,12 @@ function describe(name: string): string {
  * 429 rate_limited in the envelope; details.retryAfter and Retry-After carry the same seconds. `reported` is the
  * window for the X-RateLimit-* headers (the refusing window, or for a concurrency refusal the closest window).
  */
-export function rateLimited(opts: { scope: string; limit: number; retryAfter: number; reported?: WindowState }): ApiError {
+export function rateLimited(opts: {
+  scope: string;
+  limit: number;
+  retryAfter: number;
+  reported?: WindowState;
+}): ApiError {
   const { scope, limit, retryAfter, reported } = opts;
   return new ApiError(
     429,

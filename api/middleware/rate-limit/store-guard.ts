@@ -74,7 +74,11 @@ export class StoreGuard {
       this.succeeded();
       return { ok: true, value };
     } catch (err) {
-      if (timedOut) pending.then((v) => onLate?.(v), () => {});
+      if (timedOut)
+        pending.then(
+          (v) => onLate?.(v),
+          () => {},
+        );
       this.failed(what, err);
       return this.unavailableResult();
     } finally {
@@ -85,7 +89,13 @@ export class StoreGuard {
   private unavailableResult(): { ok: false } {
     this.degraded++;
     if (this.opts.mode === 'closed') {
-      throw new ApiError(503, 'service_unavailable', 'Rate limiting is temporarily unavailable; retry shortly', { retryAfter: 1 }, { 'Retry-After': '1' });
+      throw new ApiError(
+        503,
+        'service_unavailable',
+        'Rate limiting is temporarily unavailable; retry shortly',
+        { retryAfter: 1 },
+        { 'Retry-After': '1' },
+      );
     }
     return { ok: false };
   }
@@ -118,7 +128,10 @@ export class StoreGuard {
       operation: what,
       err,
       mode: this.opts.mode,
-      effect: this.opts.mode === 'local' ? 'limits enforced per process until the store answers' : 'Part A answers 503 until the store answers',
+      effect:
+        this.opts.mode === 'local'
+          ? 'limits enforced per process until the store answers'
+          : 'Part A answers 503 until the store answers',
     };
     if (this.downSince === undefined) {
       this.downSince = now;
@@ -126,7 +139,11 @@ export class StoreGuard {
       this.opts.log.error('rate limit store unavailable', fields);
     } else if (now - this.lastReport >= (this.opts.reportEveryMs ?? 30_000)) {
       this.lastReport = now;
-      this.opts.log.error('rate limit store still unavailable', { ...fields, downForMs: now - this.downSince, decisionsWithoutStore: this.degraded });
+      this.opts.log.error('rate limit store still unavailable', {
+        ...fields,
+        downForMs: now - this.downSince,
+        decisionsWithoutStore: this.degraded,
+      });
     }
   }
 }

@@ -4,8 +4,22 @@
 //   seed time:    deriveFabricMaps(blankJpeg) -> stored under fabricMapKeys(blankKey)
 //   per worker:   new PreparedBlankCache({ load }) -> get(blankKey) decodes blank + maps once (LRU by bytes)
 //   per request:  composite({ blank, design, zone, placement, applyTexture }) -> mockup + thumbnail JPEGs
-export { configureSharp, setMaxParallelComposites, DEFAULT_MAX_PARALLEL, MAX_DESIGN_PIXELS, VIPS_THREADS_PER_PIPELINE } from './config';
-export { composite, JPEG_QUALITY, THUMB_QUALITY, type CompositeOptions, type CompositeResult, type Placement, type ZoneRect } from './composite';
+export {
+  configureSharp,
+  setMaxParallelComposites,
+  DEFAULT_MAX_PARALLEL,
+  MAX_DESIGN_PIXELS,
+  VIPS_THREADS_PER_PIPELINE,
+} from './config';
+export {
+  composite,
+  JPEG_QUALITY,
+  THUMB_QUALITY,
+  type CompositeOptions,
+  type CompositeResult,
+  type Placement,
+  type ZoneRect,
+} from './composite';
 export { DesignImageError, configureDesignCache, DEFAULT_DESIGN_CACHE_BYTES, type DesignSource } from './design';
 export { deriveFabricMaps, fabricMapKeys, FABRIC_MAPS_VERSION, type FabricMaps } from './maps';
 export { PreparedBlankCache, prepareBlank, DEFAULT_BLANK_CACHE_BYTES, type PreparedBlank } from './prepared';

@@ -190,7 +190,8 @@ export function fineDetailShare(img: RgbaInput, colours: InkColour[], realTransl
         // A blend between two different neighbours is the boundary of two areas; sandwiched, it is a thin line.
         if ((L === R && L !== BLEND) || (U === D && U !== BLEND)) fine += weight;
       } else if (!realTranslucency) {
-        const rim = alphaAt(x - 1, y) >= 128 || alphaAt(x + 1, y) >= 128 || alphaAt(x, y - 1) >= 128 || alphaAt(x, y + 1) >= 128;
+        const rim =
+          alphaAt(x - 1, y) >= 128 || alphaAt(x + 1, y) >= 128 || alphaAt(x, y - 1) >= 128 || alphaAt(x, y + 1) >= 128;
         if (!rim) fine += weight;
       }
     }
@@ -221,7 +222,12 @@ export interface LowContrast {
  * Colours that would nearly disappear on common garment colours. Only ink that touches the fabric matters: designs
  * with no transparent area (everything sits on its own background) and the colour of a background box are skipped.
  */
-export function lowContrastColours(colours: InkColour[], touchesFabric: boolean, exclude: InkColour | null, minShare = 0.05): LowContrast[] {
+export function lowContrastColours(
+  colours: InkColour[],
+  touchesFabric: boolean,
+  exclude: InkColour | null,
+  minShare = 0.05,
+): LowContrast[] {
   if (!touchesFabric) return [];
   const out: LowContrast[] = [];
   for (const c of colours) {

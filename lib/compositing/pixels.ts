@@ -81,7 +81,14 @@ function boxV(src: Float32Array, dst: Float32Array, w: number, h: number, r: num
 }
 
 /** Gaussian-like blur (3 box passes per axis) of a float image; sigmas in pixels. Returns a new array. */
-export function blurFloat(data: Float32Array, w: number, h: number, sigma: number, wrap = false, sigmaY = sigma): Float32Array {
+export function blurFloat(
+  data: Float32Array,
+  w: number,
+  h: number,
+  sigma: number,
+  wrap = false,
+  sigmaY = sigma,
+): Float32Array {
   let a = Float32Array.from(data);
   let b = new Float32Array(a.length);
   if (sigma >= 0.5) {
@@ -100,7 +107,12 @@ export function blurFloat(data: Float32Array, w: number, h: number, sigma: numbe
 }
 
 /** Average `k` x `k` blocks (edge blocks average what exists). */
-export function downsampleFloat(data: Float32Array, w: number, h: number, k: number): { data: Float32Array; width: number; height: number } {
+export function downsampleFloat(
+  data: Float32Array,
+  w: number,
+  h: number,
+  k: number,
+): { data: Float32Array; width: number; height: number } {
   const ow = Math.ceil(w / k);
   const oh = Math.ceil(h / k);
   const out = new Float32Array(ow * oh);

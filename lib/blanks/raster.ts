@@ -1,6 +1,6 @@
 /** Rasterising SVG with sharp (librsvg) and float image operations (blur, resample). */
 import sharp from 'sharp';
-import { boxSizesForGauss } from '../../../activities/compositing/pixels';
+import { boxSizesForGauss } from '../compositing/pixels';
 
 /** A single-channel float image. */
 export interface FloatImage {
@@ -30,7 +30,12 @@ export async function rasterize(inner: string, width: number, height: number, ch
 }
 
 /** Same as rasterize but returns the raw bytes (0..255) without float conversion. */
-export async function rasterizeBytes(inner: string, width: number, height: number, channel: 0 | 3 = 3): Promise<Buffer> {
+export async function rasterizeBytes(
+  inner: string,
+  width: number,
+  height: number,
+  channel: 0 | 3 = 3,
+): Promise<Buffer> {
   const svg =
     `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}">` +
     inner +

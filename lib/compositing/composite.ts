@@ -98,23 +98,50 @@ export async function composite(opts: CompositeOptions): Promise<CompositeResult
         x1: Math.min(W, Math.round(zx + zw)),
         y1: Math.min(H, Math.round(zy + zh)),
       };
-      const geom: Geometry = { cx, cy, theta: (placement.rotation * Math.PI) / 180, design: design.data, dw: design.width, dh: design.height };
+      const geom: Geometry = {
+        cx,
+        cy,
+        theta: (placement.rotation * Math.PI) / 180,
+        design: design.data,
+        dw: design.width,
+        dh: design.height,
+      };
       const rect =
-        realism === 'flat' ? paste(out, blank, geom, clip, null, false) : paste(out, blank, geom, clip, knitTexture(), opts.applyTexture);
+        realism === 'flat'
+          ? paste(out, blank, geom, clip, null, false)
+          : paste(out, blank, geom, clip, knitTexture(), opts.applyTexture);
 
       const t = blank.thumb;
       const thumb = Buffer.from(t.data);
       if (rect) {
         const f = t.factor;
-        reduceInto(out, W, thumb, t.width, f, Math.floor(rect.x0 / f), Math.floor(rect.y0 / f), Math.min(t.width, Math.ceil(rect.x1 / f)), Math.min(t.height, Math.ceil(rect.y1 / f)));
+        reduceInto(
+          out,
+          W,
+          thumb,
+          t.width,
+          f,
+          Math.floor(rect.x0 / f),
+          Math.floor(rect.y0 / f),
+          Math.min(t.width, Math.ceil(rect.x1 / f)),
+          Math.min(t.height, Math.ceil(rect.y1 / f)),
+        );
       }
-      const [mockup, thumbnail] = await Promise.all([encodeJpeg(out, W, H, JPEG_QUALITY), encodeJpeg(thumb, t.width, t.height, THUMB_QUALITY)]);
+      const [mockup, thumbnail] = await Promise.all([
+        encodeJpeg(out, W, H, JPEG_QUALITY),
+        encodeJpeg(thumb, t.width, t.height, THUMB_QUALITY),
+      ]);
       return {
         mockup,
         thumbnail,
         width: W,
         height: H,
-        designBox: { left: Math.round(cx - design.width / 2), top: Math.round(cy - design.height / 2), width: design.width, height: design.height },
+        designBox: {
+          left: Math.round(cx - design.width / 2),
+          top: Math.round(cy - design.height / 2),
+          width: design.width,
+          height: design.height,
+        },
       };
     } finally {
       outputPool.give(out);
@@ -150,7 +177,14 @@ interface Rect {
  * Each output pixel is inverse-mapped: minus the fabric warp, rotated back, sampled bilinearly (alpha-weighted)
  * from the sized design. Returns the rectangle that was visited, or null when nothing lies inside the clip.
  */
-export function paste(out: Buffer, blank: PreparedBlank, g: Geometry, clip: Rect, tex: Float32Array | null, applyTexture: boolean): Rect | null {
+export function paste(
+  out: Buffer,
+  blank: PreparedBlank,
+  g: Geometry,
+  clip: Rect,
+  tex: Float32Array | null,
+  applyTexture: boolean,
+): Rect | null {
   const photo = tex !== null;
   const W = blank.width;
   const cos = Math.cos(g.theta);
@@ -247,7 +281,8 @@ export function paste(out: Buffer, blank: PreparedBlank, g: Geometry, clip: Rect
     let fy = gy - j0;
     const sLo = sI[0]!;
     const sHi = Math.min(shadeW - 1, sI[n - 1]! + 1);
-    for (let c = sLo, r0 = j0 * shadeW, r1 = j1 * shadeW; c <= sHi; c++) shadeRow[c] = shade[r0 + c]! + (shade[r1 + c]! - shade[r0 + c]!) * fy;
+    for (let c = sLo, r0 = j0 * shadeW, r1 = j1 * shadeW; c <= sHi; c++)
+      shadeRow[c] = shade[r0 + c]! + (shade[r1 + c]! - shade[r0 + c]!) * fy;
     shadeRow[sHi + 1] = shadeRow[sHi]!;
     gy = (Y + 0.5) / DR - 0.5;
     gy = gy < 0 ? 0 : gy > dispH - 1 ? dispH - 1 : gy;
@@ -350,13 +385,27 @@ function colTap(p: number, k: number, n: number, idx: Int32Array, frac: Float32A
 function checkPlacement(p: Placement): void {
   const ok = (v: unknown, lo: number, hi: number) => typeof v === 'number' && Number.isFinite(v) && v >= lo && v <= hi;
   if (!p || !ok(p.x, 0, 100) || !ok(p.y, 0, 100) || !ok(p.scale, 0.1, 1) || !ok(p.rotation, -180, 180)) {
-    throw new RangeError(`placement out of range: ${JSON.stringify(p)} (x, y 0-100; scale 0.1-1.0; rotation -180..180)`);
+    throw new RangeError(
+      `placement out of range: ${JSON.stringify(p)} (x, y 0-100; scale 0.1-1.0; rotation -180..180)`,
+    );
   }
 }
 
 function checkZone(z: ZoneRect): void {
   const ok = (v: unknown) => typeof v === 'number' && Number.isFinite(v);
-  if (!z || !ok(z.x) || !ok(z.y) || !ok(z.width) || !ok(z.height) || z.width <= 0 || z.height <= 0 || z.x < 0 || z.y < 0 || z.x + z.width > 1.0001 || z.y + z.height > 1.0001) {
+  if (
+    !z ||
+    !ok(z.x) ||
+    !ok(z.y) ||
+    !ok(z.width) ||
+    !ok(z.height) ||
+    z.width <= 0 ||
+    z.height <= 0 ||
+    z.x < 0 ||
+    z.y < 0 ||
+    z.x + z.width > 1.0001 ||
+    z.y + z.height > 1.0001
+  ) {
     throw new RangeError(`zone out of range: ${JSON.stringify(z)} (fractions of the image)`);
   }
 }

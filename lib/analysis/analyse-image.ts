@@ -1,6 +1,6 @@
 // Analysis of untrusted image bytes: validate (format, size, pixel count) without decoding, let libvips decode and
 // downsample on its threads, then run the pixel analysis on a worker thread. The event loop does neither.
-import { decodeRaster, inspectImage, type InspectOptions } from '../../lib/images';
+import { decodeRaster, inspectImage, type InspectOptions } from '../images';
 import type { AnalysisResult, PixelInput } from './analyse-pixels';
 import { analysisPool, type AnalysisPool } from './pool';
 

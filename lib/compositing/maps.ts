@@ -29,7 +29,10 @@ export interface FabricMaps {
 /** Storage keys of a blank's maps: next to the blank, versioned. */
 export function fabricMapKeys(blankKey: string): { shading: string; displacement: string } {
   const base = blankKey.replace(/\.(jpe?g|png|webp)$/i, '');
-  return { shading: `${base}-shading-${FABRIC_MAPS_VERSION}.png`, displacement: `${base}-displace-${FABRIC_MAPS_VERSION}.png` };
+  return {
+    shading: `${base}-shading-${FABRIC_MAPS_VERSION}.png`,
+    displacement: `${base}-displace-${FABRIC_MAPS_VERSION}.png`,
+  };
 }
 
 /** Decoded maps (what a prepared blank keeps). */
@@ -187,7 +190,10 @@ async function encodeMap(data: Uint16Array, width: number, height: number): Prom
 /** Decode a 16-bit single-channel map PNG; null when it is not one of the expected size. */
 export async function decodeMap(png: Buffer, width: number, height: number): Promise<Uint16Array | null> {
   try {
-    const { data, info } = await sharp(png).toColourspace('grey16').raw({ depth: 'ushort' }).toBuffer({ resolveWithObject: true });
+    const { data, info } = await sharp(png)
+      .toColourspace('grey16')
+      .raw({ depth: 'ushort' })
+      .toBuffer({ resolveWithObject: true });
     if (info.width !== width || info.height !== height || data.length !== width * height * 2) return null;
     // copy: the Buffer may not be 2-byte aligned
     const out = new Uint16Array(width * height);
@@ -202,6 +208,9 @@ export async function decodeMap(png: Buffer, width: number, height: number): Pro
 export async function deriveFabricMaps(blankJpeg: Buffer): Promise<FabricMaps> {
   const blank = await decodeBlank(blankJpeg);
   const m = computeMaps(blank.data, blank.width, blank.height);
-  const [shading, displacement] = await Promise.all([encodeMap(m.shade, m.shadeW, m.shadeH), encodeMap(m.disp, m.dispW, m.dispH)]);
+  const [shading, displacement] = await Promise.all([
+    encodeMap(m.shade, m.shadeW, m.shadeH),
+    encodeMap(m.disp, m.dispW, m.dispH),
+  ]);
   return { shading, displacement };
 }

@@ -1,7 +1,7 @@
 // Per-account webhook signing secrets in PostgreSQL. Created lazily (first read or first delivery), rotated on
 // request with a grace period during which the previous secret also signs.
-import type { Sql } from '../../db/client';
-import { generateSigningSecret } from './signature';
+import type { Sql } from './client';
+import { generateSigningSecret } from '../lib/webhooks/signature';
 
 export interface SigningSecretRow {
   secret: string;

@@ -70,7 +70,10 @@ export async function encode(raw: Buffer, size: number): Promise<{ image: Buffer
   const input = { raw: { width: size, height: size, channels: 3 as const } };
   const [image, thumbnail] = await Promise.all([
     sharp(raw, input).jpeg({ quality: JPEG_QUALITY, mozjpeg: false }).toBuffer(),
-    sharp(raw, input).resize(THUMB_SIZE, THUMB_SIZE, { kernel: 'lanczos3' }).jpeg({ quality: 85, mozjpeg: false }).toBuffer(),
+    sharp(raw, input)
+      .resize(THUMB_SIZE, THUMB_SIZE, { kernel: 'lanczos3' })
+      .jpeg({ quality: 85, mozjpeg: false })
+      .toBuffer(),
   ]);
   return { image, thumbnail };
 }

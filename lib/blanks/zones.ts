@@ -32,7 +32,10 @@ export function pixelsPerInch(s: Silhouette): number {
 export function zonesFor(s: Silhouette): Partial<Record<ZoneId, Zone>> {
   const { ppi, originY } = framing(s);
   const out: Partial<Record<ZoneId, Zone>> = {};
-  for (const [id, z] of Object.entries(SPECS[s].zones) as [ZoneId, NonNullable<(typeof SPECS)[Silhouette]['zones'][ZoneId]>][]) {
+  for (const [id, z] of Object.entries(SPECS[s].zones) as [
+    ZoneId,
+    NonNullable<(typeof SPECS)[Silhouette]['zones'][ZoneId]>,
+  ][]) {
     out[id] = {
       view: z.view,
       rect: {

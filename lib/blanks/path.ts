@@ -101,10 +101,7 @@ export function cubicAt(p0: Pt, s: Seg, t: number): Pt {
   const b = 3 * u * u * t;
   const c = 3 * u * t * t;
   const d = t * t * t;
-  return [
-    a * p0[0] + b * s[0][0] + c * s[1][0] + d * s[2][0],
-    a * p0[1] + b * s[0][1] + c * s[1][1] + d * s[2][1],
-  ];
+  return [a * p0[0] + b * s[0][0] + c * s[1][0] + d * s[2][0], a * p0[1] + b * s[0][1] + c * s[1][1] + d * s[2][1]];
 }
 
 /** Dense polyline approximation. */

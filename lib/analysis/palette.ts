@@ -298,7 +298,13 @@ export function extractPalette(img: RgbaInput, tuning: Partial<typeof PALETTE_TU
   });
   const colours: InkColour[] = order.map((i) => {
     const c = inks[i]!;
-    return { rgb: c.rgb.map((v) => Math.round(v)) as [number, number, number], hex: toHex(...c.rgb), lab: c.lab, share: c.weight / totalInkWeight, kind: c.kind };
+    return {
+      rgb: c.rgb.map((v) => Math.round(v)) as [number, number, number],
+      hex: toHex(...c.rgb),
+      lab: c.lab,
+      share: c.weight / totalInkWeight,
+      kind: c.kind,
+    };
   });
 
   return {
@@ -320,7 +326,8 @@ function markEdge(data: Uint8Array, edge: Uint8Array, p: number, q: number, soli
   const i = p * 4;
   const j = q * 4;
   if (data[j + 3]! < solidAlpha) return;
-  const d = Math.abs(data[i]! - data[j]!) + Math.abs(data[i + 1]! - data[j + 1]!) + Math.abs(data[i + 2]! - data[j + 2]!);
+  const d =
+    Math.abs(data[i]! - data[j]!) + Math.abs(data[i + 1]! - data[j + 1]!) + Math.abs(data[i + 2]! - data[j + 2]!);
   if (d > diff) edge[p] = edge[q] = 1;
 }
 
@@ -379,7 +386,10 @@ function segmentDistance(p: readonly number[], a: readonly number[], b: readonly
   const ab = [b[0]! - a[0]!, b[1]! - a[1]!, b[2]! - a[2]!];
   const ap = [p[0]! - a[0]!, p[1]! - a[1]!, p[2]! - a[2]!];
   const len2 = ab[0]! ** 2 + ab[1]! ** 2 + ab[2]! ** 2;
-  const t = len2 === 0 ? 0 : Math.max(-overshoot, Math.min(1 + overshoot, (ap[0]! * ab[0]! + ap[1]! * ab[1]! + ap[2]! * ab[2]!) / len2));
+  const t =
+    len2 === 0
+      ? 0
+      : Math.max(-overshoot, Math.min(1 + overshoot, (ap[0]! * ab[0]! + ap[1]! * ab[1]! + ap[2]! * ab[2]!) / len2));
   return Math.hypot(ap[0]! - t * ab[0]!, ap[1]! - t * ab[1]!, ap[2]! - t * ab[2]!);
 }
 
@@ -436,7 +446,8 @@ function explainLeftovers(inks: Ink[], h: Leftovers, T: typeof PALETTE_TUNING, m
     }
     let blend = false;
     for (let i = 0; i < inks.length && !blend; i++)
-      for (let j = i + 1; j < inks.length && !blend; j++) if (segmentDistance(rgb, inks[i]!.rgb, inks[j]!.rgb, T.EDGE_OVERSHOOT) <= T.MIX_DIST) blend = true;
+      for (let j = i + 1; j < inks.length && !blend; j++)
+        if (segmentDistance(rgb, inks[i]!.rgb, inks[j]!.rgb, T.EDGE_OVERSHOOT) <= T.MIX_DIST) blend = true;
     if (blend) continue; // anti-aliasing (or ringing) between two inks: no ink of its own
     if (inks.length === 0) {
       // Nothing to blend with: treat as direct evidence.
@@ -459,7 +470,9 @@ function explainLeftovers(inks: Ink[], h: Leftovers, T: typeof PALETTE_TUNING, m
     const v = [rgb[0]! - a[0], rgb[1]! - a[1], rgb[2]! - a[2]];
     const len = Math.hypot(v[0]!, v[1]!, v[2]!) || 1;
     const dir = v.map((x) => x / len);
-    const ray = rays.find((r) => r.anchor === anchor && r.dir[0]! * dir[0]! + r.dir[1]! * dir[1]! + r.dir[2]! * dir[2]! >= T.RAY_COS);
+    const ray = rays.find(
+      (r) => r.anchor === anchor && r.dir[0]! * dir[0]! + r.dir[1]! * dir[1]! + r.dir[2]! * dir[2]! >= T.RAY_COS,
+    );
     if (ray) {
       ray.weight += cnt;
       if (len > ray.farD) {
@@ -469,7 +482,12 @@ function explainLeftovers(inks: Ink[], h: Leftovers, T: typeof PALETTE_TUNING, m
     } else rays.push({ anchor, dir, far: rgb, farD: len, weight: cnt });
   }
 
-  const out: Ink[] = direct.map((d) => ({ rgb: d.rgb as [number, number, number], lab: d.lab, weight: d.weight, kind: 'fine' as const }));
+  const out: Ink[] = direct.map((d) => ({
+    rgb: d.rgb as [number, number, number],
+    lab: d.lab,
+    weight: d.weight,
+    kind: 'fine' as const,
+  }));
   for (const r of rays) {
     const lab = rgbToLab(r.far[0]!, r.far[1]!, r.far[2]!) as Lab;
     // A translucent group of the same ink (e.g. the soft edge of the same hairline) is the same colour.
@@ -478,7 +496,11 @@ function explainLeftovers(inks: Ink[], h: Leftovers, T: typeof PALETTE_TUNING, m
     else out.push({ rgb: r.far as [number, number, number], lab, weight: r.weight, kind: 'fine' });
   }
   // Groups too small to count are noise; they must not serve as the end of a blend line either.
-  return dropBlends(inks, out.filter((o) => o.weight >= minWeight), T.MIX_DIST);
+  return dropBlends(
+    inks,
+    out.filter((o) => o.weight >= minWeight),
+    T.MIX_DIST,
+  );
 }
 
 /**
@@ -489,12 +511,13 @@ function explainLeftovers(inks: Ink[], h: Leftovers, T: typeof PALETTE_TUNING, m
  */
 function dropBlends(inks: Ink[], candidates: Ink[], mixDist: number): Ink[] {
   const alive = [...candidates].sort((x, y) => x.weight - y.weight);
-  for (let i = 0; i < alive.length; ) {
+  for (let i = 0; i < alive.length;) {
     const c = alive[i]!;
     const others = [...inks, ...alive.filter((_, j) => j !== i)];
     let blend = false;
     for (let x = 0; x < others.length && !blend; x++)
-      for (let y = x + 1; y < others.length && !blend; y++) if (segmentDistance(c.rgb, others[x]!.rgb, others[y]!.rgb) <= mixDist) blend = true;
+      for (let y = x + 1; y < others.length && !blend; y++)
+        if (segmentDistance(c.rgb, others[x]!.rgb, others[y]!.rgb) <= mixDist) blend = true;
     if (blend) alive.splice(i, 1);
     else i++;
   }

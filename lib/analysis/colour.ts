@@ -104,7 +104,10 @@ export function ciede2000(p: Lab, q: Lab): number {
 }
 
 export function toHex(r: number, g: number, b: number): string {
-  const h = (v: number) => Math.min(255, Math.max(0, Math.round(v))).toString(16).padStart(2, '0');
+  const h = (v: number) =>
+    Math.min(255, Math.max(0, Math.round(v)))
+      .toString(16)
+      .padStart(2, '0');
   return `#${h(r)}${h(g)}${h(b)}`.toUpperCase();
 }
 

@@ -51,35 +51,65 @@ export function recommend(f: DesignFacts, quantity: number, screen: ScreenPrice,
   const n = f.colourCount;
   const at = (t: Technique, reason: string): Recommendation => ({ technique: t, reason, complexity });
 
-  if (n === 0) return at('dtg', 'The image has no visible pixels, so there is nothing to separate into colours; DTG needs no setup for a test print.');
+  if (n === 0)
+    return at(
+      'dtg',
+      'The image has no visible pixels, so there is nothing to separate into colours; DTG needs no setup for a test print.',
+    );
   if (f.continuousTone) {
-    return at('dtg', `The design has gradients or photographic tones (${colours(n)} detected): DTG prints full colour directly, while screen printing would need halftone separations and vinyl and embroidery cannot reproduce smooth tones.`);
+    return at(
+      'dtg',
+      `The design has gradients or photographic tones (${colours(n)} detected): DTG prints full colour directly, while screen printing would need halftone separations and vinyl and embroidery cannot reproduce smooth tones.`,
+    );
   }
   if (f.translucent) {
-    return at('dtg', 'The design has semi-transparent areas (soft shadows, glows or feathered edges): DTG prints partial transparency directly; screen printing and vinyl need solid, opaque shapes.');
+    return at(
+      'dtg',
+      'The design has semi-transparent areas (soft shadows, glows or feathered edges): DTG prints partial transparency directly; screen printing and vinyl need solid, opaque shapes.',
+    );
   }
   if (n > LIMITS.embroidery) {
-    return at('dtg', `${colours(n)} is more than screen printing (up to ${LIMITS.screen}), embroidery (up to ${LIMITS.embroidery}) or vinyl (up to ${LIMITS.vinyl}) can use; DTG prints unlimited colours.`);
+    return at(
+      'dtg',
+      `${colours(n)} is more than screen printing (up to ${LIMITS.screen}), embroidery (up to ${LIMITS.embroidery}) or vinyl (up to ${LIMITS.vinyl}) can use; DTG prints unlimited colours.`,
+    );
   }
   if (n > LIMITS.screen) {
     if (!f.fineDetail && f.inkCoverage <= EMBROIDERY_MAX_COVERAGE) {
-      return at('embroidery', `A flat, logo-like design with ${colours(n)}: too many for screen printing (up to ${LIMITS.screen}) but within embroidery's ${LIMITS.embroidery} thread colours, and its details are bold enough to stitch.`);
+      return at(
+        'embroidery',
+        `A flat, logo-like design with ${colours(n)}: too many for screen printing (up to ${LIMITS.screen}) but within embroidery's ${LIMITS.embroidery} thread colours, and its details are bold enough to stitch.`,
+      );
     }
-    return at('dtg', `${colours(n)} is more than screen printing's ${LIMITS.screen} spot colours${f.fineDetail ? ', and the detail is too fine to embroider' : ' and the design is too large an area to embroider'}; DTG prints unlimited colours.`);
+    return at(
+      'dtg',
+      `${colours(n)} is more than screen printing's ${LIMITS.screen} spot colours${f.fineDetail ? ', and the detail is too fine to embroider' : ' and the design is too large an area to embroider'}; DTG prints unlimited colours.`,
+    );
   }
 
   // 1-8 flat colours: screen, vinyl or DTG, decided by the run size.
   const totals = orderTotals(screen, dtg, quantity);
   if (quantity >= SCREEN_MODEL.minimumQuantity && totals.screen <= totals.dtg) {
-    return at('screen', `${colours(n)} of flat spot colour at ${pieces(quantity)}: screen printing is the cheapest, about ${usd(totals.screen / quantity)} a piece including the ${usd(screen.setup)} setup for ${screen.screens} screen${screen.screens === 1 ? '' : 's'}, against ${usd(dtg.perUnit)} a piece for DTG.`);
+    return at(
+      'screen',
+      `${colours(n)} of flat spot colour at ${pieces(quantity)}: screen printing is the cheapest, about ${usd(totals.screen / quantity)} a piece including the ${usd(screen.setup)} setup for ${screen.screens} screen${screen.screens === 1 ? '' : 's'}, against ${usd(dtg.perUnit)} a piece for DTG.`,
+    );
   }
   if (n <= LIMITS.vinyl && !f.fineDetail && quantity <= VINYL_MAX_QUANTITY && f.inkCoverage <= VINYL_MAX_COVERAGE) {
-    return at('vinyl', `${colours(n)} in bold, simple shapes and a small run of ${pieces(quantity)}: heat-transfer vinyl needs no screens or setup, and the design is within vinyl's ${LIMITS.vinyl}-colour limit.`);
+    return at(
+      'vinyl',
+      `${colours(n)} in bold, simple shapes and a small run of ${pieces(quantity)}: heat-transfer vinyl needs no screens or setup, and the design is within vinyl's ${LIMITS.vinyl}-colour limit.`,
+    );
   }
   const why =
     quantity < SCREEN_MODEL.minimumQuantity
       ? `${pieces(quantity)} is below the usual screen printing minimum of ${SCREEN_MODEL.minimumQuantity}`
       : `at ${pieces(quantity)} the screen setup (${usd(screen.setup)} for ${screen.screens} screen${screen.screens === 1 ? '' : 's'}) makes screen printing dearer than DTG (${usd(totals.screen / quantity)} against ${usd(dtg.perUnit)} a piece)`;
-  const notVinyl = n > LIMITS.vinyl ? `, and ${colours(n)} is more than vinyl's ${LIMITS.vinyl}` : f.fineDetail ? ', and the detail is too fine to cut in vinyl' : '';
+  const notVinyl =
+    n > LIMITS.vinyl
+      ? `, and ${colours(n)} is more than vinyl's ${LIMITS.vinyl}`
+      : f.fineDetail
+        ? ', and the detail is too fine to cut in vinyl'
+        : '';
   return at('dtg', `${why[0]!.toUpperCase()}${why.slice(1)}${notVinyl}: DTG has no setup cost.`);
 }

@@ -44,20 +44,30 @@ export function warningsFor(f: WarningFacts): string[] {
   if (f.colourCount > LIMITS.screen) exceeded.push(`screen printing (up to ${LIMITS.screen})`);
   if (f.colourCount > LIMITS.embroidery) exceeded.push(`embroidery (up to ${LIMITS.embroidery})`);
   if (exceeded.length) {
-    const list = exceeded.length === 1 ? exceeded[0] : `${exceeded.slice(0, -1).join(', ')} and ${exceeded[exceeded.length - 1]}`;
+    const list =
+      exceeded.length === 1 ? exceeded[0] : `${exceeded.slice(0, -1).join(', ')} and ${exceeded[exceeded.length - 1]}`;
     out.push(`The design has ${f.colourCount} colours, more than ${list} can print as separate colours.`);
   }
   if (f.continuousTone) {
-    out.push('Gradients or photographic tones cannot be printed with flat spot colours: screen printing needs halftone separations for them, and vinyl and embroidery cannot reproduce them.');
+    out.push(
+      'Gradients or photographic tones cannot be printed with flat spot colours: screen printing needs halftone separations for them, and vinyl and embroidery cannot reproduce them.',
+    );
   }
   if (f.translucent) {
-    out.push(`About ${pct(f.translucentShare)} of the design is semi-transparent (soft shadows, glows or feathered edges): screen printing and vinyl print solid ink only, so these areas need halftones or DTG.`);
+    out.push(
+      `About ${pct(f.translucentShare)} of the design is semi-transparent (soft shadows, glows or feathered edges): screen printing and vinyl print solid ink only, so these areas need halftones or DTG.`,
+    );
   }
   if (f.fineDetail) {
-    out.push(`About ${pct(f.fineShare)} of the design is detail finer than 1.5 mm at a 4 in left-chest size: too fine for embroidery, which needs bolder lines and text.`);
+    out.push(
+      `About ${pct(f.fineShare)} of the design is detail finer than 1.5 mm at a 4 in left-chest size: too fine for embroidery, which needs bolder lines and text.`,
+    );
   }
   for (const lc of f.lowContrast) {
-    const garments = lc.garments.length === 1 ? lc.garments[0] : `${lc.garments.slice(0, -1).join(', ')} and ${lc.garments[lc.garments.length - 1]}`;
+    const garments =
+      lc.garments.length === 1
+        ? lc.garments[0]
+        : `${lc.garments.slice(0, -1).join(', ')} and ${lc.garments[lc.garments.length - 1]}`;
     out.push(`${lc.colour.hex} (${pct(lc.colour.share)} of the design) is nearly invisible on ${garments} garments.`);
   }
   return out;

@@ -88,8 +88,30 @@ async function buildTemplate(g: Geometry, size: number): Promise<Template> {
   // ---- rasterise everything we need (in parallel; librsvg runs off-thread) ----
   const partMasks = Promise.all(g.parts.map((p) => rasterize(partsSvg([p], g, W), W, W, 3)));
   const unionW = rasterize(partsSvg(g.parts, g, W), W, W, 3);
-  const softFolds = rasterize(foldSvg(g.folds.filter((f) => !f.crisp), [], g, W, FOLD_SCALE), W, W, 0);
-  const crispFolds = rasterize(foldSvg(g.folds.filter((f) => f.crisp), g.seams, g, W, FOLD_SCALE), W, W, 0);
+  const softFolds = rasterize(
+    foldSvg(
+      g.folds.filter((f) => !f.crisp),
+      [],
+      g,
+      W,
+      FOLD_SCALE,
+    ),
+    W,
+    W,
+    0,
+  );
+  const crispFolds = rasterize(
+    foldSvg(
+      g.folds.filter((f) => f.crisp),
+      g.seams,
+      g,
+      W,
+      FOLD_SCALE,
+    ),
+    W,
+    W,
+    0,
+  );
   const alphaP = getMask(g.silhouette, g.view, size);
   const detailP = rasterizeBytes(detailSvg(g, size), size, size, 0);
   const [masks, union, soft, crisp] = await Promise.all([partMasks, unionW, softFolds, crispFolds]);

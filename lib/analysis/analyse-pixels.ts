@@ -63,17 +63,28 @@ export function analysePixels(input: PixelInput, quantity: number): { result: An
   const translucent = translucentShare >= T.TRANSLUCENT_SHARE;
   // Fine detail only matters where embroidery or vinyl could be chosen: flat designs of up to 15 colours.
   const fineShare =
-    colourCount > 0 && colourCount <= LIMITS.embroidery && !continuousTone ? fineDetailShare(input, colours, translucentShare >= T.TRANSLUCENT_SHARE / 2) : 0;
+    colourCount > 0 && colourCount <= LIMITS.embroidery && !continuousTone
+      ? fineDetailShare(input, colours, translucentShare >= T.TRANSLUCENT_SHARE / 2)
+      : 0;
   const fineDetail = fineShare >= T.FINE_SHARE;
   const print = printSize(input.sourceWidth, input.sourceHeight);
   const box = detectBackgroundBox(input, colours);
   // Ink touches the fabric when a noticeable part of the image is see-through.
-  const lowContrast = lowContrastColours(colours, alpha.clearShare + translucentShare * (1 - alpha.clearShare) >= 0.05, box?.colour ?? null);
+  const lowContrast = lowContrastColours(
+    colours,
+    alpha.clearShare + translucentShare * (1 - alpha.clearShare) >= 0.05,
+    box?.colour ?? null,
+  );
 
   const printedSquareInches = print.widthIn * print.heightIn * palette.inkCoverage;
   const screen = screenPrice(colourCount, quantity);
   const dtg = dtgPrice(printedSquareInches, quantity);
-  const recommendation = recommend({ colourCount, continuousTone, translucent, fineDetail, inkCoverage: palette.inkCoverage }, quantity, screen, dtg);
+  const recommendation = recommend(
+    { colourCount, continuousTone, translucent, fineDetail, inkCoverage: palette.inkCoverage },
+    quantity,
+    screen,
+    dtg,
+  );
 
   const dominant = colours.slice(0, 5);
   const pantone: string[] = [];
@@ -109,7 +120,12 @@ export function analysePixels(input: PixelInput, quantity: number): { result: An
       recommendation,
       pricing: {
         dtg: { perUnit: dtg.perUnit, currency: CURRENCY },
-        screen: { perUnit: screen.perUnit, setup: screen.setup, minimumQuantity: screen.minimumQuantity, currency: CURRENCY },
+        screen: {
+          perUnit: screen.perUnit,
+          setup: screen.setup,
+          minimumQuantity: screen.minimumQuantity,
+          currency: CURRENCY,
+        },
       },
       warnings,
     },

@@ -2,7 +2,7 @@
 // (a concurrency gate and a pool of output buffers). Pure image code: no database or Temporal imports.
 import os from 'node:os';
 import sharp from 'sharp';
-import { MAX_INPUT_PIXELS } from '../../lib/images/limits';
+import { MAX_INPUT_PIXELS } from '../images/limits';
 
 /**
  * One libvips worker thread per pipeline. sharp already defaults to 1 on glibc Linux; setting it explicitly keeps

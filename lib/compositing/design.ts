@@ -8,7 +8,16 @@
 // happened to have: a retried or re-run step writes the same bytes.
 import { createHash } from 'node:crypto';
 import sharp from 'sharp';
-import { decodeLevel, fitInside, levelFor, levelSize, uprightSize, type Level, type PreparedDesign, type Size } from '../../lib/images/design-levels';
+import {
+  decodeLevel,
+  fitInside,
+  levelFor,
+  levelSize,
+  uprightSize,
+  type Level,
+  type PreparedDesign,
+  type Size,
+} from '../images/design-levels';
 import { MAX_DESIGN_PIXELS } from './config';
 
 /** Designs that cannot be decoded or are empty: the caller maps this to a non-retryable failure. */
@@ -104,7 +113,12 @@ export function configureDesignCache(opts: { maxBytes?: number; clear?: boolean 
  * The design sized to fit inside boxW x boxH (aspect kept), ready for the pixel loop. `useCache: false` does all the
  * work from the encoded bytes (the benchmark's "new design each time"); the pixels are the same either way.
  */
-export async function placeDesign(source: Buffer | DesignSource, boxW: number, boxH: number, useCache = true): Promise<PlacedDesign> {
+export async function placeDesign(
+  source: Buffer | DesignSource,
+  boxW: number,
+  boxH: number,
+  useCache = true,
+): Promise<PlacedDesign> {
   const src: DesignSource = Buffer.isBuffer(source) ? { load: async () => source } : source;
   const caching = useCache && cache.maxBytes > 0;
   const have: Have = {};
@@ -140,7 +154,14 @@ export async function placeDesign(source: Buffer | DesignSource, boxW: number, b
 
 /** The placed design from the level the target needs; larger than level 1, straight from the bytes (no level is
  * worth keeping for that). */
-async function place(src: DesignSource, id: string, size: Size, target: Size, caching: boolean, have: Have): Promise<PlacedDesign> {
+async function place(
+  src: DesignSource,
+  id: string,
+  size: Size,
+  target: Size,
+  caching: boolean,
+  have: Have,
+): Promise<PlacedDesign> {
   const k = levelFor(size, target);
   if (k === 0) return placeFromBytes(have.bytes ?? (await readBytes(src)), target);
   return placeFromLevel(await getLevel(src, id, size, k, caching, have), target.width, target.height);
@@ -183,7 +204,14 @@ function probeShared(src: DesignSource, id: string, bytes: Buffer | undefined): 
 const levelKey = (id: string, s: Size) => `${id}|L${s.width}x${s.height}`;
 
 /** Level k (>= 1): from the cache, the prepared levels, or decoded from the bytes; concurrent requests share one. */
-async function getLevel(src: DesignSource, id: string, size: Size, k: number, caching: boolean, have: Have): Promise<Level> {
+async function getLevel(
+  src: DesignSource,
+  id: string,
+  size: Size,
+  k: number,
+  caching: boolean,
+  have: Have,
+): Promise<Level> {
   const key = levelKey(id, levelSize(size, k));
   if (caching) {
     const hit = cache.get(key) as Level | undefined;
@@ -232,7 +260,9 @@ function remember(id: string, size: { width: number; height: number }): void {
 function decodeError(err: unknown): DesignImageError {
   const msg = err instanceof Error ? err.message : String(err);
   return new DesignImageError(
-    /pixel limit/i.test(msg) ? `design image is larger than ${MAX_DESIGN_PIXELS / 1e6} megapixels` : `design image cannot be decoded: ${msg}`,
+    /pixel limit/i.test(msg)
+      ? `design image is larger than ${MAX_DESIGN_PIXELS / 1e6} megapixels`
+      : `design image cannot be decoded: ${msg}`,
     { cause: err },
   );
 }
@@ -245,7 +275,8 @@ async function sizeOf(bytes: Buffer): Promise<Size> {
   } catch (err) {
     throw decodeError(err);
   }
-  if (size.width * size.height > MAX_DESIGN_PIXELS) throw new DesignImageError(`design image is larger than ${MAX_DESIGN_PIXELS / 1e6} megapixels`);
+  if (size.width * size.height > MAX_DESIGN_PIXELS)
+    throw new DesignImageError(`design image is larger than ${MAX_DESIGN_PIXELS / 1e6} megapixels`);
   return size;
 }
 
@@ -260,7 +291,12 @@ function checked(level: Level): Level {
 async function placeFromBytes(bytes: Buffer, target: Size): Promise<PlacedDesign> {
   let out: { data: Buffer; info: sharp.OutputInfo };
   try {
-    out = await sharp(bytes, { limitInputPixels: MAX_DESIGN_PIXELS, failOn: 'error', sequentialRead: true, autoOrient: true })
+    out = await sharp(bytes, {
+      limitInputPixels: MAX_DESIGN_PIXELS,
+      failOn: 'error',
+      sequentialRead: true,
+      autoOrient: true,
+    })
       .resize(target.width, target.height, { fit: 'fill', kernel: 'lanczos3', fastShrinkOnLoad: true })
       .toColourspace('srgb')
       .ensureAlpha()
@@ -279,13 +315,16 @@ async function placeFromBytes(bytes: Buffer, target: Size): Promise<PlacedDesign
 /** Level -> placed size (lanczos3, alpha premultiplied by sharp while resampling) + 1 px transparent padding. */
 async function placeFromLevel(level: Level, width: number, height: number): Promise<PlacedDesign> {
   let img = sharp(level.data, { raw: { width: level.width, height: level.height, channels: 4 } });
-  if (level.width !== width || level.height !== height) img = img.resize(width, height, { fit: 'fill', kernel: 'lanczos3' });
+  if (level.width !== width || level.height !== height)
+    img = img.resize(width, height, { fit: 'fill', kernel: 'lanczos3' });
   const { data, info } = await img
     .extend({ top: 1, bottom: 1, left: 1, right: 1, background: { r: 0, g: 0, b: 0, alpha: 0 } })
     .raw({ depth: 'uchar' })
     .toBuffer({ resolveWithObject: true });
   if (info.channels !== 4 || info.width !== width + 2 || info.height !== height + 2) {
-    throw new Error(`placed design came out ${info.width}x${info.height}x${info.channels}, expected ${width + 2}x${height + 2}x4`);
+    throw new Error(
+      `placed design came out ${info.width}x${info.height}x${info.channels}, expected ${width + 2}x${height + 2}x4`,
+    );
   }
   return { data, width, height };
 }

@@ -32,7 +32,12 @@ export interface RenderedBlank {
   thumbnail: Buffer;
 }
 
-export async function renderBlank(opts: { silhouette: Silhouette; view: View; colorHex: string; size?: number }): Promise<RenderedBlank> {
+export async function renderBlank(opts: {
+  silhouette: Silhouette;
+  view: View;
+  colorHex: string;
+  size?: number;
+}): Promise<RenderedBlank> {
   const size = opts.size ?? BLANK_SIZE;
   checkArgs(opts.silhouette, opts.view, size);
   parseHex(opts.colorHex); // validate before doing any work
@@ -41,7 +46,11 @@ export async function renderBlank(opts: { silhouette: Silhouette; view: View; co
 }
 
 /** The garment alpha mask of a silhouette/view as a single-channel raw buffer at `size` (255 = garment). */
-export async function garmentMask(s: Silhouette, view: View, size: number = BLANK_SIZE): Promise<{ data: Buffer; width: number; height: number }> {
+export async function garmentMask(
+  s: Silhouette,
+  view: View,
+  size: number = BLANK_SIZE,
+): Promise<{ data: Buffer; width: number; height: number }> {
   checkArgs(s, view, size);
   const data = await getMask(s, view, size);
   return { data: Buffer.from(data), width: size, height: size };

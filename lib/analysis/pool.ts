@@ -2,7 +2,7 @@
 // of CPU on this hardware (see README), more than a request handler may hold the event loop; through the pool it
 // costs the API thread one structured clone of a ~0.8 MB raster.
 import path from 'node:path';
-import { WorkerPool, type WorkerPoolOptions } from '../../lib/images/worker-pool';
+import { WorkerPool, type WorkerPoolOptions } from '../images/worker-pool';
 import { analysePixels, type PixelInput } from './analyse-pixels';
 
 type Output = ReturnType<typeof analysePixels>;
@@ -18,7 +18,12 @@ export class AnalysisPool {
   private readonly pool: WorkerPool<AnalysisTask, Output>;
 
   constructor(opts: Pick<WorkerPoolOptions<AnalysisTask, Output>, 'size' | 'taskTimeoutMs' | 'maxQueue'> = {}) {
-    this.pool = new WorkerPool({ ...opts, file: WORKER_FILE, name: 'image analysis', inline: (t) => analysePixels(t.input, t.quantity) });
+    this.pool = new WorkerPool({
+      ...opts,
+      file: WORKER_FILE,
+      name: 'image analysis',
+      inline: (t) => analysePixels(t.input, t.quantity),
+    });
   }
 
   /**
@@ -26,7 +31,9 @@ export class AnalysisPool {
    * caller must own them outright (plain ArrayBuffers, not sharp's external memory) and must not touch them again.
    */
   run(input: PixelInput, quantity: number, opts: { move?: boolean } = {}): Promise<Output> {
-    const transfer = opts.move ? [input.data.buffer, input.alphaPlane?.buffer].filter((b): b is ArrayBuffer => b instanceof ArrayBuffer) : [];
+    const transfer = opts.move
+      ? [input.data.buffer, input.alphaPlane?.buffer].filter((b): b is ArrayBuffer => b instanceof ArrayBuffer)
+      : [];
     return this.pool.run({ input, quantity }, transfer);
   }
 

@@ -1,5 +1,18 @@
 // Prepared blanks: decoded pixels, fabric maps and derived lookup data, held in an in-process LRU bounded by bytes.
-import { computeMaps, decodeBlank, decodeMap, diffuseShade, fabricMapKeys, garmentReference, mapSizes, MAP_ONE, SHEEN_FROM, shadingCurve, DISP_REDUCE, type MapPixels } from './maps';
+import {
+  computeMaps,
+  decodeBlank,
+  decodeMap,
+  diffuseShade,
+  fabricMapKeys,
+  garmentReference,
+  mapSizes,
+  MAP_ONE,
+  SHEEN_FROM,
+  shadingCurve,
+  DISP_REDUCE,
+  type MapPixels,
+} from './maps';
 
 /** Thumbnails are ~400 px on the long side (an integer box reduction of the blank). */
 export const THUMB_TARGET = 400;
@@ -38,7 +51,11 @@ export const WARP_MAX = 0.002;
 /** Fraction of the garment's sheen kept over ink (screen). */
 export const SHEEN_GAIN = 0.75;
 
-export async function prepareBlank(key: string, blankBytes: Buffer, maps?: { shading: Buffer; displacement: Buffer } | null): Promise<PreparedBlank> {
+export async function prepareBlank(
+  key: string,
+  blankBytes: Buffer,
+  maps?: { shading: Buffer; displacement: Buffer } | null,
+): Promise<PreparedBlank> {
   const blank = await decodeBlank(blankBytes);
   const { width, height } = blank;
   const sizes = mapSizes(width, height);
@@ -66,7 +83,8 @@ export async function prepareBlank(key: string, blankBytes: Buffer, maps?: { sha
   }
   const warp = warpField(m, width);
   const thumb = boxThumb(blank.data, width, height);
-  const bytes = blank.data.length + m.shade.byteLength + m.disp.byteLength + warp.byteLength + thumb.data.length + 2 * 65536 * 4;
+  const bytes =
+    blank.data.length + m.shade.byteLength + m.disp.byteLength + warp.byteLength + thumb.data.length + 2 * 65536 * 4;
   return { key, width, height, rgb: blank.data, maps: m, ref, diffuseLut, sheenLut, warp, thumb, mapsSource, bytes };
 }
 
@@ -89,7 +107,8 @@ function warpField(m: MapPixels, width: number): Float32Array {
   // 95th percentile of the gradient over the centre of the image (torso and print zones)
   const mags: number[] = [];
   for (let y = Math.floor(h * 0.25); y < Math.ceil(h * 0.75); y++) {
-    for (let x = Math.floor(w * 0.3); x < Math.ceil(w * 0.7); x++) mags.push(Math.hypot(grad[(y * w + x) * 2]!, grad[(y * w + x) * 2 + 1]!));
+    for (let x = Math.floor(w * 0.3); x < Math.ceil(w * 0.7); x++)
+      mags.push(Math.hypot(grad[(y * w + x) * 2]!, grad[(y * w + x) * 2 + 1]!));
   }
   mags.sort((a, b) => a - b);
   const p95 = mags.length ? mags[Math.floor(mags.length * 0.95)]! : 0;
@@ -123,7 +142,17 @@ function boxThumb(rgb: Buffer, width: number, height: number): PreparedBlank['th
 }
 
 /** Box-reduce the source rows/cols covering thumbnail cells [tx0, tx1) x [ty0, ty1) into `dst`. */
-export function reduceInto(src: Buffer, srcW: number, dst: Buffer, dstW: number, f: number, tx0: number, ty0: number, tx1: number, ty1: number): void {
+export function reduceInto(
+  src: Buffer,
+  srcW: number,
+  dst: Buffer,
+  dstW: number,
+  f: number,
+  tx0: number,
+  ty0: number,
+  tx1: number,
+  ty1: number,
+): void {
   const inv = 1 / (f * f);
   for (let ty = ty0; ty < ty1; ty++) {
     for (let tx = tx0; tx < tx1; tx++) {
@@ -170,7 +199,11 @@ export class PreparedBlankCache {
   private preparing = 0;
   private readonly waiting: (() => void)[] = [];
 
-  constructor(opts: { load: (key: string) => Promise<Buffer | null>; maxBytes?: number; mapsStored?: (blankKey: string) => boolean }) {
+  constructor(opts: {
+    load: (key: string) => Promise<Buffer | null>;
+    maxBytes?: number;
+    mapsStored?: (blankKey: string) => boolean;
+  }) {
     this.load = opts.load;
     this.maxBytes = opts.maxBytes ?? DEFAULT_BLANK_CACHE_BYTES;
     this.mapsStored = opts.mapsStored ?? (() => true);
@@ -238,6 +271,12 @@ export class PreparedBlankCache {
   }
 
   stats(): { entries: number; bytes: number; maxBytes: number; hits: number; misses: number } {
-    return { entries: this.entries.size, bytes: this.total, maxBytes: this.maxBytes, hits: this.hitCount, misses: this.missCount };
+    return {
+      entries: this.entries.size,
+      bytes: this.total,
+      maxBytes: this.maxBytes,
+      hits: this.hitCount,
+      misses: this.missCount,
+    };
   }
 }

@@ -289,7 +289,12 @@ function buildSleeve(sp: Spec): SleeveGeo | undefined {
       curve(endOf(topE), line(endOf(topE), add(sleeveBot, u, 0.25))),
       path(add(sleeveBot, u, 0.25), [UA], [start]),
     );
-    cuff = join(path(t0, [add(t0, u, cuffLen * 0.5), add(t1, u, -cuffLen * 0.5), t1]), curve(t1, bulge(t1, b1, 0.25)), path(b1, [b0]), curve(b0, bulge(b0, t0, 0.2)));
+    cuff = join(
+      path(t0, [add(t0, u, cuffLen * 0.5), add(t1, u, -cuffLen * 0.5), t1]),
+      curve(t1, bulge(t1, b1, 0.25)),
+      path(b1, [b0]),
+      curve(b0, bulge(b0, t0, 0.2)),
+    );
     cuffRibs = { a: curve(t0, line(t0, b0)), b: curve(t1, bulge(t1, b1, 0.25)) };
   } else {
     shape = join(curve(start, line(start, SP)), topEdge, curve(ET, bulge(ET, EB, 0.3)), path(EB, [UA], [start]));
@@ -310,7 +315,14 @@ function bodyRight(sp: Spec, view: View): { outline: Curve; topNeck: Curve; bott
   const topC = view === 'front' ? sp.backVisible : sp.backDrop;
   const ni = sp.neckIn;
   const no = sp.neckOut;
-  const topNeck = path([0, topC], [[ni * 0.55, topC], [ni * 0.9, topC * 0.35], [ni, -0.08]]);
+  const topNeck = path(
+    [0, topC],
+    [
+      [ni * 0.55, topC],
+      [ni * 0.9, topC * 0.35],
+      [ni, -0.08],
+    ],
+  );
   const bottomSide = sp.length - (sp.waistband ?? 0) + (sp.waistband ? 0.15 : 0);
   const UA: Pt = [sp.chest, sp.underarm];
   const hemX = sp.waistband ? sp.hem - 0.15 : sp.hem;
@@ -318,23 +330,42 @@ function bodyRight(sp: Spec, view: View): { outline: Curve; topNeck: Curve; bott
   if (sp.collar === 'tank') {
     shoulderAndArm = path(
       [ni, -0.08],
-      [[ni + 0.3, -0.22], [sp.shoulder - 0.4, -0.05], [sp.shoulder, sp.shoulderDrop]],
+      [
+        [ni + 0.3, -0.22],
+        [sp.shoulder - 0.4, -0.05],
+        [sp.shoulder, sp.shoulderDrop],
+      ],
       [[sp.shoulder + 0.1, 4.5], [sp.chest - 2.6, sp.underarm - 0.6], UA],
     );
   } else {
     const SP: Pt = [sp.shoulder, sp.shoulderDrop];
     shoulderAndArm = path(
       [ni, -0.08],
-      [[ni + 0.35, -0.2], [no - 0.1, -0.1], [no, 0.05]],
+      [
+        [ni + 0.35, -0.2],
+        [no - 0.1, -0.1],
+        [no, 0.05],
+      ],
       [[no + (SP[0] - no) * 0.4, 0.12 + SP[1] * 0.15], [SP[0] - 1.8, SP[1] * 0.78], SP],
       [[SP[0] + 0.45, SP[1] + 2.6], [UA[0] - 0.12, UA[1] - 3.2], UA],
     );
   }
   const yb = bottomSide;
   const taper = sp.waistband ? 0.1 : 0.45;
-  const side = path(UA, [[sp.chest - taper, UA[1] + (yb - UA[1]) * 0.4], [hemX - taper * 0.8, yb - (yb - UA[1]) * 0.25], [hemX, yb]]);
+  const side = path(UA, [
+    [sp.chest - taper, UA[1] + (yb - UA[1]) * 0.4],
+    [hemX - taper * 0.8, yb - (yb - UA[1]) * 0.25],
+    [hemX, yb],
+  ]);
   const hc = sp.waistband ? sp.hemCurve * 0.8 : sp.hemCurve;
-  const hem = path([hemX, yb], [[hemX * 0.62, yb + hc * 0.85], [hemX * 0.27, yb + hc], [0, yb + hc]]);
+  const hem = path(
+    [hemX, yb],
+    [
+      [hemX * 0.62, yb + hc * 0.85],
+      [hemX * 0.27, yb + hc],
+      [0, yb + hc],
+    ],
+  );
   return { outline: join(topNeck, shoulderAndArm, side, hem), topNeck, bottomSide };
 }
 
@@ -357,13 +388,42 @@ function buildParts(s: Silhouette, view: View): Omit<Geometry, 'ppi' | 'originY'
 
   // ---- sleeves (behind the body) ----------------------------------------
   if (sleeve) {
-    parts.push({ name: 'sleeves', shapes: both(sleeve.shape).map((c) => wobble(c, 0.06, 2, rnd)), mode: 'paint', height: 2.6 * puff, sigma: [1.5 + fl * 0.4, 1.5 + fl * 0.4], base: 1.8, tone: 0.97 });
+    parts.push({
+      name: 'sleeves',
+      shapes: both(sleeve.shape).map((c) => wobble(c, 0.06, 2, rnd)),
+      mode: 'paint',
+      height: 2.6 * puff,
+      sigma: [1.5 + fl * 0.4, 1.5 + fl * 0.4],
+      base: 1.8,
+      tone: 0.97,
+    });
     if (sleeve.cuff && sleeve.cuffRibs) {
       const pitch = sp.sleeve!.cuff ? 0.11 : 0.07;
-      const ribs = [sleeve.cuffRibs, { a: mirrorX(sleeve.cuffRibs.a), b: mirrorX(sleeve.cuffRibs.b) }].map((r) => ({ ...r, pitch }));
-      parts.push({ name: 'cuffs', shapes: both(sleeve.cuff), mode: 'paint', height: 0.9 * puff, sigma: [0.7, 0.7], base: 1.5, tone: 0.96, ribs });
+      const ribs = [sleeve.cuffRibs, { a: mirrorX(sleeve.cuffRibs.a), b: mirrorX(sleeve.cuffRibs.b) }].map((r) => ({
+        ...r,
+        pitch,
+      }));
+      parts.push({
+        name: 'cuffs',
+        shapes: both(sleeve.cuff),
+        mode: 'paint',
+        height: 0.9 * puff,
+        sigma: [0.7, 0.7],
+        base: 1.5,
+        tone: 0.96,
+        ribs,
+      });
     }
-    if (sleeve.opening) parts.push({ name: 'sleeve-inside', shapes: both(sleeve.opening), mode: 'paint', height: 0.2, sigma: [0.3, 0.3], base: 0.3, tone: 0.6 });
+    if (sleeve.opening)
+      parts.push({
+        name: 'sleeve-inside',
+        shapes: both(sleeve.opening),
+        mode: 'paint',
+        height: 0.2,
+        sigma: [0.3, 0.3],
+        base: 0.3,
+        tone: 0.6,
+      });
     if (sleeve.hemLine) for (const c of both(sleeve.hemLine)) stitches.push({ c, twin: 0, dash: 0.1 });
   }
 
@@ -377,17 +437,47 @@ function buildParts(s: Silhouette, view: View): Omit<Geometry, 'ppi' | 'originY'
     const hc = sp.hemCurve * 0.8;
     const tw = sp.hem - 0.3;
     const bw = sp.hem - 0.5;
-    const topEdge = path([0, top + hc], [[tw * 0.3, top + hc], [tw * 0.65, top + hc * 0.85], [tw, top]]);
-    const botEdge = path([0, sp.length + hc], [[bw * 0.3, sp.length + hc], [bw * 0.65, sp.length + hc * 0.85], [bw, sp.length]]);
+    const topEdge = path(
+      [0, top + hc],
+      [
+        [tw * 0.3, top + hc],
+        [tw * 0.65, top + hc * 0.85],
+        [tw, top],
+      ],
+    );
+    const botEdge = path(
+      [0, sp.length + hc],
+      [
+        [bw * 0.3, sp.length + hc],
+        [bw * 0.65, sp.length + hc * 0.85],
+        [bw, sp.length],
+      ],
+    );
     const right = join(topEdge, curve([tw, top], line([tw, top], [bw, sp.length])), reverse(botEdge));
     const a = join(reverse(mirrorX(topEdge)), topEdge);
     const b = join(reverse(mirrorX(botEdge)), botEdge);
-    parts.push({ name: 'waistband', shapes: [symmetric(right)], mode: 'paint', height: 1.4 * puff, sigma: [2.5, 0.5], base: 3.8, tone: 0.97, ribs: [{ a, b, pitch: 0.11 }] });
+    parts.push({
+      name: 'waistband',
+      shapes: [symmetric(right)],
+      mode: 'paint',
+      height: 1.4 * puff,
+      sigma: [2.5, 0.5],
+      base: 3.8,
+      tone: 0.97,
+      ribs: [{ a, b, pitch: 0.11 }],
+    });
   } else if (sp.hemStitch) {
     const hx = sp.hem - 0.02;
     const hc = sp.hemCurve;
     const y = yb - sp.hemStitch;
-    const c = path([-hx, y], [[-hx * 0.5, y + hc * 0.9], [hx * 0.5, y + hc * 0.9], [hx, y]]);
+    const c = path(
+      [-hx, y],
+      [
+        [-hx * 0.5, y + hc * 0.9],
+        [hx * 0.5, y + hc * 0.9],
+        [hx, y],
+      ],
+    );
     stitches.push({ c, twin: 0.25, dash: 0.1 });
     seams.push({ c: translate(c, 0, 0.12), depth: 0.05, w: 0.12 });
   }
@@ -399,11 +489,40 @@ function buildParts(s: Silhouette, view: View): Omit<Geometry, 'ppi' | 'originY'
   if (sp.collar === 'crew' || sp.collar === 'tank') {
     const rib = sp.rib;
     if (view === 'front') {
-      const innerR = path([ni + 0.02, -0.06], [[ni - 0.12, fd * 0.42], [ni * 0.55, fd - rib], [0, fd - rib]]);
-      const outerR = path([no, 0.05], [[no - 0.05, fd * 0.5], [no * 0.55, fd], [0, fd]]);
+      const innerR = path(
+        [ni + 0.02, -0.06],
+        [
+          [ni - 0.12, fd * 0.42],
+          [ni * 0.55, fd - rib],
+          [0, fd - rib],
+        ],
+      );
+      const outerR = path(
+        [no, 0.05],
+        [
+          [no - 0.05, fd * 0.5],
+          [no * 0.55, fd],
+          [0, fd],
+        ],
+      );
       const interiorR = join(body.topNeck, innerR);
-      parts.push({ name: 'interior', shapes: [symmetric(interiorR)], mode: 'paint', height: 0.5, sigma: [1, 1], base: 0.6, tone: 0.55 });
-      const backRibInner = path([0, body.topNeck.start[1] + rib], [[ni * 0.3, body.topNeck.start[1] + rib], [ni * 0.6, body.topNeck.start[1] + rib], [ni - 0.1, rib * 0.75]]);
+      parts.push({
+        name: 'interior',
+        shapes: [symmetric(interiorR)],
+        mode: 'paint',
+        height: 0.5,
+        sigma: [1, 1],
+        base: 0.6,
+        tone: 0.55,
+      });
+      const backRibInner = path(
+        [0, body.topNeck.start[1] + rib],
+        [
+          [ni * 0.3, body.topNeck.start[1] + rib],
+          [ni * 0.6, body.topNeck.start[1] + rib],
+          [ni - 0.1, rib * 0.75],
+        ],
+      );
       parts.push({
         name: 'backrib',
         shapes: [symmetric(join(body.topNeck, reverse(backRibInner)))],
@@ -412,7 +531,13 @@ function buildParts(s: Silhouette, view: View): Omit<Geometry, 'ppi' | 'originY'
         sigma: [0.5, 0.3],
         base: 1.2,
         tone: 0.72,
-        ribs: [{ a: join(reverse(mirrorX(body.topNeck)), body.topNeck), b: join(mirrorX(reverse(backRibInner)), backRibInner), pitch: 0.08 }],
+        ribs: [
+          {
+            a: join(reverse(mirrorX(body.topNeck)), body.topNeck),
+            b: join(mirrorX(reverse(backRibInner)), backRibInner),
+            pitch: 0.08,
+          },
+        ],
       });
       const bandR = join(reverse(innerR), curve([ni + 0.02, -0.06], line([ni + 0.02, -0.06], [no, 0.05])), outerR);
       parts.push({
@@ -425,10 +550,21 @@ function buildParts(s: Silhouette, view: View): Omit<Geometry, 'ppi' | 'originY'
       });
       const seamC = join(mirrorX(outerR), reverse(outerR));
       seams.push({ c: seamC, depth: 0.12, w: 0.12 });
-      stitches.push({ c: join(mirrorX(translate(outerR, 0, 0.22)), reverse(translate(outerR, 0, 0.22))), twin: 0, dash: 0.09 });
+      stitches.push({
+        c: join(mirrorX(translate(outerR, 0, 0.22)), reverse(translate(outerR, 0, 0.22))),
+        twin: 0,
+        dash: 0.09,
+      });
     } else {
       const bd = sp.backDrop;
-      const seamR = path([no, 0.05], [[no - 0.35, 0.45 + bd * 0.3], [ni * 0.55, bd + rib], [0, bd + rib]]);
+      const seamR = path(
+        [no, 0.05],
+        [
+          [no - 0.35, 0.45 + bd * 0.3],
+          [ni * 0.55, bd + rib],
+          [0, bd + rib],
+        ],
+      );
       const bandR = join(body.topNeck, curve([ni, -0.08], line([ni, -0.08], [no, 0.05])), seamR);
       parts.push({
         name: 'collar',
@@ -436,18 +572,47 @@ function buildParts(s: Silhouette, view: View): Omit<Geometry, 'ppi' | 'originY'
         mode: 'add',
         height: 0.3,
         sigma: [0.25, 0.25],
-        ribs: [{ a: join(reverse(mirrorX(body.topNeck)), body.topNeck), b: join(mirrorX(seamR), reverse(seamR)), pitch: 0.08 }],
+        ribs: [
+          {
+            a: join(reverse(mirrorX(body.topNeck)), body.topNeck),
+            b: join(mirrorX(seamR), reverse(seamR)),
+            pitch: 0.08,
+          },
+        ],
       });
       seams.push({ c: join(mirrorX(seamR), reverse(seamR)), depth: 0.12, w: 0.12 });
-      stitches.push({ c: join(mirrorX(translate(seamR, 0, 0.2)), reverse(translate(seamR, 0, 0.2))), twin: 0, dash: 0.09 });
+      stitches.push({
+        c: join(mirrorX(translate(seamR, 0, 0.2)), reverse(translate(seamR, 0, 0.2))),
+        twin: 0,
+        dash: 0.09,
+      });
       // back neck tape / shoulder-to-shoulder stitching
-      if (sp.collar === 'crew') stitches.push({ c: path([-no - 0.1, 0.4], [[-ni * 0.5, bd + rib + 0.5], [ni * 0.5, bd + rib + 0.5], [no + 0.1, 0.4]]), dash: 0.09, k: 0.6 });
+      if (sp.collar === 'crew')
+        stitches.push({
+          c: path(
+            [-no - 0.1, 0.4],
+            [
+              [-ni * 0.5, bd + rib + 0.5],
+              [ni * 0.5, bd + rib + 0.5],
+              [no + 0.1, 0.4],
+            ],
+          ),
+          dash: 0.09,
+          k: 0.6,
+        });
     }
   }
 
   // tank: armhole binding
   if (sp.collar === 'tank') {
-    const arm = path([sp.shoulder, sp.shoulderDrop], [[sp.shoulder + 0.1, 4.5], [sp.chest - 2.6, sp.underarm - 0.6], [sp.chest, sp.underarm]]);
+    const arm = path(
+      [sp.shoulder, sp.shoulderDrop],
+      [
+        [sp.shoulder + 0.1, 4.5],
+        [sp.chest - 2.6, sp.underarm - 0.6],
+        [sp.chest, sp.underarm],
+      ],
+    );
     for (const c of both(arm)) {
       stitches.push({ c: translate(c, c.start[0] > 0 ? -0.42 : 0.42, 0.05), dash: 0.09 });
       seams.push({ c: translate(c, c.start[0] > 0 ? -0.32 : 0.32, 0.03), depth: 0.06, w: 0.1 });
@@ -464,7 +629,14 @@ function buildParts(s: Silhouette, view: View): Omit<Geometry, 'ppi' | 'originY'
       stitches.push({ c: translate(c, c.start[0] > 0 ? 0.18 : -0.18, 0), dash: 0.1, k: 0.8 });
     }
     // shoulder seam, just behind the top edge
-    const shoulder = path([no + 0.1, 0.3], [[no + 2, 0.5], [SP[0] - 2, SP[1] * 0.8 + 0.3], [SP[0] - 0.1, SP[1] + 0.28]]);
+    const shoulder = path(
+      [no + 0.1, 0.3],
+      [
+        [no + 2, 0.5],
+        [SP[0] - 2, SP[1] * 0.8 + 0.3],
+        [SP[0] - 0.1, SP[1] + 0.28],
+      ],
+    );
     for (const c of both(shoulder)) seams.push({ c, depth: 0.06, w: 0.12 });
   }
 
@@ -473,7 +645,14 @@ function buildParts(s: Silhouette, view: View): Omit<Geometry, 'ppi' | 'originY'
     const ua = sp.underarm;
     const hx = sp.waistband ? sp.hem - 0.15 : sp.hem;
     const taper = sp.waistband ? 0.1 : 0.45;
-    const side = path([sp.chest - 0.28, ua + 0.6], [[sp.chest - taper - 0.28, ua + (yb - ua) * 0.4], [hx - taper * 0.8 - 0.28, yb - (yb - ua) * 0.25], [hx - 0.28, yb - 0.15]]);
+    const side = path(
+      [sp.chest - 0.28, ua + 0.6],
+      [
+        [sp.chest - taper - 0.28, ua + (yb - ua) * 0.4],
+        [hx - taper * 0.8 - 0.28, yb - (yb - ua) * 0.25],
+        [hx - 0.28, yb - 0.15],
+      ],
+    );
     for (const c of both(side)) seams.push({ c, depth: 0.03, w: 0.12 });
   }
 
@@ -484,13 +663,46 @@ function buildParts(s: Silhouette, view: View): Omit<Geometry, 'ppi' | 'originY'
     const ua = sp.underarm;
     if (sp.collar !== 'tank') {
       // drag lines from the armpit towards the chest
-      folds.push({ c: path([side * (H - 0.5), ua + 0.6 + j1], [[side * (H - 2), ua + 1.4 + j1], [side * (H - 3.6), ua + 2.6 + j1], [side * (H - 5 + jit(0.5)), ua + 4.2 + j1]]), w: 1.4, amp: -0.28 * puff });
-      folds.push({ c: path([side * (H - 0.4), ua + 2.0 + j1], [[side * (H - 2), ua + 3.0 + j1], [side * (H - 3.2), ua + 4.2 + j1], [side * (H - 4.4), ua + 6.4 + j1]]), w: 1.6, amp: 0.22 * puff });
+      folds.push({
+        c: path(
+          [side * (H - 0.5), ua + 0.6 + j1],
+          [
+            [side * (H - 2), ua + 1.4 + j1],
+            [side * (H - 3.6), ua + 2.6 + j1],
+            [side * (H - 5 + jit(0.5)), ua + 4.2 + j1],
+          ],
+        ),
+        w: 1.4,
+        amp: -0.28 * puff,
+      });
+      folds.push({
+        c: path(
+          [side * (H - 0.4), ua + 2.0 + j1],
+          [
+            [side * (H - 2), ua + 3.0 + j1],
+            [side * (H - 3.2), ua + 4.2 + j1],
+            [side * (H - 4.4), ua + 6.4 + j1],
+          ],
+        ),
+        w: 1.6,
+        amp: 0.22 * puff,
+      });
     }
     // side waist compression wrinkles
     for (let k = 0; k < 2 + Math.round(rnd()); k++) {
       const y = ua + 6 + k * 2.2 + jit(0.6);
-      folds.push({ c: path([side * (H - 0.1), y], [[side * (H - 1.2), y + 0.3], [side * (H - 2.4), y + 0.9], [side * (H - 3.6 - rnd()), y + 1.6]]), w: 0.8, amp: -0.12 * puff });
+      folds.push({
+        c: path(
+          [side * (H - 0.1), y],
+          [
+            [side * (H - 1.2), y + 0.3],
+            [side * (H - 2.4), y + 0.9],
+            [side * (H - 3.6 - rnd()), y + 1.6],
+          ],
+        ),
+        w: 0.8,
+        amp: -0.12 * puff,
+      });
     }
   }
   // broad, shallow drape across the torso (soft light/shadow variation)
@@ -499,10 +711,32 @@ function buildParts(s: Silhouette, view: View): Omit<Geometry, 'ppi' | 'originY'
     const yb2 = yb - 2;
     for (const side of [1, -1]) {
       const x0 = side * (H - 1.5 + jit(0.5));
-      folds.push({ c: path([x0, ua + 1], [[side * (H - 4), ua + 4 + jit(1)], [side * (2.5 + jit(1)), yb2 - 8], [side * (1.5 + jit(1.5)), yb2]]), w: 3.2, amp: -0.3 });
+      folds.push({
+        c: path(
+          [x0, ua + 1],
+          [
+            [side * (H - 4), ua + 4 + jit(1)],
+            [side * (2.5 + jit(1)), yb2 - 8],
+            [side * (1.5 + jit(1.5)), yb2],
+          ],
+        ),
+        w: 3.2,
+        amp: -0.3,
+      });
     }
     const xr = jit(2.5);
-    folds.push({ c: path([xr, ua + 2.5], [[xr + jit(1.5), ua + 7], [xr + jit(1.5), yb2 - 5], [xr + jit(2), yb2]]), w: 3.5, amp: 0.22 });
+    folds.push({
+      c: path(
+        [xr, ua + 2.5],
+        [
+          [xr + jit(1.5), ua + 7],
+          [xr + jit(1.5), yb2 - 5],
+          [xr + jit(2), yb2],
+        ],
+      ),
+      w: 3.5,
+      amp: 0.22,
+    });
   }
   // hem ripples / blousing above the waistband
   {
@@ -512,17 +746,36 @@ function buildParts(s: Silhouette, view: View): Omit<Geometry, 'ppi' | 'originY'
       const bottom = yb + sp.hemCurve * (1 - (x / sp.hem) ** 2) - 0.1;
       const len = sp.waistband ? 3.2 + rnd() * 1.5 : 4.5 + rnd() * 2.5;
       const amp = (i % 2 ? -0.22 : 0.24) * puff * (sp.waistband ? 1.3 : 1);
-      folds.push({ c: path([x, bottom], [[x + jit(0.4), bottom - len * 0.35], [x + jit(0.8), bottom - len * 0.7], [x + jit(1), bottom - len]]), w: sp.waistband ? 1.6 : 2.1, amp, skew: -0.6 });
+      folds.push({
+        c: path(
+          [x, bottom],
+          [
+            [x + jit(0.4), bottom - len * 0.35],
+            [x + jit(0.8), bottom - len * 0.7],
+            [x + jit(1), bottom - len],
+          ],
+        ),
+        w: sp.waistband ? 1.6 : 2.1,
+        amp,
+        skew: -0.6,
+      });
     });
   }
   // sleeve folds
   if (sleeve) {
     const { armpit, u, n } = sleeve;
-    const at = (along: number, across: number): Pt => [armpit[0] + u[0] * along - n[0] * across, armpit[1] + u[1] * along - n[1] * across];
+    const at = (along: number, across: number): Pt => [
+      armpit[0] + u[0] * along - n[0] * across,
+      armpit[1] + u[1] * along - n[1] * across,
+    ];
     const width = sp.sleeve!.open;
     const mk = (a0: number, c0: number, a1: number, c1: number, w: number, amp: number, crisp = false) => {
       // arc bulging towards the sleeve end
-      const c = path(at(a0, c0), [at(a0 + (a1 - a0) * 0.33 + 0.5, c0 + (c1 - c0) * 0.33), at(a0 + (a1 - a0) * 0.66 + 0.5, c0 + (c1 - c0) * 0.66), at(a1, c1)]);
+      const c = path(at(a0, c0), [
+        at(a0 + (a1 - a0) * 0.33 + 0.5, c0 + (c1 - c0) * 0.33),
+        at(a0 + (a1 - a0) * 0.66 + 0.5, c0 + (c1 - c0) * 0.66),
+        at(a1, c1),
+      ]);
       for (const cc of both(c)) folds.push({ c: cc, w, amp: amp * (0.8 + rnd() * 0.4), crisp });
     };
     if (sp.sleeve!.kind === 'short') {
@@ -543,11 +796,33 @@ function buildParts(s: Silhouette, view: View): Omit<Geometry, 'ppi' | 'originY'
   // neck: small radial folds under the collar (front) / across the back yoke (back)
   if (view === 'front' && sp.collar !== 'hood') {
     for (const side of [1, -1]) {
-      folds.push({ c: path([side * 1.2, fd + 0.2], [[side * 1.5, fd + 0.8], [side * 1.8, fd + 1.4], [side * 2.3, fd + 2.1]]), w: 0.8, amp: -0.08 });
+      folds.push({
+        c: path(
+          [side * 1.2, fd + 0.2],
+          [
+            [side * 1.5, fd + 0.8],
+            [side * 1.8, fd + 1.4],
+            [side * 2.3, fd + 2.1],
+          ],
+        ),
+        w: 0.8,
+        amp: -0.08,
+      });
     }
   } else if (view === 'back') {
     for (const side of [1, -1]) {
-      folds.push({ c: path([side * (sp.shoulder - 0.8), sp.shoulderDrop + 1.2], [[side * (sp.shoulder - 2.2), sp.shoulderDrop + 2.3], [side * (sp.shoulder - 3.6), sp.shoulderDrop + 3.0], [side * (sp.shoulder - 5.2), sp.shoulderDrop + 3.3]]), w: 1.6, amp: -0.16 });
+      folds.push({
+        c: path(
+          [side * (sp.shoulder - 0.8), sp.shoulderDrop + 1.2],
+          [
+            [side * (sp.shoulder - 2.2), sp.shoulderDrop + 2.3],
+            [side * (sp.shoulder - 3.6), sp.shoulderDrop + 3.0],
+            [side * (sp.shoulder - 5.2), sp.shoulderDrop + 3.3],
+          ],
+        ),
+        w: 1.6,
+        amp: -0.16,
+      });
     }
   }
 
@@ -559,30 +834,160 @@ function buildParts(s: Silhouette, view: View): Omit<Geometry, 'ppi' | 'originY'
   return { silhouette: s, view, parts, folds, seams, stitches, dots, calm, fleece: fl };
 }
 
-function hoodieExtras(sp: Spec, view: View, parts: Part[], folds: Fold[], seams: Seam[], stitches: Stitch[], dots: Dot[]): void {
+function hoodieExtras(
+  sp: Spec,
+  view: View,
+  parts: Part[],
+  folds: Fold[],
+  seams: Seam[],
+  stitches: Stitch[],
+  dots: Dot[],
+): void {
   if (view === 'front') {
     // hood standing up behind the head opening (ghost mannequin)
-    const outerR = path([0, -11.0], [[3.8, -11.1], [6.3, -9.0], [6.8, -5.8]], [[7.2, -3.0], [7.1, -0.6], [6.5, 0.9]], [[5.0, 2.6], [2.6, 5.0], [0, 6.3]]);
-    parts.push({ name: 'hood', shapes: [wobble(symmetric(outerR), 0.05, 2, prng(7))], mode: 'paint', height: 2.0, sigma: [1.8, 1.8], base: 1.6 });
-    const openR = path([0, -9.3], [[2.7, -9.4], [4.3, -7.4], [4.5, -4.2]], [[4.6, -1.4], [3.6, 1.2], [1.9, 3.1]], [[1.1, 4.0], [0.4, 4.6], [0, 4.9]]);
-    parts.push({ name: 'hood-inside', shapes: [symmetric(openR)], mode: 'paint', height: -1.4, sigma: [1.6, 1.6], base: 2.2, tone: 0.5 });
+    const outerR = path(
+      [0, -11.0],
+      [
+        [3.8, -11.1],
+        [6.3, -9.0],
+        [6.8, -5.8],
+      ],
+      [
+        [7.2, -3.0],
+        [7.1, -0.6],
+        [6.5, 0.9],
+      ],
+      [
+        [5.0, 2.6],
+        [2.6, 5.0],
+        [0, 6.3],
+      ],
+    );
+    parts.push({
+      name: 'hood',
+      shapes: [wobble(symmetric(outerR), 0.05, 2, prng(7))],
+      mode: 'paint',
+      height: 2.0,
+      sigma: [1.8, 1.8],
+      base: 1.6,
+    });
+    const openR = path(
+      [0, -9.3],
+      [
+        [2.7, -9.4],
+        [4.3, -7.4],
+        [4.5, -4.2],
+      ],
+      [
+        [4.6, -1.4],
+        [3.6, 1.2],
+        [1.9, 3.1],
+      ],
+      [
+        [1.1, 4.0],
+        [0.4, 4.6],
+        [0, 4.9],
+      ],
+    );
+    parts.push({
+      name: 'hood-inside',
+      shapes: [symmetric(openR)],
+      mode: 'paint',
+      height: -1.4,
+      sigma: [1.6, 1.6],
+      base: 2.2,
+      tone: 0.5,
+    });
     // rim: band between the opening and an offset outline
-    const rimR = path([0, -10.2], [[3.2, -10.3], [5.2, -8.0], [5.4, -4.3]], [[5.6, -1.1], [4.5, 1.8], [2.6, 3.9]], [[1.7, 4.9], [0.8, 5.5], [0, 5.8]]);
-    parts.push({ name: 'hood-rim', shapes: [symmetric(join(reverse(openR), curve([0, -9.3], line([0, -9.3], [0, -10.2])), rimR))], mode: 'add', height: 0.35, sigma: [0.3, 0.3] });
+    const rimR = path(
+      [0, -10.2],
+      [
+        [3.2, -10.3],
+        [5.2, -8.0],
+        [5.4, -4.3],
+      ],
+      [
+        [5.6, -1.1],
+        [4.5, 1.8],
+        [2.6, 3.9],
+      ],
+      [
+        [1.7, 4.9],
+        [0.8, 5.5],
+        [0, 5.8],
+      ],
+    );
+    parts.push({
+      name: 'hood-rim',
+      shapes: [symmetric(join(reverse(openR), curve([0, -9.3], line([0, -9.3], [0, -10.2])), rimR))],
+      mode: 'add',
+      height: 0.35,
+      sigma: [0.3, 0.3],
+    });
     for (const c of both(rimR)) stitches.push({ c: translate(c, 0, 0), dash: 0.1, k: 0.8 });
     // crossover of the two hood fronts at the neck
-    seams.push({ c: path([-2.4, 3.2], [[-1.2, 4.4], [0.4, 5.6], [1.4, 6.0]]), depth: 0.22, w: 0.2 });
+    seams.push({
+      c: path(
+        [-2.4, 3.2],
+        [
+          [-1.2, 4.4],
+          [0.4, 5.6],
+          [1.4, 6.0],
+        ],
+      ),
+      depth: 0.22,
+      w: 0.2,
+    });
     // hood seam line into the shoulders
-    for (const c of both(path([5.6, 1.6], [[5.2, 2.6], [4.4, 3.6], [3.4, 4.4]]))) seams.push({ c, depth: 0.1, w: 0.18 });
+    for (const c of both(
+      path(
+        [5.6, 1.6],
+        [
+          [5.2, 2.6],
+          [4.4, 3.6],
+          [3.4, 4.4],
+        ],
+      ),
+    ))
+      seams.push({ c, depth: 0.1, w: 0.18 });
     // hood folds
     for (const side of [1, -1]) {
-      folds.push({ c: path([side * 5.4, -7.8], [[side * 6.0, -6.0], [side * 6.3, -4], [side * 6.2, -2]]), w: 1.1, amp: -0.15 });
-      folds.push({ c: path([side * 5.0, 2.2], [[side * 5.8, 1.2], [side * 6.4, 0.0], [side * 6.7, -1.6]]), w: 1.0, amp: -0.18 });
+      folds.push({
+        c: path(
+          [side * 5.4, -7.8],
+          [
+            [side * 6.0, -6.0],
+            [side * 6.3, -4],
+            [side * 6.2, -2],
+          ],
+        ),
+        w: 1.1,
+        amp: -0.15,
+      });
+      folds.push({
+        c: path(
+          [side * 5.0, 2.2],
+          [
+            [side * 5.8, 1.2],
+            [side * 6.4, 0.0],
+            [side * 6.7, -1.6],
+          ],
+        ),
+        w: 1.0,
+        amp: -0.18,
+      });
     }
     // drawcords hanging from eyelets
     for (const side of [1, -1]) {
       const x0 = side * 1.35;
-      const cord = path([x0, 4.3], [[x0 + side * 0.15, 6.5], [x0 + side * 0.05, 8.6], [x0 + side * 0.3, 10.6]]);
+      const cord = path(
+        [x0, 4.3],
+        [
+          [x0 + side * 0.15, 6.5],
+          [x0 + side * 0.05, 8.6],
+          [x0 + side * 0.3, 10.6],
+        ],
+      );
       const pts = flatten(cord, 16);
       const w = 0.17;
       const left: Pt[] = pts.map((p) => [p[0] - w, p[1]]);
@@ -591,71 +996,326 @@ function hoodieExtras(sp: Spec, view: View, parts: Part[], folds: Fold[], seams:
       const shape = path(poly[0]!, ...poly.slice(1).map((p) => [p] as const));
       parts.push({ name: 'cord', shapes: [shape], mode: 'add', height: 0.4, sigma: [0.09, 0.5], base: 0 });
       const e = endOf(cord);
-      const aglet = path([e[0] - 0.13, e[1] - 0.05], [[e[0] + 0.13, e[1] - 0.05]], [[e[0] + 0.11, e[1] + 0.9]], [[e[0] - 0.11, e[1] + 0.9]]);
+      const aglet = path(
+        [e[0] - 0.13, e[1] - 0.05],
+        [[e[0] + 0.13, e[1] - 0.05]],
+        [[e[0] + 0.11, e[1] + 0.9]],
+        [[e[0] - 0.11, e[1] + 0.9]],
+      );
       parts.push({ name: 'aglet', shapes: [aglet], mode: 'add', height: 0.45, sigma: [0.08, 0.2], tone: 0.9 });
       dots.push({ x: x0, y: 4.1, r: 0.24, kind: 'eyelet' });
     }
     // kangaroo pocket (above the waistband)
     const top = POCKET_TOP;
     const yw = sp.length - sp.waistband! - 0.1;
-    const pocketR = path([0, top], [[6.3, top]], [[7.0, top + 1.5], [8.1, top + 4.0], [8.6, yw - 2.2]], [[8.7, yw - 1.2], [8.7, yw - 0.5], [8.7, yw]], [[0, yw + 0.45]]);
+    const pocketR = path(
+      [0, top],
+      [[6.3, top]],
+      [
+        [7.0, top + 1.5],
+        [8.1, top + 4.0],
+        [8.6, yw - 2.2],
+      ],
+      [
+        [8.7, yw - 1.2],
+        [8.7, yw - 0.5],
+        [8.7, yw],
+      ],
+      [[0, yw + 0.45]],
+    );
     parts.push({ name: 'pocket', shapes: [symmetric(pocketR)], mode: 'add', height: 0.25, sigma: [1.2, 0.6] });
     stitches.push({ c: path([-6.3, top + 0.22], [[6.3, top + 0.22]]), twin: 0.25, dash: 0.1 });
     for (const side of [1, -1]) {
-      const opening = path([side * 6.3, top], [[side * 7.0, top + 1.5], [side * 8.1, top + 4.0], [side * 8.6, yw - 2.2]]);
+      const opening = path(
+        [side * 6.3, top],
+        [
+          [side * 7.0, top + 1.5],
+          [side * 8.1, top + 4.0],
+          [side * 8.6, yw - 2.2],
+        ],
+      );
       seams.push({ c: opening, depth: 0.3, w: 0.35 });
       stitches.push({ c: translate(opening, -side * 0.35, 0.1), dash: 0.1 });
       stitches.push({ c: path([side * 8.45, yw - 2.2], [[side * 8.5, yw - 0.2]]), dash: 0.1 });
-      folds.push({ c: path([side * 7.0, top + 0.6], [[side * 5.5, top + 2], [side * 4.2, top + 3.2], [side * 3.0, top + 4.5]]), w: 1.2, amp: -0.12 });
+      folds.push({
+        c: path(
+          [side * 7.0, top + 0.6],
+          [
+            [side * 5.5, top + 2],
+            [side * 4.2, top + 3.2],
+            [side * 3.0, top + 4.5],
+          ],
+        ),
+        w: 1.2,
+        amp: -0.12,
+      });
     }
     seams.push({ c: path([-6.3, top], [[6.3, top]]), depth: 0.12, w: 0.14 });
   } else {
     // hood lying flat above the shoulders, centre seam
-    const hoodR = path([0, -12.4], [[2.6, -12.5], [5.0, -12.1], [6.4, -10.4]], [[7.6, -8.4], [7.9, -4.0], [7.7, -1.2]], [[7.5, 0.2], [6.2, 0.6], [4.8, 0.8]], [[3.0, 1.2], [1.5, 1.4], [0, 1.4]]);
-    parts.push({ name: 'hood', shapes: [wobble(symmetric(hoodR), 0.05, 2, prng(8))], mode: 'paint', height: 0.9, sigma: [2.6, 2.6], base: 1.8 });
+    const hoodR = path(
+      [0, -12.4],
+      [
+        [2.6, -12.5],
+        [5.0, -12.1],
+        [6.4, -10.4],
+      ],
+      [
+        [7.6, -8.4],
+        [7.9, -4.0],
+        [7.7, -1.2],
+      ],
+      [
+        [7.5, 0.2],
+        [6.2, 0.6],
+        [4.8, 0.8],
+      ],
+      [
+        [3.0, 1.2],
+        [1.5, 1.4],
+        [0, 1.4],
+      ],
+    );
+    parts.push({
+      name: 'hood',
+      shapes: [wobble(symmetric(hoodR), 0.05, 2, prng(8))],
+      mode: 'paint',
+      height: 0.9,
+      sigma: [2.6, 2.6],
+      base: 1.8,
+    });
     seams.push({ c: path([0, -12.5], [[0, 1.3]]), depth: 0.14, w: 0.16 });
     stitches.push({ c: path([0.2, -12.4], [[0.2, 1.2]]), dash: 0.1, k: 0.8 });
     for (const side of [1, -1]) {
-      folds.push({ c: path([side * 1.5, -1.0], [[side * 2.5, -3], [side * 3.5, -5], [side * 4.0, -8]]), w: 1.6, amp: -0.16 });
-      folds.push({ c: path([side * 5.6, -2.0], [[side * 6.0, -4], [side * 6.1, -6], [side * 5.8, -8.5]]), w: 1.2, amp: 0.14 });
+      folds.push({
+        c: path(
+          [side * 1.5, -1.0],
+          [
+            [side * 2.5, -3],
+            [side * 3.5, -5],
+            [side * 4.0, -8],
+          ],
+        ),
+        w: 1.6,
+        amp: -0.16,
+      });
+      folds.push({
+        c: path(
+          [side * 5.6, -2.0],
+          [
+            [side * 6.0, -4],
+            [side * 6.1, -6],
+            [side * 5.8, -8.5],
+          ],
+        ),
+        w: 1.2,
+        amp: 0.14,
+      });
     }
   }
 }
 
-function poloExtras(sp: Spec, view: View, parts: Part[], folds: Fold[], seams: Seam[], stitches: Stitch[], dots: Dot[]): void {
+function poloExtras(
+  sp: Spec,
+  view: View,
+  parts: Part[],
+  folds: Fold[],
+  seams: Seam[],
+  stitches: Stitch[],
+  dots: Dot[],
+): void {
   const ni = sp.neckIn;
   if (view === 'front') {
     // inside of the back collar stand visible between the collar wings
-    const interiorR = path([0, 0.1], [[ni * 0.6, 0.1], [ni * 0.95, -0.2], [ni + 0.2, -0.45]], [[ni * 0.7, 1.2], [0.9, 2.2], [0, 2.6]]);
-    parts.push({ name: 'interior', shapes: [symmetric(interiorR)], mode: 'paint', height: 0.4, sigma: [1, 1], base: 0.6, tone: 0.55 });
-    const standR = path([0, -0.5], [[ni * 0.6, -0.5], [ni * 0.95, -0.75], [ni + 0.35, -0.95]], [[ni + 0.3, -0.2], [ni * 0.6, 0.5], [0, 0.55]]);
-    parts.push({ name: 'stand', shapes: [symmetric(standR)], mode: 'paint', height: 0.3, sigma: [0.4, 0.3], base: 1.2, tone: 0.78 });
+    const interiorR = path(
+      [0, 0.1],
+      [
+        [ni * 0.6, 0.1],
+        [ni * 0.95, -0.2],
+        [ni + 0.2, -0.45],
+      ],
+      [
+        [ni * 0.7, 1.2],
+        [0.9, 2.2],
+        [0, 2.6],
+      ],
+    );
+    parts.push({
+      name: 'interior',
+      shapes: [symmetric(interiorR)],
+      mode: 'paint',
+      height: 0.4,
+      sigma: [1, 1],
+      base: 0.6,
+      tone: 0.55,
+    });
+    const standR = path(
+      [0, -0.5],
+      [
+        [ni * 0.6, -0.5],
+        [ni * 0.95, -0.75],
+        [ni + 0.35, -0.95],
+      ],
+      [
+        [ni + 0.3, -0.2],
+        [ni * 0.6, 0.5],
+        [0, 0.55],
+      ],
+    );
+    parts.push({
+      name: 'stand',
+      shapes: [symmetric(standR)],
+      mode: 'paint',
+      height: 0.3,
+      sigma: [0.4, 0.3],
+      base: 1.2,
+      tone: 0.78,
+    });
     // placket with buttons
     const pw = 0.68;
     const pb = 8.2;
-    const placket = path([-pw, 2.2], [[pw, 2.2]], [[pw, pb - 0.25]], [[pw, pb], [pw * 0.5, pb + 0.05], [0, pb + 0.05]], [[-pw * 0.5, pb + 0.05], [-pw, pb], [-pw, pb - 0.25]]);
+    const placket = path(
+      [-pw, 2.2],
+      [[pw, 2.2]],
+      [[pw, pb - 0.25]],
+      [
+        [pw, pb],
+        [pw * 0.5, pb + 0.05],
+        [0, pb + 0.05],
+      ],
+      [
+        [-pw * 0.5, pb + 0.05],
+        [-pw, pb],
+        [-pw, pb - 0.25],
+      ],
+    );
     parts.push({ name: 'placket', shapes: [placket], mode: 'add', height: 0.12, sigma: [0.2, 0.2] });
-    seams.push({ c: path([-pw, 2.4], [[-pw, pb - 0.2]], [[-pw, pb], [pw, pb], [pw, pb - 0.2]], [[pw, 2.4]]), depth: 0.1, w: 0.1 });
-    stitches.push({ c: path([-pw + 0.12, 2.6], [[-pw + 0.12, pb - 0.12]], [[pw - 0.12, pb - 0.12]], [[pw - 0.12, 2.6]]), dash: 0.08 });
-    stitches.push({ c: path([-pw - 0.14, 2.8], [[-pw - 0.14, pb + 0.12]], [[pw + 0.14, pb + 0.12]], [[pw + 0.14, 2.8]]), dash: 0.08, k: 0.7 });
+    seams.push({
+      c: path(
+        [-pw, 2.4],
+        [[-pw, pb - 0.2]],
+        [
+          [-pw, pb],
+          [pw, pb],
+          [pw, pb - 0.2],
+        ],
+        [[pw, 2.4]],
+      ),
+      depth: 0.1,
+      w: 0.1,
+    });
+    stitches.push({
+      c: path([-pw + 0.12, 2.6], [[-pw + 0.12, pb - 0.12]], [[pw - 0.12, pb - 0.12]], [[pw - 0.12, 2.6]]),
+      dash: 0.08,
+    });
+    stitches.push({
+      c: path([-pw - 0.14, 2.8], [[-pw - 0.14, pb + 0.12]], [[pw + 0.14, pb + 0.12]], [[pw + 0.14, 2.8]]),
+      dash: 0.08,
+      k: 0.7,
+    });
     seams.push({ c: path([0.02, 2.4], [[0.02, pb - 0.1]]), depth: 0.05, w: 0.06 });
     for (const y of [4.2, 6.4]) dots.push({ x: 0, y, r: 0.24, kind: 'button' });
     // collar wings lying over the shoulders, points over the placket
-    const wingR = path([ni + 0.35, -0.95], [[ni + 1.3, -0.6], [ni + 1.7, 0.4], [ni + 1.5, 1.6]], [[ni + 1.2, 2.8], [ni - 0.4, 4.0], [2.4, 5.0]], [[1.6, 4.1], [0.9, 3.0], [0.25, 2.35]], [[0.9, 1.6], [ni * 0.55, 0.5], [ni + 0.35, -0.95]]);
+    const wingR = path(
+      [ni + 0.35, -0.95],
+      [
+        [ni + 1.3, -0.6],
+        [ni + 1.7, 0.4],
+        [ni + 1.5, 1.6],
+      ],
+      [
+        [ni + 1.2, 2.8],
+        [ni - 0.4, 4.0],
+        [2.4, 5.0],
+      ],
+      [
+        [1.6, 4.1],
+        [0.9, 3.0],
+        [0.25, 2.35],
+      ],
+      [
+        [0.9, 1.6],
+        [ni * 0.55, 0.5],
+        [ni + 0.35, -0.95],
+      ],
+    );
     for (const c of both(wingR)) {
       parts.push({ name: 'collar', shapes: [c], mode: 'add', height: 0.45, sigma: [0.35, 0.35], base: 0.1 });
     }
     // soft shadow cast by the collar wing onto the body along its outer edge
-    const castR = path([ni + 1.6, -0.2], [[ni + 1.75, 0.6], [ni + 1.65, 1.8], [ni + 1.3, 2.7]], [[ni + 0.8, 3.6], [ni - 0.4, 4.3], [2.45, 5.1]], [[2.1, 4.8], [1.8, 4.5], [1.5, 4.1]]);
-    for (const c of both(castR)) seams.push({ c: translate(c, c.start[0] > 0 ? 0.08 : -0.08, 0.1), depth: 0.2, w: 0.3 });
-    const edge = path([ni + 1.45, 0.6], [[ni + 1.35, 2.2], [ni - 0.2, 3.8], [2.4, 4.8]]);
-    for (const c of both(edge)) stitches.push({ c: translate(c, c.start[0] > 0 ? -0.25 : 0.25, -0.05), dash: 0.08, k: 0.6 });
-    for (const side of [1, -1]) folds.push({ c: path([side * (pw + 0.3), pb + 0.3], [[side * 1.6, pb + 1.6], [side * 2.6, pb + 2.2], [side * 3.6, pb + 2.5]]), w: 0.8, amp: -0.08 });
+    const castR = path(
+      [ni + 1.6, -0.2],
+      [
+        [ni + 1.75, 0.6],
+        [ni + 1.65, 1.8],
+        [ni + 1.3, 2.7],
+      ],
+      [
+        [ni + 0.8, 3.6],
+        [ni - 0.4, 4.3],
+        [2.45, 5.1],
+      ],
+      [
+        [2.1, 4.8],
+        [1.8, 4.5],
+        [1.5, 4.1],
+      ],
+    );
+    for (const c of both(castR))
+      seams.push({ c: translate(c, c.start[0] > 0 ? 0.08 : -0.08, 0.1), depth: 0.2, w: 0.3 });
+    const edge = path(
+      [ni + 1.45, 0.6],
+      [
+        [ni + 1.35, 2.2],
+        [ni - 0.2, 3.8],
+        [2.4, 4.8],
+      ],
+    );
+    for (const c of both(edge))
+      stitches.push({ c: translate(c, c.start[0] > 0 ? -0.25 : 0.25, -0.05), dash: 0.08, k: 0.6 });
+    for (const side of [1, -1])
+      folds.push({
+        c: path(
+          [side * (pw + 0.3), pb + 0.3],
+          [
+            [side * 1.6, pb + 1.6],
+            [side * 2.6, pb + 2.2],
+            [side * 3.6, pb + 2.5],
+          ],
+        ),
+        w: 0.8,
+        amp: -0.08,
+      });
   } else {
     // collar seen from the back: a band lying around the neck
-    const topR = path([0, -0.55], [[2.0, -0.56], [3.8, -0.42], [ni + 1.5, 0.12]]);
-    const botR = path([0, 1.4], [[2.0, 1.4], [ni + 0.9, 1.15], [ni + 1.65, 0.72]]);
-    const right = join(topR, path([ni + 1.5, 0.12], [[ni + 1.75, 0.3], [ni + 1.75, 0.5], [ni + 1.65, 0.72]]), reverse(botR));
+    const topR = path(
+      [0, -0.55],
+      [
+        [2.0, -0.56],
+        [3.8, -0.42],
+        [ni + 1.5, 0.12],
+      ],
+    );
+    const botR = path(
+      [0, 1.4],
+      [
+        [2.0, 1.4],
+        [ni + 0.9, 1.15],
+        [ni + 1.65, 0.72],
+      ],
+    );
+    const right = join(
+      topR,
+      path(
+        [ni + 1.5, 0.12],
+        [
+          [ni + 1.75, 0.3],
+          [ni + 1.75, 0.5],
+          [ni + 1.65, 0.72],
+        ],
+      ),
+      reverse(botR),
+    );
     parts.push({
       name: 'collar',
       shapes: [symmetric(right)],
@@ -667,7 +1327,11 @@ function poloExtras(sp: Spec, view: View, parts: Part[], folds: Fold[], seams: S
     });
     // fold line of the collar (top edge roll) and the collar stand seam below
     seams.push({ c: join(reverse(mirrorX(translate(topR, 0, 0.25))), translate(topR, 0, 0.25)), depth: 0.06, w: 0.2 });
-    stitches.push({ c: join(reverse(mirrorX(translate(botR, 0, -0.2))), translate(botR, 0, -0.2)), dash: 0.08, k: 0.5 });
+    stitches.push({
+      c: join(reverse(mirrorX(translate(botR, 0, -0.2))), translate(botR, 0, -0.2)),
+      dash: 0.08,
+      k: 0.5,
+    });
     seams.push({ c: join(reverse(mirrorX(botR)), botR), depth: 0.12, w: 0.14 });
   }
   // side vents at the hem
