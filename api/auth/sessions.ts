@@ -54,16 +54,20 @@ export function clearSessionCookie(deps: AppDeps, res: Response): void {
   });
 }
 
-/** Loads the user behind the session cookie, or answers 401. Expired sessions are treated as absent. */
-export function requireSession(deps: AppDeps): RequestHandler {
+/**
+ * Loads the user behind the session cookie, or answers 401. Expired sessions are treated as absent. Part B's app
+ * routes (chat, payments, storefront) use `requireAppSession`, whose 401 says exactly `{error: "Unauthorized"}`
+ * as the spec's chat errors do.
+ */
+export function requireSession(deps: AppDeps, opts: { message?: string } = {}): RequestHandler {
   return async (req, _res, next) => {
     const token = readCookie(req, deps.config.sessionCookieName);
-    if (!token) throw unauthorized('Sign in first: this route needs a session');
+    if (!token) throw unauthorized(opts.message ?? 'Sign in first: this route needs a session');
     const [row] = await deps.sql<(AuthedUser & { lastSeenAt: Date })[]>`
       select u.id, u.email, u.plan, u.created_at as "createdAt", s.last_seen_at as "lastSeenAt"
       from sessions s join users u on u.id = s.user_id
       where s.token_hash = ${sha256(token)} and s.expires_at > now()`;
-    if (!row) throw unauthorized('Session expired or invalid: sign in again');
+    if (!row) throw unauthorized(opts.message ?? 'Session expired or invalid: sign in again');
     // Recording activity at most once a minute keeps a write off most requests.
     if (Date.now() - row.lastSeenAt.getTime() > 60_000) {
       await deps.sql`update sessions set last_seen_at = now() where token_hash = ${sha256(token)}`;
@@ -72,3 +76,6 @@ export function requireSession(deps: AppDeps): RequestHandler {
     next();
   };
 }
+
+/** The session guard of Part B's app routes: 401 `{error: "Unauthorized"}` without a valid session. */
+export const requireAppSession = (deps: AppDeps): RequestHandler => requireSession(deps, { message: 'Unauthorized' });
