@@ -3,11 +3,12 @@
 // mockup, one completion).
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Sql } from '../db/client';
-import { debitTokens, refundDebit } from '../db/ledger';
+import { beginGeneration, completeGeneration, failAndRefund } from '../db/generations';
+import { debitTokens } from '../db/ledger';
 import type { Config } from '../lib/config';
 import type { Logger } from '../lib/log';
 import { fileUrl, type Storage } from '../lib/storage';
-import { GENERATION_FINISHED_CHANNEL, type Placement } from '../lib/generation/types';
+import type { GenerationFailureOutcome, RenderJob, RenderResult } from '../lib/generation/types';
 import { ownFileKey } from '../lib/fetch';
 import { decodePrepared, preparedKey } from '../lib/images/design-levels';
 import { composite, DesignImageError, type DesignSource, type PreparedBlankCache } from '../lib/compositing';
@@ -21,29 +22,6 @@ export interface GenerationDeps {
   /** Reads a user-supplied image URL: our own files from storage, anything else through the SSRF-guarded fetcher.
    * Throws `UserUrlError`-like errors with `retryable: false` for inputs no retry can fix. */
   loadUserImage: (url: string, signal?: AbortSignal) => Promise<Buffer>;
-}
-
-/** What the render step needs, read once by beginGeneration (no database reads while rendering). */
-export interface RenderJob {
-  generationId: string;
-  userId: string;
-  designUrl: string;
-  blankKey: string;
-  /** the print zone, fractions of the blank */
-  zone: { x: number; y: number; width: number; height: number };
-  placement: Placement;
-  applyTexture: boolean;
-  /** set when an earlier run already completed the generation (a re-run after a crash) */
-  completed: { mockupKey: string; thumbnailKey: string; completedAt: string } | null;
-}
-
-export interface RenderResult {
-  mockupKey: string;
-  thumbnailKey: string;
-  completedAt: string;
-  mockupUrl: string;
-  /** where the activity's time went (logged too); empty when an earlier run had done the work */
-  ms: Record<string, number>;
 }
 
 /** Errors that say the input is at fault (bad URL, not an image, refused address): failing again will not help. */
@@ -72,37 +50,7 @@ export function createGenerationActivities(deps: GenerationDeps) {
      * normally there; if not (a row written by an older API), it is taken here, keyed by the generation id.
      */
     async beginGeneration(generationId: string): Promise<RenderJob> {
-      const [row] = await sql<
-        {
-          userId: string;
-          designUrl: string;
-          blankKey: string;
-          status: string;
-          placement: Placement;
-          applyTexture: boolean;
-          mockupKey: string | null;
-          thumbnailKey: string | null;
-          completedAt: Date | null;
-          zx: number | null;
-          zy: number | null;
-          zw: number | null;
-          zh: number | null;
-          charged: boolean;
-        }[]
-      >`
-        with started as (
-          update generations set status = 'processing', started_at = coalesce(started_at, now())
-          where id = ${generationId} and status = 'pending'
-          returning id
-        )
-        select g.user_id as "userId", g.design_url as "designUrl", g.blank_key as "blankKey",
-               case when g.status = 'pending' and exists (select 1 from started) then 'processing' else g.status end as status,
-               g.placement, g.apply_texture as "applyTexture", g.mockup_key as "mockupKey",
-               g.thumbnail_key as "thumbnailKey", g.completed_at as "completedAt",
-               z.rect_x as zx, z.rect_y as zy, z.rect_w as zw, z.rect_h as zh,
-               exists (select 1 from token_debits d where d.reference = g.id) as charged
-        from generations g left join print_zones z on z.garment_id = g.garment_id and z.zone_id = g.zone
-        where g.id = ${generationId}`;
+      const row = await beginGeneration(sql, generationId);
       if (!row) throw ApplicationFailure.nonRetryable(`generation ${generationId} does not exist`, 'BadInputError');
       if (row.status === 'failed')
         throw ApplicationFailure.nonRetryable(`generation ${generationId} already failed`, 'BadInputError');
@@ -206,16 +154,7 @@ export function createGenerationActivities(deps: GenerationDeps) {
         storage.put(keys.mockup, out.mockup, 'image/jpeg'),
       ]);
       lap('store');
-      // the notice goes out when this commits: a waiting synchronous request answers without waiting for the
-      // workflow to close (api/generation-notices.ts)
-      const [row] = await sql<{ completedAt: Date }[]>`
-        with done as (
-          update generations set status = 'completed', mockup_key = ${keys.mockup}, thumbnail_key = ${keys.thumbnail},
-                 completed_at = coalesce(completed_at, now()), error = null
-          where id = ${generationId} and status <> 'failed'
-          returning completed_at
-        )
-        select completed_at as "completedAt", pg_notify(${GENERATION_FINISHED_CHANNEL}, ${generationId}) from done`;
+      const row = await completeGeneration(sql, generationId, { mockupKey: keys.mockup, thumbnailKey: keys.thumbnail });
       if (!row) throw ApplicationFailure.nonRetryable(`generation ${generationId} already failed`, 'BadInputError');
       lap('complete');
       log.info('mockup rendered', { generationId, ms });
@@ -228,23 +167,25 @@ export function createGenerationActivities(deps: GenerationDeps) {
       };
     },
 
-    /** Gives the token back once (reference refund:<generation id>); a no-op when nothing was charged. */
-    async refundGeneration(generationId: string): Promise<boolean> {
-      const refunded = await refundDebit(sql, generationId);
-      if (refunded) log.info('generation refunded', { generationId });
-      return refunded;
-    },
-
-    async markFailed(generationId: string, error: string): Promise<{ completedAt: string }> {
-      const [row] = await sql<{ completedAt: Date }[]>`
-        with done as (
-          update generations set status = 'failed', error = coalesce(error, ${error.slice(0, 1000)}), tokens_used = 0,
-                 completed_at = coalesce(completed_at, now())
-          where id = ${generationId} and status <> 'completed'
-          returning completed_at
-        )
-        select completed_at as "completedAt", pg_notify(${GENERATION_FINISHED_CHANNEL}, ${generationId}) from done`;
-      return { completedAt: (row?.completedAt ?? new Date()).toISOString() };
+    /**
+     * The failure path: fails the generation and refunds its token in one transaction, unless it completed after
+     * all (a render that committed after its step timed out), in which case it stays completed. Returns where the
+     * generation stands, so the workflow sends the callback that tells the truth.
+     */
+    async failGeneration(generationId: string, error: string): Promise<GenerationFailureOutcome> {
+      const [outcome] = await failAndRefund(sql, [generationId], error);
+      if (!outcome || outcome.status === 'missing')
+        return { status: 'failed', error, completedAt: new Date().toISOString() };
+      if (outcome.status === 'completed') {
+        log.warn('generation completed before its failure was recorded; kept completed', { generationId, error });
+        return {
+          status: 'completed',
+          completedAt: outcome.completedAt.toISOString(),
+          mockupUrl: fileUrl(config, outcome.mockupKey),
+        };
+      }
+      if (outcome.refunded) log.info('generation failed and refunded', { generationId });
+      return { status: 'failed', error: outcome.error, completedAt: outcome.completedAt.toISOString() };
     },
   };
 }

@@ -1,7 +1,7 @@
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { grantFreeAllowance } from '../db/accounts';
 import type { Sql } from '../db/client';
-import { refundDebit } from '../db/ledger';
+import { failAndRefund, stalePendingGenerations } from '../db/generations';
 import type { Logger } from '../lib/log';
 import { purgeExpiredSessions } from '../db/sessions';
 
@@ -41,9 +41,7 @@ export function createMaintenanceActivities({ sql, log, temporal }: MaintenanceD
      */
     async recoverOrphanedGenerations(): Promise<number> {
       if (!temporal) return 0;
-      const stale = await sql<{ id: string; workflowId: string }[]>`
-        select id, coalesce(batch_id, id) as "workflowId" from generations
-        where status = 'pending' and created_at < now() - make_interval(mins => ${ORPHAN_AFTER_MINUTES})`;
+      const stale = await stalePendingGenerations(sql, ORPHAN_AFTER_MINUTES);
       let recovered = 0;
       for (const { id, workflowId } of stale) {
         try {
@@ -53,10 +51,8 @@ export function createMaintenanceActivities({ sql, log, temporal }: MaintenanceD
         } catch (err) {
           if (!(err instanceof WorkflowNotFoundError)) throw err;
         }
-        await refundDebit(sql, id);
-        await sql`update generations set status = 'failed', error = 'The generation could not be started; the token was refunded',
-                  tokens_used = 0, completed_at = now() where id = ${id} and status = 'pending'`;
-        recovered++;
+        const [outcome] = await failAndRefund(sql, [id], 'The generation could not be started; the token was refunded');
+        if (outcome?.status === 'failed' && outcome.refunded) recovered++;
       }
       if (recovered > 0) log.warn('recovered orphaned generations', { count: recovered });
       return recovered;

@@ -34,7 +34,7 @@ export function createUserImageLoader(deps: { config: Config; storage: Storage }
           TRANSIENT.has(err.reason) ||
           (err.reason === 'http_status' && (status === undefined || status >= 500 || status === 429));
         const message = `Could not read ${url}: ${err.message}`;
-        if (transient) throw new Error(message);
+        if (transient) throw new Error(message, { cause: err });
         throw new BadImageUrlError(message);
       }
       throw err;

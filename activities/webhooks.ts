@@ -5,7 +5,6 @@ import type { Sql } from '../db/client';
 import type { Config } from '../lib/config';
 import { timeId } from '../lib/ids';
 import type { Logger } from '../lib/log';
-import type { RetrySchedule } from '../lib/webhooks/schedule';
 import { activeSigningSecrets } from '../db/webhook-secrets';
 import { postWebhook, WEBHOOK_USER_AGENT } from '../lib/webhooks/send';
 import {
@@ -15,34 +14,12 @@ import {
   signatureHeader,
   TIMESTAMP_HEADER,
 } from '../lib/webhooks/signature';
-import type { WebhookDeliveryInput } from '../workflows/webhook-delivery';
+import type { AttemptResult, DeliveryStatus, PreparedDelivery, WebhookDeliveryInput } from '../lib/webhooks/types';
 
 export interface WebhookActivityDeps {
   sql: Sql;
   config: Config;
   log: Logger;
-}
-
-export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
-
-export interface PreparedDelivery {
-  deliveryId: string;
-  status: DeliveryStatus;
-  /** Attempts already recorded (non-zero only when a delivery is picked up again). */
-  attempts: number;
-  /** Epoch ms after which no further attempt starts: creation time + retry window. */
-  deadline: number;
-  timeoutMs: number;
-  schedule: Pick<RetrySchedule, 'initialMs' | 'maxIntervalMs'>;
-}
-
-export interface AttemptResult {
-  attempt: number;
-  /** delivered: 2xx. retry: any other answer, a timeout or a network error. refused: the URL failed the SSRF guard. */
-  outcome: 'delivered' | 'retry' | 'refused';
-  statusCode: number | null;
-  durationMs: number;
-  error: string | null;
 }
 
 const EVENTS = new Set(['generation.completed', 'generation.failed']);

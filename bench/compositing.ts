@@ -20,7 +20,6 @@ import {
   fabricMapKeys,
   PreparedBlankCache,
   type Placement,
-  type PreparedBlank,
 } from '../lib/compositing';
 import { JPEG_OPTIMISE_CODING } from '../lib/compositing/composite';
 import { placeDesign } from '../lib/compositing/design';

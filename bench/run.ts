@@ -20,7 +20,6 @@ import os from 'node:os';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import express from 'express';
-import sharp from 'sharp';
 import {
   composite,
   configureDesignCache,
@@ -40,6 +39,7 @@ import { grantTokens } from '../db/ledger';
 import { loadConfig } from '../lib/config';
 import { createLogger } from '../lib/log';
 import { randomSuffix } from '../lib/ids';
+import { generation } from '../workflows';
 import { breakdown, type Sample } from './breakdown';
 import { makeBenchDesign } from './compositing';
 import {
@@ -461,10 +461,11 @@ async function microStartRpc(client: Client): Promise<number> {
   for (let i = 0; i < N(10, 4); i++) {
     const id = `bench-start-${randomSuffix(8)}`;
     const t0 = performance.now();
-    const h = await client.workflow.start('generation', {
+    const h = await client.workflow.start(generation, {
       workflowId: id,
       taskQueue: `bench-no-worker-${randomSuffix(4)}`,
-      args: [{}],
+      // never runs: no worker polls this queue; the probe is terminated right after the start
+      args: [{ generationId: id, accountId: 'bench', garmentId: 'bench', webhookUrl: null }],
     });
     lat.push(performance.now() - t0);
     await h.terminate('benchmark probe of the start RPC').catch(() => {});

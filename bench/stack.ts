@@ -281,7 +281,7 @@ const CLK_TCK = 100; // Linux USER_HZ
 /** CPU ms of every process below `root` (this benchmark), grouped: worker, api, temporal, postgres, bench, other. */
 export function cpuByGroup(pids: BenchStack['pids']): Record<string, number> {
   const procs: { pid: number; ppid: number; comm: string; cpuMs: number }[] = [];
-  let entries: string[] = [];
+  let entries: string[];
   try {
     entries = readdirSync('/proc');
   } catch {

@@ -4,7 +4,7 @@ import type postgres from 'postgres';
 import type { Sql } from './client';
 
 export type GrantSource = 'free' | 'plan' | 'payg_purchase' | 'refund';
-type Tx = Sql | postgres.TransactionSql;
+export type Tx = Sql | postgres.TransactionSql;
 
 export interface GrantInput {
   userId: string;
@@ -99,20 +99,23 @@ export async function debitTokens(
  * Returns false when there was nothing to refund (no such debit) or it was refunded already.
  */
 export async function refundDebit(sql: Sql, debitReference: string): Promise<boolean> {
-  return sql.begin(async (tx) => {
-    const [debit] = await tx<{ id: number; user_id: string; amount: number }[]>`
-      select id, user_id, amount from token_debits where reference = ${debitReference}`;
-    if (!debit) return false;
-    const [exp] = await tx<{ has_null: boolean; latest: Date | null }[]>`
-      select bool_or(g.expires_at is null) as has_null, max(g.expires_at) as latest
-      from token_allocations a join token_grants g on g.id = a.grant_id where a.debit_id = ${debit.id}`;
-    const expiresAt = exp?.has_null ? null : (exp?.latest ?? null);
-    return grantTokens(tx, {
-      userId: debit.user_id,
-      source: 'refund',
-      amount: debit.amount,
-      expiresAt,
-      reference: `refund:${debitReference}`,
-    });
+  return sql.begin((tx) => refundDebitIn(tx, debitReference));
+}
+
+/** refundDebit inside a caller's transaction (db/generations.ts refunds in the statement's transaction). */
+export async function refundDebitIn(tx: Tx, debitReference: string): Promise<boolean> {
+  const [debit] = await tx<{ id: number; user_id: string; amount: number }[]>`
+    select id, user_id, amount from token_debits where reference = ${debitReference}`;
+  if (!debit) return false;
+  const [exp] = await tx<{ has_null: boolean; latest: Date | null }[]>`
+    select bool_or(g.expires_at is null) as has_null, max(g.expires_at) as latest
+    from token_allocations a join token_grants g on g.id = a.grant_id where a.debit_id = ${debit.id}`;
+  const expiresAt = exp?.has_null ? null : (exp?.latest ?? null);
+  return grantTokens(tx, {
+    userId: debit.user_id,
+    source: 'refund',
+    amount: debit.amount,
+    expiresAt,
+    reference: `refund:${debitReference}`,
   });
 }

@@ -4,7 +4,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 stamp=node_modules/.install-stamp
-want=$(cat package.json package-lock.json 2>/dev/null | sha256sum | cut -d' ' -f1)
+# Only what decides the install counts: the lockfile and the dependency lists (editing a script changes nothing).
+deps=$(sed -n '/"dependencies": {/,/^  }/p; /"devDependencies": {/,/^  }/p; /"allowScripts": {/,/^  }/p' package.json)
+want=$( (printf '%s' "$deps"; cat package-lock.json 2>/dev/null) | sha256sum | cut -d' ' -f1)
 if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] && [ -x node_modules/.bin/node ]; then
   exit 0
 fi

@@ -1,5 +1,5 @@
 import { NativeConnection, Worker, type WorkflowBundle } from '@temporalio/worker';
-import { createActivities, type ActivityDeps } from '../activities';
+import { createActivities, type Activities, type ActivityDeps } from '../activities';
 
 export interface WorkerOptions extends ActivityDeps {
   connection: NativeConnection;
@@ -8,16 +8,18 @@ export interface WorkerOptions extends ActivityDeps {
   workflowBundle?: WorkflowBundle;
   /** Used by the crash tests to stop a worker quickly. */
   shutdownGraceTime?: string;
+  /** Replaces some activities (tests: fault injection, fakes of outside services), keeping the rest real. */
+  activityOverrides?: Partial<Activities>;
 }
 
 export async function createWorker(opts: WorkerOptions): Promise<Worker> {
-  const { connection, taskQueue, workflowBundle, shutdownGraceTime, ...deps } = opts;
+  const { connection, taskQueue, workflowBundle, shutdownGraceTime, activityOverrides, ...deps } = opts;
   return Worker.create({
     connection,
     namespace: deps.config.temporal.namespace,
     taskQueue,
     ...(workflowBundle ? { workflowBundle } : { workflowsPath: require.resolve('../workflows') }),
-    activities: createActivities(deps),
+    activities: { ...createActivities(deps), ...activityOverrides },
     shutdownGraceTime: shutdownGraceTime ?? '30 seconds',
     // Generation steps are local activities (workflows/generation.ts). Image work is CPU-bound on a 2-core machine:
     // the compositing gate lets 2 per core composite at once and queues the rest in order; these slots bound how many

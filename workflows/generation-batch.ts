@@ -18,25 +18,8 @@
 // The worker's local activity slots and compositing gate bound the real parallelism; its design cache decodes the
 // shared design once for all items.
 import { log } from '@temporalio/workflow';
-import type { GenerationWorkflowResult } from '../lib/generation/types';
+import type { GenerationBatchInput, GenerationBatchResult } from '../lib/generation/types';
 import { generation } from './generation';
-
-export interface GenerationBatchItem {
-  generationId: string;
-  garmentId: string;
-}
-
-export interface GenerationBatchInput {
-  batchId: string;
-  accountId: string;
-  webhookUrl: string | null;
-  items: GenerationBatchItem[];
-}
-
-export interface GenerationBatchResult {
-  batchId: string;
-  results: ({ generationId: string } & GenerationWorkflowResult)[];
-}
 
 export async function generationBatch(input: GenerationBatchInput): Promise<GenerationBatchResult> {
   const results = await Promise.all(

@@ -67,14 +67,17 @@ export async function generation(input: GenerationWorkflowInput): Promise<Genera
   } catch (err) {
     const error = reason(err);
     log.warn('generation failed', { generationId, error });
-    await db.refundGeneration(generationId);
-    const failed = await db.markFailed(generationId, error);
-    await notify(input, {
-      event: 'generation.failed',
-      timestamp: failed.completedAt,
-      data: { id: generationId, status: 'failed', error, tokensUsed: 0 },
-    });
-    return { status: 'failed', error };
+    // One transaction fails the row and refunds its token, unless the render committed after all.
+    const outcome = await db.failGeneration(generationId, error);
+    if (outcome.status === 'failed') {
+      await notify(input, {
+        event: 'generation.failed',
+        timestamp: outcome.completedAt,
+        data: { id: generationId, status: 'failed', error: outcome.error, tokensUsed: 0 },
+      });
+      return { status: 'failed', error: outcome.error };
+    }
+    completed = outcome;
   }
   await notify(input, {
     event: 'generation.completed',

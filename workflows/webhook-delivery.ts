@@ -10,23 +10,14 @@ import {
   proxyActivities,
   sleep,
 } from '@temporalio/workflow';
-import type { AttemptResult, WebhookActivities } from '../activities/webhooks';
-import { MAX_ATTEMPTS, retryDelayMs } from '../lib/webhooks/schedule';
-
-export interface WebhookDeliveryInput {
-  generationId: string;
-  accountId: string;
-  url: string;
-  event: 'generation.completed' | 'generation.failed';
-  /** exact payload sent, built by the generation workflow: {event, timestamp, data: {id, status, mockupUrl, tokensUsed}} or for failures {event, timestamp, data: {id, status: 'failed', error, tokensUsed}} */
-  payload: Record<string, unknown>;
-}
-
-export interface WebhookDeliveryResult {
-  delivered: boolean;
-  /** HTTP attempts recorded for the delivery. */
-  attempts: number;
-}
+import type { WebhookActivities } from '../activities/webhooks';
+import {
+  MAX_ATTEMPTS,
+  retryDelayMs,
+  type AttemptResult,
+  type WebhookDeliveryInput,
+  type WebhookDeliveryResult,
+} from '../lib/webhooks/types';
 
 // Bookkeeping activities only touch PostgreSQL: retried without limit (a database outage must delay a delivery,
 // not lose it); bad input is raised non-retryable by the activity itself.

@@ -2,16 +2,13 @@
 // of imageUrl (our own files read from storage, anything else through the SSRF-guarded fetcher) and imageData.
 import { Router } from 'express';
 import { z } from 'zod';
-import { analyseImage } from '../../lib/analysis';
-import { isUrlFetchError, readUserUrl } from '../../lib/fetch';
-import { MAX_IMAGE_BYTES } from '../../lib/images';
 import type { AppDeps } from '../context';
 import { badRequest, parse } from '../errors';
 import { partA } from '../middleware/part-a';
-import { busy, decodedImage, imageJsonBody, imageProblem, JSON_IMAGE_BODY_LIMIT, refuseDeclaredLength } from './upload';
+import { decodedImage, imageJsonBody, JSON_IMAGE_BODY_LIMIT, refuseDeclaredLength } from '../http/image-body';
+import { analyzeBytes, analyzeUrl } from '../services/analysis';
 
-/** Whole exchange with a remote imageUrl, redirects included. */
-export const IMAGE_FETCH_TIMEOUT_MS = 10_000;
+const DATA_PROBLEM = 'imageData is not a usable image';
 
 const QUANTITY = 'must be a whole number from 1 to 10000';
 
@@ -57,30 +54,10 @@ export function analyzeRoutes(deps: AppDeps): Router {
       if (body.imageUrl === undefined && body.imageData === undefined)
         throw badRequest('imageUrl or imageData is required');
 
-      let bytes: Buffer;
-      let context: string;
       if (body.imageData !== undefined) {
-        context = 'imageData is not a usable image';
-        bytes = decodedImage(res, context);
+        res.json(await analyzeBytes(decodedImage(res, DATA_PROBLEM), body.quantity, DATA_PROBLEM));
       } else {
-        context = 'The file at imageUrl is not a usable image';
-        try {
-          ({ body: bytes } = await readUserUrl(deps, body.imageUrl!, {
-            maxBytes: MAX_IMAGE_BYTES,
-            timeoutMs: IMAGE_FETCH_TIMEOUT_MS,
-            headers: { accept: 'image/png,image/jpeg,image/webp,image/gif;q=0.9,*/*;q=0.1' },
-          }));
-        } catch (err) {
-          if (isUrlFetchError(err))
-            throw badRequest(`imageUrl could not be fetched: ${err.message}`, { reason: err.reason, ...err.details });
-          throw err;
-        }
-      }
-
-      try {
-        res.json(await analyseImage(bytes, { quantity: body.quantity }));
-      } catch (err) {
-        throw busy(imageProblem(err, context));
+        res.json(await analyzeUrl(deps, body.imageUrl!, body.quantity));
       }
     },
   );

@@ -114,7 +114,7 @@ const LUM_B = LIN8.map((v) => 0.0722 * v);
 
 /** Compute both maps from decoded RGB pixels of a blank. */
 export function computeMaps(rgb: Uint8Array, width: number, height: number): MapPixels {
-  const { shadeW, shadeH, dispW, dispH } = mapSizes(width, height);
+  const { shadeW, shadeH } = mapSizes(width, height);
   const ref = garmentReference(rgb, width, height);
   // linear luminance, averaged over SHADE_REDUCE blocks (in linear light, like a camera sensor would)
   const lum = new Float32Array(shadeW * shadeH);

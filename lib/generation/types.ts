@@ -29,3 +29,49 @@ export const NON_RETRYABLE_GENERATION_ERRORS = ['DesignImageError', 'BadInputErr
 /** PostgreSQL NOTIFY channel: the generation id, sent in the statement that marks a generation completed or failed
  * (activities/generation.ts), heard by the API to answer synchronous requests (api/generation-notices.ts). */
 export const GENERATION_FINISHED_CHANNEL = 'generation_finished';
+
+/** What the render step needs, read once by beginGeneration (no database reads while rendering). */
+export interface RenderJob {
+  generationId: string;
+  userId: string;
+  designUrl: string;
+  blankKey: string;
+  /** the print zone, fractions of the blank */
+  zone: { x: number; y: number; width: number; height: number };
+  placement: Placement;
+  applyTexture: boolean;
+  /** set when an earlier run already completed the generation (a re-run after a crash) */
+  completed: { mockupKey: string; thumbnailKey: string; completedAt: string } | null;
+}
+
+export interface RenderResult {
+  mockupKey: string;
+  thumbnailKey: string;
+  completedAt: string;
+  mockupUrl: string;
+  /** where the activity's time went (logged too); empty when an earlier run had done the work */
+  ms: Record<string, number>;
+}
+
+/** Where a generation stands after the failure path (activities/generation.ts failGeneration). */
+export type GenerationFailureOutcome =
+  | { status: 'failed'; error: string; completedAt: string }
+  | { status: 'completed'; completedAt: string; mockupUrl: string };
+
+/** A batch of generations of one design (POST /generate/batch), workflow id `batch-<first generation id>`. */
+export interface GenerationBatchItem {
+  generationId: string;
+  garmentId: string;
+}
+
+export interface GenerationBatchInput {
+  batchId: string;
+  accountId: string;
+  webhookUrl: string | null;
+  items: GenerationBatchItem[];
+}
+
+export interface GenerationBatchResult {
+  batchId: string;
+  results: ({ generationId: string } & GenerationWorkflowResult)[];
+}

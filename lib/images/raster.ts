@@ -1,4 +1,3 @@
-import sharp from 'sharp';
 import { decoding, openImage } from './decode';
 
 /** 8-bit sRGB + alpha pixels, row-major, 4 bytes per pixel. */

@@ -7,7 +7,8 @@ import { timeId } from '../../lib/ids';
 import { createLogger } from '../../lib/log';
 import { generationCompletedPayload, generationFailedPayload } from '../../lib/webhooks/payloads';
 import { parseSignatureHeader, verifyWebhookSignature } from '../../lib/webhooks/signature';
-import { webhookDelivery, type WebhookDeliveryInput } from '../../workflows/webhook-delivery';
+import type { WebhookDeliveryInput } from '../../lib/webhooks/types';
+import { webhookDelivery } from '../../workflows/webhook-delivery';
 import { account, http } from '../helpers/http';
 import { startStack, type Stack } from '../helpers/stack';
 

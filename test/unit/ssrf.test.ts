@@ -129,15 +129,13 @@ describe('guardedFetch', () => {
           return void (async () => {
             const chunks: Buffer[] = [];
             for await (const c of req) chunks.push(c as Buffer);
-            res
-              .writeHead(201, { 'content-type': 'application/json' })
-              .end(
-                JSON.stringify({
-                  method: req.method,
-                  body: Buffer.concat(chunks).toString(),
-                  type: req.headers['content-type'],
-                }),
-              );
+            res.writeHead(201, { 'content-type': 'application/json' }).end(
+              JSON.stringify({
+                method: req.method,
+                body: Buffer.concat(chunks).toString(),
+                type: req.headers['content-type'],
+              }),
+            );
           })();
         case '/status':
           return res.writeHead(Number(u.searchParams.get('code'))).end('status');

@@ -6,22 +6,36 @@ import { defaultPayloadConverter } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { randomSuffix } from '../../lib/ids';
-import type { GenerationWorkflowInput } from '../../lib/generation/types';
+import type { Activities } from '../../activities';
+import type { GenerationFailureOutcome, GenerationWorkflowInput, RenderJob } from '../../lib/generation/types';
+import { generation } from '../../workflows';
 import { installQuietRuntime, workflowBundle } from '../helpers/stack';
 
 type Calls = string[];
 const EventType = temporal.api.enums.v1.EventType;
 
-function mockActivities(calls: Calls, behaviour: { renderFailures?: number; renderError?: 'transient' | 'bad-input' }) {
+function mockActivities(
+  calls: Calls,
+  behaviour: { renderFailures?: number; renderError?: 'transient' | 'bad-input'; completedMeanwhile?: boolean },
+) {
   let renders = 0;
   const rec = (name: string) => calls.push(name);
   return {
-    async beginGeneration(generationId: string) {
+    async beginGeneration(generationId: string): Promise<RenderJob> {
       rec('begin');
-      return { generationId, designUrl: 'http://files/d.png', marker: 'job' };
+      return {
+        generationId,
+        userId: 'usr_test',
+        designUrl: 'http://files/d.png',
+        blankKey: 'job',
+        zone: { x: 0.3, y: 0.2, width: 0.4, height: 0.5 },
+        placement: { x: 50, y: 35, scale: 0.8, rotation: 0 },
+        applyTexture: true,
+        completed: null,
+      };
     },
-    async renderMockup(job: { generationId: string; marker: string }) {
-      rec(`render:${job.marker}`);
+    async renderMockup(job: RenderJob) {
+      rec(`render:${job.blankKey}`);
       renders++;
       if (behaviour.renderError === 'bad-input')
         throw ApplicationFailure.nonRetryable('Design image: not an image', 'DesignImageError');
@@ -34,15 +48,18 @@ function mockActivities(calls: Calls, behaviour: { renderFailures?: number; rend
         ms: {},
       };
     },
-    async refundGeneration() {
-      rec('refund');
-      return true;
-    },
-    async markFailed(_id: string, error: string) {
+    async failGeneration(_id: string, error: string): Promise<GenerationFailureOutcome> {
       rec(`failed:${error}`);
-      return { completedAt: '2026-01-01T00:00:01.000Z' };
+      if (behaviour.completedMeanwhile) {
+        return {
+          status: 'completed',
+          completedAt: '2026-01-01T00:00:02.000Z',
+          mockupUrl: 'http://files/mockups/x.jpg',
+        };
+      }
+      return { status: 'failed', error, completedAt: '2026-01-01T00:00:01.000Z' };
     },
-  };
+  } satisfies Partial<Activities>;
 }
 
 describe('generation workflow (mocked activities)', () => {
@@ -73,7 +90,7 @@ describe('generation workflow (mocked activities)', () => {
     const generationId = `gen_${Date.now()}_${randomSuffix()}`;
     const input: GenerationWorkflowInput = { generationId, accountId: 'usr_test', garmentId: 'g', webhookUrl };
     const result = await worker.runUntil(
-      client.workflow.execute('generation', { workflowId: generationId, taskQueue, args: [input] }),
+      client.workflow.execute(generation, { workflowId: generationId, taskQueue, args: [input] }),
     );
     const history = await client.workflow.getHandle(generationId).fetchHistory();
     return { calls, result, generationId, history };
@@ -99,7 +116,7 @@ describe('generation workflow (mocked activities)', () => {
 
   it('does not retry bad input: refunds, marks failed with the reason, and sends generation.failed', async () => {
     const { calls, result, generationId } = await run({ renderError: 'bad-input' }, 'https://hooks.example.com/x');
-    assert.deepEqual(calls, ['begin', 'render:job', 'refund', 'failed:Design image: not an image']);
+    assert.deepEqual(calls, ['begin', 'render:job', 'failed:Design image: not an image']);
     assert.deepEqual(result, { status: 'failed', error: 'Design image: not an image' });
     // The callback is its own workflow, webhook-<generation id>, started with the failure payload.
     const child = client.workflow.getHandle(`webhook-${generationId}`);
@@ -118,7 +135,7 @@ describe('generation workflow (mocked activities)', () => {
   it('gives up after the retry budget for persistent failures, then refunds and fails', async () => {
     const { calls, result } = await run({ renderFailures: 99 });
     assert.equal(calls.filter((c) => c === 'render:job').length, 4);
-    assert.deepEqual(calls.slice(-2), ['refund', 'failed:transient failure 4']);
+    assert.deepEqual(calls.slice(-1), ['failed:transient failure 4']);
     assert.equal(result.status, 'failed');
   });
 
@@ -135,6 +152,27 @@ describe('generation workflow (mocked activities)', () => {
       data: { id: generationId, status: 'completed', mockupUrl: 'http://files/mockups/x.jpg', tokensUsed: 1 },
     });
     assert.equal(arg.url, 'https://hooks.example.com/y');
+    await child.terminate('test done').catch(() => {});
+  });
+
+  it('sends generation.completed, not failed, when the render committed after its step failed (no refund)', async () => {
+    const { calls, result, generationId } = await run(
+      { renderFailures: 99, completedMeanwhile: true },
+      'https://hooks.example.com/z',
+    );
+    assert.deepEqual(calls.slice(-1), ['failed:transient failure 4']);
+    assert.deepEqual(result, { status: 'completed' });
+    const child = client.workflow.getHandle(`webhook-${generationId}`);
+    const history = await child.fetchHistory();
+    const arg = defaultPayloadConverter.fromPayload<{ event: string; payload: unknown }>(
+      history.events![0]!.workflowExecutionStartedEventAttributes!.input!.payloads![0]!,
+    );
+    assert.equal(arg.event, 'generation.completed');
+    assert.deepEqual(arg.payload, {
+      event: 'generation.completed',
+      timestamp: '2026-01-01T00:00:02.000Z',
+      data: { id: generationId, status: 'completed', mockupUrl: 'http://files/mockups/x.jpg', tokensUsed: 1 },
+    });
     await child.terminate('test done').catch(() => {});
   });
 });

@@ -1,0 +1,37 @@
+// Analysis use case (POST /analyze): the image from the body or from a user URL (through the SSRF guard), analysed
+// on the analysis pool (lib/analysis). Image problems become 400 invalid_request; a full pool becomes 503.
+import { analyseImage } from '../../lib/analysis';
+import { isUrlFetchError, readUserUrl } from '../../lib/fetch';
+import { MAX_IMAGE_BYTES } from '../../lib/images';
+import type { AppDeps } from '../context';
+import { badRequest } from '../errors';
+import { busy, imageProblem } from '../http/image-body';
+
+/** Whole exchange with a remote imageUrl, redirects included. */
+export const IMAGE_FETCH_TIMEOUT_MS = 10_000;
+
+/** Analyses image bytes; `context` prefixes the message when the bytes are not a usable image. */
+export async function analyzeBytes(bytes: Buffer, quantity: number, context: string) {
+  try {
+    return await analyseImage(bytes, { quantity });
+  } catch (err) {
+    throw busy(imageProblem(err, context));
+  }
+}
+
+/** Fetches a user URL (SSRF-guarded, 10 MB, 10 s) and analyses it. */
+export async function analyzeUrl(deps: AppDeps, url: string, quantity: number) {
+  let bytes: Buffer;
+  try {
+    ({ body: bytes } = await readUserUrl(deps, url, {
+      maxBytes: MAX_IMAGE_BYTES,
+      timeoutMs: IMAGE_FETCH_TIMEOUT_MS,
+      headers: { accept: 'image/png,image/jpeg,image/webp,image/gif;q=0.9,*/*;q=0.1' },
+    }));
+  } catch (err) {
+    if (isUrlFetchError(err))
+      throw badRequest(`imageUrl could not be fetched: ${err.message}`, { reason: err.reason, ...err.details });
+    throw err;
+  }
+  return analyzeBytes(bytes, quantity, 'The file at imageUrl is not a usable image');
+}

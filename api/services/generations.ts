@@ -1,0 +1,370 @@
+// Generation use cases: POST /generate (one), POST /generate/batch (up to 25), and reading generations. A new
+// generation is recorded and charged in one transaction (db/generations.ts), then its workflow is started; if that
+// start fails, every token goes back and every generation is marked failed in one transaction, so the account is
+// whole and each id explains itself.
+import { WorkflowExecutionAlreadyStartedError, type WorkflowHandle } from '@temporalio/client';
+import type { GarmentRow } from '../../db/garments';
+import { findGarments, getGarment } from '../../db/garments';
+import {
+  failAndRefund,
+  getGeneration,
+  getGenerations,
+  insertAndChargeGenerations,
+  type BatchGenerationRow,
+  type GenerationRow,
+} from '../../db/generations';
+import type {
+  GenerationBatchInput,
+  GenerationBatchResult,
+  GenerationWorkflowInput,
+  GenerationWorkflowResult,
+  Placement,
+  Zone,
+} from '../../lib/generation/types';
+import { ownFileKey } from '../../lib/fetch';
+import { timeId } from '../../lib/ids';
+import { fileUrl } from '../../lib/storage';
+import { generation, generationBatch } from '../../workflows';
+import type { AppDeps } from '../context';
+import { ApiError, badRequest, notFound } from '../errors';
+import type { FinishedNotice, GenerationNotices } from '../generation-notices';
+
+export const MAX_BATCH_ITEMS = 25;
+
+/** Who asks: the account and the key the request came with. */
+export interface Caller {
+  userId: string;
+  apiKeyId: string | null;
+}
+
+export interface GenerateRequest {
+  designUrl: string;
+  garmentId: string;
+  garmentImageUrl: string;
+  color?: string;
+  zone: Zone;
+  placement: Placement;
+  applyTexture: boolean;
+  webhookUrl?: string;
+}
+
+export interface BatchItemRequest {
+  garmentId?: string;
+  garmentImageUrl?: string;
+  color?: string;
+  zone?: Zone;
+  placement?: Placement;
+  applyTexture?: boolean;
+}
+
+export interface BatchRequest {
+  designUrl: string;
+  garmentId?: string;
+  zone: Zone;
+  placement: Placement;
+  applyTexture: boolean;
+  webhookUrl?: string;
+  items: BatchItemRequest[];
+}
+
+/** What a generate call produced: the rows, the balance after the charge, and whether they finished in time. */
+export interface Started<T> {
+  result: T;
+  balance: number;
+  finished: boolean;
+}
+
+const insufficient = (required: number, available: number, what: string) =>
+  new ApiError(
+    402,
+    'insufficient_tokens',
+    `Insufficient tokens: ${what} needs ${required}, the balance is ${available}`,
+    {
+      required,
+      available,
+    },
+  );
+
+/**
+ * Which blank to composite on. A URL of one of this garment's own blanks names its colour (and the zone's view is
+ * used: a back print goes on that colour's back view). Any other URL is the client's own blank photo, fetched
+ * through the SSRF guard by the worker; `color` then only labels it, and must name one of the garment's colours.
+ */
+export function resolveBlank(
+  deps: Pick<AppDeps, 'config'>,
+  garment: GarmentRow,
+  url: string,
+  color: string | undefined,
+  view: string,
+): { key: string; color: string } {
+  const named = color ? garment.colors.find((c) => c.name.toLowerCase() === color.toLowerCase()) : undefined;
+  if (color && !named) {
+    throw badRequest(
+      `Garment ${garment.id} has no colour ${JSON.stringify(color)}; it offers: ${garment.colors.map((c) => c.name).join(', ')}`,
+      { field: 'color' },
+    );
+  }
+  const key = ownFileKey(deps.config.publicBaseUrl, url);
+  if (key !== null) {
+    const own = garment.colors.find((c) => c.frontKey === key || c.backKey === key);
+    if (!own)
+      throw badRequest(
+        `garmentImageUrl is not a blank of garment ${garment.id}: use a colors[].imageUrl from the garment listing`,
+        { field: 'garmentImageUrl' },
+      );
+    if (named && named !== own)
+      throw badRequest(
+        `color ${JSON.stringify(color)} does not match garmentImageUrl, which is the ${own.name} blank`,
+        {
+          field: 'color',
+        },
+      );
+    if (!own.available)
+      throw badRequest(`Colour ${own.name} of garment ${garment.id} is not available`, { field: 'color' });
+    return { key: view === 'back' ? own.backKey : own.frontKey, color: own.name };
+  }
+  if (named && !named.available)
+    throw badRequest(`Colour ${named.name} of garment ${garment.id} is not available`, { field: 'color' });
+  return { key: `url:${url}`, color: named?.name ?? 'custom' };
+}
+
+/** The zone of a garment, or a 400 naming the zones it offers. */
+function zoneOf(garment: GarmentRow, zone: string) {
+  const z = garment.zones.find((zz) => zz.id === zone);
+  if (!z)
+    throw badRequest(
+      `Garment ${garment.id} has no ${zone} print zone; it offers: ${garment.zones.map((zz) => zz.id).join(', ')}`,
+      { field: 'zone' },
+    );
+  return z;
+}
+
+/**
+ * Starts the workflow of generations already charged. A workflow that already exists (a retried request) is
+ * returned; any other failure fails and refunds every generation in one transaction and is rethrown.
+ */
+async function startCharged<W extends typeof generation | typeof generationBatch>(
+  deps: AppDeps,
+  workflow: W,
+  opts: {
+    workflowId: string;
+    args: Parameters<W>;
+    generationIds: string[];
+    searchAttributes: Record<string, string[]>;
+  },
+): Promise<WorkflowHandle<W>> {
+  try {
+    return await deps.temporal.workflow.start(workflow, {
+      workflowId: opts.workflowId,
+      taskQueue: deps.config.temporal.taskQueue,
+      args: opts.args,
+      searchAttributes: opts.searchAttributes,
+    });
+  } catch (err) {
+    if (err instanceof WorkflowExecutionAlreadyStartedError)
+      return deps.temporal.workflow.getHandle<W>(opts.workflowId);
+    await failAndRefund(deps.sql, opts.generationIds, 'Could not start the generation');
+    throw err;
+  }
+}
+
+/**
+ * POST /generate. Records and charges the generation, starts its workflow (id = generation id) and, when `sync`,
+ * waits for the finished row up to GENERATE_SYNC_TIMEOUT_MS (the notice from the statement that finishes it, or
+ * the workflow's close, whichever is first).
+ */
+export async function createGeneration(
+  deps: AppDeps,
+  notices: GenerationNotices,
+  caller: Caller,
+  body: GenerateRequest,
+  opts: { sync: boolean; log: AppDeps['log'] },
+): Promise<Started<GenerationRow>> {
+  const garment = await getGarment(deps.sql, body.garmentId);
+  if (!garment) throw notFound(`Garment ${JSON.stringify(body.garmentId)} not found`);
+  const zone = zoneOf(garment, body.zone);
+  const blank = resolveBlank(deps, garment, body.garmentImageUrl, body.color, zone.view);
+
+  // The row and its charge (keyed by the generation id) in one transaction, as for a batch of one: a debit always
+  // has its generation, concurrent requests cannot overdraw, and the workflow's begin step finds this debit.
+  const id = timeId('gen');
+  const charge = await insertAndChargeGenerations(deps.sql, {
+    userId: caller.userId,
+    apiKeyId: caller.apiKeyId,
+    batchId: null,
+    rows: [
+      {
+        id,
+        garmentId: garment.id,
+        color: blank.color,
+        zone: body.zone,
+        placement: body.placement,
+        applyTexture: body.applyTexture,
+        designUrl: body.designUrl,
+        garmentImageUrl: body.garmentImageUrl,
+        blankKey: blank.key,
+        webhookUrl: body.webhookUrl ?? null,
+      },
+    ],
+  });
+  if (!charge.ok) throw insufficient(1, charge.available, 'this generation');
+
+  const input: GenerationWorkflowInput = {
+    generationId: id,
+    accountId: caller.userId,
+    garmentId: garment.id,
+    webhookUrl: body.webhookUrl ?? null,
+  };
+  // listening before the start, so the notice cannot come first
+  const notice = opts.sync ? await notices.wait(id) : null;
+  try {
+    const handle = await startCharged(deps, generation, {
+      workflowId: id,
+      args: [input],
+      generationIds: [id],
+      searchAttributes: { AccountId: [caller.userId], GarmentId: [garment.id] },
+    });
+    opts.log.info('generation started', { generationId: id, garmentId: garment.id });
+    if (notice) {
+      const row = await awaitFinished(deps, caller.userId, id, notice, handle.result());
+      if (row) return { result: row, balance: charge.balance, finished: true };
+    }
+  } finally {
+    notice?.cancel();
+  }
+  const row = await getGeneration(deps.sql, caller.userId, id);
+  return { result: row!, balance: charge.balance, finished: false };
+}
+
+/**
+ * The finished row, as soon as the generation's notice arrives or its workflow closes (whichever is first), or
+ * undefined when the synchronous budget runs out first. A failing workflow result still fails the request.
+ */
+async function awaitFinished(
+  deps: AppDeps,
+  userId: string,
+  id: string,
+  notice: FinishedNotice,
+  result: Promise<GenerationWorkflowResult>,
+): Promise<GenerationRow | undefined> {
+  result.catch(() => {}); // awaited below while it matters; once the row has answered, its outcome is the workflow's
+  let timer: NodeJS.Timeout | undefined;
+  const budget = new Promise<'timeout'>(
+    (resolve) => (timer = setTimeout(() => resolve('timeout'), deps.config.generateSyncTimeoutMs).unref()),
+  );
+  try {
+    let first = await Promise.race([
+      notice.finished.then(() => 'notice' as const),
+      result.then(() => 'closed' as const),
+      budget,
+    ]);
+    while (first !== 'timeout') {
+      const row = await getGeneration(deps.sql, userId, id);
+      if (first === 'closed' || (row && (row.status === 'completed' || row.status === 'failed'))) return row;
+      // a notice for a row that is not finished (cannot happen with the worker's statements): wait for the workflow
+      first = await Promise.race([result.then(() => 'closed' as const), budget]);
+    }
+    return undefined;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Re-labels an item's validation error with the item's position, keeping status and code. */
+function forItem(i: number, err: unknown): unknown {
+  if (!(err instanceof ApiError)) return err;
+  const field = typeof err.details?.field === 'string' ? `items.${i}.${err.details.field}` : `items.${i}`;
+  return new ApiError(err.status, err.code, `items[${i}]: ${err.message}`, { ...err.details, field });
+}
+
+/**
+ * POST /generate/batch: one design on up to 25 garment colours and/or zones. Every item is validated before
+ * anything happens, then all items are recorded and charged (1 token each) in one transaction or nothing is, then
+ * one `generationBatch` workflow (id `batch-<first generation id>`) runs every item.
+ */
+export async function createBatch(
+  deps: AppDeps,
+  caller: Caller,
+  body: BatchRequest,
+  opts: { sync: boolean; log: AppDeps['log'] },
+): Promise<Started<{ batchId: string; generations: GenerationRow[] }>> {
+  const ids = [...new Set(body.items.map((it) => it.garmentId ?? body.garmentId!))];
+  const garments = new Map<string, GarmentRow>();
+  await Promise.all(
+    ids.map(async (id) => {
+      const [g] = await findGarments(deps.sql, { id, limit: 1 });
+      if (g) garments.set(id, g);
+    }),
+  );
+
+  // Every item is checked before anything is recorded or charged: one bad item refuses the whole batch.
+  const rows: BatchGenerationRow[] = body.items.map((item, i) => {
+    try {
+      const gid = item.garmentId ?? body.garmentId!;
+      const garment = garments.get(gid);
+      if (!garment) throw notFound(`Garment ${JSON.stringify(gid)} not found`);
+      const zoneId = item.zone ?? body.zone;
+      const z = zoneOf(garment, zoneId);
+      let url = item.garmentImageUrl;
+      if (url === undefined) {
+        // Colour by name only: its blank from the catalogue (resolveBlank picks the zone's view).
+        const c = garment.colors.find((cc) => cc.name.toLowerCase() === item.color!.toLowerCase());
+        if (!c)
+          throw badRequest(
+            `Garment ${garment.id} has no colour ${JSON.stringify(item.color)}; it offers: ${garment.colors.map((cc) => cc.name).join(', ')}`,
+            { field: 'color' },
+          );
+        url = fileUrl(deps.config, z.view === 'back' ? c.backKey : c.frontKey);
+      }
+      const blank = resolveBlank(deps, garment, url, item.color, z.view);
+      return {
+        id: timeId('gen'),
+        garmentId: garment.id,
+        color: blank.color,
+        zone: zoneId,
+        placement: item.placement ?? body.placement,
+        applyTexture: item.applyTexture ?? body.applyTexture,
+        designUrl: body.designUrl,
+        garmentImageUrl: url,
+        blankKey: blank.key,
+        webhookUrl: body.webhookUrl ?? null,
+      };
+    } catch (err) {
+      throw forItem(i, err);
+    }
+  });
+
+  const genIds = rows.map((row) => row.id);
+  const batchId = `batch-${genIds[0]}`;
+  const charge = await insertAndChargeGenerations(deps.sql, {
+    userId: caller.userId,
+    apiKeyId: caller.apiKeyId,
+    batchId,
+    rows,
+  });
+  if (!charge.ok) throw insufficient(charge.required, charge.available, `this batch of ${charge.required}`);
+
+  const input: GenerationBatchInput = {
+    batchId,
+    accountId: caller.userId,
+    webhookUrl: body.webhookUrl ?? null,
+    items: rows.map((row) => ({ generationId: row.id, garmentId: row.garmentId })),
+  };
+  const handle = await startCharged(deps, generationBatch, {
+    workflowId: batchId,
+    args: [input],
+    generationIds: genIds,
+    searchAttributes: { AccountId: [caller.userId], ...(ids.length === 1 ? { GarmentId: ids } : {}) },
+  });
+  opts.log.info('generation batch started', { batchId, items: genIds.length });
+
+  let finished: GenerationBatchResult | null = null;
+  if (opts.sync) {
+    finished = await Promise.race([
+      handle.result(),
+      new Promise<null>((resolve) => setTimeout(() => resolve(null), deps.config.generateSyncTimeoutMs).unref()),
+    ]);
+  }
+  const generations = await getGenerations(deps.sql, caller.userId, genIds);
+  return { result: { batchId, generations }, balance: charge.balance, finished: finished !== null };
+}

@@ -1,0 +1,50 @@
+// The garment catalogue: garments with their colours (blank images) and print zones.
+import type { Sql } from './client';
+
+export interface GarmentRow {
+  id: string;
+  name: string;
+  brand: string;
+  category: string;
+  basePrice: string;
+  sizes: string[];
+  sortOrder: number;
+  colors: { name: string; hex: string; available: boolean; frontKey: string; backKey: string; thumbKey: string }[];
+  zones: {
+    id: string;
+    name: string;
+    view: string;
+    maxWidthIn: string;
+    maxHeightIn: string;
+    x: number;
+    y: number;
+    w: number;
+    h: number;
+  }[];
+}
+
+/** Garment rows with their colours and zones aggregated in one query. */
+export function findGarments(sql: Sql, where: { id?: string; category?: string; afterSort?: number; limit: number }) {
+  return sql<GarmentRow[]>`
+    select g.id, g.name, g.brand, g.category, g.base_price::text as "basePrice", g.sizes, g.sort_order as "sortOrder",
+      (select coalesce(json_agg(json_build_object('name', c.name, 'hex', c.hex, 'available', c.available,
+              'frontKey', c.front_key, 'backKey', c.back_key, 'thumbKey', c.thumb_key) order by c.sort_order), '[]')
+         from garment_colors c where c.garment_id = g.id) as colors,
+      (select coalesce(json_agg(json_build_object('id', z.zone_id, 'name', z.name, 'view', z.view,
+              'maxWidthIn', z.max_width_in::text, 'maxHeightIn', z.max_height_in::text,
+              'x', z.rect_x, 'y', z.rect_y, 'w', z.rect_w, 'h', z.rect_h) order by z.sort_order), '[]')
+         from print_zones z where z.garment_id = g.id) as zones
+    from garments g
+    where true
+      ${where.id !== undefined ? sql`and g.id = ${where.id}` : sql``}
+      ${where.category !== undefined ? sql`and g.category = ${where.category}` : sql``}
+      ${where.afterSort !== undefined ? sql`and g.sort_order > ${where.afterSort}` : sql``}
+    order by g.sort_order
+    limit ${where.limit}`;
+}
+
+/** One garment by id, or undefined. */
+export async function getGarment(sql: Sql, id: string): Promise<GarmentRow | undefined> {
+  const [row] = await findGarments(sql, { id, limit: 1 });
+  return row;
+}
