@@ -1,4 +1,4 @@
-// Activities of the webhook delivery workflow: create the delivery (body serialised once), make one signed HTTP
+// Activities of the webhook delivery workflow: create the delivery (body serialized once), make one signed HTTP
 // attempt and record it, record the final state. Every step is idempotent so Temporal may re-run any of them.
 import { ApplicationFailure } from '@temporalio/activity';
 import type { Sql } from '../db/client';
@@ -41,7 +41,7 @@ export function createWebhookActivities({ sql, config, log }: WebhookActivityDep
   return {
     /**
      * Creates the delivery for a generation, or returns the existing one: the unique generation id makes a re-run
-     * (or a second start of `webhook-<id>`) reuse the same delivery id and the same serialised body.
+     * (or a second start of `webhook-<id>`) reuse the same delivery id and the same serialized body.
      */
     async prepareWebhookDelivery(input: WebhookDeliveryInput): Promise<PreparedDelivery> {
       if (!EVENTS.has(input.event)) throw badInput(`unknown webhook event ${JSON.stringify(input.event)}`);
@@ -55,7 +55,7 @@ export function createWebhookActivities({ sql, config, log }: WebhookActivityDep
       if (gen.userId !== input.accountId)
         throw badInput(`generation ${input.generationId} does not belong to ${input.accountId}`);
 
-      // Serialised here, once: every attempt sends these exact bytes, so receivers can dedupe and verify.
+      // Serialized here, once: every attempt sends these exact bytes, so receivers can dedupe and verify.
       const body = JSON.stringify(input.payload);
       await sql`
         insert into webhook_deliveries (id, generation_id, user_id, event, url, body)

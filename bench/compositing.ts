@@ -4,7 +4,7 @@
 //   node --import tsx bench/compositing.ts            (BENCH_QUICK=1 for a short run)
 //
 // Every mockup decodes the design again (design cache off) unless the row says "design cached" (the same design on
-// many colours, where the decoded, sized design is reused). Latency is from the call to the result, including any
+// many colors, where the decoded, sized design is reused). Latency is from the call to the result, including any
 // wait for a slot (at most 2 composites per core run at once). "CPU ms" is process CPU time (all threads) per mockup:
 // on a busy shared machine wall-clock numbers suffer, CPU time much less; "CPU share" is the fraction of all cores
 // the run got (1.0 = both cores busy with compositing), so a loaded machine shows up in the table.
@@ -21,7 +21,7 @@ import {
   PreparedBlankCache,
   type Placement,
 } from '../lib/compositing';
-import { JPEG_OPTIMISE_CODING } from '../lib/compositing/composite';
+import { JPEG_OPTIMIZE_CODING } from '../lib/compositing/composite';
 import { placeDesign } from '../lib/compositing/design';
 import { paste } from '../lib/compositing/composite';
 import { knitTexture } from '../lib/compositing/texture';
@@ -203,12 +203,12 @@ export async function runCompositingBench(): Promise<Record<string, unknown>> {
     await stage('paste, flat (JS)', () => paste(out, blank, geom, clip, null, false));
     await stage('JPEG encode 2000x2000 q88', () =>
       sharp(out, { raw: { width: W, height: blank.height, channels: 3 } })
-        .jpeg({ quality: 88, mozjpeg: false, optimiseCoding: JPEG_OPTIMISE_CODING })
+        .jpeg({ quality: 88, mozjpeg: false, optimizeCoding: JPEG_OPTIMIZE_CODING })
         .toBuffer(),
     );
     await stage('JPEG encode thumbnail', () =>
       sharp(blank.thumb.data, { raw: { width: blank.thumb.width, height: blank.thumb.height, channels: 3 } })
-        .jpeg({ quality: 82, mozjpeg: false, optimiseCoding: JPEG_OPTIMISE_CODING })
+        .jpeg({ quality: 82, mozjpeg: false, optimizeCoding: JPEG_OPTIMIZE_CODING })
         .toBuffer(),
     );
   }

@@ -5,7 +5,7 @@
 //   2. POST /generate end to end (synchronous): p50/p95/p99 at 1 client, mockups/s at 4, 8 and 16 clients;
 //   3. where the time of one generation goes (client clock, workflow history, API and activity logs);
 //   4. upload and analyze latency for the same design; peak memory of the worker and the API per phase;
-//   5. POST /generate/batch vs single calls for one design on many colours.
+//   5. POST /generate/batch vs single calls for one design on many colors.
 // Prints tables and writes bench/results/latest.json. Bounded loops only; all traffic goes to 127.0.0.1.
 //
 //   npm run bench                       (BENCH_QUICK=1: fewer requests, for a smoke run)
@@ -280,7 +280,7 @@ async function uploads(ctx: Ctx, design: Buffer) {
 }
 
 /** Analyze latency for the design by URL and inline; "not available" with the reason when the route refuses. */
-async function analyses(ctx: Ctx, design: Buffer, imageUrl: string) {
+async function analyzes(ctx: Ctx, design: Buffer, imageUrl: string) {
   const auth = { authorization: `Bearer ${ctx.key}` };
   const byUrl: number[] = [];
   const byData: number[] = [];
@@ -552,12 +552,12 @@ async function batchVsSingle(
     const t0 = performance.now();
     for (let r = 0; r < rounds; r++) {
       const { results } = await closedLoop(8, items.length, (i) =>
-        generate(ctx, items[i]!, round(scaleBase + 0.0015 + r * 0.003, 4), 'single-colours'),
+        generate(ctx, items[i]!, round(scaleBase + 0.0015 + r * 0.003, 4), 'single-colors'),
       );
       rs.push(...results);
     }
     const wallMs = performance.now() - t0;
-    checkAll('single calls (colours)', rs);
+    checkAll('single calls (colors)', rs);
     rows.push({
       items: items.length,
       blanks: warm ? 'prepared' : 'cold',
@@ -614,7 +614,7 @@ async function main(): Promise<void> {
         await storage.put(key, design, 'image/png');
         ctx.designUrl = `${ctx.base}/files/${key}`;
       } else throw new Error(`POST /upload is not available on ${ctx.base} (${up.reason})`);
-      return { upload: up, analyze: await analyses(ctx, design, ctx.designUrl) };
+      return { upload: up, analyze: await analyzes(ctx, design, ctx.designUrl) };
     });
 
     say('compositing alone (in this process, stack idle)');
@@ -690,8 +690,8 @@ async function main(): Promise<void> {
     }
 
     say('batch vs single calls');
-    const colours = ctx.garment.colors.filter((c: any) => c.available);
-    const sevenColours = colours.map((c: any) => ({
+    const colors = ctx.garment.colors.filter((c: any) => c.available);
+    const sevenColors = colors.map((c: any) => ({
       garmentId: ctx.garment.id,
       garmentImageUrl: c.imageUrl,
       label: `${ctx.garment.id} ${c.name}`,
@@ -702,7 +702,7 @@ async function main(): Promise<void> {
         if (many.length < 25) many.push({ garmentId: g.id, garmentImageUrl: c.imageUrl, label: `${g.id} ${c.name}` });
     }
     const batchRows = await mem.phase('batch vs single', async () => [
-      ...(await batchVsSingle(ctx, sevenColours, N(3, 1), 0.6, true)),
+      ...(await batchVsSingle(ctx, sevenColors, N(3, 1), 0.6, true)),
       // more blanks than the worker's prepared-blank cache holds (~11): both ways prepare blanks again
       ...(await batchVsSingle(ctx, many, N(2, 1), 0.63, false)),
     ]);
@@ -962,7 +962,7 @@ function print(r: any): void {
     p(
       `| ${c.phase} | ${c.mockups} | ${c.wallS} | ${c.workerMs} | ${c.apiMs} | ${c.temporalMs} | ${c.postgresMs} | ${c.stackMs} | ${c.benchMs} | ${c.otherCores} |`,
     );
-  p('\n### 5. Batch vs single calls (one design on many colours)\n');
+  p('\n### 5. Batch vs single calls (one design on many colors)\n');
   p('| items (distinct blanks) | blanks in the worker | rounds | via | mockups/s | p50 per request ms | failed |');
   p('|---:|---|---:|---|---:|---:|---:|');
   for (const b of r.batch)

@@ -1,4 +1,4 @@
-// The garment catalogue: garments with their colours (blank images) and print zones.
+// The garment catalogue: garments with their colors (blank images) and print zones.
 import type { Sql } from './client';
 
 export interface GarmentRow {
@@ -23,7 +23,7 @@ export interface GarmentRow {
   }[];
 }
 
-/** Garment rows with their colours and zones aggregated in one query. */
+/** Garment rows with their colors and zones aggregated in one query. */
 export function findGarments(sql: Sql, where: { id?: string; category?: string; afterSort?: number; limit: number }) {
   return sql<GarmentRow[]>`
     select g.id, g.name, g.brand, g.category, g.base_price::text as "basePrice", g.sizes, g.sort_order as "sortOrder",

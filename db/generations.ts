@@ -5,7 +5,7 @@
 // Insert-and-charge (POST /generate is a batch of one, POST /generate/batch up to 25): one transaction records
 // every generation row and takes one token per generation (one debit each, reference = the generation id), or
 // records and charges nothing. Same ledger rules as debitTokens in ./ledger: the account row is locked so concurrent
-// debits serialise, grants that expire soonest are spent first, expired grants do not count. Each debit keeps its
+// debits serialize, grants that expire soonest are spent first, expired grants do not count. Each debit keeps its
 // own allocations, so a refund (reference refund:<generation id>) gives back one generation's token.
 import { GENERATION_FINISHED_CHANNEL, type GenerationStatus, type Placement } from '../lib/generation/types';
 import type { Sql } from './client';

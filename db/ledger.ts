@@ -52,7 +52,7 @@ export type DebitResult =
 
 /**
  * Takes `amount` tokens once per reference. The account row is locked for the transaction so concurrent debits
- * on one account serialise and can never take the balance below zero; grants that expire soonest are spent first.
+ * on one account serialize and can never take the balance below zero; grants that expire soonest are spent first.
  * A reference that was already debited returns the first result (duplicate: true) without charging again.
  */
 export async function debitTokens(

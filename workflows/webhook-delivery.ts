@@ -27,7 +27,7 @@ const { prepareWebhookDelivery, finishWebhookDelivery } = proxyActivities<Webhoo
 });
 
 export async function webhookDelivery(input: WebhookDeliveryInput): Promise<WebhookDeliveryResult> {
-  // Serialises the payload once and fixes the delivery id; returns the existing delivery if this is a re-run.
+  // Serializes the payload once and fixes the delivery id; returns the existing delivery if this is a re-run.
   const d = await prepareWebhookDelivery(input);
   if (d.status !== 'pending') return { delivered: d.status === 'delivered', attempts: d.attempts };
 

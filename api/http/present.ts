@@ -26,7 +26,7 @@ export function presentGarment(deps: { config: Config }, g: GarmentRow) {
     sizes: g.sizes,
     // maxWidth/maxHeight: inches of printable area. position: the zone's top-left corner in percent of the blank
     // image (x from the left, y from the top). region adds width and height in percent, so the zone maps to pixels
-    // on any colour's blank of the zone's view.
+    // on any color's blank of the zone's view.
     printZones: g.zones.map((z) => ({
       id: z.id,
       name: z.name,

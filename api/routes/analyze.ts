@@ -48,7 +48,7 @@ export function analyzeRoutes(deps: AppDeps): Router {
           'Send a JSON body (Content-Type: application/json) with imageUrl or imageData, and optionally quantity',
         );
       const body = parse(analyzeBody, req.body);
-      // The spec leaves "both supplied" open; guessing which one the client meant would analyse the wrong image.
+      // The spec leaves "both supplied" open; guessing which one the client meant would analyze the wrong image.
       if (body.imageUrl !== undefined && body.imageData !== undefined)
         throw badRequest('Supply either imageUrl or imageData, not both');
       if (body.imageUrl === undefined && body.imageData === undefined)

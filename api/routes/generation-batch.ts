@@ -1,4 +1,4 @@
-// POST /api/v1/generate/batch: one design on up to 25 garment colours and/or zones in one request, all charged in
+// POST /api/v1/generate/batch: one design on up to 25 garment colors and/or zones in one request, all charged in
 // one transaction or none, run by one `generationBatch` workflow (id `batch-<first generation id>`). Each result
 // is an ordinary generation resource (GET /generations[/<id>]). The use case is api/services/generations.ts.
 import { Router } from 'express';
@@ -17,7 +17,7 @@ const garmentId = z.string({ message: 'must be a string' }).trim().min(1, 'is re
 const zone = z.enum(ZONES, { message: `must be one of ${ZONES.join(', ')}` });
 const applyTexture = z.boolean({ message: 'must be true or false' });
 
-/** One mockup: which blank (garment + colour or blank URL) and, optionally, its own zone, placement and texture. */
+/** One mockup: which blank (garment + color or blank URL) and, optionally, its own zone, placement and texture. */
 const itemSchema = z.strictObject({
   garmentId: garmentId.optional(),
   garmentImageUrl: httpUrl('garmentImageUrl').optional(),
@@ -41,7 +41,7 @@ const batchBody = z
       .min(1, `must hold 1 to ${MAX_BATCH_ITEMS} items`)
       .max(
         MAX_BATCH_ITEMS,
-        `must hold at most ${MAX_BATCH_ITEMS} items (one design on up to ${MAX_BATCH_ITEMS} colours or zones)`,
+        `must hold at most ${MAX_BATCH_ITEMS} items (one design on up to ${MAX_BATCH_ITEMS} colors or zones)`,
       ),
   })
   .superRefine((b, ctx) => {

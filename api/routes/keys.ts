@@ -56,7 +56,7 @@ export function keyRoutes(deps: AppDeps): Router {
     const key = generateKey(deps.config.apiKeyPrefix);
     const expiresAt = body.expiresInDays ? new Date(Date.now() + body.expiresInDays * 86_400_000) : null;
     const row = await deps.sql.begin(async (tx) => {
-      // Serialise key creation per account so the active-key cap holds under parallel requests.
+      // Serialize key creation per account so the active-key cap holds under parallel requests.
       await tx`select id from users where id = ${userId} for update`;
       const [active] = await tx<{ n: number }[]>`
         select count(*)::int as n from api_keys where user_id = ${userId} and revoked_at is null and (expires_at is null or expires_at > now())`;

@@ -1,6 +1,6 @@
-// Analysis use case (POST /analyze): the image from the body or from a user URL (through the SSRF guard), analysed
+// Analysis use case (POST /analyze): the image from the body or from a user URL (through the SSRF guard), analyzed
 // on the analysis pool (lib/analysis). Image problems become 400 invalid_request; a full pool becomes 503.
-import { analyseImage } from '../../lib/analysis';
+import { analyzeImage } from '../../lib/analysis';
 import { isUrlFetchError, readUserUrl } from '../../lib/fetch';
 import { MAX_IMAGE_BYTES } from '../../lib/images';
 import type { AppDeps } from '../context';
@@ -10,16 +10,16 @@ import { busy, imageProblem } from '../http/image-body';
 /** Whole exchange with a remote imageUrl, redirects included. */
 export const IMAGE_FETCH_TIMEOUT_MS = 10_000;
 
-/** Analyses image bytes; `context` prefixes the message when the bytes are not a usable image. */
+/** Analyzes image bytes; `context` prefixes the message when the bytes are not a usable image. */
 export async function analyzeBytes(bytes: Buffer, quantity: number, context: string) {
   try {
-    return await analyseImage(bytes, { quantity });
+    return await analyzeImage(bytes, { quantity });
   } catch (err) {
     throw busy(imageProblem(err, context));
   }
 }
 
-/** Fetches a user URL (SSRF-guarded, 10 MB, 10 s) and analyses it. */
+/** Fetches a user URL (SSRF-guarded, 10 MB, 10 s) and analyzes it. */
 export async function analyzeUrl(deps: AppDeps, url: string, quantity: number) {
   let bytes: Buffer;
   try {

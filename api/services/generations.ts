@@ -86,9 +86,9 @@ const insufficient = (required: number, available: number, what: string) =>
   );
 
 /**
- * Which blank to composite on. A URL of one of this garment's own blanks names its colour (and the zone's view is
- * used: a back print goes on that colour's back view). Any other URL is the client's own blank photo, fetched
- * through the SSRF guard by the worker; `color` then only labels it, and must name one of the garment's colours.
+ * Which blank to composite on. A URL of one of this garment's own blanks names its color (and the zone's view is
+ * used: a back print goes on that color's back view). Any other URL is the client's own blank photo, fetched
+ * through the SSRF guard by the worker; `color` then only labels it, and must name one of the garment's colors.
  */
 export function resolveBlank(
   deps: Pick<AppDeps, 'config'>,
@@ -100,7 +100,7 @@ export function resolveBlank(
   const named = color ? garment.colors.find((c) => c.name.toLowerCase() === color.toLowerCase()) : undefined;
   if (color && !named) {
     throw badRequest(
-      `Garment ${garment.id} has no colour ${JSON.stringify(color)}; it offers: ${garment.colors.map((c) => c.name).join(', ')}`,
+      `Garment ${garment.id} has no color ${JSON.stringify(color)}; it offers: ${garment.colors.map((c) => c.name).join(', ')}`,
       { field: 'color' },
     );
   }
@@ -120,11 +120,11 @@ export function resolveBlank(
         },
       );
     if (!own.available)
-      throw badRequest(`Colour ${own.name} of garment ${garment.id} is not available`, { field: 'color' });
+      throw badRequest(`Color ${own.name} of garment ${garment.id} is not available`, { field: 'color' });
     return { key: view === 'back' ? own.backKey : own.frontKey, color: own.name };
   }
   if (named && !named.available)
-    throw badRequest(`Colour ${named.name} of garment ${garment.id} is not available`, { field: 'color' });
+    throw badRequest(`Color ${named.name} of garment ${garment.id} is not available`, { field: 'color' });
   return { key: `url:${url}`, color: named?.name ?? 'custom' };
 }
 
@@ -278,7 +278,7 @@ function forItem(i: number, err: unknown): unknown {
 }
 
 /**
- * POST /generate/batch: one design on up to 25 garment colours and/or zones. Every item is validated before
+ * POST /generate/batch: one design on up to 25 garment colors and/or zones. Every item is validated before
  * anything happens, then all items are recorded and charged (1 token each) in one transaction or nothing is, then
  * one `generationBatch` workflow (id `batch-<first generation id>`) runs every item.
  */
@@ -307,11 +307,11 @@ export async function createBatch(
       const z = zoneOf(garment, zoneId);
       let url = item.garmentImageUrl;
       if (url === undefined) {
-        // Colour by name only: its blank from the catalogue (resolveBlank picks the zone's view).
+        // Color by name only: its blank from the catalogue (resolveBlank picks the zone's view).
         const c = garment.colors.find((cc) => cc.name.toLowerCase() === item.color!.toLowerCase());
         if (!c)
           throw badRequest(
-            `Garment ${garment.id} has no colour ${JSON.stringify(item.color)}; it offers: ${garment.colors.map((cc) => cc.name).join(', ')}`,
+            `Garment ${garment.id} has no color ${JSON.stringify(item.color)}; it offers: ${garment.colors.map((cc) => cc.name).join(', ')}`,
             { field: 'color' },
           );
         url = fileUrl(deps.config, z.view === 'back' ? c.backKey : c.frontKey);

@@ -1,5 +1,5 @@
 // The seeded garment catalogue. Names and prices follow the blanks print shops actually stock; every garment's
-// images are rendered from its silhouette (see ./blanks), so the zone geometry is exact on every colour.
+// images are rendered from its silhouette (see ./blanks), so the zone geometry is exact on every color.
 import type { Silhouette } from '../../lib/blanks';
 
 export interface CatalogColor {

@@ -1,6 +1,6 @@
-// Seeds the garment catalogue: rows for garments, colours and print zones, and a rendered blank (front and back
-// view plus thumbnail) for every colour. Blanks are keyed by silhouette, colour and renderer version, so a
-// restart renders nothing and garments that share a silhouette and colour share the files.
+// Seeds the garment catalogue: rows for garments, colors and print zones, and a rendered blank (front and back
+// view plus thumbnail) for every color. Blanks are keyed by silhouette, color and renderer version, so a
+// restart renders nothing and garments that share a silhouette and color share the files.
 import type { Sql } from '../client';
 import type { Logger } from '../../lib/log';
 import { LocalDiskStorage, type Storage } from '../../lib/storage';

@@ -1,7 +1,7 @@
-// Print-relevant facts about a design beyond its colours: resolution at print size, an opaque background box,
-// detail too fine to stitch, and colours that vanish on common garment colours.
-import { ciede2000, deltaE76, hexToLab, rgbToLab, type Lab } from './colour';
-import type { InkColour, RgbaInput } from './palette';
+// Print-relevant facts about a design beyond its colors: resolution at print size, an opaque background box,
+// detail too fine to stitch, and colors that vanish on common garment colors.
+import { ciede2000, deltaE76, hexToLab, rgbToLab, type Lab } from './color';
+import type { InkColor, RgbaInput } from './palette';
 
 // --- resolution ------------------------------------------------------------------------------------------------
 
@@ -35,21 +35,21 @@ export function printSize(width: number, height: number): PrintSize {
 // --- opaque background box -------------------------------------------------------------------------------------
 
 export interface BackgroundBox {
-  colour: InkColour;
-  /** Share of the border pixels that are this colour. */
+  color: InkColor;
+  /** Share of the border pixels that are this color. */
   borderShare: number;
 }
 
 /**
- * A design whose border is (almost) entirely one solid flat colour that covers a large part of the image has a
+ * A design whose border is (almost) entirely one solid flat color that covers a large part of the image has a
  * background box: printed as is, that rectangle is printed too. Photos and full-bleed art have varied borders, and
  * designs on transparency have clear borders, so neither is flagged. A few stray transparent pixels do not hide a box.
  */
-export function detectBackgroundBox(img: RgbaInput, colours: InkColour[]): BackgroundBox | null {
-  if (colours.length < 2) return null;
+export function detectBackgroundBox(img: RgbaInput, colors: InkColor[]): BackgroundBox | null {
+  if (colors.length < 2) return null;
   const { data, width: w, height: h } = img;
-  const labs = colours.map((c) => c.lab);
-  const hits = new Float64Array(colours.length);
+  const labs = colors.map((c) => c.lab);
+  const hits = new Float64Array(colors.length);
   let border = 0;
   const visit = (x: number, y: number) => {
     const i = (y * w + x) * 4;
@@ -57,7 +57,7 @@ export function detectBackgroundBox(img: RgbaInput, colours: InkColour[]): Backg
     if (data[i + 3]! < 250) return;
     const lab = rgbToLab(data[i]!, data[i + 1]!, data[i + 2]!);
     let best = -1;
-    let bestD = 8; // the same flat colour, allowing JPEG noise
+    let bestD = 8; // the same flat color, allowing JPEG noise
     for (let k = 0; k < labs.length; k++) {
       const d = deltaE76(labs[k]!, lab);
       if (d < bestD) {
@@ -78,9 +78,9 @@ export function detectBackgroundBox(img: RgbaInput, colours: InkColour[]): Backg
   let best = 0;
   for (let k = 1; k < hits.length; k++) if (hits[k]! > hits[best]!) best = k;
   const borderShare = border ? hits[best]! / border : 0;
-  const colour = colours[best]!;
+  const color = colors[best]!;
   // The box must frame the design (nearly the whole border) and be a real area, not a thin outline.
-  return borderShare >= 0.9 && colour.share >= 0.15 ? { colour, borderShare } : null;
+  return borderShare >= 0.9 && color.share >= 0.15 ? { color, borderShare } : null;
 }
 
 // --- fine detail -----------------------------------------------------------------------------------------------
@@ -91,7 +91,7 @@ export const MIN_STITCH_MM = 1.5;
 /** One pixel of the detail raster is half the smallest stitchable feature, so a 1-pixel feature is too thin. */
 const DETAIL_PX_MM = MIN_STITCH_MM / 2;
 
-/** Box-filter downsampling with premultiplied alpha (so transparent pixels do not darken colours). */
+/** Box-filter downsampling with premultiplied alpha (so transparent pixels do not darken colors). */
 export function shrinkRgba(img: RgbaInput, maxSide: number): RgbaInput {
   const { data, width: w, height: h } = img;
   const scale = maxSide / Math.max(w, h);
@@ -129,19 +129,19 @@ export function shrinkRgba(img: RgbaInput, maxSide: number): RgbaInput {
 /**
  * Share of the ink that lies in features narrower than MIN_STITCH_MM when the design is embroidered at
  * EMBROIDERY_SIZE_IN on its longer side. The design is reduced so one pixel is half that width; then a pixel is fine
- * detail when it is a one-pixel-wide run of its colour (a thin line, or a thin gap between areas), or when it is only
+ * detail when it is a one-pixel-wide run of its color (a thin line, or a thin gap between areas), or when it is only
  * partly covered without being the soft rim of a larger shape (lines thinner than a pixel). `realTranslucency`
  * disables the partial-coverage rule for designs that are genuinely semi-transparent.
  */
-export function fineDetailShare(img: RgbaInput, colours: InkColour[], realTranslucency: boolean): number {
+export function fineDetailShare(img: RgbaInput, colors: InkColor[], realTranslucency: boolean): number {
   const side = Math.round((EMBROIDERY_SIZE_IN * 25.4) / DETAIL_PX_MM);
   const small = shrinkRgba(img, side);
   const { data, width: w, height: h } = small;
   const n = w * h;
-  const labs: Lab[] = colours.map((c) => c.lab);
+  const labs: Lab[] = colors.map((c) => c.lab);
   const CLEAR = -1;
   const BLEND = -2;
-  // Nearest colour per 15-bit RGB bin, computed once per bin: the detail raster has few distinct colours.
+  // Nearest color per 15-bit RGB bin, computed once per bin: the detail raster has few distinct colors.
   const UNKNOWN = -3;
   const byBin = new Int16Array(1 << 15).fill(UNKNOWN);
   const label = new Int16Array(n);
@@ -187,7 +187,7 @@ export function fineDetailShare(img: RgbaInput, colours: InkColour[], realTransl
       if (l >= 0) {
         if ((L !== l && R !== l) || (U !== l && D !== l)) fine += weight;
       } else if (l === BLEND) {
-        // A blend between two different neighbours is the boundary of two areas; sandwiched, it is a thin line.
+        // A blend between two different neighbors is the boundary of two areas; sandwiched, it is a thin line.
         if ((L === R && L !== BLEND) || (U === D && U !== BLEND)) fine += weight;
       } else if (!realTranslucency) {
         const rim =
@@ -201,11 +201,11 @@ export function fineDetailShare(img: RgbaInput, colours: InkColour[], realTransl
 
 // --- visibility on garments ------------------------------------------------------------------------------------
 
-/** The blank colours most designs go on; approximations of common stock colours. */
+/** The blank colors most designs go on; approximations of common stock colors. */
 export const COMMON_GARMENTS = [
   { name: 'white', hex: '#FFFFFF' },
   { name: 'black', hex: '#231F20' },
-  { name: 'heather grey', hex: '#A7A8AA' },
+  { name: 'heather gray', hex: '#A7A8AA' },
   { name: 'navy', hex: '#1F2A44' },
 ] as const;
 const GARMENT_LABS = COMMON_GARMENTS.map((g) => ({ ...g, lab: hexToLab(g.hex) }));
@@ -214,26 +214,26 @@ const GARMENT_LABS = COMMON_GARMENTS.map((g) => ({ ...g, lab: hexToLab(g.hex) })
 export const LOW_CONTRAST_DE = 8;
 
 export interface LowContrast {
-  colour: InkColour;
+  color: InkColor;
   garments: string[];
 }
 
 /**
- * Colours that would nearly disappear on common garment colours. Only ink that touches the fabric matters: designs
- * with no transparent area (everything sits on its own background) and the colour of a background box are skipped.
+ * Colors that would nearly disappear on common garment colors. Only ink that touches the fabric matters: designs
+ * with no transparent area (everything sits on its own background) and the color of a background box are skipped.
  */
-export function lowContrastColours(
-  colours: InkColour[],
+export function lowContrastColors(
+  colors: InkColor[],
   touchesFabric: boolean,
-  exclude: InkColour | null,
+  exclude: InkColor | null,
   minShare = 0.05,
 ): LowContrast[] {
   if (!touchesFabric) return [];
   const out: LowContrast[] = [];
-  for (const c of colours) {
+  for (const c of colors) {
     if (c.share < minShare || c === exclude) continue;
     const garments = GARMENT_LABS.filter((g) => ciede2000(c.lab, g.lab) < LOW_CONTRAST_DE).map((g) => g.name);
-    if (garments.length) out.push({ colour: c, garments });
+    if (garments.length) out.push({ color: c, garments });
   }
   return out;
 }

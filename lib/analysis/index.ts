@@ -1,17 +1,17 @@
-// Printability analysis (spec "Analysis result"): colour counting, dominant colours, Pantone approximations,
-// technique recommendation, price model and warnings. analyseImage() is the entry point for untrusted bytes;
-// analysePixels() is the pure core (tests, benchmarks).
-export { analyseImage, ANALYSIS_MAX_SIDE, type AnalyseOptions } from './analyse-image';
+// Printability analysis (spec "Analysis result"): color counting, dominant colors, Pantone approximations,
+// technique recommendation, price model and warnings. analyzeImage() is the entry point for untrusted bytes;
+// analyzePixels() is the pure core (tests, benchmarks).
+export { analyzeImage, ANALYSIS_MAX_SIDE, type AnalyzeOptions } from './analyze-image';
 export {
-  analysePixels,
+  analyzePixels,
   DECISION_THRESHOLDS,
   type AnalysisResult,
   type AnalysisFacts,
   type PixelInput,
-} from './analyse-pixels';
+} from './analyze-pixels';
 export { AnalysisPool, analysisPool } from './pool';
-export { extractPalette, PALETTE_TUNING, type Palette, type InkColour } from './palette';
+export { extractPalette, PALETTE_TUNING, type Palette, type InkColor } from './palette';
 export { screenPrice, dtgPrice, orderTotals, SCREEN_MODEL, DTG_MODEL, CURRENCY } from './pricing';
 export { recommend, complexityOf, LIMITS, type Technique, type Complexity, type DesignFacts } from './recommend';
 export { nearestPantone, pantoneLabel, PANTONE_TABLE, PANTONE_MAX_DE } from './pantone';
-export { ciede2000, deltaE76, rgbToLab, hexToLab, hexToRgb, toHex } from './colour';
+export { ciede2000, deltaE76, rgbToLab, hexToLab, hexToRgb, toHex } from './color';

@@ -1,25 +1,25 @@
-// Counting printable colours the way a separator would: one ink per flat colour area. Anti-aliased edges, JPEG
-// noise and transparency must not each become a "colour" (a crisp two-colour logo is 2), while a photo or a gradient
+// Counting printable colors the way a separator would: one ink per flat color area. Anti-aliased edges, JPEG
+// noise and transparency must not each become a "color" (a crisp two-color logo is 2), while a photo or a gradient
 // is many. The method, in order:
 //
 // 1. Pixels are split by alpha: solid (>= 250), translucent (32-249: feathered edges, shadows) and clear.
-// 2. A solid pixel is an *edge* pixel when it differs sharply (L1 RGB distance > EDGE_DIFF) from a solid 8-neighbour.
-//    Anti-aliasing, resampling and JPEG ringing all live on edges, so colours are first learnt from *interior*
-//    pixels only: the inside of areas, where a printer's ink actually is. Interior colours are read through a 3x3
+// 2. A solid pixel is an *edge* pixel when it differs sharply (L1 RGB distance > EDGE_DIFF) from a solid 8-neighbor.
+//    Anti-aliasing, resampling and JPEG ringing all live on edges, so colors are first learnt from *interior*
+//    pixels only: the inside of areas, where a printer's ink actually is. Interior colors are read through a 3x3
 //    mean, which divides per-pixel noise by about three.
 // 3. Interior pixels are binned (5 bits per channel) and the bins clustered greedily in CIELAB, most frequent first:
 //    a bin joins the nearest cluster within MERGE_DE (CIE76), otherwise it starts a new one. Noise and compression
-//    artefacts sit within MERGE_DE of their area's colour, so they join it instead of adding colours.
-// 4. A cluster counts as a colour when it covers at least MIN_SHARE of the ink (smaller specks are noise to a
+//    artifacts sit within MERGE_DE of their area's color, so they join it instead of adding colors.
+// 4. A cluster counts as a color when it covers at least MIN_SHARE of the ink (smaller specks are noise to a
 //    printer, and a screen is not burnt for them).
-// 5. Edge and translucent pixels are then explained: near a counted colour (same ink), on the straight RGB line
-//    between two counted colours (anti-aliasing blends two inks), or else evidence of an ink that only occurs in
+// 5. Edge and translucent pixels are then explained: near a counted color (same ink), on the straight RGB line
+//    between two counted colors (anti-aliasing blends two inks), or else evidence of an ink that only occurs in
 //    thin lines or small text, which has no interior at analysis resolution. Such leftovers are grouped - translucent
-//    pixels by colour, blended edge pixels by direction from the ink they blend with, since a hairline of ink C
-//    on background B appears as a spread of B->C mixtures - and a group large enough counts as one more colour.
-// 6. Continuous tone is recognised spatially: in a gradient or photo, neighbouring interior pixels belong to
-//    different clusters with no edge between them ("soft boundaries"); in flat artwork colours only meet at edges.
-import { deltaE76, rgbToLab, toHex, type Lab } from './colour';
+//    pixels by color, blended edge pixels by direction from the ink they blend with, since a hairline of ink C
+//    on background B appears as a spread of B->C mixtures - and a group large enough counts as one more color.
+// 6. Continuous tone is recognized spatially: in a gradient or photo, neighboring interior pixels belong to
+//    different clusters with no edge between them ("soft boundaries"); in flat artwork colors only meet at edges.
+import { deltaE76, rgbToLab, toHex, type Lab } from './color';
 
 export interface RgbaInput {
   data: Uint8Array;
@@ -27,19 +27,19 @@ export interface RgbaInput {
   height: number;
 }
 
-export interface InkColour {
+export interface InkColor {
   rgb: [number, number, number];
   hex: string;
   lab: Lab;
-  /** Fraction of the ink (alpha-weighted coverage) this colour accounts for. */
+  /** Fraction of the ink (alpha-weighted coverage) this color accounts for. */
   share: number;
   /** 'area': found in flat areas; 'fine': only in thin lines, small text or translucent pixels. */
   kind: 'area' | 'fine';
 }
 
 export interface Palette {
-  /** Counted colours, most coverage first. */
-  colours: InkColour[];
+  /** Counted colors, most coverage first. */
+  colors: InkColor[];
   /** Pixel counts at analysis resolution. */
   pixels: { total: number; solid: number; translucent: number; clear: number };
   /** Some pixel is not fully opaque. */
@@ -50,14 +50,14 @@ export interface Palette {
   translucentShare: number;
   /** Soft boundaries per interior pixel: ~0 for flat artwork, clearly positive for gradients and photos. */
   softBoundaryRate: number;
-  /** Share of the ink in colours that blend into a neighbouring colour without an edge: gradient bands, photo tones. */
+  /** Share of the ink in colors that blend into a neighboring color without an edge: gradient bands, photo tones. */
   tonalShare: number;
-  /** Share of interior ink that sits in clusters too small to count: high for photos (a long tail of colours). */
+  /** Share of interior ink that sits in clusters too small to count: high for photos (a long tail of colors). */
   unclusteredShare: number;
   /** Share of solid pixels that are edge pixels (a detail measure at analysis resolution). */
   edgeShare: number;
   /**
-   * Per pixel: index into `colours` for interior pixels of a counted colour, -1 for everything else
+   * Per pixel: index into `colors` for interior pixels of a counted color, -1 for everything else
    * (edge, translucent, clear, or a cluster too small to count).
    */
   labels: Int16Array;
@@ -78,9 +78,9 @@ export const PALETTE_TUNING = {
   EDGE_OVERSHOOT: 0.3,
   /** Angle within which blended edge pixels are taken to head towards the same hidden ink. */
   RAY_COS: Math.cos((10 * Math.PI) / 180),
-  /** Above this many colours the image is continuous tone anyway; explaining edges would add nothing. */
+  /** Above this many colors the image is continuous tone anyway; explaining edges would add nothing. */
   EXPLAIN_UP_TO: 16,
-  /** Soft-boundary pixels per interior pixel above which a colour is a gradient band rather than a flat area. */
+  /** Soft-boundary pixels per interior pixel above which a color is a gradient band rather than a flat area. */
   TONAL_RATE: 0.004,
 } as const;
 
@@ -116,8 +116,8 @@ export function extractPalette(img: RgbaInput, tuning: Partial<typeof PALETTE_TU
     if (a >= T.SOLID_ALPHA) {
       solid++;
       inkWeight += 1;
-      // Compare with the right, lower-left, lower and lower-right neighbours: with the pairs marked both ways this
-      // covers all 8 neighbours, so no interior pixel's 3x3 window (used for smoothing below) spans a hard edge.
+      // Compare with the right, lower-left, lower and lower-right neighbors: with the pairs marked both ways this
+      // covers all 8 neighbors, so no interior pixel's 3x3 window (used for smoothing below) spans a hard edge.
       const x = p % w;
       const y = (p - x) / w;
       if (x + 1 < w) markEdge(data, edge, p, p + 1, T.SOLID_ALPHA, T.EDGE_DIFF);
@@ -136,8 +136,8 @@ export function extractPalette(img: RgbaInput, tuning: Partial<typeof PALETTE_TU
     }
   }
 
-  // Interior colours are taken from a 3x3 mean over solid neighbours: it divides per-pixel noise (sensor grain,
-  // JPEG blocks, dithering) by about three without moving flat colours or bending linear gradients. Edges and fine
+  // Interior colors are taken from a 3x3 mean over solid neighbors: it divides per-pixel noise (sensor grain,
+  // JPEG blocks, dithering) by about three without moving flat colors or bending linear gradients. Edges and fine
   // lines keep their original pixels below.
   const smooth = smoothSolid(data, w, h, T.SOLID_ALPHA);
 
@@ -263,7 +263,7 @@ export function extractPalette(img: RgbaInput, tuning: Partial<typeof PALETTE_TU
     if (c >= 0) labels[p] = clusterToInk[c]!;
   }
 
-  // --- 6: soft boundaries between counted colours inside areas -----------------------------------------------
+  // --- 6: soft boundaries between counted colors inside areas -----------------------------------------------
   let soft = 0;
   const softOf = new Float64Array(inks.length);
   for (let p = 0; p < n; p++) {
@@ -288,7 +288,7 @@ export function extractPalette(img: RgbaInput, tuning: Partial<typeof PALETTE_TU
   }
 
   const totalInkWeight = inks.reduce((s, c) => s + c.weight, 0) || 1;
-  // A colour is a band of a gradient when a noticeable part of it borders another colour without an edge. Its
+  // A color is a band of a gradient when a noticeable part of it borders another color without an edge. Its
   // interior size comes from the labels (final indices), so fine-detail inks (no interior) are never tonal.
   const interiorOf = new Float64Array(inks.length);
   for (let p = 0; p < n; p++) if (labels[p]! >= 0) interiorOf[labels[p]!]!++;
@@ -296,7 +296,7 @@ export function extractPalette(img: RgbaInput, tuning: Partial<typeof PALETTE_TU
   order.forEach((old, i) => {
     if (interiorOf[i]! > 0 && softOf[i]! / interiorOf[i]! >= T.TONAL_RATE) tonalWeight += inks[old]!.weight;
   });
-  const colours: InkColour[] = order.map((i) => {
+  const colors: InkColor[] = order.map((i) => {
     const c = inks[i]!;
     return {
       rgb: c.rgb.map((v) => Math.round(v)) as [number, number, number],
@@ -308,7 +308,7 @@ export function extractPalette(img: RgbaInput, tuning: Partial<typeof PALETTE_TU
   });
 
   return {
-    colours,
+    colors,
     pixels: { total: n, solid, translucent, clear },
     hasTransparency: minAlpha < 255,
     inkCoverage: n ? inkWeight / n : 0,
@@ -331,7 +331,7 @@ function markEdge(data: Uint8Array, edge: Uint8Array, p: number, q: number, soli
   if (d > diff) edge[p] = edge[q] = 1;
 }
 
-/** 3x3 mean of each solid pixel over its solid neighbours (RGB, rounded), as a packed RGB array. */
+/** 3x3 mean of each solid pixel over its solid neighbors (RGB, rounded), as a packed RGB array. */
 function smoothSolid(data: Uint8Array, w: number, h: number, solidAlpha: number): Uint8Array {
   const out = new Uint8Array(w * h * 3);
   for (let y = 0; y < h; y++) {
@@ -380,7 +380,7 @@ interface Leftovers {
 
 /**
  * Distance from point p to the segment a-b in RGB, optionally extended by `overshoot` (a fraction of its length) past
- * both ends: sharpening, resampling and JPEG ringing push edge pixels slightly beyond the two colours they separate.
+ * both ends: sharpening, resampling and JPEG ringing push edge pixels slightly beyond the two colors they separate.
  */
 function segmentDistance(p: readonly number[], a: readonly number[], b: readonly number[], overshoot = 0): number {
   const ab = [b[0]! - a[0]!, b[1]! - a[1]!, b[2]! - a[2]!];
@@ -412,7 +412,7 @@ function explainLeftovers(inks: Ink[], h: Leftovers, T: typeof PALETTE_TUNING, m
     return { best, bestD };
   };
 
-  // Translucent pixels keep their ink's colour (alpha is separate), so they group by colour.
+  // Translucent pixels keep their ink's color (alpha is separate), so they group by color.
   const direct: { rgb: number[]; lab: Lab; weight: number }[] = [];
   for (let k = 0; k < BINS; k++) {
     const wgt = h.hTr[k]!;
@@ -490,7 +490,7 @@ function explainLeftovers(inks: Ink[], h: Leftovers, T: typeof PALETTE_TUNING, m
   }));
   for (const r of rays) {
     const lab = rgbToLab(r.far[0]!, r.far[1]!, r.far[2]!) as Lab;
-    // A translucent group of the same ink (e.g. the soft edge of the same hairline) is the same colour.
+    // A translucent group of the same ink (e.g. the soft edge of the same hairline) is the same color.
     const same = out.find((o) => deltaE76(o.lab, lab) <= merge * 2);
     if (same) same.weight += r.weight;
     else out.push({ rgb: r.far as [number, number, number], lab, weight: r.weight, kind: 'fine' });
@@ -504,8 +504,8 @@ function explainLeftovers(inks: Ink[], h: Leftovers, T: typeof PALETTE_TUNING, m
 }
 
 /**
- * Where fine lines of two inks cross or touch, their pixels blend into colours between the two. A candidate that
- * lies on the segment between two other colours (counted inks or stronger candidates) is such a blend, whatever its
+ * Where fine lines of two inks cross or touch, their pixels blend into colors between the two. A candidate that
+ * lies on the segment between two other colors (counted inks or stronger candidates) is such a blend, whatever its
  * weight; the extremes of each blend line remain. The weakest candidates are tested first, so of two candidates that
  * explain each other the stronger one is kept.
  */

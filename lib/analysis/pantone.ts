@@ -1,7 +1,7 @@
-// A small curated table of Pantone solid coated colours with the sRGB approximations Pantone itself publishes for
+// A small curated table of Pantone solid coated colors with the sRGB approximations Pantone itself publishes for
 // screens. These are approximations: a printer matches a real Pantone by swatch book or spectrophotometer, never by
 // hex. Matching is by CIEDE2000, so "nearest" follows perception rather than RGB arithmetic.
-import { ciede2000, hexToLab, type Lab } from './colour';
+import { ciede2000, hexToLab, type Lab } from './color';
 
 const TABLE: [name: string, hex: string][] = [
   // yellows and oranges
@@ -105,7 +105,7 @@ const TABLE: [name: string, hex: string][] = [
   ['476 C', '#4E3629'],
   ['468 C', '#DDCBA4'],
   ['7527 C', '#D6D2C4'],
-  // greys and blacks
+  // grays and blacks
   ['Cool Gray 1 C', '#D9D9D6'],
   ['Cool Gray 3 C', '#C8C9C7'],
   ['Cool Gray 5 C', '#B1B3B3'],
@@ -121,13 +121,13 @@ const TABLE: [name: string, hex: string][] = [
   ['Black 6 C', '#101820'],
 ];
 
-export interface PantoneColour {
+export interface PantoneColor {
   name: string;
   hex: string;
   lab: Lab;
 }
 
-export const PANTONE_TABLE: readonly PantoneColour[] = TABLE.map(([name, hex]) => ({
+export const PANTONE_TABLE: readonly PantoneColor[] = TABLE.map(([name, hex]) => ({
   name: `PANTONE ${name}`,
   hex,
   lab: hexToLab(hex),
@@ -135,11 +135,11 @@ export const PANTONE_TABLE: readonly PantoneColour[] = TABLE.map(([name, hex]) =
 
 /**
  * Beyond this CIEDE2000 distance the nearest table entry is not a useful suggestion (about the difference between
- * neighbouring swatches in the table); the colour gets no match rather than a misleading one.
+ * neighboring swatches in the table); the color gets no match rather than a misleading one.
  */
 export const PANTONE_MAX_DE = 6;
 
-export interface PantoneMatch extends PantoneColour {
+export interface PantoneMatch extends PantoneColor {
   deltaE: number;
 }
 
@@ -152,5 +152,5 @@ export function nearestPantone(lab: Lab, maxDeltaE = PANTONE_MAX_DE): PantoneMat
   return best && best.deltaE <= maxDeltaE ? best : null;
 }
 
-/** How a match is shown to clients: the swatch name, labelled as an approximation. */
+/** How a match is shown to clients: the swatch name, labeled as an approximation. */
 export const pantoneLabel = (m: PantoneMatch) => `${m.name} (approximate)`;

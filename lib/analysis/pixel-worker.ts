@@ -1,6 +1,6 @@
 // Worker-thread entry: runs the pure pixel analysis off the event loop. Loaded by pool.ts only.
 import { serveWorker } from '../images/worker-pool';
-import { analysePixels } from './analyse-pixels';
+import { analyzePixels } from './analyze-pixels';
 import type { AnalysisTask } from './pool';
 
-serveWorker((task: AnalysisTask) => ({ output: analysePixels(task.input, task.quantity) }));
+serveWorker((task: AnalysisTask) => ({ output: analyzePixels(task.input, task.quantity) }));

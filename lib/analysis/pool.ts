@@ -3,9 +3,9 @@
 // costs the API thread one structured clone of a ~0.8 MB raster.
 import path from 'node:path';
 import { WorkerPool, type WorkerPoolOptions } from '../images/worker-pool';
-import { analysePixels, type PixelInput } from './analyse-pixels';
+import { analyzePixels, type PixelInput } from './analyze-pixels';
 
-type Output = ReturnType<typeof analysePixels>;
+type Output = ReturnType<typeof analyzePixels>;
 export interface AnalysisTask {
   input: PixelInput;
   quantity: number;
@@ -22,7 +22,7 @@ export class AnalysisPool {
       ...opts,
       file: WORKER_FILE,
       name: 'image analysis',
-      inline: (t) => analysePixels(t.input, t.quantity),
+      inline: (t) => analyzePixels(t.input, t.quantity),
     });
   }
 

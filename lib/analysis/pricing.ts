@@ -1,9 +1,9 @@
 // The price model: decoration cost per piece, blank garment not included, USD, one print location (front), light
 // garments. Grounded in published shop price lists (see README "Price model"):
-//  - Screen printing: each colour needs its own screen, charged once per colour per location (film + screen:
+//  - Screen printing: each color needs its own screen, charged once per color per location (film + screen:
 //    US Colorworks $13 + $12-14, Got2GetMyTees $20, Grand Palace $15), and a per-piece run charge that falls
-//    steeply with quantity and rises with each extra colour (Grand Palace contract chart: 1 colour $3.60 at 24+,
-//    $1.90 at 72+, $1.20 at 288+, $1.00 at 576+; about +$0.15-0.35 per extra colour). Minimum run 24.
+//    steeply with quantity and rises with each extra color (Grand Palace contract chart: 1 color $3.60 at 24+,
+//    $1.90 at 72+, $1.20 at 288+, $1.00 at 576+; about +$0.15-0.35 per extra color). Minimum run 24.
 //  - DTG: no setup; price driven by printed area (ink) with modest quantity breaks. Shops quote roughly $5 for a
 //    small print to $10-12 for a full 12x15 in front on a light garment.
 
@@ -12,8 +12,8 @@ export const CURRENCY = 'USD';
 export const SCREEN_MODEL = {
   setupPerScreen: 25,
   minimumQuantity: 24,
-  maxColours: 8,
-  /** Run charge per piece: first colour, and each additional colour, by minimum quantity of the tier. */
+  maxColors: 8,
+  /** Run charge per piece: first color, and each additional color, by minimum quantity of the tier. */
   tiers: [
     { from: 24, first: 3.6, extra: 0.45 },
     { from: 48, first: 2.45, extra: 0.35 },
@@ -51,13 +51,13 @@ export interface ScreenPrice {
   setup: number;
   minimumQuantity: number;
   currency: string;
-  /** Screens priced: one per colour, 1 to 8 (more colours would be separated into at most 8). */
+  /** Screens priced: one per color, 1 to 8 (more colors would be separated into at most 8). */
   screens: number;
 }
 
-/** Screen price for `colours` spot colours at `quantity` pieces (quantities under the minimum are priced at it). */
-export function screenPrice(colours: number, quantity: number): ScreenPrice {
-  const screens = Math.min(SCREEN_MODEL.maxColours, Math.max(1, colours));
+/** Screen price for `colors` spot colors at `quantity` pieces (quantities under the minimum are priced at it). */
+export function screenPrice(colors: number, quantity: number): ScreenPrice {
+  const screens = Math.min(SCREEN_MODEL.maxColors, Math.max(1, colors));
   const q = Math.max(quantity, SCREEN_MODEL.minimumQuantity);
   let tier: (typeof SCREEN_MODEL.tiers)[number] = SCREEN_MODEL.tiers[0];
   for (const t of SCREEN_MODEL.tiers) if (q >= t.from) tier = t;

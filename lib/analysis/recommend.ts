@@ -1,8 +1,8 @@
 // Technique choice, following the spec's print technique guide:
-//   dtg         unlimited colours; full colour, photos, gradients
-//   screen      1-8 colours; simple designs, large runs
-//   embroidery  1-15 colours; logos and text
-//   vinyl       1-3 colours; names, numbers, simple shapes
+//   dtg         unlimited colors; full color, photos, gradients
+//   screen      1-8 colors; simple designs, large runs
+//   embroidery  1-15 colors; logos and text
+//   vinyl       1-3 colors; names, numbers, simple shapes
 // plus the one thing the guide leaves to the shop: the quantity, which decides between screen's setup cost and
 // DTG's flat per-piece price.
 import { orderTotals, SCREEN_MODEL, type DtgPrice, type ScreenPrice } from './pricing';
@@ -19,7 +19,7 @@ export const VINYL_MAX_COVERAGE = 0.6;
 export const EMBROIDERY_MAX_COVERAGE = 0.5;
 
 export interface DesignFacts {
-  colourCount: number;
+  colorCount: number;
   /** Gradients or photographic tones. */
   continuousTone: boolean;
   /** Genuinely semi-transparent areas (soft shadows, glows). */
@@ -37,29 +37,29 @@ export interface Recommendation {
 }
 
 const usd = (v: number) => `$${v.toFixed(2)}`;
-const colours = (n: number) => `${n} colour${n === 1 ? '' : 's'}`;
+const colors = (n: number) => `${n} color${n === 1 ? '' : 's'}`;
 const pieces = (n: number) => `${n} piece${n === 1 ? '' : 's'}`;
 
 export function complexityOf(f: DesignFacts): Complexity {
-  if (f.continuousTone || f.translucent || f.colourCount > LIMITS.screen) return 'complex';
-  if (f.colourCount > LIMITS.vinyl || f.fineDetail) return 'moderate';
+  if (f.continuousTone || f.translucent || f.colorCount > LIMITS.screen) return 'complex';
+  if (f.colorCount > LIMITS.vinyl || f.fineDetail) return 'moderate';
   return 'simple';
 }
 
 export function recommend(f: DesignFacts, quantity: number, screen: ScreenPrice, dtg: DtgPrice): Recommendation {
   const complexity = complexityOf(f);
-  const n = f.colourCount;
+  const n = f.colorCount;
   const at = (t: Technique, reason: string): Recommendation => ({ technique: t, reason, complexity });
 
   if (n === 0)
     return at(
       'dtg',
-      'The image has no visible pixels, so there is nothing to separate into colours; DTG needs no setup for a test print.',
+      'The image has no visible pixels, so there is nothing to separate into colors; DTG needs no setup for a test print.',
     );
   if (f.continuousTone) {
     return at(
       'dtg',
-      `The design has gradients or photographic tones (${colours(n)} detected): DTG prints full colour directly, while screen printing would need halftone separations and vinyl and embroidery cannot reproduce smooth tones.`,
+      `The design has gradients or photographic tones (${colors(n)} detected): DTG prints full color directly, while screen printing would need halftone separations and vinyl and embroidery cannot reproduce smooth tones.`,
     );
   }
   if (f.translucent) {
@@ -71,34 +71,34 @@ export function recommend(f: DesignFacts, quantity: number, screen: ScreenPrice,
   if (n > LIMITS.embroidery) {
     return at(
       'dtg',
-      `${colours(n)} is more than screen printing (up to ${LIMITS.screen}), embroidery (up to ${LIMITS.embroidery}) or vinyl (up to ${LIMITS.vinyl}) can use; DTG prints unlimited colours.`,
+      `${colors(n)} is more than screen printing (up to ${LIMITS.screen}), embroidery (up to ${LIMITS.embroidery}) or vinyl (up to ${LIMITS.vinyl}) can use; DTG prints unlimited colors.`,
     );
   }
   if (n > LIMITS.screen) {
     if (!f.fineDetail && f.inkCoverage <= EMBROIDERY_MAX_COVERAGE) {
       return at(
         'embroidery',
-        `A flat, logo-like design with ${colours(n)}: too many for screen printing (up to ${LIMITS.screen}) but within embroidery's ${LIMITS.embroidery} thread colours, and its details are bold enough to stitch.`,
+        `A flat, logo-like design with ${colors(n)}: too many for screen printing (up to ${LIMITS.screen}) but within embroidery's ${LIMITS.embroidery} thread colors, and its details are bold enough to stitch.`,
       );
     }
     return at(
       'dtg',
-      `${colours(n)} is more than screen printing's ${LIMITS.screen} spot colours${f.fineDetail ? ', and the detail is too fine to embroider' : ' and the design is too large an area to embroider'}; DTG prints unlimited colours.`,
+      `${colors(n)} is more than screen printing's ${LIMITS.screen} spot colors${f.fineDetail ? ', and the detail is too fine to embroider' : ' and the design is too large an area to embroider'}; DTG prints unlimited colors.`,
     );
   }
 
-  // 1-8 flat colours: screen, vinyl or DTG, decided by the run size.
+  // 1-8 flat colors: screen, vinyl or DTG, decided by the run size.
   const totals = orderTotals(screen, dtg, quantity);
   if (quantity >= SCREEN_MODEL.minimumQuantity && totals.screen <= totals.dtg) {
     return at(
       'screen',
-      `${colours(n)} of flat spot colour at ${pieces(quantity)}: screen printing is the cheapest, about ${usd(totals.screen / quantity)} a piece including the ${usd(screen.setup)} setup for ${screen.screens} screen${screen.screens === 1 ? '' : 's'}, against ${usd(dtg.perUnit)} a piece for DTG.`,
+      `${colors(n)} of flat spot color at ${pieces(quantity)}: screen printing is the cheapest, about ${usd(totals.screen / quantity)} a piece including the ${usd(screen.setup)} setup for ${screen.screens} screen${screen.screens === 1 ? '' : 's'}, against ${usd(dtg.perUnit)} a piece for DTG.`,
     );
   }
   if (n <= LIMITS.vinyl && !f.fineDetail && quantity <= VINYL_MAX_QUANTITY && f.inkCoverage <= VINYL_MAX_COVERAGE) {
     return at(
       'vinyl',
-      `${colours(n)} in bold, simple shapes and a small run of ${pieces(quantity)}: heat-transfer vinyl needs no screens or setup, and the design is within vinyl's ${LIMITS.vinyl}-colour limit.`,
+      `${colors(n)} in bold, simple shapes and a small run of ${pieces(quantity)}: heat-transfer vinyl needs no screens or setup, and the design is within vinyl's ${LIMITS.vinyl}-color limit.`,
     );
   }
   const why =
@@ -107,7 +107,7 @@ export function recommend(f: DesignFacts, quantity: number, screen: ScreenPrice,
       : `at ${pieces(quantity)} the screen setup (${usd(screen.setup)} for ${screen.screens} screen${screen.screens === 1 ? '' : 's'}) makes screen printing dearer than DTG (${usd(totals.screen / quantity)} against ${usd(dtg.perUnit)} a piece)`;
   const notVinyl =
     n > LIMITS.vinyl
-      ? `, and ${colours(n)} is more than vinyl's ${LIMITS.vinyl}`
+      ? `, and ${colors(n)} is more than vinyl's ${LIMITS.vinyl}`
       : f.fineDetail
         ? ', and the detail is too fine to cut in vinyl'
         : '';

@@ -7,7 +7,7 @@ export interface WarningFacts {
   width: number;
   height: number;
   print: PrintSize;
-  colourCount: number;
+  colorCount: number;
   continuousTone: boolean;
   translucentShare: number;
   translucent: boolean;
@@ -36,21 +36,21 @@ export function warningsFor(f: WarningFacts): string[] {
   }
   if (f.box) {
     out.push(
-      `The design sits on an opaque ${f.box.colour.hex} background box (${pct(f.box.colour.share)} of the image): it will print as a visible rectangle on any garment that is not exactly that colour. Remove the background and upload a PNG with transparency.`,
+      `The design sits on an opaque ${f.box.color.hex} background box (${pct(f.box.color.share)} of the image): it will print as a visible rectangle on any garment that is not exactly that color. Remove the background and upload a PNG with transparency.`,
     );
   }
   const exceeded: string[] = [];
-  if (f.colourCount > LIMITS.vinyl) exceeded.push(`vinyl (up to ${LIMITS.vinyl})`);
-  if (f.colourCount > LIMITS.screen) exceeded.push(`screen printing (up to ${LIMITS.screen})`);
-  if (f.colourCount > LIMITS.embroidery) exceeded.push(`embroidery (up to ${LIMITS.embroidery})`);
+  if (f.colorCount > LIMITS.vinyl) exceeded.push(`vinyl (up to ${LIMITS.vinyl})`);
+  if (f.colorCount > LIMITS.screen) exceeded.push(`screen printing (up to ${LIMITS.screen})`);
+  if (f.colorCount > LIMITS.embroidery) exceeded.push(`embroidery (up to ${LIMITS.embroidery})`);
   if (exceeded.length) {
     const list =
       exceeded.length === 1 ? exceeded[0] : `${exceeded.slice(0, -1).join(', ')} and ${exceeded[exceeded.length - 1]}`;
-    out.push(`The design has ${f.colourCount} colours, more than ${list} can print as separate colours.`);
+    out.push(`The design has ${f.colorCount} colors, more than ${list} can print as separate colors.`);
   }
   if (f.continuousTone) {
     out.push(
-      'Gradients or photographic tones cannot be printed with flat spot colours: screen printing needs halftone separations for them, and vinyl and embroidery cannot reproduce them.',
+      'Gradients or photographic tones cannot be printed with flat spot colors: screen printing needs halftone separations for them, and vinyl and embroidery cannot reproduce them.',
     );
   }
   if (f.translucent) {
@@ -68,7 +68,7 @@ export function warningsFor(f: WarningFacts): string[] {
       lc.garments.length === 1
         ? lc.garments[0]
         : `${lc.garments.slice(0, -1).join(', ')} and ${lc.garments[lc.garments.length - 1]}`;
-    out.push(`${lc.colour.hex} (${pct(lc.colour.share)} of the design) is nearly invisible on ${garments} garments.`);
+    out.push(`${lc.color.hex} (${pct(lc.color.share)} of the design) is nearly invisible on ${garments} garments.`);
   }
   return out;
 }

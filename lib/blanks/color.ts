@@ -1,8 +1,8 @@
-/** Colour maths: sRGB <-> linear, tone curve, and how a fabric colour responds to light. */
+/** Color maths: sRGB <-> linear, tone curve, and how a fabric color responds to light. */
 
 export function parseHex(hex: string): [number, number, number] {
   const m = /^#?([0-9a-f]{6})$/i.exec(hex.trim());
-  if (!m) throw new Error(`invalid colour ${JSON.stringify(hex)} (expected #RRGGBB)`);
+  if (!m) throw new Error(`invalid color ${JSON.stringify(hex)} (expected #RRGGBB)`);
   const n = parseInt(m[1]!, 16);
   return [(n >> 16) & 255, (n >> 8) & 255, n & 255];
 }
@@ -44,8 +44,8 @@ const smoothstep = (a: number, b: number, x: number) => {
   return t * t * (3 - 2 * t);
 };
 
-export interface FabricColour {
-  /** effective linear albedo per channel (dark colours are lifted a little: real black cotton is not black) */
+export interface FabricColor {
+  /** effective linear albedo per channel (dark colors are lifted a little: real black cotton is not black) */
   albedo: [number, number, number];
   /** strength of the neutral sheen added on highlights (linear light) */
   sheen: number;
@@ -53,11 +53,11 @@ export interface FabricColour {
   gamma: number;
 }
 
-export function fabricColour(hex: string): FabricColour {
+export function fabricColor(hex: string): FabricColor {
   const lin = parseHex(hex).map(srgbToLinear) as [number, number, number];
   const Y = 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2];
   // Dark fabrics photograph lighter than their swatch and show folds through
-  // soft highlights: lift dark colours by up to ~1.6x and add a floor.
+  // soft highlights: lift dark colors by up to ~1.6x and add a floor.
   const dark = 1 - smoothstep(0, 0.06, Y);
   const lift = 1 + 0.6 * dark;
   const floor = 0.0035 * dark;

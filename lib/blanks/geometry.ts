@@ -69,7 +69,7 @@ export interface Dot {
 
 export interface ZoneSpec {
   view: View;
-  /** inches: centre x, top y, width, height */
+  /** inches: center x, top y, width, height */
   cx: number;
   top: number;
   w: number;

@@ -2,14 +2,14 @@
  * Procedural, photo-like garment blank images ("ghost mannequin" product
  * shots on a light studio background), generated at seed time.
  *
- * How it works: for each silhouette + view + size a greyscale "white garment"
+ * How it works: for each silhouette + view + size a grayscale "white garment"
  * template (shading, sheen, alpha mask, background with drop shadow) is built
  * once from SVG panels, folds and seams (template.ts) and cached in memory;
- * each colour is then a cheap per-pixel colourisation (render.ts).
+ * each color is then a cheap per-pixel colorization (render.ts).
  * Output is deterministic: same options => same bytes.
  */
 import type { Silhouette, View } from './geometry';
-import { colourise, encode } from './render';
+import { colorize, encode } from './render';
 import { clearTemplateCache, getMask, getTemplate } from './template';
 import { parseHex } from './color';
 
@@ -42,7 +42,7 @@ export async function renderBlank(opts: {
   checkArgs(opts.silhouette, opts.view, size);
   parseHex(opts.colorHex); // validate before doing any work
   const t = await getTemplate(opts.silhouette, opts.view, size);
-  return encode(colourise(t, opts.colorHex), size);
+  return encode(colorize(t, opts.colorHex), size);
 }
 
 /** The garment alpha mask of a silhouette/view as a single-channel raw buffer at `size` (255 = garment). */

@@ -2,7 +2,7 @@
  * Tiny 2-D geometry helpers for describing garments in INCHES.
  *
  * Coordinate system used by every silhouette: x = inches from the garment's
- * vertical centre line (positive = right side of the IMAGE), y = inches down
+ * vertical center line (positive = right side of the IMAGE), y = inches down
  * from the high point of the shoulder (HPS). Curves are chains of cubic Béziers.
  */
 export type Pt = readonly [number, number];
@@ -81,7 +81,7 @@ export function join(...cs: Curve[]): Curve {
 
 /**
  * Closed symmetric outline from its right half, which must start AND end on
- * the centre line (x = 0): the right half is followed by its mirror image.
+ * the center line (x = 0): the right half is followed by its mirror image.
  */
 export function symmetric(rightHalf: Curve): Curve {
   return join(rightHalf, reverse(mirrorX(rightHalf)));
@@ -153,7 +153,7 @@ export function polyD(poly: readonly Pt[], close = false): string {
   return close ? d + 'Z' : d;
 }
 
-/** Unit normal of a sampled polyline at point i (from its neighbours; clamped at the ends). */
+/** Unit normal of a sampled polyline at point i (from its neighbors; clamped at the ends). */
 function unitNormal(pts: Pt[], i: number): Pt {
   const a = pts[Math.max(0, i - 1)]!;
   const b = pts[Math.min(pts.length - 1, i + 1)]!;

@@ -12,7 +12,7 @@ export interface FloatImage {
 /**
  * Render an SVG document body (already in pixel units) and return the chosen
  * channel as floats in [0, 1]. `channel` 3 = alpha (coverage of whatever was
- * drawn), 0 = red (use with an opaque background for signed/grey layers).
+ * drawn), 0 = red (use with an opaque background for signed/gray layers).
  */
 export async function rasterize(inner: string, width: number, height: number, channel: 0 | 3 = 3): Promise<FloatImage> {
   const svg =
@@ -108,7 +108,7 @@ export function blur(img: FloatImage, sigmaX: number, sigmaY: number = sigmaX): 
   return { data: a, width: w, height: h };
 }
 
-/** Bilinear resample (pixel-centre aligned) of a float image to a new size. */
+/** Bilinear resample (pixel-center aligned) of a float image to a new size. */
 export function resize(img: FloatImage, width: number, height: number): FloatImage {
   if (img.width === width && img.height === height) return img;
   const out = new Float32Array(width * height);

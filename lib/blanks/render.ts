@@ -1,15 +1,15 @@
-/** Colourise a cached white-garment template and encode JPEGs. */
+/** Colorise a cached white-garment template and encode JPEGs. */
 import sharp from 'sharp';
-import { fabricColour, LUT_MAX, LUT_SIZE, outputLut } from './color';
+import { fabricColor, LUT_MAX, LUT_SIZE, outputLut } from './color';
 import { SHADE_ONE, type Template } from './template';
 
-/** Studio background colour #f2f2f0 (R = G = 242, B = 240); the template stores its luminance (242 = full). */
+/** Studio background color #f2f2f0 (R = G = 242, B = 240); the template stores its luminance (242 = full). */
 const BG_RG = 242;
 const BG_B = 240;
 
-/** Compose garment colour over the studio background: raw interleaved RGB. */
-export function colourise(t: Template, colorHex: string): Buffer {
-  const { albedo, sheen, gamma } = fabricColour(colorHex);
+/** Compose garment color over the studio background: raw interleaved RGB. */
+export function colorize(t: Template, colorHex: string): Buffer {
+  const { albedo, sheen, gamma } = fabricColor(colorHex);
   const lut = outputLut();
   const q = LUT_SIZE / LUT_MAX;
   const ar = albedo[0] * q;

@@ -46,11 +46,11 @@ interface Spec {
   chest: number; // half chest width
   hem: number; // half hem width
   length: number; // HPS to bottom edge at the side
-  hemCurve: number; // extra drop of the hem at centre (perspective of a round hem)
+  hemCurve: number; // extra drop of the hem at center (perspective of a round hem)
   neckIn: number; // half width of the neck opening
   neckOut: number; // half width of the collar seam
-  frontDrop: number; // collar seam depth at front centre
-  backDrop: number; // collar top edge depth at back centre (back view)
+  frontDrop: number; // collar seam depth at front center
+  backDrop: number; // collar top edge depth at back center (back view)
   backVisible: number; // back collar top edge seen through the front neck (front view)
   rib: number; // collar rib width
   shoulder: number; // half shoulder width (shoulder point x)
@@ -273,7 +273,7 @@ function buildSleeve(sp: Spec): SleeveGeo | undefined {
   if (cuffLen > 0) {
     // sleeve gathers into a narrower rib cuff / arm band
     const narrow = s.cuff ? 0.78 : 0.94;
-    const c0 = add(endC, u, -cuffLen); // cuff seam centre
+    const c0 = add(endC, u, -cuffLen); // cuff seam center
     const half = (s.open * narrow) / 2;
     const halfSeam = (s.open * (s.cuff ? 0.86 : 0.97)) / 2;
     const t0 = add(c0, n, -halfSeam);
@@ -310,7 +310,7 @@ function buildSleeve(sp: Spec): SleeveGeo | undefined {
   return { shape, cuff, cuffRibs, hemLine, opening, armpit: UA, u, n };
 }
 
-/** Right half of the body outline, from the top centre to the bottom centre. */
+/** Right half of the body outline, from the top center to the bottom center. */
 function bodyRight(sp: Spec, view: View): { outline: Curve; topNeck: Curve; bottomSide: number } {
   const topC = view === 'front' ? sp.backVisible : sp.backDrop;
   const ni = sp.neckIn;
@@ -1052,7 +1052,7 @@ function hoodieExtras(
     }
     seams.push({ c: path([-6.3, top], [[6.3, top]]), depth: 0.12, w: 0.14 });
   } else {
-    // hood lying flat above the shoulders, centre seam
+    // hood lying flat above the shoulders, center seam
     const hoodR = path(
       [0, -12.4],
       [
@@ -1390,7 +1390,7 @@ export function framing(s: Silhouette): Framing {
   };
   const halfW = Math.max(-b.minX, b.maxX);
   const ppi = Math.floor(2 * Math.min((FILL_W * 2000) / (2 * halfW), (FILL_H * 2000) / (b.maxY - b.minY))) / 2;
-  // centre vertically, nudged up a little to leave room for the drop shadow
+  // center vertically, nudged up a little to leave room for the drop shadow
   const originY = Math.round(985 - ((b.minY + b.maxY) / 2) * ppi);
   const f = { ppi, originY };
   framingCache.set(s, f);

@@ -21,7 +21,7 @@ export function partsSvg(parts: Part[], g: Geometry, size: number, fill = '#fff'
 const op = (v: number) => Math.max(0, Math.min(1, v)).toFixed(3);
 
 /**
- * Signed height layer for folds/seams on a 50% grey background: white = ridge,
+ * Signed height layer for folds/seams on a 50% gray background: white = ridge,
  * black = valley, opacity = |amp| / scale.
  */
 export function foldSvg(folds: Fold[], seams: Seam[], g: Geometry, size: number, scale: number): string {
@@ -43,7 +43,7 @@ export function foldSvg(folds: Fold[], seams: Seam[], g: Geometry, size: number,
 }
 
 /**
- * Crisp full-resolution detail on a 50% grey background (multiplicative
+ * Crisp full-resolution detail on a 50% gray background (multiplicative
  * brightness modulation): stitching, rib knit lines, buttons, eyelets.
  */
 export function detailSvg(g: Geometry, size: number): string {

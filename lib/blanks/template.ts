@@ -1,7 +1,7 @@
 /**
  * Per silhouette/view/size "white garment" template: luminance (shade),
  * sheen, alpha mask and background (with drop shadow). Rendered once and
- * cached; colourising a template for one colour is cheap (see render.ts).
+ * cached; colorizing a template for one color is cheap (see render.ts).
  */
 import type { Geometry, Silhouette, View } from './geometry';
 import { hashString, fbm, knitGrain } from './noise';
@@ -35,7 +35,7 @@ const FOLD_SCALE = 0.5; // inches of height represented by full opacity in fold 
 
 /**
  * Small LRU caches (a 2000 px template holds ~20 MB): a seeder that renders
- * all colours of one silhouette/view before moving on never rebuilds a template.
+ * all colors of one silhouette/view before moving on never rebuilds a template.
  */
 const MAX_TEMPLATES = 4;
 const MAX_MASKS = 16;
@@ -249,7 +249,7 @@ async function buildTemplate(g: Geometry, size: number): Promise<Template> {
     spec[i] = Math.min(255, Math.max(0, Math.round(specS[i]! * 255 * det)));
   }
 
-  // ---- background: studio grey with vignette and a soft drop shadow ----
+  // ---- background: studio gray with vignette and a soft drop shadow ----
   const shadowW = dropShadow(union, ppiW);
   const shadowS = resize(shadowW, size, size).data;
   const bg = new Uint8Array(NS);
@@ -290,7 +290,7 @@ function fabricTexture(size: number, ppiS: number, fleece: boolean): Float32Arra
   return out;
 }
 
-/** Fill garment pixels outside `inner` from nearby inner pixels (normalised convolution). */
+/** Fill garment pixels outside `inner` from nearby inner pixels (normalized convolution). */
 function fillRim(v: Float32Array, inner: Uint8Array, union: Float32Array, W: number, sigma: number): void {
   const N = W * W;
   const num = new Float32Array(N);

@@ -9,7 +9,7 @@ import { LIN8, LIN_Q4, OUT_LUT, OUT_STEPS } from './pixels';
 import { reduceInto, WARP_MAX, type PreparedBlank } from './prepared';
 import { knitTexture, TEXTURE_SIZE } from './texture';
 
-/** Spec: x, y = design centre in % of the print zone (0-100); scale 0.1-1.0 (1.0 = the largest size that fits the
+/** Spec: x, y = design center in % of the print zone (0-100); scale 0.1-1.0 (1.0 = the largest size that fits the
  * zone keeping the design's aspect ratio); rotation in degrees -180..180, clockwise. */
 export interface Placement {
   x: number;
@@ -54,10 +54,10 @@ export interface CompositeOptions {
 export const JPEG_QUALITY = 88;
 export const THUMB_QUALITY = 82;
 /**
- * Huffman optimisation doubles libjpeg's encode time at 2000x2000 (~10 -> ~20 ms) for ~18 % smaller files;
+ * Huffman optimization doubles libjpeg's encode time at 2000x2000 (~10 -> ~20 ms) for ~18 % smaller files;
  * we trade the bytes for latency.
  */
-export const JPEG_OPTIMISE_CODING = false;
+export const JPEG_OPTIMIZE_CODING = false;
 
 // ---- the ink model (photo mode), linear light ----
 /** Reflectance of the darkest and lightest ink: black ink is not a black hole, white ink is not a light. */
@@ -151,7 +151,7 @@ export async function composite(opts: CompositeOptions): Promise<CompositeResult
 
 function encodeJpeg(raw: Buffer, width: number, height: number, quality: number): Promise<Buffer> {
   return sharp(raw, { raw: { width, height, channels: 3 } })
-    .jpeg({ quality, mozjpeg: false, optimiseCoding: JPEG_OPTIMISE_CODING, chromaSubsampling: '4:2:0' })
+    .jpeg({ quality, mozjpeg: false, optimizeCoding: JPEG_OPTIMIZE_CODING, chromaSubsampling: '4:2:0' })
     .toBuffer();
 }
 
@@ -326,7 +326,7 @@ export function paste(
       const w11 = fu * fv * d[j + 7]!;
       const A = w00 + w10 + w01 + w11;
       if (A < 0.5) continue;
-      const inv = 4 / A; // colours in quarter steps for LIN_Q4
+      const inv = 4 / A; // colors in quarter steps for LIN_Q4
       const r = (w00 * d[i]! + w10 * d[i + 4]! + w01 * d[j]! + w11 * d[j + 4]!) * inv;
       const gg = (w00 * d[i + 1]! + w10 * d[i + 5]! + w01 * d[j + 1]! + w11 * d[j + 5]!) * inv;
       const b = (w00 * d[i + 2]! + w10 * d[i + 6]! + w01 * d[j + 2]! + w11 * d[j + 6]!) * inv;

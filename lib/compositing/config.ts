@@ -6,7 +6,7 @@ import { MAX_INPUT_PIXELS } from '../images/limits';
 
 /**
  * One libvips worker thread per pipeline. sharp already defaults to 1 on glibc Linux; setting it explicitly keeps
- * the behaviour the same on every platform. Measured on the 2-core target: several small single-threaded
+ * the behavior the same on every platform. Measured on the 2-core target: several small single-threaded
  * pipelines in flight (parallelism comes from the libuv pool running them side by side) beat fewer pipelines
  * with 2 threads each, and a mockup has little to split anyway (PNG decoding is sequential).
  */

@@ -1,6 +1,6 @@
 // Preparing designs for placement, on the levels of lib/images/design-levels.ts: the design is decoded once into
 // the level its placement needs, and levels and placed designs are kept in a small LRU by bytes, keyed by the
-// design's identity. One design rendered on many garments, colours and sizes (the common case) is decoded once per
+// design's identity. One design rendered on many garments, colors and sizes (the common case) is decoded once per
 // level; a new size then costs a resize of a cached level (a few ms) instead of a 2400x3000 PNG decode. Our own
 // uploads come with levels prepared at upload time, so even their first generation usually skips the decode.
 //
@@ -97,7 +97,7 @@ class ByteLru<V extends { data: Buffer }> {
 const cache = new ByteLru<Level | PlacedDesign>(DEFAULT_DESIGN_CACHE_BYTES);
 /** design id -> upright size (after EXIF orientation) */
 const known = new Map<string, { width: number; height: number }>();
-/** decodes in progress, by level key: a batch of colours asking for the same level waits for one decode */
+/** decodes in progress, by level key: a batch of colors asking for the same level waits for one decode */
 const pending = new Map<string, Promise<Level>>();
 
 /** Resize the design cache (0 disables it) or empty it. */
@@ -298,7 +298,7 @@ async function placeFromBytes(bytes: Buffer, target: Size): Promise<PlacedDesign
       autoOrient: true,
     })
       .resize(target.width, target.height, { fit: 'fill', kernel: 'lanczos3', fastShrinkOnLoad: true })
-      .toColourspace('srgb')
+      .toColorspace('srgb')
       .ensureAlpha()
       .extend({ top: 1, bottom: 1, left: 1, right: 1, background: { r: 0, g: 0, b: 0, alpha: 0 } })
       .raw({ depth: 'uchar' })

@@ -14,7 +14,7 @@ export const MAP_ONE = 8192;
 export const SHADE_REDUCE = 2;
 export const DISP_REDUCE = 4;
 
-/** The maps of one blank, each a single-channel 16-bit greyscale PNG (value / MAP_ONE = map value). */
+/** The maps of one blank, each a single-channel 16-bit grayscale PNG (value / MAP_ONE = map value). */
 export interface FabricMaps {
   /**
    * Garment irradiance relative to the garment's typical (median) brightness, in linear light, lightly blurred:
@@ -55,7 +55,7 @@ export function mapSizes(width: number, height: number) {
 }
 
 /**
- * Typical garment brightness (linear luminance): the median over the centre of the image, where every
+ * Typical garment brightness (linear luminance): the median over the center of the image, where every
  * silhouette's torso and print zones are. A median ignores drawstrings, pockets and sheen.
  */
 export function garmentReference(rgb: Uint8Array, width: number, height: number): number {
@@ -84,7 +84,7 @@ export function garmentReference(rgb: Uint8Array, width: number, height: number)
   return 0.5;
 }
 
-/** Above this relative brightness the blank shows sheen (a highlight), not more light on the fabric's colour. */
+/** Above this relative brightness the blank shows sheen (a highlight), not more light on the fabric's color. */
 export const SHEEN_FROM = 1.1;
 
 export interface ShadingCurve {
@@ -172,7 +172,7 @@ function toU16(f: Float32Array, step = 1): Uint16Array {
 export async function decodeBlank(image: Buffer): Promise<{ data: Buffer; width: number; height: number }> {
   const { data, info } = await sharp(image, { failOn: 'error' })
     .autoOrient()
-    .toColourspace('srgb')
+    .toColorspace('srgb')
     .flatten({ background: '#ffffff' }) // a blank with transparency (product PNG) is shown on white
     .raw({ depth: 'uchar' })
     .toBuffer({ resolveWithObject: true });
@@ -182,7 +182,7 @@ export async function decodeBlank(image: Buffer): Promise<{ data: Buffer; width:
 
 async function encodeMap(data: Uint16Array, width: number, height: number): Promise<Buffer> {
   return sharp(data, { raw: { width, height, channels: 1 } })
-    .toColourspace('grey16')
+    .toColorspace('grey16')
     .png({ compressionLevel: 6, adaptiveFiltering: true })
     .toBuffer();
 }
@@ -191,7 +191,7 @@ async function encodeMap(data: Uint16Array, width: number, height: number): Prom
 export async function decodeMap(png: Buffer, width: number, height: number): Promise<Uint16Array | null> {
   try {
     const { data, info } = await sharp(png)
-      .toColourspace('grey16')
+      .toColorspace('grey16')
       .raw({ depth: 'ushort' })
       .toBuffer({ resolveWithObject: true });
     if (info.width !== width || info.height !== height || data.length !== width * height * 2) return null;

@@ -11,7 +11,7 @@ export const LIN8 = (() => {
   return t;
 })();
 
-/** sRGB value in quarter steps (index = round(v * 4), v in 0..255) -> linear light; for interpolated colours. */
+/** sRGB value in quarter steps (index = round(v * 4), v in 0..255) -> linear light; for interpolated colors. */
 export const LIN_Q4 = (() => {
   const t = new Float32Array(1021);
   for (let i = 0; i < t.length; i++) t[i] = srgbToLinear(i / 1020);

@@ -43,8 +43,8 @@ export interface PreparedBlank {
 
 /** Strength of the warp: offset (px) = WARP_GAIN * gradient of the displacement map (per px) at 2000 px... */
 export const WARP_GAIN = 1200;
-/** ...but at most what brings the 95th percentile offset over the garment's centre to WARP_P95 (dark blanks show
- * their folds with far more contrast than light ones; this keeps the warp "a few pixels" on every colour)... */
+/** ...but at most what brings the 95th percentile offset over the garment's center to WARP_P95 (dark blanks show
+ * their folds with far more contrast than light ones; this keeps the warp "a few pixels" on every color)... */
 export const WARP_P95 = 0.0009; // 1.8 px at 2000 px
 /** ...and offsets are softly limited to WARP_MAX (fractions of the blank's width; 4 px at 2000 px). */
 export const WARP_MAX = 0.002;
@@ -104,7 +104,7 @@ function warpField(m: MapPixels, width: number): Float32Array {
       grad[(y * w + x) * 2 + 1] = (disp[yp * w + x]! - disp[ym * w + x]!) * k;
     }
   }
-  // 95th percentile of the gradient over the centre of the image (torso and print zones)
+  // 95th percentile of the gradient over the center of the image (torso and print zones)
   const mags: number[] = [];
   for (let y = Math.floor(h * 0.25); y < Math.ceil(h * 0.75); y++) {
     for (let x = Math.floor(w * 0.3); x < Math.ceil(w * 0.7); x++)

@@ -17,9 +17,9 @@ export function knitTexture(): Float32Array {
     for (let i = 0; i < f.length; i++) f[i] = hash01(i * 7919 + seed * 104729) * 2 - 1;
     return f;
   };
-  const fine = normalise(blurFloat(white(1), N, N, 0.55, true));
-  const yarn = normalise(blurFloat(white(2), N, N, 1.1, true, 2.6)); // short vertical streaks: the knit's wales
-  const mottle = normalise(blurFloat(white(3), N, N, 7, true));
+  const fine = normalize(blurFloat(white(1), N, N, 0.55, true));
+  const yarn = normalize(blurFloat(white(2), N, N, 1.1, true, 2.6)); // short vertical streaks: the knit's wales
+  const mottle = normalize(blurFloat(white(3), N, N, 7, true));
   const t = new Float32Array(N * N);
   for (let i = 0; i < t.length; i++) {
     const v = 0.35 * fine[i]! + 0.55 * yarn[i]! + 0.3 * mottle[i]!;
@@ -29,7 +29,7 @@ export function knitTexture(): Float32Array {
   return t;
 }
 
-function normalise(f: Float32Array): Float32Array {
+function normalize(f: Float32Array): Float32Array {
   let s = 0;
   let s2 = 0;
   for (const v of f) {

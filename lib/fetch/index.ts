@@ -1,4 +1,4 @@
-// Fetching user-supplied URLs safely (SSRF guard) and recognising URLs of the service's own files.
+// Fetching user-supplied URLs safely (SSRF guard) and recognizing URLs of the service's own files.
 export * from './errors';
 export * from './address-policy';
 export * from './guarded-fetch';

@@ -11,8 +11,8 @@ export interface OpenOptions {
 
 /**
  * A sharp pipeline over untrusted bytes. `failOn: 'warning'` (sharp's advice for untrusted input) makes truncated or
- * damaged pixel data an error instead of a silently grey-filled image: libjpeg reports damaged entropy data only as
- * a warning, and a print of a half-grey design is worse than a clear refusal. Only the first frame of an animated
+ * damaged pixel data an error instead of a silently gray-filled image: libjpeg reports damaged entropy data only as
+ * a warning, and a print of a half-gray design is worse than a clear refusal. Only the first frame of an animated
  * GIF/WebP is read (sharp's default), which is what a print uses.
  */
 export function openImage(input: Buffer, opts: OpenOptions = {}): sharp.Sharp {

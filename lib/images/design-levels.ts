@@ -67,7 +67,7 @@ export interface DecodeOptions {
 }
 
 /** Level k (>= 1) of the encoded design `bytes` whose upright size is `src`: orientation applied, shrink-on-load for
- * JPEG/WebP, any colour space to sRGB + alpha, one pipeline. */
+ * JPEG/WebP, any color space to sRGB + alpha, one pipeline. */
 export async function decodeLevel(bytes: Buffer, src: Size, k: number, opts: DecodeOptions): Promise<Level> {
   if (!Number.isInteger(k) || k < 1)
     throw new RangeError(`level ${k}: levels start at 1 (larger placements resize from the bytes)`);
@@ -79,7 +79,7 @@ export async function decodeLevel(bytes: Buffer, src: Size, k: number, opts: Dec
     autoOrient: true,
   })
     .resize(s.width, s.height, { fit: 'fill', kernel: 'lanczos3', fastShrinkOnLoad: true })
-    .toColourspace('srgb')
+    .toColorspace('srgb')
     .ensureAlpha()
     .raw({ depth: 'uchar' })
     .toBuffer({ resolveWithObject: true });

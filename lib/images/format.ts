@@ -67,5 +67,5 @@ export function describeUnsupported(buf: Uint8Array): string {
   }
   if (buf.length >= 12 && ascii(buf, 0, 4) === 'RIFF') return 'a RIFF file that is not WebP';
   if (head.startsWith('{') || head.startsWith('[')) return 'JSON text';
-  return 'an unrecognised format';
+  return 'an unrecognized format';
 }

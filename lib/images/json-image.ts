@@ -71,7 +71,7 @@ export function imageJsonPool(): WorkerPool<ImageJsonInput, ImageJsonResult> {
 export async function decodeImageJson(raw: Buffer, field: string, maxBytes?: number): Promise<ImageJsonResult> {
   if (raw.length < INLINE_JSON_BYTES) return parseImageJson({ raw, field, maxBytes });
   // Moved, not copied: the body buffer is not used again on this thread. A buffer that shares its memory with
-  // others (Node's small-buffer pool) is copied first, since transferring it would detach its neighbours.
+  // others (Node's small-buffer pool) is copied first, since transferring it would detach its neighbors.
   const own =
     raw.byteOffset === 0 && raw.byteLength === raw.buffer.byteLength ? new Uint8Array(raw.buffer) : new Uint8Array(raw);
   return imageJsonPool().run({ raw: own, field, maxBytes }, [own.buffer as ArrayBuffer]);

@@ -22,7 +22,7 @@ export interface DecodedRaster extends RgbaRaster {
 /**
  * Decodes into an RGBA raster no larger than maxSide on its longer side. libvips does the decode and the
  * downsampling on its own threads, so the event loop only ever sees the small raster: a 2400x3000 design becomes
- * 410x512 here. Any colour space (CMYK JPEG, greyscale, 16-bit PNG, palette GIF) comes out as 8-bit sRGB + alpha.
+ * 410x512 here. Any color space (CMYK JPEG, grayscale, 16-bit PNG, palette GIF) comes out as 8-bit sRGB + alpha.
  *
  * Images with an alpha channel also yield their full-resolution alpha plane; images without one keep libvips'
  * shrink-on-load, which makes large JPEGs cheap.
@@ -34,9 +34,9 @@ export async function decodeRaster(input: Buffer, maxSide: number): Promise<Deco
       openImage(input)
         .autoOrient()
         // A linear kernel, not sharp's default Lanczos: Lanczos overshoots at hard edges and so invents brighter
-        // and darker versions of colours, which an analysis would then have to explain away.
+        // and darker versions of colors, which an analysis would then have to explain away.
         .resize({ width: maxSide, height: maxSide, fit: 'inside', withoutEnlargement: true, kernel: 'linear' })
-        .toColourspace('srgb')
+        .toColorspace('srgb')
         .ensureAlpha()
         .raw({ depth: 'uchar' })
         .toBuffer({ resolveWithObject: true }),
@@ -57,7 +57,7 @@ export async function decodeRaster(input: Buffer, maxSide: number): Promise<Deco
 
 /**
  * The 8-bit alpha plane at full resolution, straight from the decoder: sharp converts to sRGB + alpha (also from
- * grey+alpha and 16-bit) before extracting band 3. Only this one byte per pixel reaches JavaScript, never the full
+ * gray+alpha and 16-bit) before extracting band 3. Only this one byte per pixel reaches JavaScript, never the full
  * RGBA image.
  */
 async function extractAlphaPlane(input: Buffer): Promise<Buffer> {

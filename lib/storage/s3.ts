@@ -23,7 +23,7 @@ export function uriEncode(value: string, keepSlash = false): string {
   return out;
 }
 
-/** The canonical path: each segment decoded once and re-encoded strictly (S3 does not normalise `.` or `//`). */
+/** The canonical path: each segment decoded once and re-encoded strictly (S3 does not normalize `.` or `//`). */
 export function canonicalPath(pathname: string): string {
   if (!pathname) return '/';
   return pathname

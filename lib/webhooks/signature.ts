@@ -70,7 +70,7 @@ export type VerifyResult =
     };
 
 export interface VerifyOptions {
-  /** The raw request body exactly as received: verify before any JSON parsing or re-serialisation. */
+  /** The raw request body exactly as received: verify before any JSON parsing or re-serialization. */
   body: string | Buffer;
   /** The X-Mockup-Signature header value. */
   header: string | null | undefined;

@@ -1,5 +1,5 @@
 // Test images generated in code, so every test states exactly what it feeds the service. Each is built once per
-// process and cached. Colours are chosen so the expected analysis is known from the construction, not from a run.
+// process and cached. Colors are chosen so the expected analysis is known from the construction, not from a run.
 import { randomBytes } from 'node:crypto';
 import zlib from 'node:zlib';
 import sharp from 'sharp';
@@ -21,7 +21,7 @@ export const YELLOW: Rgb = [0xff, 0xcd, 0x00]; // ~ Pantone 116 C
 export const WHITE: Rgb = [0xff, 0xff, 0xff];
 export const hex = (c: Rgb) => `#${c.map((v) => v.toString(16).padStart(2, '0')).join('')}`.toUpperCase();
 
-/** RGBA canvas with hard-edged (aliased) drawing, so colours are exact. */
+/** RGBA canvas with hard-edged (aliased) drawing, so colors are exact. */
 class Canvas {
   readonly data: Buffer;
   constructor(
@@ -60,24 +60,24 @@ class Canvas {
   }
 }
 
-/** The shapes of a simple two-colour logo: a red disc with a navy ring and three bold navy bars. */
-function drawLogo(c: Canvas, colours: { a: Rgb; b: Rgb }) {
+/** The shapes of a simple two-color logo: a red disc with a navy ring and three bold navy bars. */
+function drawLogo(c: Canvas, colors: { a: Rgb; b: Rgb }) {
   const s = Math.min(c.width, c.height);
   const cx = c.width / 2;
   const cy = c.height * 0.4;
-  c.disc(cx, cy, s * 0.3, colours.a);
-  c.ring(cx, cy, s * 0.3, s * 0.04, colours.b);
+  c.disc(cx, cy, s * 0.3, colors.a);
+  c.ring(cx, cy, s * 0.3, s * 0.04, colors.b);
   for (let i = 0; i < 3; i++)
     c.rect(
       Math.round(cx - s * 0.35),
       Math.round(c.height * 0.75 + i * s * 0.07),
       Math.round(s * 0.7),
       Math.round(s * 0.04),
-      colours.b,
+      colors.b,
     );
 }
 
-/** Crisp two-colour logo on a transparent background (2400x3000, hard edges): counts exactly 2 colours. */
+/** Crisp two-color logo on a transparent background (2400x3000, hard edges): counts exactly 2 colors. */
 export const crispLogo = (width = 2400, height = 3000) =>
   once(`crisp-${width}x${height}`, () => {
     const c = new Canvas(width, height);
@@ -85,7 +85,7 @@ export const crispLogo = (width = 2400, height = 3000) =>
     return c.png();
   });
 
-/** The same two colours drawn by an SVG renderer with anti-aliased edges, including a thin diagonal and curves. */
+/** The same two colors drawn by an SVG renderer with anti-aliased edges, including a thin diagonal and curves. */
 export const antialiasedLogo = (width = 1200, height = 1500) =>
   once(`aa-${width}x${height}`, () => {
     const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 1200 1500">
@@ -98,7 +98,7 @@ export const antialiasedLogo = (width = 1200, height = 1500) =>
     return sharp(Buffer.from(svg)).png().toBuffer();
   });
 
-/** A two-colour logo on a white box, saved as a JPEG: compression noise and ringing must not add colours. */
+/** A two-color logo on a white box, saved as a JPEG: compression noise and ringing must not add colors. */
 export const jpegLogoOnWhite = (width = 1600, height = 2000, quality = 80) =>
   once(`jpeg-${width}x${height}-${quality}`, async () => {
     const c = new Canvas(width, height, [255, 255, 255, 255]);
@@ -108,7 +108,7 @@ export const jpegLogoOnWhite = (width = 1600, height = 2000, quality = 80) =>
       .toBuffer();
   });
 
-/** The two-colour logo with per-pixel noise (+-12 levels) baked in, small enough that no downsampling hides it. */
+/** The two-color logo with per-pixel noise (+-12 levels) baked in, small enough that no downsampling hides it. */
 export const noisyLogo = (width = 480, height = 600) =>
   once(`noisy-${width}x${height}`, async () => {
     const c = new Canvas(width, height);
@@ -122,7 +122,7 @@ export const noisyLogo = (width = 480, height = 600) =>
     return c.png();
   });
 
-/** Three colours where the third (yellow) is only a thin outline around the disc: 6 px at 2400 px wide. */
+/** Three colors where the third (yellow) is only a thin outline around the disc: 6 px at 2400 px wide. */
 export const thinOutlineLogo = (width = 2400, height = 3000) =>
   once(`outline-${width}x${height}`, () => {
     const c = new Canvas(width, height);
@@ -131,7 +131,7 @@ export const thinOutlineLogo = (width = 2400, height = 3000) =>
     return c.png();
   });
 
-/** The two-colour logo with a soft, semi-transparent drop shadow (black at up to 45% opacity). */
+/** The two-color logo with a soft, semi-transparent drop shadow (black at up to 45% opacity). */
 export const softShadowLogo = (width = 1200, height = 1500) =>
   once(`shadow-${width}x${height}`, () => {
     const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 1200 1500">
@@ -151,8 +151,8 @@ export const opaqueWhiteBox = (width = 2400, height = 3000) =>
     return c.png({ alpha: false });
   });
 
-/** Three flat colours, for screen vs vinyl boundaries. */
-export const threeColourLogo = (width = 2400, height = 3000) =>
+/** Three flat colors, for screen vs vinyl boundaries. */
+export const threeColorLogo = (width = 2400, height = 3000) =>
   once(`three-${width}x${height}`, () => {
     const c = new Canvas(width, height);
     drawLogo(c, { a: RED, b: NAVY });
@@ -160,13 +160,13 @@ export const threeColourLogo = (width = 2400, height = 3000) =>
     return c.png();
   });
 
-/** Many flat colour stripes (no gradients): `n` distinct colours. */
+/** Many flat color stripes (no gradients): `n` distinct colors. */
 export const stripes = (n: number, width = 2400, height = 3000) =>
   once(`stripes-${n}-${width}x${height}`, () => {
     const c = new Canvas(width, height);
     const band = Math.floor(width / n);
     for (let i = 0; i < n; i++) {
-      // Hues spread around the circle at two lightness levels, so neighbours are clearly distinct.
+      // Hues spread around the circle at two lightness levels, so neighbors are clearly distinct.
       const h = (i / n) * 360;
       c.rect(i * band, 0, band, height, hsl(h, 0.85, i % 2 ? 0.35 : 0.6));
     }
@@ -182,7 +182,7 @@ function hsl(h: number, s: number, l: number): Rgb {
 
 /**
  * Photo-like image: smooth multi-hue gradients, soft blobs and grain, saved as JPEG. A printer would call this
- * full colour: it must count many colours and go to DTG.
+ * full color: it must count many colors and go to DTG.
  */
 export const gradientPhoto = (width = 2400, height = 3000) =>
   once(`photo-${width}x${height}`, async () => {
@@ -222,7 +222,7 @@ export const gradientPhoto = (width = 2400, height = 3000) =>
 
 const clamp = (v: number) => (v < 0 ? 0 : v > 255 ? 255 : Math.round(v));
 
-/** A smooth two-colour gradient (navy to red) as a transparent-free PNG: few hues, but continuous tone. */
+/** A smooth two-color gradient (navy to red) as a transparent-free PNG: few hues, but continuous tone. */
 export const twoToneGradient = (width = 2400, height = 3000) =>
   once(`grad2-${width}x${height}`, () => {
     const raw = Buffer.alloc(width * height * 3);
@@ -292,7 +292,7 @@ function pngChunk(type: string, data: Buffer): Buffer {
 }
 
 /**
- * Decompression bomb: a complete, valid 1-bit greyscale PNG of `side` x `side` zeros. The file is about 100 KB for
+ * Decompression bomb: a complete, valid 1-bit grayscale PNG of `side` x `side` zeros. The file is about 100 KB for
  * 30000x30000, yet decodes to 900 million pixels (3.6 GB as RGBA).
  */
 export const decompressionBomb = (side = 30000) =>
@@ -301,7 +301,7 @@ export const decompressionBomb = (side = 30000) =>
     ihdr.writeUInt32BE(side, 0);
     ihdr.writeUInt32BE(side, 4);
     ihdr[8] = 1; // bit depth
-    ihdr[9] = 0; // greyscale
+    ihdr[9] = 0; // grayscale
     const rowBytes = 1 + Math.ceil(side / 8); // filter byte + packed bits
     const rowsPerChunk = Math.max(1, Math.floor((4 << 20) / rowBytes));
     const zero = Buffer.alloc(rowsPerChunk * rowBytes);

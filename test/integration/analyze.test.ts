@@ -29,7 +29,7 @@ describe('printability analysis (POST /api/v1/analyze)', () => {
     assert.match(res.body.error.message, message);
   }
 
-  it('answers every field of the analysis result for a crisp two-colour logo', async () => {
+  it('answers every field of the analysis result for a crisp two-color logo', async () => {
     const a = await analyzeImage(await F.crispLogo());
     assert.deepEqual(Object.keys(a).sort(), ['colors', 'dimensions', 'pricing', 'recommendation', 'warnings']);
     assert.equal(a.colors.count, 2);
@@ -45,12 +45,12 @@ describe('printability analysis (POST /api/v1/analyze)', () => {
     assert.equal(a.pricing.dtg.currency, 'USD');
     assert.equal(a.pricing.screen.currency, 'USD');
     assert.ok(a.pricing.dtg.perUnit > 0 && a.pricing.screen.perUnit > 0);
-    assert.equal(a.pricing.screen.setup, 2 * 25, 'one screen per colour');
+    assert.equal(a.pricing.screen.setup, 2 * 25, 'one screen per color');
     assert.equal(a.pricing.screen.minimumQuantity, 24);
     assert.deepEqual(a.warnings, []);
   });
 
-  it('does not count anti-aliased edges or JPEG noise as colours', async () => {
+  it('does not count anti-aliased edges or JPEG noise as colors', async () => {
     const aa = await analyzeImage(await F.antialiasedLogo());
     assert.equal(aa.colors.count, 2, JSON.stringify(aa.colors));
     const jpeg = await analyzeImage(await F.jpegLogoOnWhite(1600, 2000, 60));
@@ -61,7 +61,7 @@ describe('printability analysis (POST /api/v1/analyze)', () => {
     assert.equal(noisy.recommendation.technique, 'screen', noisy.recommendation.reason);
   });
 
-  it('still counts a colour that only appears as a thin outline', async () => {
+  it('still counts a color that only appears as a thin outline', async () => {
     const a = await analyzeImage(await F.thinOutlineLogo());
     assert.equal(a.colors.count, 3, JSON.stringify(a.colors));
     assert.ok(
@@ -81,7 +81,7 @@ describe('printability analysis (POST /api/v1/analyze)', () => {
     assert.equal(a.recommendation.complexity, 'complex');
   });
 
-  it('counts many colours in a photo-like image and sends it to DTG as complex', async () => {
+  it('counts many colors in a photo-like image and sends it to DTG as complex', async () => {
     const a = await analyzeImage(await F.gradientPhoto());
     assert.ok(a.colors.count > 15, `count ${a.colors.count}`);
     assert.equal(a.colors.dominant.length, 5);
@@ -97,7 +97,7 @@ describe('printability analysis (POST /api/v1/analyze)', () => {
     );
   });
 
-  it('recognises a smooth two-colour gradient as continuous tone', async () => {
+  it('recognizes a smooth two-color gradient as continuous tone', async () => {
     const a = await analyzeImage(await F.twoToneGradient(), { quantity: 1000 });
     assert.equal(a.recommendation.technique, 'dtg');
     assert.ok(a.warnings.some((w: string) => /gradients/i.test(w)));
@@ -134,7 +134,7 @@ describe('printability analysis (POST /api/v1/analyze)', () => {
     assert.ok(!ok.warnings.some((x: string) => /resolution/i.test(x)));
   });
 
-  it('warns about colours that vanish on common garments, and detail too fine for embroidery', async () => {
+  it('warns about colors that vanish on common garments, and detail too fine for embroidery', async () => {
     const white = await analyzeImage(await F.whiteOnTransparent());
     assert.ok(
       white.warnings.some((w: string) => /#FFFFFF .* nearly invisible on white garments/.test(w)),
@@ -148,12 +148,12 @@ describe('printability analysis (POST /api/v1/analyze)', () => {
     );
   });
 
-  it('warns when there are more colours than screen printing or vinyl allow', async () => {
+  it('warns when there are more colors than screen printing or vinyl allow', async () => {
     const twelve = await analyzeImage(await F.stripes(12));
     assert.equal(twelve.colors.count, 12);
     assert.ok(
       twelve.warnings.some((w: string) =>
-        /12 colours, more than vinyl \(up to 3\) and screen printing \(up to 8\)/.test(w),
+        /12 colors, more than vinyl \(up to 3\) and screen printing \(up to 8\)/.test(w),
       ),
       twelve.warnings.join('\n'),
     );
@@ -166,7 +166,7 @@ describe('printability analysis (POST /api/v1/analyze)', () => {
   });
 
   it('uses quantity 50 by default, and screen per-unit price falls as quantity grows', async () => {
-    const img = await F.threeColourLogo(1200, 1500);
+    const img = await F.threeColorLogo(1200, 1500);
     const byDefault = await analyzeImage(img);
     const fifty = await analyzeImage(img, { quantity: 50 });
     assert.deepEqual(byDefault.pricing, fifty.pricing);
@@ -186,7 +186,7 @@ describe('printability analysis (POST /api/v1/analyze)', () => {
     );
   });
 
-  it('recommends by colours and run size: vinyl for a tiny run, screen for a large one', async () => {
+  it('recommends by colors and run size: vinyl for a tiny run, screen for a large one', async () => {
     const img = await F.crispLogo(1200, 1500);
     const small = await analyzeImage(img, { quantity: 5 });
     assert.equal(small.recommendation.technique, 'vinyl', small.recommendation.reason);
@@ -268,7 +268,7 @@ describe('printability analysis (POST /api/v1/analyze)', () => {
     assertInvalid(await analyze({ imageData: (await F.decompressionBomb()).toString('base64') }), /30000x30000 pixels/);
     assertInvalid(await analyze({ imageData: '%%%' }), /not valid base64/);
     assertInvalid(await analyze({ imageData: F.toDataUrl(await F.oversizedPng()) }), /larger than 10 MB/);
-    assertInvalid(await analyze({ imageData: 'aGVsbG8=', colour: 'red' }), /Unrecognized key/i);
+    assertInvalid(await analyze({ imageData: 'aGVsbG8=', color: 'red' }), /Unrecognized key/i);
     const text = await http(stack.baseUrl, 'POST', '/api/v1/analyze', {
       key,
       body: 'imageUrl=x',
@@ -328,7 +328,7 @@ describe('printability analysis (POST /api/v1/analyze)', () => {
     const fetchAnalyze = (imageUrl: string) =>
       http(open.baseUrl, 'POST', '/api/v1/analyze', { key: openKey, json: { imageUrl } });
 
-    it('analyses an image fetched by URL, deciding the format from the bytes', async () => {
+    it('analyzes an image fetched by URL, deciding the format from the bytes', async () => {
       const a = await fetchAnalyze(`${origin}/logo.png`);
       assert.equal(a.status, 200, a.text);
       assert.equal(a.body.colors.count, 2);

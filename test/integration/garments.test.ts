@@ -46,7 +46,7 @@ describe('garment catalogue (/api/v1/garments)', () => {
     for (const g of gs) {
       assert.equal(g.currency, 'USD');
       assert.ok(g.basePrice > 0);
-      assert.ok(g.colors.length >= 3, `${g.id} colours`);
+      assert.ok(g.colors.length >= 3, `${g.id} colors`);
       assert.ok(g.sizes.length >= 4);
       const zones = g.printZones.map((z: any) => z.id);
       assert.ok(zones.includes('front') && zones.includes('back'), `${g.id} zones ${zones}`);
@@ -161,7 +161,7 @@ describe('garment catalogue (/api/v1/garments)', () => {
     assert.equal(gt.status, 200);
   });
 
-  it('maps every print zone onto garment pixels (not background) on every colour', async () => {
+  it('maps every print zone onto garment pixels (not background) on every color', async () => {
     const res = await http(stack.baseUrl, 'GET', '/api/v1/garments?limit=100', { key });
     for (const g of res.body.garments.slice(0, 14)) {
       const c = g.colors[g.colors.length - 1];
@@ -169,7 +169,7 @@ describe('garment catalogue (/api/v1/garments)', () => {
         const url = z.view === 'back' ? c.backImageUrl : c.imageUrl;
         const img = sharp(Buffer.from(await (await fetch(url)).arrayBuffer()));
         const { width, height } = await img.metadata();
-        // Sample the zone's centre region and compare with the studio background in the corner.
+        // Sample the zone's center region and compare with the studio background in the corner.
         const left = Math.round((z.region.x / 100) * width!);
         const top = Math.round((z.region.y / 100) * height!);
         const w = Math.round((z.region.width / 100) * width!);
@@ -182,7 +182,7 @@ describe('garment catalogue (/api/v1/garments)', () => {
         const hex = c.hex.replace('#', '');
         const want = [0, 2, 4].map((i) => parseInt(hex.slice(i, i + 2), 16));
         const dist = Math.hypot(...mean.map((m, i) => m - want[i]!));
-        assert.ok(dist < 90, `${g.id}/${c.name}/${z.id}: zone mean ${mean.map(Math.round)} far from colour ${want}`);
+        assert.ok(dist < 90, `${g.id}/${c.name}/${z.id}: zone mean ${mean.map(Math.round)} far from color ${want}`);
       }
     }
   });

@@ -226,7 +226,7 @@ describe('mockup generation (POST /api/v1/generate, GET /api/v1/generations)', (
     assert.ok(mockups[0]!.equals(mockups[1]!), 'prepared-level and original-decoding mockups differ');
   });
 
-  it('places the design where the placement says (centre in % of the zone, scale of the fitted size)', async () => {
+  it('places the design where the placement says (center in % of the zone, scale of the fitted size)', async () => {
     const zone = garment.printZones.find((z: any) => z.id === 'front');
     for (const placement of [
       { x: 50, y: 50, scale: 0.5, rotation: 0 },
@@ -251,8 +251,8 @@ describe('mockup generation (POST /api/v1/generate, GET /api/v1/generations)', (
       const cy = zy + (placement.y / 100) * zh;
       const box = await redBox(img);
       const tol = Math.max(6, zw * 0.02);
-      assert.ok(Math.abs((box.left + box.right) / 2 - cx) < tol, `centre x ${(box.left + box.right) / 2} vs ${cx}`);
-      assert.ok(Math.abs((box.top + box.bottom) / 2 - cy) < tol, `centre y ${(box.top + box.bottom) / 2} vs ${cy}`);
+      assert.ok(Math.abs((box.left + box.right) / 2 - cx) < tol, `center x ${(box.left + box.right) / 2} vs ${cx}`);
+      assert.ok(Math.abs((box.top + box.bottom) / 2 - cy) < tol, `center y ${(box.top + box.bottom) / 2} vs ${cy}`);
       assert.ok(Math.abs(box.right - box.left + 1 - w) < tol * 2, `width ${box.right - box.left + 1} vs ${w}`);
       assert.ok(Math.abs(box.bottom - box.top + 1 - h) < tol * 2, `height ${box.bottom - box.top + 1} vs ${h}`);
     }

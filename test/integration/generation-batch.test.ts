@@ -19,7 +19,7 @@ describe('batch generation (POST /api/v1/generate/batch)', () => {
     acct = await account(stack.baseUrl);
     const list = await http(stack.baseUrl, 'GET', '/api/v1/garments?category=t-shirts&limit=1', { key: acct.key });
     garment = list.body.garments[0];
-    assert.ok(garment.colors.length >= 3, 'the test needs a garment with 3 colours');
+    assert.ok(garment.colors.length >= 3, 'the test needs a garment with 3 colors');
     const key = `test-designs/${randomSuffix()}.png`;
     const design = await sharp({
       create: { width: 600, height: 300, channels: 4, background: { r: 220, g: 20, b: 20, alpha: 1 } },
@@ -41,7 +41,7 @@ describe('batch generation (POST /api/v1/generate/batch)', () => {
     return n;
   };
 
-  it('renders one design on 3 colours: 3 completed generations, 3 tokens, one batch workflow rendering each item', async () => {
+  it('renders one design on 3 colors: 3 completed generations, 3 tokens, one batch workflow rendering each item', async () => {
     const before = await tokenBalance(stack.sql, acct.userId);
     const [c0, c1, c2] = garment.colors;
     const res = await http(stack.baseUrl, 'POST', '/api/v1/generate/batch', {
@@ -102,7 +102,7 @@ describe('batch generation (POST /api/v1/generate/batch)', () => {
       .map((d) => JSON.parse(Buffer.from(d!.result!.payloads![0]!.data!).toString()).mockupKey);
     assert.deepEqual(rendered.sort(), gens.map((g) => `mockups/${g.id}.jpg`).sort());
 
-    // three different mockups: the garment's colour shows in the print zone below the (2:1, high-placed) design
+    // three different mockups: the garment's color shows in the print zone below the (2:1, high-placed) design
     const zone = garment.printZones.find((z: any) => z.id === 'front').region;
     const corners = await Promise.all(
       gens.map(async (g) => {
@@ -118,7 +118,7 @@ describe('batch generation (POST /api/v1/generate/batch)', () => {
         return [data[0], data[1], data[2]].join(',');
       }),
     );
-    assert.equal(new Set(corners).size, 3, `expected 3 garment colours, got ${corners.join(' | ')}`);
+    assert.equal(new Set(corners).size, 3, `expected 3 garment colors, got ${corners.join(' | ')}`);
     const listed = await http(stack.baseUrl, 'GET', '/api/v1/generations?limit=100', { key: acct.key });
     for (const g of gens) assert.ok(listed.body.generations.some((l: any) => l.id === g.id));
   });
@@ -165,7 +165,7 @@ describe('batch generation (POST /api/v1/generate/batch)', () => {
       'items.0.placement.scale',
     ],
     [
-      'a colour the garment lacks',
+      'a color the garment lacks',
       () => ({ designUrl, garmentId: garment.id, items: [{ color: garment.colors[0].name }, { color: 'Plaid' }] }),
       'items.1.color',
     ],

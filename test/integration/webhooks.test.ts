@@ -27,7 +27,7 @@ interface Received {
 }
 
 /** What the receiver does with request number n (1-based): answer with a status, or never answer. */
-type Behaviour = (n: number) => number | 'hang';
+type Behavior = (n: number) => number | 'hang';
 
 interface Receiver {
   url: string;
@@ -35,14 +35,14 @@ interface Receiver {
   close(): Promise<void>;
 }
 
-async function startReceiver(behaviour: Behaviour): Promise<Receiver> {
+async function startReceiver(behavior: Behavior): Promise<Receiver> {
   const requests: Received[] = [];
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       requests.push({ headers: req.headers, body: Buffer.concat(chunks), at: Date.now() });
-      const what = behaviour(requests.length);
+      const what = behavior(requests.length);
       if (what === 'hang') return;
       res.writeHead(what, { 'content-type': 'text/plain' }).end(what < 300 ? 'ok' : 'nope');
     });
@@ -129,7 +129,7 @@ describe('webhook delivery (signed, retried, recorded)', function () {
   let guarded: Stack;
   let acct: Awaited<ReturnType<typeof account>>;
   const receivers: Receiver[] = [];
-  const receiver = async (b: Behaviour) => {
+  const receiver = async (b: Behavior) => {
     const r = await startReceiver(b);
     receivers.push(r);
     return r;
@@ -385,7 +385,7 @@ describe('webhook delivery (signed, retried, recorded)', function () {
     });
     const input = completedInput(genId, acct.userId, rcv.url);
     const first = await acts.prepareWebhookDelivery(input);
-    // A second prepare (a re-run activity) returns the same delivery and keeps the first serialised body.
+    // A second prepare (a re-run activity) returns the same delivery and keeps the first serialized body.
     const again = await acts.prepareWebhookDelivery({
       ...input,
       payload: { ...input.payload, timestamp: new Date(0).toISOString() },

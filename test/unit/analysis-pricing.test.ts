@@ -13,19 +13,19 @@ import { warningsFor, type WarningFacts } from '../../lib/analysis/warnings';
 
 describe('price model', () => {
   it('screen: per-unit price never rises with quantity, and falls at every tier', () => {
-    for (const colours of [1, 2, 4, 8]) {
+    for (const colors of [1, 2, 4, 8]) {
       let prev = Infinity;
       for (let q = 1; q <= 10_000; q += q < 100 ? 1 : 37) {
-        const p = screenPrice(colours, q).perUnit;
-        assert.ok(p <= prev, `${colours} colours: ${p} at ${q} > ${prev}`);
+        const p = screenPrice(colors, q).perUnit;
+        assert.ok(p <= prev, `${colors} colors: ${p} at ${q} > ${prev}`);
         prev = p;
       }
-      const tiers = SCREEN_MODEL.tiers.map((t) => screenPrice(colours, t.from).perUnit);
+      const tiers = SCREEN_MODEL.tiers.map((t) => screenPrice(colors, t.from).perUnit);
       for (let i = 1; i < tiers.length; i++) assert.ok(tiers[i]! < tiers[i - 1]!, `tier ${i}: ${tiers.join(' > ')}`);
     }
   });
 
-  it('screen: one setup charge per colour (per screen), capped at 8 screens; minimum run 24', () => {
+  it('screen: one setup charge per color (per screen), capped at 8 screens; minimum run 24', () => {
     assert.equal(screenPrice(1, 100).setup, 25);
     assert.equal(screenPrice(3, 100).setup, 75);
     assert.equal(screenPrice(8, 100).setup, 200);
@@ -33,11 +33,11 @@ describe('price model', () => {
     assert.equal(screenPrice(0, 100).screens, 1);
     assert.equal(screenPrice(2, 100).minimumQuantity, 24);
     assert.equal(screenPrice(2, 5).perUnit, screenPrice(2, 24).perUnit, 'a short run is charged at the minimum');
-    assert.ok(screenPrice(4, 100).perUnit > screenPrice(1, 100).perUnit, 'each extra colour costs more per piece');
+    assert.ok(screenPrice(4, 100).perUnit > screenPrice(1, 100).perUnit, 'each extra color costs more per piece');
     assert.equal(screenPrice(1, 24).currency, 'USD');
   });
 
-  it('screen: grounded in published run charges (1 colour $3.60 at 24, about $1 at 576+)', () => {
+  it('screen: grounded in published run charges (1 color $3.60 at 24, about $1 at 576+)', () => {
     assert.equal(screenPrice(1, 24).perUnit, 3.6);
     assert.equal(screenPrice(1, 600).perUnit, 1.0);
   });
@@ -63,7 +63,7 @@ describe('price model', () => {
 
 describe('technique recommendation', () => {
   const facts = (over: Partial<DesignFacts> = {}): DesignFacts => ({
-    colourCount: 2,
+    colorCount: 2,
     continuousTone: false,
     translucent: false,
     fineDetail: false,
@@ -71,20 +71,20 @@ describe('technique recommendation', () => {
     ...over,
   });
   const rec = (f: DesignFacts, q: number, area = 50) =>
-    recommend(f, q, screenPrice(f.colourCount, q), dtgPrice(area, q));
+    recommend(f, q, screenPrice(f.colorCount, q), dtgPrice(area, q));
 
   it('photos and gradients go to DTG, as complex', () => {
-    const r = rec(facts({ colourCount: 40, continuousTone: true }), 5000);
+    const r = rec(facts({ colorCount: 40, continuousTone: true }), 5000);
     assert.deepEqual([r.technique, r.complexity], ['dtg', 'complex']);
     assert.match(r.reason, /gradients or photographic tones/);
-    assert.equal(rec(facts({ colourCount: 3, continuousTone: true }), 5000).technique, 'dtg', 'even with few colours');
+    assert.equal(rec(facts({ colorCount: 3, continuousTone: true }), 5000).technique, 'dtg', 'even with few colors');
   });
 
   it('semi-transparent designs go to DTG', () => {
     assert.equal(rec(facts({ translucent: true }), 1000).technique, 'dtg');
   });
 
-  it('a few flat colours: screen for a large run, vinyl for a tiny one, DTG in between when cheaper', () => {
+  it('a few flat colors: screen for a large run, vinyl for a tiny one, DTG in between when cheaper', () => {
     const large = rec(facts(), 500);
     assert.deepEqual([large.technique, large.complexity], ['screen', 'simple']);
     assert.match(large.reason, /500 pieces.*\$50\.00 setup for 2 screens/);
@@ -96,37 +96,37 @@ describe('technique recommendation', () => {
     assert.match(mid.reason, /screen setup .* makes screen printing dearer than DTG/);
   });
 
-  it('vinyl only for 1-3 colours, bold shapes and designs that are not one big block', () => {
-    assert.equal(rec(facts({ colourCount: 4 }), 6).technique, 'dtg');
-    assert.match(rec(facts({ colourCount: 4 }), 6).reason, /more than vinyl's 3/);
+  it('vinyl only for 1-3 colors, bold shapes and designs that are not one big block', () => {
+    assert.equal(rec(facts({ colorCount: 4 }), 6).technique, 'dtg');
+    assert.match(rec(facts({ colorCount: 4 }), 6).reason, /more than vinyl's 3/);
     assert.equal(rec(facts({ fineDetail: true }), 6).technique, 'dtg');
     assert.equal(rec(facts({ inkCoverage: 1 }), 6).technique, 'dtg');
   });
 
-  it('9-15 flat colours: embroidery for a bold logo, otherwise DTG; more than 15 is DTG', () => {
-    const logo = rec(facts({ colourCount: 12, inkCoverage: 0.2 }), 100);
+  it('9-15 flat colors: embroidery for a bold logo, otherwise DTG; more than 15 is DTG', () => {
+    const logo = rec(facts({ colorCount: 12, inkCoverage: 0.2 }), 100);
     assert.deepEqual([logo.technique, logo.complexity], ['embroidery', 'complex']);
-    assert.equal(rec(facts({ colourCount: 12, inkCoverage: 0.2, fineDetail: true }), 100).technique, 'dtg');
-    assert.equal(rec(facts({ colourCount: 12, inkCoverage: 0.9 }), 100).technique, 'dtg');
-    assert.equal(rec(facts({ colourCount: 16 }), 100).technique, 'dtg');
+    assert.equal(rec(facts({ colorCount: 12, inkCoverage: 0.2, fineDetail: true }), 100).technique, 'dtg');
+    assert.equal(rec(facts({ colorCount: 12, inkCoverage: 0.9 }), 100).technique, 'dtg');
+    assert.equal(rec(facts({ colorCount: 16 }), 100).technique, 'dtg');
   });
 
-  it('never recommends screen printing for more than 8 colours or below the minimum run', () => {
+  it('never recommends screen printing for more than 8 colors or below the minimum run', () => {
     for (let n = 1; n <= 20; n++)
       for (const q of [1, 10, 23, 24, 100, 10_000]) {
-        const r = rec(facts({ colourCount: n }), q);
-        if (r.technique === 'screen') assert.ok(n <= 8 && q >= 24, `${n} colours at ${q}`);
-        if (r.technique === 'vinyl') assert.ok(n <= 3 && q < 24, `${n} colours at ${q}`);
-        if (r.technique === 'embroidery') assert.ok(n <= 15, `${n} colours at ${q}`);
+        const r = rec(facts({ colorCount: n }), q);
+        if (r.technique === 'screen') assert.ok(n <= 8 && q >= 24, `${n} colors at ${q}`);
+        if (r.technique === 'vinyl') assert.ok(n <= 3 && q < 24, `${n} colors at ${q}`);
+        if (r.technique === 'embroidery') assert.ok(n <= 15, `${n} colors at ${q}`);
       }
   });
 
-  it('grades complexity by colours, tone and detail', () => {
-    assert.equal(complexityOf(facts({ colourCount: 1 })), 'simple');
-    assert.equal(complexityOf(facts({ colourCount: 3 })), 'simple');
-    assert.equal(complexityOf(facts({ colourCount: 5 })), 'moderate');
-    assert.equal(complexityOf(facts({ colourCount: 2, fineDetail: true })), 'moderate');
-    assert.equal(complexityOf(facts({ colourCount: 9 })), 'complex');
+  it('grades complexity by colors, tone and detail', () => {
+    assert.equal(complexityOf(facts({ colorCount: 1 })), 'simple');
+    assert.equal(complexityOf(facts({ colorCount: 3 })), 'simple');
+    assert.equal(complexityOf(facts({ colorCount: 5 })), 'moderate');
+    assert.equal(complexityOf(facts({ colorCount: 2, fineDetail: true })), 'moderate');
+    assert.equal(complexityOf(facts({ colorCount: 9 })), 'complex');
     assert.equal(complexityOf(facts({ continuousTone: true })), 'complex');
   });
 });
@@ -136,7 +136,7 @@ describe('warnings', () => {
     width: 2400,
     height: 3000,
     print: printSize(2400, 3000),
-    colourCount: 2,
+    colorCount: 2,
     continuousTone: false,
     translucentShare: 0,
     translucent: false,
@@ -148,7 +148,7 @@ describe('warnings', () => {
     ...over,
   });
 
-  it('has none for a clean, large, two-colour design', () => {
+  it('has none for a clean, large, two-color design', () => {
     assert.deepEqual(warningsFor(base()), []);
   });
 
@@ -158,7 +158,7 @@ describe('warnings', () => {
         width: 800,
         height: 1000,
         print: printSize(800, 1000),
-        colourCount: 20,
+        colorCount: 20,
         continuousTone: true,
         translucent: true,
         translucentShare: 0.3,
@@ -173,7 +173,7 @@ describe('warnings', () => {
     );
     assert.match(
       w[1]!,
-      /^The design has 20 colours, more than vinyl \(up to 3\), screen printing \(up to 8\) and embroidery \(up to 15\)/,
+      /^The design has 20 colors, more than vinyl \(up to 3\), screen printing \(up to 8\) and embroidery \(up to 15\)/,
     );
     assert.match(w[2]!, /^Gradients or photographic tones/);
     assert.match(w[3]!, /^About 30% of the design is semi-transparent/);
@@ -182,7 +182,7 @@ describe('warnings', () => {
   });
 
   it('says when there is nothing to print', () => {
-    assert.deepEqual(warningsFor(base({ colourCount: 0, visiblePixels: false })), [
+    assert.deepEqual(warningsFor(base({ colorCount: 0, visiblePixels: false })), [
       'The image is fully transparent: nothing would be printed.',
     ]);
   });

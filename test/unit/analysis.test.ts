@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { threadId } from 'node:worker_threads';
 import {
   AnalysisPool,
-  analysePixels,
+  analyzePixels,
   ciede2000,
   extractPalette,
   hexToLab,
@@ -12,13 +12,13 @@ import {
   rgbToLab,
   type PixelInput,
 } from '../../lib/analysis';
-import { detectBackgroundBox, fineDetailShare, lowContrastColours, printSize } from '../../lib/analysis/features';
+import { detectBackgroundBox, fineDetailShare, lowContrastColors, printSize } from '../../lib/analysis/features';
 import { decodeRaster } from '../../lib/images';
 import * as F from '../helpers/fixtures';
 
 type Rgba = [number, number, number, number];
 
-/** An RGBA raster painted by a function of (x, y): tests state the pixels they analyse. */
+/** An RGBA raster painted by a function of (x, y): tests state the pixels they analyze. */
 function raster(w: number, h: number, paint: (x: number, y: number) => Rgba) {
   const data = new Uint8Array(w * h * 4);
   for (let y = 0; y < h; y++) for (let x = 0; x < w; x++) data.set(paint(x, y), (y * w + x) * 4);
@@ -34,7 +34,7 @@ const noise = (amp: number) => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff
 const noisy = (c: Rgba, amp: number): Rgba =>
   [...c.slice(0, 3).map((v) => Math.max(0, Math.min(255, Math.round(v + noise(amp))))), c[3]] as Rgba;
 
-describe('colour science', () => {
+describe('color science', () => {
   it('converts sRGB to CIELAB (D65) to reference values', () => {
     const close = (a: number[], b: number[]) =>
       a.forEach((v, i) => assert.ok(Math.abs(v - b[i]!) < 0.01, `${a} vs ${b}`));
@@ -92,35 +92,35 @@ describe('colour science', () => {
   });
 });
 
-describe('colour counting', () => {
-  it('counts a crisp two-colour design as 2, most covered first', () => {
+describe('color counting', () => {
+  it('counts a crisp two-color design as 2, most covered first', () => {
     const p = extractPalette(raster(200, 200, (x) => (x < 120 ? RED : NAVY)));
-    assert.equal(p.colours.length, 2);
+    assert.equal(p.colors.length, 2);
     assert.deepEqual(
-      p.colours.map((c) => c.hex),
+      p.colors.map((c) => c.hex),
       ['#C8102E', '#0033A0'],
     );
-    assert.ok(Math.abs(p.colours[0]!.share - 0.6) < 0.02);
+    assert.ok(Math.abs(p.colors[0]!.share - 0.6) < 0.02);
     assert.equal(p.tonalShare, 0);
   });
 
-  it('does not count anti-aliased edge pixels (blends of two inks) as colours', () => {
+  it('does not count anti-aliased edge pixels (blends of two inks) as colors', () => {
     // A circle with a 2-pixel blended rim, on red.
     const img = raster(240, 240, (x, y) => {
       const d = Math.hypot(x - 120, y - 120) - 70;
       return d < -1 ? NAVY : d > 1 ? RED : mix(NAVY, RED, (d + 1) / 2);
     });
-    assert.equal(extractPalette(img).colours.length, 2);
+    assert.equal(extractPalette(img).colors.length, 2);
   });
 
-  it('does not count noise: every pixel jittered by up to 14 levels per channel is still 2 colours', () => {
+  it('does not count noise: every pixel jittered by up to 14 levels per channel is still 2 colors', () => {
     const img = raster(240, 240, (x, y) => noisy(x + y < 240 ? RED : NAVY, 14));
     const p = extractPalette(img);
-    assert.equal(p.colours.length, 2, p.colours.map((c) => c.hex).join());
+    assert.equal(p.colors.length, 2, p.colors.map((c) => c.hex).join());
     assert.equal(p.tonalShare, 0);
   });
 
-  it('does not count transparent pixels or feathered rims, but counts the colours on them', () => {
+  it('does not count transparent pixels or feathered rims, but counts the colors on them', () => {
     const img = raster(200, 200, (x, y) => {
       const d = Math.hypot(x - 100, y - 100) - 60;
       if (d > 2) return CLEAR;
@@ -128,20 +128,20 @@ describe('colour counting', () => {
       return NAVY;
     });
     const p = extractPalette(img);
-    assert.equal(p.colours.length, 1);
+    assert.equal(p.colors.length, 1);
     assert.equal(p.hasTransparency, true);
     assert.ok(p.inkCoverage > 0.25 && p.inkCoverage < 0.32, `coverage ${p.inkCoverage}`);
   });
 
-  it('counts many colours in a gradient and recognises it as continuous tone', () => {
+  it('counts many colors in a gradient and recognizes it as continuous tone', () => {
     const img = raster(400, 100, (x) => mix([255, 200, 0, 255], [20, 40, 200, 255], x / 399));
     const p = extractPalette(img);
-    assert.ok(p.colours.length >= 6, `gradient counted ${p.colours.length}`);
+    assert.ok(p.colors.length >= 6, `gradient counted ${p.colors.length}`);
     assert.ok(p.tonalShare > 0.9, `tonal ${p.tonalShare}`);
   });
 
-  it('counts flat stripes one colour each, with no continuous tone', () => {
-    const colours: Rgba[] = [
+  it('counts flat stripes one color each, with no continuous tone', () => {
+    const colors: Rgba[] = [
       RED,
       NAVY,
       [255, 205, 0, 255],
@@ -152,29 +152,29 @@ describe('colour counting', () => {
       [255, 130, 0, 255],
       [0, 169, 224, 255],
     ];
-    const p = extractPalette(raster(450, 100, (x) => colours[Math.floor(x / 50)]!));
-    assert.equal(p.colours.length, 9);
+    const p = extractPalette(raster(450, 100, (x) => colors[Math.floor(x / 50)]!));
+    assert.equal(p.colors.length, 9);
     assert.equal(p.tonalShare, 0);
   });
 
   it('counts an ink that only appears in 1-pixel lines', () => {
     const yellow: Rgba = [255, 205, 0, 255];
     const p = extractPalette(raster(300, 300, (x, y) => (y % 20 === 0 ? yellow : x < 150 ? RED : NAVY)));
-    assert.equal(p.colours.length, 3, p.colours.map((c) => `${c.hex}:${c.kind}`).join());
-    assert.equal(p.colours.find((c) => c.kind === 'fine')?.hex, '#FFCD00');
+    assert.equal(p.colors.length, 3, p.colors.map((c) => `${c.hex}:${c.kind}`).join());
+    assert.equal(p.colors.find((c) => c.kind === 'fine')?.hex, '#FFCD00');
   });
 
   it('ignores specks below the minimum share, and finds nothing in a fully transparent image', () => {
     const p = extractPalette(raster(300, 300, (x, y) => (x > 290 && y > 295 ? [0, 200, 0, 255] : RED)));
-    assert.equal(p.colours.length, 1);
+    assert.equal(p.colors.length, 1);
     const empty = extractPalette(raster(50, 50, () => CLEAR));
-    assert.equal(empty.colours.length, 0);
+    assert.equal(empty.colors.length, 0);
     assert.equal(empty.inkCoverage, 0);
   });
 });
 
 describe('Pantone approximations', () => {
-  it('matches colours to the nearest table entry by CIEDE2000, labelled as approximate', () => {
+  it('matches colors to the nearest table entry by CIEDE2000, labeled as approximate', () => {
     const m = nearestPantone(hexToLab('#C8102E'))!;
     assert.equal(m.name, 'PANTONE 186 C');
     assert.ok(m.deltaE < 0.5);
@@ -201,43 +201,43 @@ describe('print features', () => {
     assert.equal(printSize(1200, 1500).maxWidthIn, 6);
   });
 
-  it('finds an opaque background box only when the border is one solid colour', () => {
+  it('finds an opaque background box only when the border is one solid color', () => {
     const boxed = raster(100, 100, (x, y) => (x > 30 && x < 70 && y > 30 && y < 70 ? RED : [255, 255, 255, 255]));
     const p = extractPalette(boxed);
-    assert.equal(detectBackgroundBox(boxed, p.colours)?.colour.hex, '#FFFFFF');
+    assert.equal(detectBackgroundBox(boxed, p.colors)?.color.hex, '#FFFFFF');
     const onClear = raster(100, 100, (x, y) => (x > 30 && x < 70 && y > 30 && y < 70 ? RED : CLEAR));
-    assert.equal(detectBackgroundBox(onClear, extractPalette(onClear).colours), null);
+    assert.equal(detectBackgroundBox(onClear, extractPalette(onClear).colors), null);
     const fullBleed = raster(100, 100, (x) => (x < 50 ? RED : NAVY));
-    assert.equal(detectBackgroundBox(fullBleed, extractPalette(fullBleed).colours), null);
+    assert.equal(detectBackgroundBox(fullBleed, extractPalette(fullBleed).colors), null);
   });
 
-  it('flags low-contrast colours only where ink meets the garment', () => {
+  it('flags low-contrast colors only where ink meets the garment', () => {
     const p = extractPalette(raster(100, 100, (x) => (x < 50 ? [250, 250, 250, 255] : [30, 30, 30, 255])));
-    const lc = lowContrastColours(p.colours, true, null);
-    assert.deepEqual(lc.map((l) => [l.colour.hex, l.garments]).sort(), [
+    const lc = lowContrastColors(p.colors, true, null);
+    assert.deepEqual(lc.map((l) => [l.color.hex, l.garments]).sort(), [
       ['#1E1E1E', ['black']],
       ['#FAFAFA', ['white']],
     ]);
-    assert.deepEqual(lowContrastColours(p.colours, false, null), []);
+    assert.deepEqual(lowContrastColors(p.colors, false, null), []);
   });
 
   it('measures detail too fine to stitch: hairlines yes, bold shapes no', async () => {
     const bold = await decodeRaster(await F.crispLogo(), 512);
     const boldPalette = extractPalette(bold);
-    assert.ok(fineDetailShare(bold, boldPalette.colours, false) < 0.05);
+    assert.ok(fineDetailShare(bold, boldPalette.colors, false) < 0.05);
     const hair = await decodeRaster(await F.hairlines(), 512);
-    assert.ok(fineDetailShare(hair, extractPalette(hair).colours, false) > 0.5);
+    assert.ok(fineDetailShare(hair, extractPalette(hair).colors, false) > 0.5);
   });
 });
 
 describe('analysis on a worker thread', () => {
   it('runs the pixel work on a worker thread and returns what the in-process analysis returns', async () => {
-    const r = await decodeRaster(await F.threeColourLogo(), 512);
+    const r = await decodeRaster(await F.threeColorLogo(), 512);
     const input: PixelInput = { ...r };
     const pool = new AnalysisPool({ size: 1 });
     try {
       const viaPool = await pool.run(input, 100);
-      assert.deepEqual(viaPool, analysePixels(input, 100));
+      assert.deepEqual(viaPool, analyzePixels(input, 100));
       assert.equal(pool.stats.completedOnWorkers, 1);
       assert.equal(pool.stats.completedInline, 0);
       assert.ok(pool.stats.workerThreadIds.length === 1 && pool.stats.workerThreadIds[0] !== threadId);

@@ -82,7 +82,7 @@ describe('blank garment renderer', function () {
     assert.ok(ma.data.equals(mb.data));
   });
 
-  it('rejects malformed colours', async () => {
+  it('rejects malformed colors', async () => {
     await assert.rejects(renderBlank({ silhouette: 'tee', view: 'front', colorHex: 'red' }));
     await assert.rejects(renderBlank({ silhouette: 'tee', view: 'front', colorHex: '#12345' }));
   });
@@ -93,7 +93,7 @@ describe('blank garment renderer', function () {
     assert.equal(m.height, 500);
     assert.equal(m.data.length, 500 * 500);
     assert.equal(m.data[0], 0, 'corner is background');
-    assert.equal(m.data[250 * 500 + 250], 255, 'centre is garment');
+    assert.equal(m.data[250 * 500 + 250], 255, 'center is garment');
   });
 
   describe('print zones', () => {
@@ -164,7 +164,7 @@ describe('blank garment renderer', function () {
       const bottom = Math.max(...placket.shapes.flatMap((c) => c.segs.map((s) => s[2][1])));
       const z = zonesFor('polo').front!.rect;
       assert.ok(z.y > (g.originY + bottom * g.ppi) / BLANK_SIZE);
-      // chest zones clear the placket (centre strip) on both sides
+      // chest zones clear the placket (center strip) on both sides
       const l = zonesFor('polo')['left-chest']!.rect;
       const r = zonesFor('polo')['right-chest']!.rect;
       const placketHalf = (Math.max(...placket.shapes.flatMap((c) => c.segs.map((s) => s[2][0]))) * g.ppi) / BLANK_SIZE;
@@ -172,8 +172,8 @@ describe('blank garment renderer', function () {
     });
   });
 
-  describe('colour', () => {
-    it('a dark garment still shows folds and highlights, with a mean near its colour', async () => {
+  describe('color', () => {
+    it('a dark garment still shows folds and highlights, with a mean near its color', async () => {
       const r = await renderBlank({ silhouette: 'tee', view: 'front', colorHex: '#111111' });
       const img = await rawRgb(r.image);
       const p = rectPixels(zonesFor('tee').front!.rect, img.width);
@@ -234,7 +234,7 @@ describe('blank garment renderer', function () {
       assert.ok(clipped / n < 0.01, `clipped fraction ${(clipped / n).toFixed(3)}`);
     });
 
-    it('the background corner is the light studio colour', async () => {
+    it('the background corner is the light studio color', async () => {
       const r = await renderBlank({ silhouette: 'tee', view: 'front', colorHex: '#c0392b' });
       const img = await rawRgb(r.image);
       for (const [x, y] of [
@@ -256,7 +256,7 @@ describe('blank garment renderer', function () {
       }
     });
 
-    it('garment pixels near the zone centre match the requested hue', async () => {
+    it('garment pixels near the zone center match the requested hue', async () => {
       for (const [hex, s] of [
         ['#c0392b', 'tee'],
         ['#1f2a44', 'hoodie'],

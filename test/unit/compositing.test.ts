@@ -112,7 +112,7 @@ describe('compositing', function () {
 
   describe('placement', () => {
     for (const realism of ['photo', 'flat'] as const) {
-      it(`centres a square at x=50,y=50 with scale 0.5 of the fit size (${realism})`, async () => {
+      it(`centers a square at x=50,y=50 with scale 0.5 of the fit size (${realism})`, async () => {
         const r = await composite({
           blank: whiteTee,
           design: red,
@@ -128,8 +128,8 @@ describe('compositing', function () {
         const tol = realism === 'flat' ? 1.5 : 3;
         near(box.w, side, tol, 'width');
         near(box.h, side, tol, 'height');
-        near(box.cx, z.x + z.w / 2, tol, 'centre x');
-        near(box.cy, z.y + z.h / 2, tol, 'centre y');
+        near(box.cx, z.x + z.w / 2, tol, 'center x');
+        near(box.cy, z.y + z.h / 2, tol, 'center y');
         assert.deepEqual(r.designBox, {
           left: Math.round(z.x + z.w / 2 - side / 2),
           top: Math.round(z.y + z.h / 2 - side / 2),
@@ -139,7 +139,7 @@ describe('compositing', function () {
       });
     }
 
-    it('x=0 puts the centre on the zone left edge and clips to the zone', async () => {
+    it('x=0 puts the center on the zone left edge and clips to the zone', async () => {
       const r = await composite({
         blank: whiteTee,
         design: red,
@@ -154,7 +154,7 @@ describe('compositing', function () {
       near(box.x0, z.x, 1.5, 'clipped at the zone left edge');
       near(box.x1, z.x + side / 2, 3, 'right edge');
       near(box.h, side, 3, 'height unchanged');
-      near(box.cy, z.y + 0.35 * z.h, 3, 'centre y at 35 %');
+      near(box.cy, z.y + 0.35 * z.h, 3, 'center y at 35 %');
     });
 
     it('x=100,y=100 clips at the right and bottom edges of the zone', async () => {
@@ -201,8 +201,8 @@ describe('compositing', function () {
       near(b0.h, w / 2, 1.5, 'unrotated height');
       near(b90.w, w / 2, 1.5, 'rotated width');
       near(b90.h, w, 1.5, 'rotated height');
-      near(b90.cx, b0.cx, 1, 'same centre x');
-      near(b90.cy, b0.cy, 1, 'same centre y');
+      near(b90.cx, b0.cx, 1, 'same center x');
+      near(b90.cy, b0.cy, 1, 'same center y');
       const r45 = await composite({
         blank: whiteTee,
         design: red,
@@ -234,8 +234,8 @@ describe('compositing', function () {
       });
       const z = zonePx(teeZone, SIZE, SIZE);
       const b = bbox(await decode(r.mockup), isRed)!;
-      assert.ok(b.cy < z.y + z.h / 2, `bar should be above the centre, got cy=${b.cy}`);
-      near(b.cx, z.x + z.w / 2, 1.5, 'horizontally centred');
+      assert.ok(b.cy < z.y + z.h / 2, `bar should be above the center, got cy=${b.cy}`);
+      near(b.cx, z.x + z.w / 2, 1.5, 'horizontally centered');
     });
 
     it('scale 1.0 is the largest size that fits the zone', async () => {
@@ -279,24 +279,24 @@ describe('compositing', function () {
       const z = zonePx(teeZone, 641, 803);
       const b = bbox(await decode(r.mockup), isRed)!;
       const side = Math.min(Math.round(0.5 * z.w), Math.round(0.5 * z.h));
-      near(b.cx, z.x + z.w / 2, 3, 'centre x');
-      near(b.cy, z.y + z.h / 2, 3, 'centre y');
+      near(b.cx, z.x + z.w / 2, 3, 'center x');
+      near(b.cy, z.y + z.h / 2, 3, 'center y');
       near(b.w, side, 3, 'width');
     });
 
-    it("places into the small chest zones (the wearer's left chest is right of the image centre)", async () => {
+    it("places into the small chest zones (the wearer's left chest is right of the image center)", async () => {
       const lc = zonesFor('tee')['left-chest']!.rect;
       const r = await composite({ blank: whiteTee, design: red, zone: lc, placement: place({}), applyTexture: false });
       const b = bbox(await decode(r.mockup), isRed)!;
       const z = zonePx(lc, SIZE, SIZE);
-      near(b.cx, z.x + z.w / 2, 2, 'centre x');
+      near(b.cx, z.x + z.w / 2, 2, 'center x');
       assert.ok(b.cx > SIZE / 2, "wearer's left chest is on the right of the image");
     });
   });
 
   describe('realism', () => {
     it('transparent areas leave the garment unchanged', async () => {
-      // left half opaque red, right half fully transparent (with junk colour under alpha 0)
+      // left half opaque red, right half fully transparent (with junk color under alpha 0)
       const design = await sharp({
         create: { width: 200, height: 200, channels: 4, background: { r: 0, g: 255, b: 0, alpha: 0 } },
       })
@@ -327,7 +327,7 @@ describe('compositing', function () {
       }
       assert.ok(n > 1000);
       assert.ok(diff / (3 * n) < 1.5, `mean abs difference ${diff / (3 * n)} (JPEG re-encoding only)`);
-      assert.equal(green, 0, 'colour under alpha 0 must not leak');
+      assert.equal(green, 0, 'color under alpha 0 must not leak');
     });
 
     it('outside the design the whole image equals the blank (up to JPEG re-encoding)', async () => {
@@ -345,10 +345,10 @@ describe('compositing', function () {
     });
 
     it('shading modulates a flat design on a folded blank; the flat paste does not', async () => {
-      const grey = await solid(300, 300, [170, 170, 170, 255]);
+      const gray = await solid(300, 300, [170, 170, 170, 255]);
       const args = {
         blank: blackHoodie,
-        design: grey,
+        design: gray,
         zone: hoodieZone,
         placement: place({ scale: 1 }),
         applyTexture: false,
@@ -359,12 +359,12 @@ describe('compositing', function () {
       const inner = { x0: b.left + 4, y0: b.top + 4, x1: b.left + b.width - 4, y1: b.top + b.height - 4 };
       const sp = luminanceStats(await decode(photo.mockup), inner);
       const sf = luminanceStats(await decode(flat.mockup), inner);
-      assert.ok(sf.sd < 1, `flat paste of a solid colour is uniform (sd ${sf.sd})`);
+      assert.ok(sf.sd < 1, `flat paste of a solid color is uniform (sd ${sf.sd})`);
       assert.ok(sp.sd > 3, `photo mode shows the folds (sd ${sp.sd})`);
       // on the calm white tee too, a little
       const tee = await composite({
         blank: whiteTee,
-        design: grey,
+        design: gray,
         zone: teeZone,
         placement: place({ scale: 1 }),
         applyTexture: false,
@@ -380,8 +380,8 @@ describe('compositing', function () {
     });
 
     it('applyTexture adds a subtle knit texture', async () => {
-      const grey = await solid(300, 300, [170, 170, 170, 255]);
-      const args = { blank: whiteTee, design: grey, zone: teeZone, placement: place({ scale: 0.6 }) } as const;
+      const gray = await solid(300, 300, [170, 170, 170, 255]);
+      const args = { blank: whiteTee, design: gray, zone: teeZone, placement: place({ scale: 0.6 }) } as const;
       const plain = await composite({ ...args, applyTexture: false });
       const tex = await composite({ ...args, applyTexture: true });
       const b = plain.designBox;
@@ -390,7 +390,7 @@ describe('compositing', function () {
       const st = luminanceStats(await decode(tex.mockup), inner);
       assert.ok(st.sd > sp.sd * 1.3 + 0.3, `texture sd ${st.sd} vs ${sp.sd}`);
       assert.ok(st.sd < 12, `subtle (sd ${st.sd})`);
-      near(st.mean, sp.mean, 4, 'texture keeps the colour');
+      near(st.mean, sp.mean, 4, 'texture keeps the color');
     });
 
     it('white ink on a black garment is clearly light but below pure white', async () => {
@@ -414,7 +414,7 @@ describe('compositing', function () {
       assert.ok(s.sd > 1, `and carries the fabric's shading (sd ${s.sd})`);
     });
 
-    it('a coloured design on a dark garment stays visible (opaque ink, not multiplied by the garment)', async () => {
+    it('a colored design on a dark garment stays visible (opaque ink, not multiplied by the garment)', async () => {
       const red2 = await solid(300, 300, [220, 40, 40, 255]);
       const r = await composite({
         blank: blackHoodie,
@@ -497,7 +497,7 @@ describe('compositing', function () {
       near(tr.cx * (SIZE / t.width!), SIZE * (teeZone.x + teeZone.width / 2), 4, 'thumbnail placement');
     });
 
-    it('accepts JPEG, WebP, GIF, greyscale and 16-bit PNG designs and honours EXIF orientation', async () => {
+    it('accepts JPEG, WebP, GIF, grayscale and 16-bit PNG designs and honors EXIF orientation', async () => {
       const z = zonePx(teeZone, SIZE, SIZE);
       const base = sharp({ create: { width: 200, height: 100, channels: 3, background: { r: 255, g: 0, b: 0 } } });
       for (const bytes of [
@@ -516,15 +516,15 @@ describe('compositing', function () {
         const b = bbox(await decode(r.mockup), isRed)!;
         near(b.w / b.h, 2, 0.1, 'aspect');
       }
-      const grey = await sharp({
+      const gray = await sharp({
         create: { width: 100, height: 100, channels: 3, background: { r: 40, g: 40, b: 40 } },
       })
-        .greyscale()
+        .grayscale()
         .png()
         .toBuffer();
       const g = await composite({
         blank: whiteTee,
-        design: grey,
+        design: gray,
         zone: teeZone,
         placement: place({}),
         applyTexture: false,
@@ -536,11 +536,11 @@ describe('compositing', function () {
         x1: g.designBox.left + 20,
         y1: g.designBox.top + 20,
       });
-      near(gs.mean, 40, 4, 'greyscale design');
+      near(gs.mean, 40, 4, 'grayscale design');
       const deep = await sharp({
         create: { width: 100, height: 100, channels: 4, background: { r: 255, g: 0, b: 0, alpha: 1 } },
       })
-        .toColourspace('rgb16')
+        .toColorspace('rgb16')
         .png()
         .toBuffer();
       const d = await composite({
@@ -602,7 +602,7 @@ describe('compositing', function () {
       assert.match(k.displacement, /^blanks\/tee\/f7f7f5-blank-render-v1-front-displace-v\d+\.png$/);
     });
 
-    it('derives single-channel 16-bit PNG maps normalised to the garment (~1.0)', async () => {
+    it('derives single-channel 16-bit PNG maps normalized to the garment (~1.0)', async () => {
       const maps = await deriveFabricMaps(whiteTeeJpeg);
       for (const [buf, div] of [
         [maps.shading, 2],
@@ -615,7 +615,7 @@ describe('compositing', function () {
         assert.equal(m.width, SIZE / div);
       }
       const { data } = await sharp(maps.shading)
-        .toColourspace('grey16')
+        .toColorspace('grey16')
         .raw({ depth: 'ushort' })
         .toBuffer({ resolveWithObject: true });
       const u16 = new Uint16Array(data.buffer.slice(data.byteOffset, data.byteOffset + data.length));

@@ -155,7 +155,7 @@ describe('design levels', () => {
     );
   });
 
-  it('honours EXIF orientation in the level and the prepared sizes', async () => {
+  it('honors EXIF orientation in the level and the prepared sizes', async () => {
     const rotated = await sharp(await detailedDesign(400, 200))
       .withMetadata({ orientation: 6 })
       .jpeg()

@@ -43,7 +43,7 @@ const solid = (w: number, h: number, alpha = 1) =>
   sharp({ create: { width: w, height: h, channels: 4, background: { r: 200, g: 16, b: 46, alpha } } });
 
 describe('image format detection (magic bytes only)', () => {
-  it('recognises PNG, JPEG, WebP and GIF', async () => {
+  it('recognizes PNG, JPEG, WebP and GIF', async () => {
     const base = solid(10, 8);
     assert.equal(detectFormat(await base.clone().png().toBuffer())?.mimeType, 'image/png');
     assert.equal(detectFormat(await base.clone().jpeg().toBuffer())?.mimeType, 'image/jpeg');
@@ -66,7 +66,7 @@ describe('image format detection (magic bytes only)', () => {
       [Buffer.concat([Buffer.from([0, 0, 0, 0x18]), Buffer.from('ftypavif'), Buffer.alloc(8)]), 'AVIF'],
       [Buffer.from([0x50, 0x4b, 0x03, 0x04, 0, 0]), 'ZIP'],
       [Buffer.alloc(0), 'empty data'],
-      [Buffer.from([1, 2, 3, 4, 5]), 'an unrecognised format'],
+      [Buffer.from([1, 2, 3, 4, 5]), 'an unrecognized format'],
     ];
     for (const [bytes, name] of cases) {
       const buf = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes);
@@ -178,11 +178,11 @@ describe('safe decoding', () => {
     assert.deepEqual([small.width, small.height], [100, 125], 'never enlarged');
   });
 
-  it('decodes any colour space to an 8-bit sRGB+alpha raster, with an 8-bit alpha plane at full resolution', async () => {
+  it('decodes any color space to an 8-bit sRGB+alpha raster, with an 8-bit alpha plane at full resolution', async () => {
     const red = { r: 200, g: 16, b: 46 };
     const cmyk = await sharp({ create: { width: 40, height: 40, channels: 3, background: red } })
       .jpeg()
-      .toColourspace('cmyk')
+      .toColorspace('cmyk')
       .toBuffer();
     const rc = await decodeRaster(cmyk, 512);
     assert.equal(rc.data.length, 40 * 40 * 4);
@@ -196,8 +196,8 @@ describe('safe decoding', () => {
     for (let i = 0; i < 256; i++) ramp.set([200, 16, 46, i], i * 4);
     const raw = { raw: { width: 16, height: 16, channels: 4 as const } };
     for (const [name, buf] of [
-      ['16-bit RGBA', await sharp(ramp, raw).toColourspace('rgb16').png().toBuffer()],
-      ['grey + alpha', await sharp(ramp, raw).toColourspace('b-w').png().toBuffer()],
+      ['16-bit RGBA', await sharp(ramp, raw).toColorspace('rgb16').png().toBuffer()],
+      ['gray + alpha', await sharp(ramp, raw).toColorspace('b-w').png().toBuffer()],
       ['palette PNG', await sharp(ramp, raw).png({ palette: true }).toBuffer()],
     ] as const) {
       const r = await decodeRaster(buf, 512);

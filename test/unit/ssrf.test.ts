@@ -192,7 +192,7 @@ describe('guardedFetch', () => {
     );
     await rejectsWith(guardedFetch('http://[fd00:ec2::254]/', opts), 'blocked_address', /cloud metadata/);
     await rejectsWith(guardedFetch('http://[::ffff:127.0.0.1]/', opts), 'blocked_address', /loopback/);
-    await rejectsWith(guardedFetch('http://0x7f.0.0.1/', opts), 'blocked_address', /loopback/); // normalised by the URL parser
+    await rejectsWith(guardedFetch('http://0x7f.0.0.1/', opts), 'blocked_address', /loopback/); // normalized by the URL parser
     await rejectsWith(guardedFetch('http://2130706433/', opts), 'blocked_address', /loopback/);
     await rejectsWith(guardedFetch('http://0.0.0.0/', opts), 'blocked_address', /unspecified/);
     const before = requests.length;
@@ -318,7 +318,7 @@ describe('guardedFetch', () => {
 
 describe('own file URLs', () => {
   const base = 'https://api.example.com';
-  it('recognises our /files/ URLs by origin and path, and nothing else', () => {
+  it('recognizes our /files/ URLs by origin and path, and nothing else', () => {
     assert.equal(ownFileKey(base, 'https://api.example.com/files/uploads/upl_1_a.png'), 'uploads/upl_1_a.png');
     assert.equal(ownFileKey(base, 'https://api.example.com/files/uploads/upl_1_a.png?v=2#x'), 'uploads/upl_1_a.png');
     assert.equal(ownFileKey(`${base}/`, 'https://API.EXAMPLE.COM/files/a.png'), 'a.png');

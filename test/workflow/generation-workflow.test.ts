@@ -16,7 +16,7 @@ const EventType = temporal.api.enums.v1.EventType;
 
 function mockActivities(
   calls: Calls,
-  behaviour: { renderFailures?: number; renderError?: 'transient' | 'bad-input'; completedMeanwhile?: boolean },
+  behavior: { renderFailures?: number; renderError?: 'transient' | 'bad-input'; completedMeanwhile?: boolean },
 ) {
   let renders = 0;
   const rec = (name: string) => calls.push(name);
@@ -37,9 +37,9 @@ function mockActivities(
     async renderMockup(job: RenderJob) {
       rec(`render:${job.blankKey}`);
       renders++;
-      if (behaviour.renderError === 'bad-input')
+      if (behavior.renderError === 'bad-input')
         throw ApplicationFailure.nonRetryable('Design image: not an image', 'DesignImageError');
-      if (renders <= (behaviour.renderFailures ?? 0)) throw new Error(`transient failure ${renders}`);
+      if (renders <= (behavior.renderFailures ?? 0)) throw new Error(`transient failure ${renders}`);
       return {
         mockupKey: 'mockups/x.jpg',
         thumbnailKey: 'mockups/x-thumb.jpg',
@@ -50,7 +50,7 @@ function mockActivities(
     },
     async failGeneration(_id: string, error: string): Promise<GenerationFailureOutcome> {
       rec(`failed:${error}`);
-      if (behaviour.completedMeanwhile) {
+      if (behavior.completedMeanwhile) {
         return {
           status: 'completed',
           completedAt: '2026-01-01T00:00:02.000Z',
@@ -78,14 +78,14 @@ describe('generation workflow (mocked activities)', () => {
     await clientConnection?.close();
   });
 
-  async function run(behaviour: Parameters<typeof mockActivities>[1], webhookUrl: string | null = null) {
+  async function run(behavior: Parameters<typeof mockActivities>[1], webhookUrl: string | null = null) {
     const calls: Calls = [];
     const taskQueue = `wf-generation-${randomSuffix(6)}`;
     const worker = await Worker.create({
       connection,
       taskQueue,
       workflowBundle: await workflowBundle(),
-      activities: mockActivities(calls, behaviour),
+      activities: mockActivities(calls, behavior),
     });
     const generationId = `gen_${Date.now()}_${randomSuffix()}`;
     const input: GenerationWorkflowInput = { generationId, accountId: 'usr_test', garmentId: 'g', webhookUrl };

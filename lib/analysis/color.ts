@@ -1,5 +1,5 @@
-// Colour science for the analysis: sRGB <-> CIELAB (D65) and colour differences. CIELAB is used because distances
-// in it track what people see; CIEDE2000 (Sharma, Wu & Dalal 2005) for matching named colours, the cheaper CIE76
+// Color science for the analysis: sRGB <-> CIELAB (D65) and color differences. CIELAB is used because distances
+// in it track what people see; CIEDE2000 (Sharma, Wu & Dalal 2005) for matching named colors, the cheaper CIE76
 // (plain Euclidean Lab distance) inside the per-pixel clustering where it runs thousands of times.
 
 export type Lab = readonly [number, number, number];
@@ -51,7 +51,7 @@ const deg = (rad: number) => (rad * 180) / Math.PI;
 const rad = (d: number) => (d * Math.PI) / 180;
 const POW25_7 = 25 ** 7;
 
-/** CIEDE2000 colour difference with kL = kC = kH = 1. */
+/** CIEDE2000 color difference with kL = kC = kH = 1. */
 export function ciede2000(p: Lab, q: Lab): number {
   const [L1, a1, b1] = p;
   const [L2, a2, b2] = q;
@@ -113,7 +113,7 @@ export function toHex(r: number, g: number, b: number): string {
 
 export function hexToRgb(hex: string): [number, number, number] {
   const m = /^#?([0-9a-f]{2})([0-9a-f]{2})([0-9a-f]{2})$/i.exec(hex);
-  if (!m) throw new Error(`not a #RRGGBB colour: ${hex}`);
+  if (!m) throw new Error(`not a #RRGGBB color: ${hex}`);
   return [parseInt(m[1]!, 16), parseInt(m[2]!, 16), parseInt(m[3]!, 16)];
 }
 

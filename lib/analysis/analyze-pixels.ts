@@ -1,7 +1,7 @@
 // The printability analysis proper: pure and synchronous, from pixels to the spec's analysis result. It runs on a
 // worker thread (see pool.ts); nothing here touches sharp, the network or the database.
 import { alphaStats, translucentShareOf } from './alpha';
-import { detectBackgroundBox, fineDetailShare, lowContrastColours, printSize } from './features';
+import { detectBackgroundBox, fineDetailShare, lowContrastColors, printSize } from './features';
 import { extractPalette, type RgbaInput } from './palette';
 import { nearestPantone, pantoneLabel } from './pantone';
 import { CURRENCY, dtgPrice, screenPrice } from './pricing';
@@ -30,7 +30,7 @@ export interface AnalysisResult {
 
 /** The measurements behind a result, for tests, benchmarks and the README. */
 export interface AnalysisFacts {
-  colourCount: number;
+  colorCount: number;
   tonalShare: number;
   softBoundaryRate: number;
   translucentShare: number;
@@ -50,43 +50,43 @@ export const DECISION_THRESHOLDS = {
   FINE_SHARE: 0.2,
 } as const;
 
-export function analysePixels(input: PixelInput, quantity: number): { result: AnalysisResult; facts: AnalysisFacts } {
+export function analyzePixels(input: PixelInput, quantity: number): { result: AnalysisResult; facts: AnalysisFacts } {
   const T = DECISION_THRESHOLDS;
   const palette = extractPalette(input);
   const alpha = alphaStats(input.alphaPlane);
   const hasTransparency = alpha.minAlpha < 255;
   const translucentShare = translucentShareOf(alpha);
-  const colours = palette.colours;
-  const colourCount = colours.length;
+  const colors = palette.colors;
+  const colorCount = colors.length;
 
   const continuousTone = palette.tonalShare >= T.TONAL_SHARE;
   const translucent = translucentShare >= T.TRANSLUCENT_SHARE;
-  // Fine detail only matters where embroidery or vinyl could be chosen: flat designs of up to 15 colours.
+  // Fine detail only matters where embroidery or vinyl could be chosen: flat designs of up to 15 colors.
   const fineShare =
-    colourCount > 0 && colourCount <= LIMITS.embroidery && !continuousTone
-      ? fineDetailShare(input, colours, translucentShare >= T.TRANSLUCENT_SHARE / 2)
+    colorCount > 0 && colorCount <= LIMITS.embroidery && !continuousTone
+      ? fineDetailShare(input, colors, translucentShare >= T.TRANSLUCENT_SHARE / 2)
       : 0;
   const fineDetail = fineShare >= T.FINE_SHARE;
   const print = printSize(input.sourceWidth, input.sourceHeight);
-  const box = detectBackgroundBox(input, colours);
+  const box = detectBackgroundBox(input, colors);
   // Ink touches the fabric when a noticeable part of the image is see-through.
-  const lowContrast = lowContrastColours(
-    colours,
+  const lowContrast = lowContrastColors(
+    colors,
     alpha.clearShare + translucentShare * (1 - alpha.clearShare) >= 0.05,
-    box?.colour ?? null,
+    box?.color ?? null,
   );
 
   const printedSquareInches = print.widthIn * print.heightIn * palette.inkCoverage;
-  const screen = screenPrice(colourCount, quantity);
+  const screen = screenPrice(colorCount, quantity);
   const dtg = dtgPrice(printedSquareInches, quantity);
   const recommendation = recommend(
-    { colourCount, continuousTone, translucent, fineDetail, inkCoverage: palette.inkCoverage },
+    { colorCount, continuousTone, translucent, fineDetail, inkCoverage: palette.inkCoverage },
     quantity,
     screen,
     dtg,
   );
 
-  const dominant = colours.slice(0, 5);
+  const dominant = colors.slice(0, 5);
   const pantone: string[] = [];
   for (const c of dominant) {
     const m = nearestPantone(c.lab);
@@ -97,7 +97,7 @@ export function analysePixels(input: PixelInput, quantity: number): { result: An
     width: input.sourceWidth,
     height: input.sourceHeight,
     print,
-    colourCount,
+    colorCount,
     continuousTone,
     translucentShare,
     translucent,
@@ -105,12 +105,12 @@ export function analysePixels(input: PixelInput, quantity: number): { result: An
     fineShare,
     box,
     lowContrast,
-    visiblePixels: colourCount > 0,
+    visiblePixels: colorCount > 0,
   });
 
   return {
     result: {
-      colors: { count: colourCount, dominant: dominant.map((c) => c.hex), pantone },
+      colors: { count: colorCount, dominant: dominant.map((c) => c.hex), pantone },
       dimensions: {
         width: input.sourceWidth,
         height: input.sourceHeight,
@@ -130,7 +130,7 @@ export function analysePixels(input: PixelInput, quantity: number): { result: An
       warnings,
     },
     facts: {
-      colourCount,
+      colorCount,
       tonalShare: palette.tonalShare,
       softBoundaryRate: palette.softBoundaryRate,
       translucentShare,
@@ -138,7 +138,7 @@ export function analysePixels(input: PixelInput, quantity: number): { result: An
       inkCoverage: palette.inkCoverage,
       dpi: print.dpi,
       printedSquareInches,
-      backgroundBox: box?.colour.hex ?? null,
+      backgroundBox: box?.color.hex ?? null,
     },
   };
 }

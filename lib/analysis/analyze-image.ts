@@ -1,22 +1,22 @@
 // Analysis of untrusted image bytes: validate (format, size, pixel count) without decoding, let libvips decode and
 // downsample on its threads, then run the pixel analysis on a worker thread. The event loop does neither.
 import { decodeRaster, inspectImage, type InspectOptions } from '../images';
-import type { AnalysisResult, PixelInput } from './analyse-pixels';
+import type { AnalysisResult, PixelInput } from './analyze-pixels';
 import { analysisPool, type AnalysisPool } from './pool';
 
 /**
- * Longer side of the raster the analysis works on. 512 keeps colour areas, gradients and detail measurable (a 1.5 mm
+ * Longer side of the raster the analysis works on. 512 keeps color areas, gradients and detail measurable (a 1.5 mm
  * feature of a 4 in logo is still several pixels) while the JavaScript work stays in tens of milliseconds.
  */
 export const ANALYSIS_MAX_SIDE = 512;
 
-export interface AnalyseOptions extends InspectOptions {
+export interface AnalyzeOptions extends InspectOptions {
   quantity: number;
   pool?: AnalysisPool;
 }
 
 /** Throws ImageError (a client problem: answer 400) for anything that is not a readable, acceptable image. */
-export async function analyseImage(bytes: Buffer, opts: AnalyseOptions): Promise<AnalysisResult> {
+export async function analyzeImage(bytes: Buffer, opts: AnalyzeOptions): Promise<AnalysisResult> {
   inspectImage(bytes, opts);
   const raster = await decodeRaster(bytes, ANALYSIS_MAX_SIDE);
   // sharp's buffers live outside the V8 heap and cannot be transferred to a worker; one copy each into ordinary
