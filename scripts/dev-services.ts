@@ -300,3 +300,65 @@ export function stopProcess(proc: ChildProcess, _what: string, graceMs: number):
     proc.kill('SIGTERM');
   });
 }
+
+// ---------------------------------------------------------------- MinIO (S3 for tests and STORAGE_DRIVER=s3 locally)
+
+/** MinIO release tags change often; `latest` is what builds here with the local Go toolchain. */
+const MINIO_MODULE = 'github.com/minio/minio@latest';
+
+/** Finds a `minio` server binary (MINIO_PATH, PATH, our cache) or builds it once into the cache with go install. */
+export function resolveMinio(opts: { log: Log }): string {
+  const ok = (bin: string) => spawnSync(bin, ['--version'], { encoding: 'utf8', timeout: 20_000 }).status === 0;
+  const candidates = [process.env.MINIO_PATH, onPath('minio'), path.join(cacheDir(), 'minio', 'minio')];
+  for (const c of candidates) if (c && existsSync(c) && ok(c)) return c;
+  const go = onPath('go') ?? (existsSync('/usr/local/go/bin/go') ? '/usr/local/go/bin/go' : undefined);
+  if (!go) throw new Error('No MinIO server found: install Go (>= 1.24) so it can be built, or set MINIO_PATH');
+  const bin = path.join(cacheDir(), 'minio');
+  mkdirSync(bin, { recursive: true });
+  opts.log(`building MinIO with go install into ${bin} (one time, a few minutes)`);
+  const r = spawnSync(go, ['install', MINIO_MODULE], {
+    env: { ...process.env, GOBIN: bin, GOTOOLCHAIN: 'local', GOFLAGS: '-mod=mod' },
+    stdio: ['ignore', 'inherit', 'inherit'],
+    timeout: 40 * 60_000,
+  });
+  const built = path.join(bin, 'minio');
+  if (r.status === 0 && existsSync(built) && ok(built)) return built;
+  throw new Error(`go install ${MINIO_MODULE} failed (exit ${r.status})`);
+}
+
+/** Starts a MinIO server on 127.0.0.1:port with its data in `dir`; ready when /minio/health/live answers 200. */
+export async function startMinio(opts: {
+  bin: string;
+  dir: string;
+  port: number;
+  consolePort: number;
+  user: string;
+  password: string;
+  logFile: string;
+}): Promise<RunningService & { endpoint: string }> {
+  mkdirSync(opts.dir, { recursive: true });
+  mkdirSync(path.dirname(opts.logFile), { recursive: true });
+  const out = openSync(opts.logFile, 'a');
+  const proc = spawn(
+    opts.bin,
+    ['server', opts.dir, '--address', `127.0.0.1:${opts.port}`, '--console-address', `127.0.0.1:${opts.consolePort}`],
+    {
+      stdio: ['ignore', out, out],
+      env: { ...process.env, MINIO_ROOT_USER: opts.user, MINIO_ROOT_PASSWORD: opts.password, MINIO_BROWSER: 'off' },
+    },
+  );
+  const endpoint = `http://127.0.0.1:${opts.port}`;
+  await waitFor(
+    'MinIO',
+    60_000,
+    async () => {
+      try {
+        return (await fetch(`${endpoint}/minio/health/live`, { signal: AbortSignal.timeout(1000) })).ok;
+      } catch {
+        return false;
+      }
+    },
+    proc,
+  );
+  return { endpoint, stop: () => stopProcess(proc, 'MinIO', 10_000) };
+}

@@ -15,8 +15,10 @@ import { createStorage } from '../lib/storage';
 import {
   cacheDir,
   freePort,
+  resolveMinio,
   resolveTemporalCli,
   startEmbeddedPostgres,
+  startMinio,
   startTemporalDev,
   type RunningService,
 } from './dev-services';
@@ -85,6 +87,25 @@ async function main(): Promise<number> {
       started.push(t);
       env.TEMPORAL_ADDRESS = t.address;
       say(`Temporal dev server at ${t.address}`);
+    }
+    if (interrupted) return 130;
+
+    // MinIO: a real S3 server for the storage tests (test/integration/s3-storage.test.ts), built once into the cache.
+    {
+      const minio = await startMinio({
+        bin: resolveMinio({ log: say }),
+        dir: path.join(tmp, 'minio'),
+        port: await freePort(),
+        consolePort: await freePort(),
+        user: 'mockups-test',
+        password: 'mockups-test-secret',
+        logFile: path.join(tmp, 'minio.log'),
+      });
+      started.push(minio);
+      env.TEST_S3_ENDPOINT = minio.endpoint;
+      env.TEST_S3_ACCESS_KEY_ID = 'mockups-test';
+      env.TEST_S3_SECRET_ACCESS_KEY = 'mockups-test-secret';
+      say(`MinIO at ${minio.endpoint}`);
     }
     if (interrupted) return 130;
 

@@ -1,5 +1,6 @@
 import { Client, ScheduleAlreadyRunning, ScheduleOverlapPolicy } from '@temporalio/client';
 import type { Logger } from '../lib/log';
+import { maintenanceSweep } from '../workflows';
 
 /** Creates the hourly maintenance schedule once; a second worker finds it already there. */
 export async function ensureMaintenanceSchedule(client: Client, taskQueue: string, log: Logger): Promise<void> {
@@ -10,7 +11,7 @@ export async function ensureMaintenanceSchedule(client: Client, taskQueue: strin
       policies: { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: '1 hour' },
       action: {
         type: 'startWorkflow',
-        workflowType: 'maintenanceSweep',
+        workflowType: maintenanceSweep,
         workflowId: 'maintenance-sweep',
         taskQueue,
         args: [],

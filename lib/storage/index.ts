@@ -14,24 +14,22 @@ export { LocalDiskStorage, S3Storage };
 export function createStorage(config: Pick<Config, 'dataDir' | 'storage'>): Storage {
   if (config.storage.driver === 'local') return new LocalDiskStorage(path.join(config.dataDir, 'files'));
   const s3 = config.storage.s3;
-  const missing = (
-    [
-      ['S3_BUCKET', s3.bucket],
-      ['S3_ACCESS_KEY_ID', s3.accessKeyId],
-      ['S3_SECRET_ACCESS_KEY', s3.secretAccessKey],
-    ] as const
-  ).filter(([, v]) => !v);
+  // Without static keys the AWS SDK's default credential chain is used (instance/task roles, SSO, web identity).
+  const missing = [
+    ...(s3.bucket ? [] : ['S3_BUCKET: required when STORAGE_DRIVER=s3']),
+    ...(!!s3.accessKeyId !== !!s3.secretAccessKey
+      ? ['S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY: set both or neither']
+      : []),
+  ];
   if (missing.length) {
-    throw new ConfigError(
-      `Invalid configuration:\n${missing.map(([n]) => `  ${n}: required when STORAGE_DRIVER=s3`).join('\n')}`,
-    );
+    throw new ConfigError(`Invalid configuration:\n${missing.map((m) => `  ${m}`).join('\n')}`);
   }
   return new S3Storage({
     bucket: s3.bucket!,
     region: s3.region,
     endpoint: s3.endpoint,
-    accessKeyId: s3.accessKeyId!,
-    secretAccessKey: s3.secretAccessKey!,
+    accessKeyId: s3.accessKeyId,
+    secretAccessKey: s3.secretAccessKey,
     sessionToken: s3.sessionToken,
     forcePathStyle: s3.forcePathStyle,
     prefix: s3.prefix,

@@ -1,266 +1,165 @@
-// S3-compatible object storage (AWS S3, MinIO, Cloudflare R2, Backblaze B2, ...) over plain fetch, with AWS Signature
-// Version 4 written out here: no AWS SDK is installed, and the four calls we need (PUT, GET, HEAD, DELETE of one
-// object) are small. The signer follows the AWS SigV4 specification and is tested against AWS's published examples.
-import { createHash, createHmac } from 'node:crypto';
-import { contentTypeForKey, assertValidKey, type Storage, type StoredObject } from './types';
+// S3-compatible object storage (AWS S3, MinIO, Cloudflare R2, ...) through the official AWS SDK for JavaScript v3:
+// the credential provider chain (environment, shared files, SSO, web identity, ECS task and EC2 instance roles)
+// when no static keys are configured, request checksums, retries with backoff, regional endpoints.
+import {
+  CreateBucketCommand,
+  DeleteObjectCommand,
+  GetObjectCommand,
+  HeadBucketCommand,
+  HeadObjectCommand,
+  PutObjectCommand,
+  S3Client,
+  S3ServiceException,
+} from '@aws-sdk/client-s3';
+import { assertValidKey, contentTypeForKey, type Storage, type StoredObject } from './types';
 
-// --- Signature Version 4 ------------------------------------------------------------------------------------------
-
-export const EMPTY_SHA256 = 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855';
-export const UNSIGNED_PAYLOAD = 'UNSIGNED-PAYLOAD';
-
-export const sha256Hex = (data: string | Buffer | Uint8Array) => createHash('sha256').update(data).digest('hex');
-const hmac = (key: string | Buffer, data: string) => createHmac('sha256', key).update(data, 'utf8').digest();
-
-/** RFC 3986 encoding as SigV4 wants it: everything but A-Z a-z 0-9 - _ . ~ is %XX (uppercase); '/' optionally kept. */
-export function uriEncode(value: string, keepSlash = false): string {
-  let out = '';
-  for (const byte of Buffer.from(value, 'utf8')) {
-    const c = String.fromCharCode(byte);
-    if (/[A-Za-z0-9\-_.~]/.test(c) || (keepSlash && c === '/')) out += c;
-    else out += `%${byte.toString(16).toUpperCase().padStart(2, '0')}`;
-  }
-  return out;
-}
-
-/** The canonical path: each segment decoded once and re-encoded strictly (S3 does not normalize `.` or `//`). */
-export function canonicalPath(pathname: string): string {
-  if (!pathname) return '/';
-  return pathname
-    .split('/')
-    .map((seg) => {
-      try {
-        return uriEncode(decodeURIComponent(seg));
-      } catch {
-        return uriEncode(seg);
-      }
-    })
-    .join('/');
-}
-
-/** Canonical query string: parameters sorted by encoded name, then value; `?lifecycle` becomes `lifecycle=`. */
-export function canonicalQuery(search: string): string {
-  const q = search.startsWith('?') ? search.slice(1) : search;
-  if (!q) return '';
-  const pairs = q
-    .split('&')
-    .filter(Boolean)
-    .map((part) => {
-      const eq = part.indexOf('=');
-      const rawName = eq < 0 ? part : part.slice(0, eq);
-      const rawValue = eq < 0 ? '' : part.slice(eq + 1);
-      const dec = (s: string) => {
-        try {
-          return decodeURIComponent(s);
-        } catch {
-          return s;
-        }
-      };
-      return [uriEncode(dec(rawName)), uriEncode(dec(rawValue))] as const;
-    });
-  pairs.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0));
-  return pairs.map(([k, v]) => `${k}=${v}`).join('&');
-}
-
-export interface Credentials {
-  accessKeyId: string;
-  secretAccessKey: string;
-  sessionToken?: string;
-}
-
-export interface SignInput {
-  method: string;
-  url: URL;
-  /** Headers to send and sign (any case); `host` and `x-amz-date` are added. */
-  headers: Record<string, string>;
-  /** Hex SHA-256 of the body, or UNSIGNED_PAYLOAD. */
-  payloadHash: string;
-  region: string;
-  service: string;
-  credentials: Credentials;
-  date: Date;
-}
-
-export interface Signed {
-  /** Every header to send, Authorization included (lower-case names). */
-  headers: Record<string, string>;
-  canonicalRequest: string;
-  stringToSign: string;
-  signature: string;
-}
-
-/** `20130524T000000Z` */
-export const amzDate = (d: Date) =>
-  d
-    .toISOString()
-    .replace(/[-:]/g, '')
-    .replace(/\.\d{3}/, '');
-
-/** kSigning = HMAC(HMAC(HMAC(HMAC("AWS4" + secret, date), region), service), "aws4_request") */
-export function signingKey(secret: string, date: string, region: string, service: string): Buffer {
-  return hmac(hmac(hmac(hmac(`AWS4${secret}`, date), region), service), 'aws4_request');
-}
-
-export function signV4(input: SignInput): Signed {
-  const stamp = amzDate(input.date);
-  const day = stamp.slice(0, 8);
-  const headers: Record<string, string> = {};
-  for (const [k, v] of Object.entries(input.headers)) headers[k.toLowerCase()] = v;
-  headers.host = input.url.host;
-  headers['x-amz-date'] = stamp;
-  if (input.credentials.sessionToken) headers['x-amz-security-token'] = input.credentials.sessionToken;
-
-  const names = Object.keys(headers).sort();
-  const canonicalHeaders = names.map((n) => `${n}:${headers[n]!.trim().replace(/\s+/g, ' ')}\n`).join('');
-  const signedHeaders = names.join(';');
-  const canonicalRequest = [
-    input.method.toUpperCase(),
-    canonicalPath(input.url.pathname),
-    canonicalQuery(input.url.search),
-    canonicalHeaders,
-    signedHeaders,
-    input.payloadHash,
-  ].join('\n');
-  const scope = `${day}/${input.region}/${input.service}/aws4_request`;
-  const stringToSign = ['AWS4-HMAC-SHA256', stamp, scope, sha256Hex(canonicalRequest)].join('\n');
-  const signature = createHmac(
-    'sha256',
-    signingKey(input.credentials.secretAccessKey, day, input.region, input.service),
-  )
-    .update(stringToSign, 'utf8')
-    .digest('hex');
-  headers.authorization = `AWS4-HMAC-SHA256 Credential=${input.credentials.accessKeyId}/${scope}, SignedHeaders=${signedHeaders}, Signature=${signature}`;
-  return { headers, canonicalRequest, stringToSign, signature };
-}
-
-// --- Storage ------------------------------------------------------------------------------------------------------
-
-export interface S3Options extends Credentials {
+export interface S3Options {
   bucket: string;
   region: string;
-  /** e.g. https://s3.eu-central-1.amazonaws.com or http://minio:9000; default AWS for the region. */
+  /** e.g. http://minio:9000; default: AWS's endpoint for the region. */
   endpoint?: string;
+  /** Static credentials; without them the SDK's default provider chain finds credentials (roles, SSO, ...). */
+  accessKeyId?: string;
+  secretAccessKey?: string;
+  sessionToken?: string;
   /** `${endpoint}/${bucket}/${key}` instead of `${bucket}.${endpoint host}/${key}` (MinIO and most self-hosted). */
   forcePathStyle?: boolean;
   /** Prepended to every key, e.g. `mockups/` to share a bucket. */
   prefix?: string;
-  /** Per-request time limit. */
+  /** Per-request time limit (default 30 s). */
   timeoutMs?: number;
-  /** Injectable for tests. */
-  fetch?: typeof fetch;
-  now?: () => Date;
+  /** Attempts per call, the SDK's standard retry strategy with backoff (default 3). */
+  maxAttempts?: number;
 }
 
 export class S3Error extends Error {
   override readonly name = 'S3Error';
   constructor(
-    readonly status: number,
+    readonly status: number | undefined,
     readonly code: string | undefined,
     message: string,
+    options?: { cause?: unknown },
   ) {
-    super(message);
+    super(message, options);
   }
 }
 
+const BUCKET_RE = /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/;
+
 export class S3Storage implements Storage {
   readonly kind = 's3';
-  private readonly endpoint: URL;
-  private readonly fetchImpl: typeof fetch;
+  readonly client: S3Client;
 
   constructor(private readonly opts: S3Options) {
-    if (!/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(opts.bucket))
-      throw new Error(`invalid S3 bucket name: ${opts.bucket}`);
-    this.endpoint = new URL(opts.endpoint ?? `https://s3.${opts.region}.amazonaws.com`);
-    this.fetchImpl = opts.fetch ?? fetch;
+    if (!BUCKET_RE.test(opts.bucket)) throw new Error(`invalid S3 bucket name: ${opts.bucket}`);
+    this.client = new S3Client({
+      region: opts.region,
+      endpoint: opts.endpoint,
+      forcePathStyle: opts.forcePathStyle ?? false,
+      credentials: opts.accessKeyId
+        ? {
+            accessKeyId: opts.accessKeyId,
+            secretAccessKey: opts.secretAccessKey ?? '',
+            sessionToken: opts.sessionToken,
+          }
+        : undefined,
+      maxAttempts: opts.maxAttempts ?? 3,
+      requestHandler: { requestTimeout: opts.timeoutMs ?? 30_000, connectionTimeout: 5_000 },
+    });
   }
 
-  /** The object's URL, path-style or virtual-hosted-style; the key is encoded per segment. */
-  objectUrl(key: string): URL {
+  private key(key: string): string {
     assertValidKey(key);
-    const path = uriEncode(`${this.opts.prefix ?? ''}${key}`, true);
-    const base = this.endpoint.pathname.replace(/\/+$/, '');
-    const url = new URL(this.endpoint.href);
-    if (this.opts.forcePathStyle) {
-      url.pathname = `${base}/${this.opts.bucket}/${path}`;
-    } else {
-      url.hostname = `${this.opts.bucket}.${this.endpoint.hostname}`;
-      url.pathname = `${base}/${path}`;
+    return `${this.opts.prefix ?? ''}${key}`;
+  }
+
+  /** An SDK error as S3Error, e.g. `S3 PUT k.png failed: HTTP 403 SignatureDoesNotMatch: ...`. */
+  private fail(err: unknown, what: string): never {
+    if (err instanceof S3ServiceException) {
+      const status = err.$metadata?.httpStatusCode;
+      throw new S3Error(
+        status,
+        err.name,
+        `S3 ${what} failed: HTTP ${status ?? '?'} ${err.name}${err.message ? `: ${err.message}` : ''}`,
+        { cause: err },
+      );
     }
-    return url;
+    throw err;
   }
 
-  private async send(
-    method: string,
-    key: string,
-    body?: Buffer,
-    headers: Record<string, string> = {},
-  ): Promise<Response> {
-    const url = this.objectUrl(key);
-    const payloadHash = body ? sha256Hex(body) : EMPTY_SHA256;
-    const signed = signV4({
-      method,
-      url,
-      headers: { ...headers, 'x-amz-content-sha256': payloadHash },
-      payloadHash,
-      region: this.opts.region,
-      service: 's3',
-      credentials: this.opts,
-      date: this.opts.now?.() ?? new Date(),
-    });
-    // fetch derives Host from the URL itself (and refuses to have it set).
-    const { host: _host, ...sendHeaders } = signed.headers;
-    return this.fetchImpl(url, {
-      method,
-      headers: sendHeaders,
-      body: body ? new Uint8Array(body.buffer, body.byteOffset, body.byteLength) : undefined,
-      signal: AbortSignal.timeout(this.opts.timeoutMs ?? 30_000),
-    });
-  }
-
-  private async fail(res: Response, what: string): Promise<never> {
-    const text = await res.text().catch(() => '');
-    const code = /<Code>([^<]+)<\/Code>/.exec(text)?.[1];
-    const message = /<Message>([^<]+)<\/Message>/.exec(text)?.[1];
-    throw new S3Error(
-      res.status,
-      code,
-      `S3 ${what} failed: HTTP ${res.status}${code ? ` ${code}` : ''}${message ? `: ${message}` : ''}`,
+  private static notFound(err: unknown): boolean {
+    return (
+      err instanceof S3ServiceException &&
+      (err.name === 'NoSuchKey' || err.name === 'NotFound' || err.$metadata?.httpStatusCode === 404)
     );
   }
 
   async put(key: string, body: Buffer, contentType: string): Promise<void> {
-    // Keys are never rewritten (new content gets a new key), so anything reading the bucket directly may cache forever.
-    const res = await this.send('PUT', key, body, {
-      'content-type': contentType,
-      'cache-control': 'public, max-age=31536000, immutable',
-    });
-    if (!res.ok) await this.fail(res, `PUT ${key}`);
-    await res.arrayBuffer();
+    try {
+      // Keys are never rewritten (new content gets a new key), so anything reading the bucket may cache forever.
+      await this.client.send(
+        new PutObjectCommand({
+          Bucket: this.opts.bucket,
+          Key: this.key(key),
+          Body: body,
+          ContentType: contentType,
+          CacheControl: 'public, max-age=31536000, immutable',
+        }),
+      );
+    } catch (err) {
+      this.fail(err, `PUT ${key}`);
+    }
   }
 
   async get(key: string): Promise<StoredObject | null> {
-    const res = await this.send('GET', key);
-    if (res.status === 404) {
-      await res.arrayBuffer();
-      return null;
+    try {
+      const out = await this.client.send(new GetObjectCommand({ Bucket: this.opts.bucket, Key: this.key(key) }));
+      const body = Buffer.from((await out.Body?.transformToByteArray()) ?? new Uint8Array());
+      // Content-Type from the key, exactly as local disk does, so both drivers serve identical responses.
+      return { body, contentType: contentTypeForKey(key), size: body.length };
+    } catch (err) {
+      if (S3Storage.notFound(err)) return null;
+      this.fail(err, `GET ${key}`);
     }
-    if (!res.ok) await this.fail(res, `GET ${key}`);
-    const body = Buffer.from(await res.arrayBuffer());
-    // Content-Type from the key, exactly as local disk does, so both drivers serve identical responses.
-    return { body, contentType: contentTypeForKey(key), size: body.length };
   }
 
   async exists(key: string): Promise<boolean> {
-    const res = await this.send('HEAD', key);
-    await res.arrayBuffer();
-    if (res.status === 404) return false;
-    if (!res.ok) throw new S3Error(res.status, undefined, `S3 HEAD ${key} failed: HTTP ${res.status}`);
-    return true;
+    try {
+      await this.client.send(new HeadObjectCommand({ Bucket: this.opts.bucket, Key: this.key(key) }));
+      return true;
+    } catch (err) {
+      if (S3Storage.notFound(err)) return false;
+      this.fail(err, `HEAD ${key}`);
+    }
   }
 
   async delete(key: string): Promise<void> {
-    const res = await this.send('DELETE', key);
-    if (!res.ok && res.status !== 404) await this.fail(res, `DELETE ${key}`);
-    await res.arrayBuffer().catch(() => undefined);
+    try {
+      await this.client.send(new DeleteObjectCommand({ Bucket: this.opts.bucket, Key: this.key(key) }));
+    } catch (err) {
+      if (S3Storage.notFound(err)) return;
+      this.fail(err, `DELETE ${key}`);
+    }
+  }
+
+  /** Creates the bucket when it does not exist (development and tests; production buckets are provisioned). */
+  async ensureBucket(): Promise<boolean> {
+    try {
+      await this.client.send(new HeadBucketCommand({ Bucket: this.opts.bucket }));
+      return false;
+    } catch (err) {
+      if (!S3Storage.notFound(err)) this.fail(err, `HEAD bucket ${this.opts.bucket}`);
+    }
+    try {
+      await this.client.send(new CreateBucketCommand({ Bucket: this.opts.bucket }));
+      return true;
+    } catch (err) {
+      if (err instanceof S3ServiceException && /BucketAlready(OwnedByYou|Exists)/.test(err.name)) return false;
+      this.fail(err, `CREATE bucket ${this.opts.bucket}`);
+    }
+  }
+
+  destroy(): void {
+    this.client.destroy();
   }
 }

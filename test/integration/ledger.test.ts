@@ -4,7 +4,8 @@ import { allowancePeriod } from '../../db/accounts';
 import { debitTokens, grantTokens, refundDebit, tokenBalance } from '../../db/ledger';
 import { randomSuffix, userId } from '../../lib/ids';
 import { createLogger } from '../../lib/log';
-import { testSql } from '../helpers/stack';
+import { maintenanceSweep } from '../../workflows';
+import { startStack, testSql } from '../helpers/stack';
 
 describe('token ledger (PostgreSQL)', () => {
   const sql = testSql();
@@ -183,6 +184,27 @@ describe('orphaned generation recovery (maintenance)', () => {
       assert.equal(item!.status, 'failed', 'no batch workflow: orphaned');
     } finally {
       await connection.close();
+    }
+  });
+});
+
+describe('maintenance sweep workflow', function () {
+  this.timeout(60_000);
+  it('runs its three steps as a workflow on the worker and reports what each did', async () => {
+    const stack = await startStack('maintenance');
+    try {
+      const sql = testSql();
+      const u = userId();
+      await sql`insert into users (id, email, password_hash) values (${u}, ${`${u}@example.test`}, 'x')`;
+      const result = await stack.client.workflow.execute(maintenanceSweep, {
+        workflowId: `maintenance-test-${randomSuffix(6)}`,
+        taskQueue: stack.taskQueue,
+      });
+      assert.ok(result.allowancesGranted >= 1, 'the new Free account got its allowance');
+      assert.ok(Number.isInteger(result.sessionsPurged) && Number.isInteger(result.generationsRecovered));
+      assert.equal(await tokenBalance(sql, u), 50);
+    } finally {
+      await stack.stop();
     }
   });
 });
