@@ -6,7 +6,7 @@ import type { Storage } from '../lib/storage';
 import { PreparedBlankCache } from '../lib/compositing';
 import { createGenerationActivities } from './generation';
 import { createMaintenanceActivities } from './maintenance';
-import { createUserImageLoader } from './user-images';
+import { BadImageUrlError, createUserImageLoader } from './user-images';
 import { createWebhookActivities } from './webhooks';
 
 export interface ActivityDeps {
@@ -24,8 +24,13 @@ export function createActivities(deps: ActivityDeps) {
   // One prepared-blank cache per worker: decoded blanks and fabric maps are reused by every generation. Keys are
   // storage keys of our blanks, or `url:<address>` for a client's own blank photo.
   const blanks = new PreparedBlankCache({
-    load: async (key) =>
-      key.startsWith('url:') ? loadUserImage(key.slice(4)) : ((await deps.storage.get(key))?.body ?? null),
+    load: async (key) => {
+      if (!key.startsWith('url:')) return (await deps.storage.get(key))?.body ?? null;
+      return loadUserImage(key.slice(4)).catch((err: unknown) => {
+        if (err instanceof BadImageUrlError) throw new BadImageUrlError(`Blank image: ${err.message}`);
+        throw err;
+      });
+    },
     mapsStored: (key) => !key.startsWith('url:'),
   });
   return {

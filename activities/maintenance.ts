@@ -1,7 +1,8 @@
+import { Context } from '@temporalio/activity';
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
-import { grantFreeAllowance } from '../db/accounts';
+import { grantFreeAllowancePage } from '../db/accounts';
 import type { Sql } from '../db/client';
-import { failAndRefund, stalePendingGenerations } from '../db/generations';
+import { failAndRefund, staleUnfinishedGenerations } from '../db/generations';
 import type { Logger } from '../lib/log';
 import { purgeExpiredSessions } from '../db/sessions';
 
@@ -10,6 +11,18 @@ export interface MaintenanceDeps {
   log: Logger;
   /** Needed only by recoverOrphanedGenerations. */
   temporal?: Client;
+}
+
+/** Free accounts per statement of the allowance grant. */
+export const FREE_ALLOWANCE_PAGE = 5000;
+
+/** The activity's context when running as an activity (heartbeats); undefined when called directly (tests). */
+function activityContext(): Context | undefined {
+  try {
+    return Context.current();
+  } catch {
+    return undefined;
+  }
 }
 
 /** A generation still pending after this long without a workflow was orphaned by an API crash. */
@@ -24,35 +37,52 @@ export function createMaintenanceActivities({ sql, log, temporal }: MaintenanceD
       return n;
     },
 
-    /** Gives every Free account its allowance for the current period (keyed by period, so at most once each). */
+    /**
+     * Gives every Free account its allowance for the current period (keyed by period, so at most once each), set
+     * based: one statement per page of FREE_ALLOWANCE_PAGE accounts, a heartbeat after each page carrying the
+     * last account id, so a retried attempt resumes where the last one stopped instead of starting over.
+     */
     async grantFreeAllowances(): Promise<number> {
-      const users = await sql<
-        { id: string; createdAt: Date }[]
-      >`select id, created_at as "createdAt" from users where plan = 'free'`;
+      const ctx = activityContext();
+      let afterId = (ctx?.info.heartbeatDetails as { afterId?: string } | undefined)?.afterId ?? null;
       let granted = 0;
-      for (const u of users) if (await grantFreeAllowance(sql, u)) granted++;
+      for (;;) {
+        const page = await grantFreeAllowancePage(sql, { afterId, limit: FREE_ALLOWANCE_PAGE });
+        granted += page.granted;
+        if (page.lastId === null) break;
+        afterId = page.lastId;
+        ctx?.heartbeat({ afterId });
+      }
       if (granted > 0) log.info('granted free monthly allowances', { count: granted });
       return granted;
     },
 
     /**
-     * The API charges a token, records the generation and then starts its workflow. Should the API die between
-     * the two, the generation would stay pending with the token taken: find those, refund and mark them failed.
+     * Generations nothing will finish: still pending or processing 10 minutes on, and their workflow does not exist
+     * (the API died between charging and starting it) or has closed without finishing them (terminated, timed
+     * out, failed after the begin step). Each is failed and refunded in one transaction. A generation whose
+     * workflow is still running is merely queued or slow, and is left alone.
      */
     async recoverOrphanedGenerations(): Promise<number> {
       if (!temporal) return 0;
-      const stale = await stalePendingGenerations(sql, ORPHAN_AFTER_MINUTES);
+      const stale = await staleUnfinishedGenerations(sql, ORPHAN_AFTER_MINUTES);
       let recovered = 0;
-      for (const { id, workflowId } of stale) {
+      for (const { id, status, workflowId } of stale) {
+        let reason: string;
         try {
           // A batch item runs in its batch's workflow; a single generation in its own.
-          await temporal.workflow.getHandle(workflowId).describe();
-          continue; // it has a workflow: it is merely queued, not orphaned
+          const d = await temporal.workflow.getHandle(workflowId).describe();
+          if (d.status.name === 'RUNNING') continue;
+          reason = `The generation's workflow ended (${d.status.name.toLowerCase()}) before it finished; the token was refunded`;
         } catch (err) {
           if (!(err instanceof WorkflowNotFoundError)) throw err;
+          reason = 'The generation could not be started; the token was refunded';
         }
-        const [outcome] = await failAndRefund(sql, [id], 'The generation could not be started; the token was refunded');
-        if (outcome?.status === 'failed' && outcome.refunded) recovered++;
+        const [outcome] = await failAndRefund(sql, [id], reason);
+        if (outcome?.status === 'failed' && outcome.refunded) {
+          recovered++;
+          log.warn('recovered an unfinished generation', { generationId: id, was: status, workflowId });
+        }
       }
       if (recovered > 0) log.warn('recovered orphaned generations', { count: recovered });
       return recovered;

@@ -1,6 +1,6 @@
 // Reading the images a generation names: designs (any URL) and blanks (our own, or a client's blank photo).
 import { readUserUrl, UrlFetchError, type UrlFetchReason } from '../lib/fetch';
-import { ACCEPTED_LIST, describeUnsupported, detectFormat } from '../lib/images';
+import { ACCEPTED_LIST, describeUnsupported, detectFormat, inspectImage, isImageError } from '../lib/images';
 import type { Config } from '../lib/config';
 import type { Storage } from '../lib/storage';
 
@@ -41,6 +41,13 @@ export function createUserImageLoader(deps: { config: Config; storage: Storage }
     }
     if (!detectFormat(body))
       throw new BadImageUrlError(`${url} is not an image (${describeUnsupported(body)}); expected ${ACCEPTED_LIST}`);
+    try {
+      // Dimensions from the header, before anything decodes it: a pixel bomb is refused here.
+      inspectImage(body, { maxBytes: MAX_REMOTE_IMAGE_BYTES });
+    } catch (err) {
+      if (isImageError(err)) throw new BadImageUrlError(`${url}: ${err.message}`);
+      throw err;
+    }
     return body;
   };
 }

@@ -43,6 +43,7 @@ export const LIFTED_LIMITS: Record<string, string> = {
   RATE_LIMIT_ANALYZE_PER_MINUTE: '10000000',
   RATE_LIMIT_GARMENTS_PER_MINUTE: '10000000',
   RATE_LIMIT_UPLOAD_PER_MINUTE: '10000000',
+  AUTH_SIGNUPS_PER_IP: '10000000',
 };
 
 export type LogLine = Record<string, unknown> & { msg?: string; time?: string };

@@ -246,9 +246,13 @@ export async function failAndRefund(sql: Sql, ids: string[], error: string): Pro
   });
 }
 
-/** Generations still `pending` after `minutes`, with the id of the workflow that should run each. */
-export function stalePendingGenerations(sql: Sql, minutes: number) {
-  return sql<{ id: string; workflowId: string }[]>`
-    select id, coalesce(batch_id, id) as "workflowId" from generations
-    where status = 'pending' and created_at < now() - make_interval(mins => ${minutes})`;
+/**
+ * Generations still `pending` or `processing` `minutes` after they were created or started, with the id of the
+ * workflow that should be running them (a batch item's is its batch's).
+ */
+export function staleUnfinishedGenerations(sql: Sql, minutes: number) {
+  return sql<{ id: string; status: GenerationStatus; workflowId: string }[]>`
+    select id, status, coalesce(batch_id, id) as "workflowId" from generations
+    where status in ('pending', 'processing')
+      and coalesce(started_at, created_at) < now() - make_interval(mins => ${minutes})`;
 }

@@ -25,12 +25,16 @@ export async function grantTokens(sql: Tx, g: GrantInput): Promise<boolean> {
   return rows.length === 1;
 }
 
-/** Spendable balance: unexpired grants minus what debits took from them. */
+/**
+ * Spendable balance: unexpired grants minus what debits took from them. Only this account's grants and their
+ * allocations are read (index token_grants_user_idx, then token_allocations_grant_idx per grant), so the cost
+ * follows the account's own history, not the whole ledger: it runs on every keyed request.
+ */
 export async function tokenBalance(sql: Tx, userId: string): Promise<number> {
   const [row] = await sql<{ balance: number }[]>`
     select coalesce(sum(g.amount - coalesce(a.spent, 0)), 0)::int as balance
     from token_grants g
-    left join (select grant_id, sum(amount)::int as spent from token_allocations group by grant_id) a on a.grant_id = g.id
+    left join lateral (select sum(al.amount)::int as spent from token_allocations al where al.grant_id = g.id) a on true
     where g.user_id = ${userId} and (g.expires_at is null or g.expires_at > now())`;
   return row?.balance ?? 0;
 }
@@ -38,11 +42,11 @@ export async function tokenBalance(sql: Tx, userId: string): Promise<number> {
 /** Unexpired grants with tokens left, in spending order: soonest expiry first, permanent grants last. */
 export function spendableGrants(tx: Tx, userId: string) {
   return tx<{ id: number; remaining: number }[]>`
-    select g.id, (g.amount - coalesce(sum(a.amount), 0))::int as remaining
-    from token_grants g left join token_allocations a on a.grant_id = g.id
+    select g.id, (g.amount - coalesce(a.spent, 0))::int as remaining
+    from token_grants g
+    left join lateral (select sum(al.amount)::int as spent from token_allocations al where al.grant_id = g.id) a on true
     where g.user_id = ${userId} and (g.expires_at is null or g.expires_at > now())
-    group by g.id
-    having g.amount - coalesce(sum(a.amount), 0) > 0
+      and g.amount - coalesce(a.spent, 0) > 0
     order by g.expires_at asc nulls last, g.id asc`;
 }
 

@@ -2,6 +2,7 @@
 // calls loadConfig(); an invalid value stops the process at start-up with a message naming the variable.
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
+import { isIP } from 'node:net';
 import path from 'node:path';
 import { z } from 'zod';
 
@@ -69,7 +70,38 @@ export const envSchema = z.object({
     .default('amk_session'),
   ALLOW_PRIVATE_URLS: bool.default(false),
   SEED_ON_START: bool.default(true),
-  TRUST_PROXY: z.string().default('loopback'),
+  // Express's `trust proxy`: true/false, a hop count, or a comma-separated list of addresses, subnets and the names
+  // loopback, linklocal, uniquelocal. The client IP it yields keys the sign-in and signup limits.
+  TRUST_PROXY: z
+    .string()
+    .default('loopback')
+    .transform((v, ctx): boolean | number | string => {
+      const t = v.trim();
+      if (t === 'true' || t === 'false') return t === 'true';
+      if (/^\d+$/.test(t)) return Number(t);
+      const parts = t.split(',').map((p) => p.trim());
+      const ok = (p: string) => {
+        if (['loopback', 'linklocal', 'uniquelocal'].includes(p)) return true;
+        const [addr, bits, ...rest] = p.split('/');
+        if (rest.length || !addr || isIP(addr) === 0) return false;
+        const max = isIP(addr) === 4 ? 32 : 128;
+        return bits === undefined || (/^\d+$/.test(bits) && Number(bits) <= max);
+      };
+      const bad = parts.find((p) => !ok(p));
+      if (bad !== undefined) {
+        ctx.addIssue({
+          code: 'custom',
+          message: `must be true, false, a hop count, or addresses/subnets/loopback/linklocal/uniquelocal separated by commas; ${JSON.stringify(bad)} is none of these`,
+        });
+        return z.NEVER;
+      }
+      return parts.join(',');
+    }),
+  // Sign-in and signup limits (docs/security.md): failed sign-ins per email per 15 minutes and per client IP per
+  // hour, signups per client IP per hour.
+  AUTH_LOGIN_FAILURES_PER_EMAIL: int(10, 1),
+  AUTH_LOGIN_FAILURES_PER_IP: int(100, 1),
+  AUTH_SIGNUPS_PER_IP: int(20, 1),
 
   // File storage: local disk under DATA_DIR/files (default) or an S3-compatible bucket (issue 3).
   STORAGE_DRIVER: z.enum(['local', 's3']).default('local'),
@@ -146,7 +178,8 @@ export interface Config {
   sessionCookieName: string;
   allowPrivateUrls: boolean;
   seedOnStart: boolean;
-  trustProxy: string;
+  trustProxy: boolean | number | string;
+  auth: { loginFailuresPerEmail: number; loginFailuresPerIp: number; signupsPerIp: number };
   storage: {
     driver: 'local' | 's3';
     s3: {
@@ -230,6 +263,11 @@ export function loadConfig(
     allowPrivateUrls: e.ALLOW_PRIVATE_URLS,
     seedOnStart: e.SEED_ON_START,
     trustProxy: e.TRUST_PROXY,
+    auth: {
+      loginFailuresPerEmail: e.AUTH_LOGIN_FAILURES_PER_EMAIL,
+      loginFailuresPerIp: e.AUTH_LOGIN_FAILURES_PER_IP,
+      signupsPerIp: e.AUTH_SIGNUPS_PER_IP,
+    },
     storage: {
       driver: e.STORAGE_DRIVER,
       s3: {

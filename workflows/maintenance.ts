@@ -3,6 +3,8 @@ import type { Activities } from '../activities';
 
 const { purgeExpiredSessions, grantFreeAllowances, recoverOrphanedGenerations } = proxyActivities<Activities>({
   startToCloseTimeout: '5 minutes',
+  // the allowance grant heartbeats after each page of accounts and resumes from the last one on a retry
+  heartbeatTimeout: '1 minute',
   retry: { initialInterval: '5 seconds', backoffCoefficient: 2, maximumInterval: '5 minutes', maximumAttempts: 10 },
 });
 

@@ -1,16 +1,38 @@
 import { randomBytes, scrypt as scryptCb, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+import { Gate, GateFullError } from '../../lib/gate';
 
 // OWASP's minimum for scrypt: N=2^17, r=8, p=1. The parameters are stored with each hash so they can be raised
 // later without breaking existing accounts.
 const PARAMS = { N: 2 ** 17, r: 8, p: 1 };
 const KEYLEN = 64;
 
+/**
+ * Each check takes 128 MiB and a libuv pool thread (shared with sharp, file reads and DNS) for ~100-300 ms: at most
+ * 2 run at once per process, 32 more may wait; beyond that the caller is refused (PasswordWorkBusyError, a 503),
+ * so a flood of logins cannot stall every other route or exhaust memory.
+ */
+export const MAX_CONCURRENT_PASSWORD_CHECKS = 2;
+export const MAX_WAITING_PASSWORD_CHECKS = 32;
+const gate = new Gate(MAX_CONCURRENT_PASSWORD_CHECKS, MAX_WAITING_PASSWORD_CHECKS);
+
+export class PasswordWorkBusyError extends Error {
+  override readonly name = 'PasswordWorkBusyError';
+}
+
 function scrypt(password: string, salt: Buffer, keylen: number, opts: ScryptOptions): Promise<Buffer> {
-  return new Promise((resolve, reject) =>
-    scryptCb(password.normalize('NFKC'), salt, keylen, { ...opts, maxmem: 256 * 1024 * 1024 }, (err, key) =>
-      err ? reject(err) : resolve(key),
-    ),
-  );
+  return gate
+    .run(
+      () =>
+        new Promise<Buffer>((resolve, reject) =>
+          scryptCb(password.normalize('NFKC'), salt, keylen, { ...opts, maxmem: 256 * 1024 * 1024 }, (err, key) =>
+            err ? reject(err) : resolve(key),
+          ),
+        ),
+    )
+    .catch((err: unknown) => {
+      if (err instanceof GateFullError) throw new PasswordWorkBusyError('Too many sign-ins at once');
+      throw err;
+    });
 }
 
 export async function hashPassword(password: string): Promise<string> {

@@ -4,7 +4,14 @@
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import multer from 'multer';
 import { z } from 'zod';
-import { decodeImageJson, ImageError, isImageError, MAX_IMAGE_BYTES, WorkerPoolBusyError } from '../../lib/images';
+import {
+  decodeImageJson,
+  ImageError,
+  isImageError,
+  MAX_IMAGE_BYTES,
+  MAX_NON_IMAGE_JSON_BYTES,
+  WorkerPoolBusyError,
+} from '../../lib/images';
 import { ApiError, badRequest, parse } from '../errors';
 
 const MAX_MB = MAX_IMAGE_BYTES / (1024 * 1024);
@@ -84,6 +91,16 @@ export function imageJsonBody(field: string): RequestHandler {
       decodeImageJson(req.body, field).then(
         (parsed) => {
           if (parsed.kind === 'malformed_json') return next(badRequest('Malformed JSON body'));
+          if (parsed.kind === 'too_complex') {
+            return next(
+              new ApiError(
+                413,
+                'payload_too_large',
+                `Request body too large: only the image may be large; the other fields together must stay under ${MAX_NON_IMAGE_JSON_BYTES / 1024} KB`,
+                { maxNonImageBytes: MAX_NON_IMAGE_JSON_BYTES },
+              ),
+            );
+          }
           req.body = parsed.body;
           if (parsed.image)
             res.locals.image = Buffer.from(parsed.image.buffer, parsed.image.byteOffset, parsed.image.byteLength);

@@ -1,10 +1,17 @@
 // Part B account routes: signup, login, logout, me. The spec only says "session"; these routes are ours.
-import { Router } from 'express';
+import { Router, type Request } from 'express';
 import { z } from 'zod';
 import { tokenBalance } from '../../db/ledger';
 import { userId } from '../../lib/ids';
 import { createFreeAccount } from '../../db/accounts';
-import { burnPasswordCheck, hashPassword, passwordWeakness, verifyPassword } from '../auth/passwords';
+import {
+  burnPasswordCheck,
+  hashPassword,
+  passwordWeakness,
+  PasswordWorkBusyError,
+  verifyPassword,
+} from '../auth/passwords';
+import { countLoginAttempt, countSignup, forgiveLoginAttempt, type Throttle } from '../../db/auth-throttle';
 import {
   clearSessionCookie,
   createSession,
@@ -27,14 +34,45 @@ const credentials = z.object({
   password: z.string().min(1, 'is required').max(200, 'must be at most 200 characters'),
 });
 
+const clientIp = (req: Request) => req.ip ?? req.socket.remoteAddress ?? 'unknown';
+
+function refuseIfThrottled(t: Throttle, message: string): void {
+  if (!t) return;
+  throw new ApiError(
+    429,
+    'rate_limited',
+    message,
+    { retryAfter: t.retryAfterS },
+    { 'Retry-After': String(t.retryAfterS) },
+  );
+}
+
+/** Password work is bounded per process (api/auth/passwords.ts): a full queue is a 503 to retry, not a stall. */
+const passwordBusy = (err: unknown) =>
+  err instanceof PasswordWorkBusyError
+    ? new ApiError(
+        503,
+        'service_unavailable',
+        'Too many sign-ins at once: retry in a second',
+        { retryAfter: 1 },
+        { 'Retry-After': '1' },
+      )
+    : err;
+
 export function authRoutes(deps: AppDeps): Router {
   const r = Router();
 
   r.post('/auth/signup', jsonBody(), async (req, res) => {
     const { email, password } = parse(credentials, req.body);
+    refuseIfThrottled(
+      await countSignup(deps.sql, { ip: clientIp(req), perIp: deps.config.auth.signupsPerIp }),
+      'Too many signups from this address: try again later',
+    );
     const weak = passwordWeakness(password, email);
     if (weak) throw badRequest(`Password ${weak}`, { field: 'password' });
-    const passwordHash = await hashPassword(password);
+    const passwordHash = await hashPassword(password).catch((err: unknown) => {
+      throw passwordBusy(err);
+    });
     const user = await createFreeAccount(deps.sql, { id: userId(), email, passwordHash });
     if (!user) throw conflict('An account with this email already exists');
     const session = await createSession(deps.sql, user.id, deps.config.sessionTtlMs);
@@ -45,14 +83,32 @@ export function authRoutes(deps: AppDeps): Router {
 
   r.post('/auth/login', jsonBody(), async (req, res) => {
     const { email, password } = parse(credentials, req.body);
+    const ip = clientIp(req);
+    // Counted before the password is checked, and the same answer for a right or wrong password while locked:
+    // the limiter tells nothing about the password.
+    refuseIfThrottled(
+      await countLoginAttempt(deps.sql, {
+        email,
+        ip,
+        perEmail: deps.config.auth.loginFailuresPerEmail,
+        perIp: deps.config.auth.loginFailuresPerIp,
+      }),
+      'Too many failed sign-in attempts: try again later',
+    );
     const [user] = await deps.sql<{ id: string; email: string; plan: string; createdAt: Date; passwordHash: string }[]>`
       select id, email, plan, created_at as "createdAt", password_hash as "passwordHash" from users where lower(email) = ${email}`;
     // One answer and about one cost for "no such account" and "wrong password": nothing tells which it was.
     if (!user) {
-      await burnPasswordCheck(password);
+      await burnPasswordCheck(password).catch((err: unknown) => {
+        throw passwordBusy(err);
+      });
       throw unauthorized('Email or password is incorrect');
     }
-    if (!(await verifyPassword(password, user.passwordHash))) throw unauthorized('Email or password is incorrect');
+    const ok = await verifyPassword(password, user.passwordHash).catch((err: unknown) => {
+      throw passwordBusy(err);
+    });
+    if (!ok) throw unauthorized('Email or password is incorrect');
+    await forgiveLoginAttempt(deps.sql, { email, ip });
     const session = await createSession(deps.sql, user.id, deps.config.sessionTtlMs);
     setSessionCookie(deps, res, session.token, session.expiresAt);
     res.json({ user: await describeUser(deps, user) });

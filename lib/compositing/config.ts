@@ -3,6 +3,7 @@
 import os from 'node:os';
 import sharp from 'sharp';
 import { MAX_INPUT_PIXELS } from '../images/limits';
+import { Gate } from '../gate';
 
 /**
  * One libvips worker thread per pipeline. sharp already defaults to 1 on glibc Linux; setting it explicitly keeps
@@ -25,6 +26,13 @@ export const DEFAULT_MAX_PARALLEL = Math.max(2, 2 * os.availableParallelism());
  */
 export const MAX_DESIGN_PIXELS = MAX_INPUT_PIXELS;
 
+/**
+ * Blanks from any source pass the same pixel bound as designs (MAX_INPUT_PIXELS, checked from the header before
+ * any decode), and a blank photo larger than this on its long side is shrunk while it is decoded: the mockup has
+ * the blank's size, and catalogue blanks are 2000 px.
+ */
+export const MAX_BLANK_SIDE = 2400;
+
 let configured = false;
 /** Applied once on import of the compositing engine; process-wide (sharp's settings are global). */
 export function configureSharp(): void {
@@ -37,29 +45,7 @@ export function configureSharp(): void {
 }
 configureSharp();
 
-/** FIFO counting semaphore. */
-export class Gate {
-  private active = 0;
-  private readonly waiting: (() => void)[] = [];
-  constructor(public limit: number) {}
-
-  async run<T>(fn: () => Promise<T>): Promise<T> {
-    if (this.active >= this.limit) await new Promise<void>((resolve) => this.waiting.push(resolve));
-    else this.active++;
-    try {
-      return await fn();
-    } finally {
-      const next = this.waiting.shift();
-      if (next) next();
-      else this.active--;
-    }
-  }
-
-  get inFlight(): number {
-    return this.active;
-  }
-}
-
+export { Gate };
 export const compositeGate = new Gate(DEFAULT_MAX_PARALLEL);
 
 /** Change how many composites may run at once in this process (default 2 per core). */

@@ -9,6 +9,7 @@ export {
   setMaxParallelComposites,
   DEFAULT_MAX_PARALLEL,
   MAX_DESIGN_PIXELS,
+  MAX_BLANK_SIDE,
   VIPS_THREADS_PER_PIPELINE,
 } from './config';
 export {

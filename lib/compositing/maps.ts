@@ -1,7 +1,7 @@
 // Fabric maps derived from a blank: how light falls on the garment (shading) and how its surface undulates
 // (displacement). Derived once per blank at seed time, stored next to it, and loaded with the prepared blank.
 import sharp from 'sharp';
-import './config';
+import { MAX_BLANK_SIDE, MAX_DESIGN_PIXELS as MAX_INPUT_PIXELS } from './config';
 import { LIN8, blurFloat, downsampleFloat } from './pixels';
 
 /** Bump when the derivation changes: the version is part of the storage keys, so stale maps are never used. */
@@ -170,8 +170,11 @@ function toU16(f: Float32Array, step = 1): Uint16Array {
 
 /** Decode a blank (any format sharp reads) to raw sRGB, 3 bytes per pixel. */
 export async function decodeBlank(image: Buffer): Promise<{ data: Buffer; width: number; height: number }> {
-  const { data, info } = await sharp(image, { failOn: 'error' })
+  // Pixel-bounded like designs; a photo larger than a mockup needs is shrunk while decoding (JPEG shrink-on-load),
+  // never held at full size: the mockup has the blank's size, at most MAX_BLANK_SIDE on its long side.
+  const { data, info } = await sharp(image, { failOn: 'error', limitInputPixels: MAX_INPUT_PIXELS })
     .autoOrient()
+    .resize({ width: MAX_BLANK_SIDE, height: MAX_BLANK_SIDE, fit: 'inside', withoutEnlargement: true })
     .toColorspace('srgb')
     .flatten({ background: '#ffffff' }) // a blank with transparency (product PNG) is shown on white
     .raw({ depth: 'uchar' })

@@ -32,6 +32,11 @@ export interface GuardedFetchOptions {
   method?: 'GET' | 'HEAD' | 'POST' | 'PUT';
   headers?: Record<string, string>;
   body?: Buffer | string;
+  /**
+   * Answer as soon as the status line and headers arrive, and close the connection without reading the body
+   * (outbound webhooks: the status decides, a slow or huge body must not). `body` is then empty.
+   */
+  discardBody?: boolean;
   /** Which statuses are a success; anything else throws UrlFetchError('http_status'). Default 2xx. */
   acceptStatus?: (status: number) => boolean;
   signal?: AbortSignal;
@@ -259,6 +264,12 @@ function request(
         res.resume();
         req.destroy();
         return done(null, { status, headers: res.headers, body: Buffer.alloc(0), redirect: location });
+      }
+      if (opts.discardBody) {
+        done(null, { status, headers: res.headers, body: Buffer.alloc(0) });
+        res.destroy();
+        req.destroy();
+        return;
       }
       const declared = Number(res.headers['content-length']);
       if (Number.isFinite(declared) && declared > opts.maxBytes) {

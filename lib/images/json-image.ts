@@ -4,7 +4,7 @@
 import path from 'node:path';
 import { decodeBase64Image } from './data-url';
 import { isImageError, type ImageErrorReason } from './errors';
-import { WorkerPool } from './worker-pool';
+import { WorkerPool, WorkerPoolBusyError } from './worker-pool';
 
 export interface ImageJsonInput {
   raw: Uint8Array;
@@ -23,7 +23,15 @@ export type ImageJsonResult =
       /** Why `field` could not be decoded, when it held a string that is not a usable base64 image. */
       imageError?: { reason: ImageErrorReason; message: string; details?: Record<string, unknown> };
     }
-  | { kind: 'malformed_json' };
+  | { kind: 'malformed_json' }
+  /** Everything but the image is bigger than any valid body, or the parse ran out of the worker's memory or time. */
+  | { kind: 'too_complex' };
+
+/**
+ * Bytes a body may hold besides the base64 image (the other fields of upload and analyze are a few short values):
+ * larger bodies are refused before their structure is cloned back to the event loop.
+ */
+export const MAX_NON_IMAGE_JSON_BYTES = 64 * 1024;
 
 /** Stands in for the base64 string in the parsed body, so schemas can still check that a string was sent. */
 export const IMAGE_PLACEHOLDER = '<image data>';
@@ -36,9 +44,12 @@ export function parseImageJson({ raw, field, maxBytes }: ImageJsonInput): ImageJ
   } catch {
     return { kind: 'malformed_json' };
   }
+  const value =
+    body && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>)[field] : null;
+  const imageChars = typeof value === 'string' ? value.length : 0;
+  if (raw.byteLength - imageChars > MAX_NON_IMAGE_JSON_BYTES) return { kind: 'too_complex' };
   if (!body || typeof body !== 'object' || Array.isArray(body)) return { kind: 'ok', body };
   const obj = body as Record<string, unknown>;
-  const value = obj[field];
   if (typeof value !== 'string' || value.length === 0) return { kind: 'ok', body };
   obj[field] = IMAGE_PLACEHOLDER;
   try {
@@ -74,5 +85,11 @@ export async function decodeImageJson(raw: Buffer, field: string, maxBytes?: num
   // others (Node's small-buffer pool) is copied first, since transferring it would detach its neighbors.
   const own =
     raw.byteOffset === 0 && raw.byteLength === raw.buffer.byteLength ? new Uint8Array(raw.buffer) : new Uint8Array(raw);
-  return imageJsonPool().run({ raw: own, field, maxBytes }, [own.buffer as ArrayBuffer]);
+  try {
+    return await imageJsonPool().run({ raw: own, field, maxBytes }, [own.buffer as ArrayBuffer]);
+  } catch (err) {
+    if (err instanceof WorkerPoolBusyError) throw err;
+    // The worker ran out of its heap (ERR_WORKER_OUT_OF_MEMORY) or time on this body: the body is at fault.
+    return { kind: 'too_complex' };
+  }
 }

@@ -6,7 +6,7 @@ import { guardedFetch, isUrlFetchError, type UrlFetchReason } from '../fetch';
 
 export const WEBHOOK_USER_AGENT = 'ApparelMockup-Webhooks/1.0';
 
-/** The receiver's answer is ignored, but read (and bounded) so a huge or endless body cannot tie us up. */
+/** Not read: the status decides (discardBody), so a slow, huge or endless body changes nothing. */
 const MAX_RESPONSE_BYTES = 1024 * 1024;
 
 export type PostOutcome =
@@ -42,6 +42,7 @@ export async function postWebhook(opts: PostOptions): Promise<PostOutcome> {
       body: opts.body,
       timeoutMs: opts.timeoutMs,
       maxBytes: MAX_RESPONSE_BYTES,
+      discardBody: true,
       allowPrivate: opts.allowPrivateUrls,
       // Every status is an answer to record; the caller decides what counts as delivered.
       acceptStatus: () => true,

@@ -68,9 +68,17 @@ describe('mockup generation (POST /api/v1/generate, GET /api/v1/generations)', (
     // A foreign host for designs: serves the red design, a server error, or text, as the path says.
     const design = await redDesign();
     const blankPhoto = Buffer.from(await (await fetch(garment.colors[0].imageUrl)).arrayBuffer());
+    // A 16000x16000 1-bit PNG of zeros (~40 KB): 256 million pixels once decoded.
+    const bomb = await F.decompressionBomb(16000);
+    // A 3000x3000 photo: larger than any mockup needs.
+    const bigBlank = await sharp(blankPhoto).resize(3000, 3000).jpeg({ quality: 80 }).toBuffer();
     origin = createServer((req, res) => {
       originHits[req.url!] = (originHits[req.url!] ?? 0) + 1;
-      if (req.url!.startsWith('/blank.jpg')) {
+      if (req.url!.startsWith('/bomb.png')) {
+        res.writeHead(200, { 'content-type': 'image/png' }).end(bomb);
+      } else if (req.url!.startsWith('/big-blank.jpg')) {
+        res.writeHead(200, { 'content-type': 'image/jpeg' }).end(bigBlank);
+      } else if (req.url!.startsWith('/blank.jpg')) {
         res.writeHead(200, { 'content-type': 'image/jpeg' }).end(blankPhoto);
       } else if (req.url!.startsWith('/design.png')) {
         res.writeHead(200, { 'content-type': 'image/png' }).end(design);
@@ -308,6 +316,30 @@ describe('mockup generation (POST /api/v1/generate, GET /api/v1/generations)', (
     const box = await redBox(img);
     assert.ok(box.count > 1000, 'the design is on the mockup');
     assert.equal(originHits['/blank.jpg'], 1, 'the blank photo is fetched once, its maps are not fetched');
+  });
+
+  it('refuses a blank photo that declares 16000x16000 pixels from its header: failed with a clear error, token refunded', async () => {
+    const before = await tokenBalance(stack.sql, acct.userId);
+    const res = await http(stack.baseUrl, 'POST', '/api/v1/generate', {
+      key: acct.key,
+      json: body({ garmentImageUrl: `${originUrl}/bomb.png?${randomSuffix()}`, color: garment.colors[0].name }),
+    });
+    assert.equal(res.status, 200, res.text);
+    assert.equal(res.body.status, 'failed');
+    assert.match(res.body.error, /^Blank image: .*16000x16000 pixels, more than can be processed safely/);
+    assert.equal(res.body.tokensUsed, 0);
+    assert.equal(await tokenBalance(stack.sql, acct.userId), before, 'refunded');
+  });
+
+  it('shrinks a blank photo larger than a mockup needs while decoding it (long side 2400 px)', async () => {
+    const res = await http(stack.baseUrl, 'POST', '/api/v1/generate', {
+      key: acct.key,
+      json: body({ garmentImageUrl: `${originUrl}/big-blank.jpg`, color: garment.colors[0].name }),
+    });
+    assert.equal(res.status, 200, res.text);
+    assert.equal(res.body.status, 'completed', res.body.error);
+    const meta = await sharp(Buffer.from(await (await fetch(res.body.mockupUrl)).arrayBuffer())).metadata();
+    assert.deepEqual([meta.width, meta.height], [2400, 2400]);
   });
 
   for (const [label, path, pattern] of [

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { createMaintenanceActivities } from '../../activities/maintenance';
-import { allowancePeriod } from '../../db/accounts';
+import { allowancePeriod, grantFreeAllowancePage } from '../../db/accounts';
 import { debitTokens, grantTokens, refundDebit, tokenBalance } from '../../db/ledger';
 import { randomSuffix, userId } from '../../lib/ids';
 import { createLogger } from '../../lib/log';
@@ -188,6 +188,50 @@ describe('orphaned generation recovery (maintenance)', () => {
   });
 });
 
+describe('unfinished generation recovery (maintenance)', function () {
+  this.timeout(60_000);
+  it('fails and refunds a generation stuck in processing whose workflow has closed; leaves a running one alone', async () => {
+    const { Client, Connection } = await import('@temporalio/client');
+    const sql = testSql();
+    const connection = await Connection.connect({ address: process.env.TEMPORAL_ADDRESS! });
+    try {
+      const temporal = new Client({ connection });
+      const u = userId();
+      await sql`insert into users (id, email, password_hash) values (${u}, ${`${u}@example.test`}, 'x')`;
+      await grantTokens(sql, { userId: u, source: 'free', amount: 5, reference: `t:${randomSuffix()}` });
+      const [garment] = await sql<{ id: string }[]>`select id from garments limit 1`;
+      const ids = [`gen_${Date.now()}_${randomSuffix()}`, `gen_${Date.now()}_${randomSuffix()}`];
+      // Two workflows on a queue no worker polls: the first terminated by an operator, the second still running.
+      const queue = `no-worker-${randomSuffix(6)}`;
+      for (const id of ids) {
+        await temporal.workflow.start(maintenanceSweep, { workflowId: id, taskQueue: queue });
+        await sql`insert into generations (id, user_id, garment_id, color, zone, placement, apply_texture, design_url,
+                    garment_image_url, blank_key, status, created_at, started_at)
+                  values (${id}, ${u}, ${garment!.id}, 'White', 'front', '{}'::jsonb, true, 'http://x/y.png',
+                          'http://x/b.jpg', 'k', 'processing', ${new Date(Date.now() - 3600_000)},
+                          ${new Date(Date.now() - 3600_000)})`;
+        await debitTokens(sql, { userId: u, amount: 1, reference: id });
+      }
+      await temporal.workflow.getHandle(ids[0]!).terminate('operator');
+      assert.equal(await tokenBalance(sql, u), 3);
+      const acts = createMaintenanceActivities({ sql, log: createLogger({ level: 'error' }), temporal });
+      await acts.recoverOrphanedGenerations();
+      const rows = await sql<{ id: string; status: string; error: string | null }[]>`
+        select id, status, error from generations where id in ${sql(ids)}`;
+      const byId = new Map(rows.map((r) => [r.id, r]));
+      assert.equal(byId.get(ids[0]!)!.status, 'failed');
+      assert.match(byId.get(ids[0]!)!.error!, /workflow ended \(terminated\)/);
+      assert.equal(byId.get(ids[1]!)!.status, 'processing', 'its workflow still runs');
+      assert.equal(await tokenBalance(sql, u), 4, 'one refund');
+      await acts.recoverOrphanedGenerations();
+      assert.equal(await tokenBalance(sql, u), 4, 'idempotent');
+      await temporal.workflow.getHandle(ids[1]!).terminate('test done');
+    } finally {
+      await connection.close();
+    }
+  });
+});
+
 describe('maintenance sweep workflow', function () {
   this.timeout(60_000);
   it('runs its three steps as a workflow on the worker and reports what each did', async () => {
@@ -205,6 +249,52 @@ describe('maintenance sweep workflow', function () {
       assert.equal(await tokenBalance(sql, u), 50);
     } finally {
       await stack.stop();
+    }
+  });
+});
+
+describe('free allowance, set based', () => {
+  it('grants exactly the periods allowancePeriod computes (month ends, leap years, time of day), in pages, once', async () => {
+    const sql = testSql();
+    const tag = randomSuffix(6);
+    const signups = [
+      '2025-01-31T10:20:30.456Z',
+      '2024-02-29T23:59:59.999Z',
+      '2025-03-31T00:00:00.000Z',
+      '2025-12-15T12:00:00.000Z',
+      '2025-08-30T05:06:07.000Z',
+    ].map((iso, i) => ({ id: `usr_zzzz_${tag}_${i}`, createdAt: new Date(iso) }));
+    for (const u of signups) {
+      await sql`insert into users (id, email, password_hash, created_at)
+                values (${u.id}, ${`${u.id}@example.test`}, 'x', ${u.createdAt})`;
+    }
+    for (const at of [new Date('2026-02-28T12:00:00Z'), new Date('2026-03-31T00:00:00Z')]) {
+      // the periods that have no grant yet (a signup on the 31st is still in its Feb 28 period on Mar 31 at 00:00)
+      const refs = signups.map((u) => `free:${u.id}:${allowancePeriod(u.createdAt, at).start.toISOString()}`);
+      const [row] = await sql<{ existing: number }[]>`
+        select count(*)::int as existing from token_grants where reference in ${sql(refs)}`;
+      let afterId: string | null = `usr_zzzz_${tag}`;
+      let granted = 0;
+      let pages = 0;
+      for (;;) {
+        const page = await grantFreeAllowancePage(sql, { afterId, limit: 2, at });
+        granted += page.granted;
+        if (page.lastId === null || !page.lastId.startsWith(`usr_zzzz_${tag}`)) break;
+        afterId = page.lastId;
+        pages++;
+      }
+      assert.equal(pages, 3, '5 accounts in pages of 2');
+      assert.equal(granted, signups.length - row!.existing, `one grant per new period at ${at.toISOString()}`);
+      for (const u of signups) {
+        const { start, end } = allowancePeriod(u.createdAt, at);
+        const [g] = await sql<{ amount: number; expiresAt: Date }[]>`
+          select amount, expires_at as "expiresAt" from token_grants where reference = ${`free:${u.id}:${start.toISOString()}`}`;
+        assert.ok(g, `${u.id} at ${at.toISOString()}: grant free:${u.id}:${start.toISOString()}`);
+        assert.equal(g.amount, 50);
+        assert.equal(g.expiresAt.toISOString(), end.toISOString());
+      }
+      const again = await grantFreeAllowancePage(sql, { afterId: `usr_zzzz_${tag}`, limit: 100, at });
+      assert.equal(again.granted, 0, 'a second run grants nothing');
     }
   });
 });

@@ -205,6 +205,34 @@ describe('design upload (POST /api/v1/upload)', () => {
     assertInvalid(await json({ imageData: justOver.toString('base64') }), /larger than 10 MB/);
   });
 
+  it('answers a JSON body too large or complex to parse with 413 in the envelope, on upload and analyze, and keeps serving', async () => {
+    // 12 MB of empty objects (under the 13.4 MB JSON limit): parsing it needs more heap than the parser may use.
+    const n = 4_000_000;
+    const objects = Buffer.alloc(n * 3 + 1);
+    objects.write('[{}', 0);
+    for (let i = 1; i < n; i++) objects.write(',{}', i * 3);
+    objects.write(']', n * 3);
+    const bodies = [
+      Buffer.concat([Buffer.from('{"imageData":"x","pad":'), objects, Buffer.from('}')]),
+      // a plain array of numbers that parses, but is far more than any valid body holds besides the image
+      Buffer.from(`{"imageData":"x","pad":[${'0,'.repeat(3_000_000)}0]}`),
+    ];
+    for (const body of bodies) {
+      for (const path of ['/api/v1/upload', '/api/v1/analyze']) {
+        const res = await http(stack.baseUrl, 'POST', path, {
+          key,
+          body,
+          headers: { 'content-type': 'application/json' },
+        });
+        assert.equal(res.status, 413, `${path}: ${res.text}`);
+        assert.equal(res.body.error.code, 'payload_too_large');
+        assert.match(res.body.error.message, /only the image may be large/);
+      }
+    }
+    const ok = await json({ imageData: F.toDataUrl(await F.crispLogo(240, 300)) });
+    assert.equal(ok.status, 201, ok.text);
+  });
+
   it('says when no file was provided', async () => {
     const form = new FormData();
     form.append('note', 'no file here');

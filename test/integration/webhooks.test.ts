@@ -256,6 +256,42 @@ describe('webhook delivery (signed, retried, recorded)', function () {
     assert.equal(rcv.requests.length, 3);
   });
 
+  it('decides on the status code alone: a 200 with a slow or larger-than-1-MB body is delivered at once', async () => {
+    for (const kind of ['slow', 'huge'] as const) {
+      let hits = 0;
+      const server: Server = createServer((req, res) => {
+        req.resume();
+        req.on('end', () => {
+          hits++;
+          res.writeHead(200, { 'content-type': 'text/plain' });
+          res.flushHeaders();
+          if (kind === 'huge') {
+            res.end(Buffer.alloc(3 * 1024 * 1024, 0x61)); // 3 MB, past the 1 MB response bound
+          } else {
+            // a byte every 200 ms for far longer than the 500 ms timeout
+            const timer = setInterval(() => res.write('.'), 200);
+            res.on('close', () => clearInterval(timer));
+          }
+        });
+      });
+      await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+      try {
+        const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`;
+        const genId = await insertGeneration(stack, acct.userId, url);
+        const result = await deliver(stack, completedInput(genId, acct.userId, url));
+        assert.deepEqual(result, { delivered: true, attempts: 1 }, kind);
+        assert.equal(hits, 1, `${kind}: no retry`);
+        const [attempt] = await attemptsOf(stack, genId);
+        assert.equal(attempt!.statusCode, 200);
+        assert.equal(attempt!.outcome, 'delivered');
+        assert.equal(attempt!.error, null);
+      } finally {
+        server.closeAllConnections();
+        await new Promise<void>((r) => server.close(() => r()));
+      }
+    }
+  });
+
   it('lists an empty delivery log for a generation without a webhook', async () => {
     const genId = await insertGeneration(stack, acct.userId, 'https://example.com/unused');
     const res = await http(stack.baseUrl, 'GET', `/api/v1/generations/${genId}/deliveries`, { key: acct.key });
