@@ -1,7 +1,8 @@
-import type { RequestHandler } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import { requireApiKey } from '../auth/api-keys';
 import type { AppDeps } from '../context';
 import { rateLimitsFor, type LimitedEndpoint } from './rate-limit';
+import { rateLimitHeaders } from './rate-limit/report';
 
 /** Endpoints with their own per-key budget (spec "Limits"); everything else shares the general budget only. */
 export type { LimitedEndpoint };
@@ -14,4 +15,21 @@ export type { LimitedEndpoint };
  */
 export function partA(deps: AppDeps, endpoint: LimitedEndpoint = 'other'): RequestHandler[] {
   return [requireApiKey(deps), ...rateLimitsFor(deps).chain(endpoint)];
+}
+
+/**
+ * A request that does the work of `units` (a batch of N generations) counts `units` against the endpoint's
+ * per-minute window, not one: the chain counted one, this counts the rest, or refuses 429 without counting them.
+ * The X-RateLimit-* headers then report that window when it is now the closest to running out.
+ */
+export async function weighRequest(
+  deps: AppDeps,
+  req: Request,
+  res: Response,
+  endpoint: LimitedEndpoint,
+  units: number,
+): Promise<void> {
+  const w = await rateLimitsFor(deps).weigh(req, endpoint, units - 1);
+  const reported = Number(res.getHeader('X-RateLimit-Remaining'));
+  if (w && !(reported <= w.remaining)) for (const [k, v] of Object.entries(rateLimitHeaders(w))) res.setHeader(k, v);
 }

@@ -9,7 +9,7 @@ import { parse } from '../errors';
 import { presentGeneration } from '../http/present';
 import { httpUrl, placementSchema, prefersAsync } from '../http/schemas';
 import { jsonBody } from '../middleware/body';
-import { partA } from '../middleware/part-a';
+import { partA, weighRequest } from '../middleware/part-a';
 import { createBatch, MAX_BATCH_ITEMS } from '../services/generations';
 
 const DEFAULT_PLACEMENT = { x: 50, y: 35, scale: 0.8, rotation: 0 };
@@ -64,6 +64,8 @@ export function generationBatchRoutes(deps: AppDeps): Router {
 
   r.post('/generate/batch', ...partA(deps, 'generate'), jsonBody(), async (req, res) => {
     const body = parse(batchBody, req.body);
+    // a batch of N costs N against the per-minute generate budget, as N single calls would
+    await weighRequest(deps, req, res, 'generate', body.items.length);
     const async = prefersAsync(req.get('prefer'));
     const caller = { userId: req.user!.id, apiKeyId: req.apiKeyId ?? null };
     const started = await createBatch(deps, caller, body, { sync: !async, log: req.log });

@@ -261,6 +261,39 @@ describe('rate limits (issue 5)', function () {
     });
   });
 
+  describe('batches count by their items', () => {
+    it('a batch of N costs N against the generate minute; one that does not fit is refused, uncharged', async () => {
+      const s = await stack('rl-batch', { RATE_LIMIT_GENERATE_PER_MINUTE: '5' });
+      const a = await account(s.baseUrl);
+      const g = (await garments(s, a.key)).body.garments[0];
+      const colors = g.colors.filter((c: { available: boolean }) => c.available).slice(0, 3);
+      const batch = (n: number) =>
+        http(s.baseUrl, 'POST', '/api/v1/generate/batch', {
+          key: a.key,
+          headers: { prefer: 'respond-async' },
+          json: {
+            designUrl: g.colors[0].imageUrl,
+            garmentId: g.id,
+            items: colors.slice(0, n).map((c: { name: string }) => ({ color: c.name })),
+          },
+        });
+      const first = await batch(3);
+      assert.equal(first.status, 202, first.text);
+      assert.deepEqual([limitHeaders(first).limit, limitHeaders(first).remaining], [5, 2]);
+      const before = await http(s.baseUrl, 'GET', '/api/auth/me', { cookie: a.cookie });
+      const refused = await batch(3);
+      assertRateLimited(refused, 'generate-minute', 5);
+      const after = await http(s.baseUrl, 'GET', '/api/auth/me', { cookie: a.cookie });
+      assert.equal(after.body.user.tokenBalance, before.body.user.tokenBalance, 'nothing charged');
+      // the refused request counted itself, as every refused request does: one item still fits
+      const fits = await batch(1);
+      assert.equal(fits.status, 202, fits.text);
+      assert.equal(limitHeaders(fits).remaining, 0);
+      const [row] = await s.sql`select hits from rate_limit_hits where key = ${`generate-minute:${a.keyId}`}`;
+      assert.equal(row!.hits, 5, '3 items, the refused request itself, 1 item');
+    });
+  });
+
   describe('the hour window', () => {
     let s: Stack;
     before(async () => {

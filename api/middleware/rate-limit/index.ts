@@ -109,6 +109,39 @@ export class RateLimits {
     return chain;
   }
 
+  /**
+   * Counts `extra` more hits of the endpoint's per-minute window for this request's key, so a request doing the
+   * work of N (a batch of N items) costs N against it. When they do not fit, nothing more is counted and the request
+   * is refused with 429 rate_limited naming the window. Returns the window's state after the weighing (undefined
+   * when there is nothing to weigh, or the window lives only in this process because the database was unavailable).
+   */
+  async weigh(req: { apiKeyId?: string }, endpoint: LimitedEndpoint, extra: number): Promise<WindowState | undefined> {
+    const w = this.endpointWindow(endpoint);
+    if (!w || extra <= 0) return undefined;
+    const key = w.store.prefix + apiKeyOf(req);
+    const [row] = await this.deps.sql<{ hits: number; msLeft: number; fits: boolean }[]>`
+      with added as (
+        update rate_limit_hits set hits = hits + ${extra}
+        where key = ${key} and reset_at > now() and hits + ${extra} <= ${w.limit}
+        returning hits, (extract(epoch from reset_at - now()) * 1000)::float8 as ms_left
+      )
+      select hits, ms_left as "msLeft", true as fits from added
+      union all
+      select hits, (extract(epoch from reset_at - now()) * 1000)::float8, false from rate_limit_hits
+      where key = ${key} and reset_at > now() and not exists (select 1 from added)`;
+    if (!row) return undefined;
+    const resetTime = new Date(Date.now() + row.msLeft);
+    if (!row.fits) {
+      throw rateLimited({
+        scope: w.name,
+        limit: w.limit,
+        retryAfter: secondsUntil(resetTime),
+        reported: { name: w.name, limit: w.limit, remaining: Math.max(0, w.limit - row.hits), resetTime },
+      });
+    }
+    return { name: w.name, limit: w.limit, remaining: Math.max(0, w.limit - row.hits), resetTime };
+  }
+
   private endpointWindow(endpoint: LimitedEndpoint): WindowLimiter | undefined {
     if (endpoint === 'other') return undefined;
     let w = this.endpoints.get(endpoint);
