@@ -18,6 +18,44 @@ function withTimeout<T>(p: Promise<T>, what: string): Promise<T> {
   ]);
 }
 
+/** How long one readiness result answers /readyz. */
+export const READY_CACHE_MS = 1000;
+
+interface Readiness {
+  ready: boolean;
+  body: Record<string, unknown>;
+}
+
+async function checkReadiness(deps: AppDeps): Promise<Readiness> {
+  const checks: Record<string, { ok: boolean; error?: string; pollers?: number }> = {};
+  const failed = (what: string, err: unknown) => {
+    deps.log.warn('readiness check failed', { check: what, err });
+  };
+  await Promise.all([
+    withTimeout(deps.sql`select 1`, 'PostgreSQL')
+      .then(() => (checks.database = { ok: true }))
+      .catch((err: unknown) => {
+        failed('database', err);
+        checks.database = { ok: false, error: 'PostgreSQL is not answering' };
+      }),
+    withTimeout(activePollers(deps), 'Temporal')
+      .then(
+        (n) =>
+          (checks.worker =
+            n > 0 ? { ok: true, pollers: n } : { ok: false, pollers: 0, error: 'no worker is polling task queue' }),
+      )
+      .catch((err: unknown) => {
+        failed('worker', err);
+        checks.worker = { ok: false, error: 'Temporal is not answering' };
+      }),
+  ]);
+  const ready = Object.values(checks).every((c) => c.ok);
+  const missing = Object.entries(checks)
+    .filter(([, c]) => !c.ok)
+    .map(([k]) => k);
+  return { ready, body: { status: ready ? 'ready' : 'not_ready', ...(missing.length ? { missing } : {}), checks } };
+}
+
 export function healthRoutes(deps: AppDeps): Router {
   const r = Router();
 
@@ -26,34 +64,14 @@ export function healthRoutes(deps: AppDeps): Router {
     res.json({ status: 'ok' });
   });
 
-  // Readiness: PostgreSQL answers and at least one worker polls our task queue.
-  r.get('/readyz', async (_req, res) => {
-    const checks: Record<string, { ok: boolean; error?: string; pollers?: number }> = {};
-    await Promise.all([
-      withTimeout(deps.sql`select 1`, 'PostgreSQL')
-        .then(() => (checks.database = { ok: true }))
-        .catch((err: Error) => (checks.database = { ok: false, error: err.message })),
-      withTimeout(activePollers(deps), 'Temporal')
-        .then(
-          (n) =>
-            (checks.worker =
-              n > 0
-                ? { ok: true, pollers: n }
-                : {
-                    ok: false,
-                    pollers: 0,
-                    error: `no worker is polling task queue ${deps.config.temporal.taskQueue}`,
-                  }),
-        )
-        .catch((err: Error) => (checks.worker = { ok: false, error: `Temporal: ${err.message}` })),
-    ]);
-    const ready = Object.values(checks).every((c) => c.ok);
-    const missing = Object.entries(checks)
-      .filter(([, c]) => !c.ok)
-      .map(([k]) => k);
-    res
-      .status(ready ? 200 : 503)
-      .json({ status: ready ? 'ready' : 'not_ready', ...(missing.length ? { missing } : {}), checks });
+  // Readiness: PostgreSQL answers and at least one worker polls our task queue. Unauthenticated, so it says only
+  // which dependency is missing (the raw errors, which can name internal addresses, go to the log), and its checks
+  // run at most once per READY_CACHE_MS however often it is asked: concurrent and repeated hits share one result.
+  let cached: { at: number; result: Promise<Readiness> } | undefined;
+  r.get('/readyz', async (req, res) => {
+    if (!cached || Date.now() - cached.at > READY_CACHE_MS) cached = { at: Date.now(), result: checkReadiness(deps) };
+    const { ready, body } = await cached.result;
+    res.status(ready ? 200 : 503).json(body);
   });
 
   return r;

@@ -56,6 +56,9 @@ export interface GuardedResponse {
 }
 
 const DEFAULT_REDIRECTS = 3;
+
+/** Ports a user URL may name (unless ALLOW_PRIVATE_URLS): the web's own; anything else probes internal services. */
+export const PUBLIC_PORTS: ReadonlySet<number> = new Set([80, 443]);
 const USER_AGENT = 'apparel-mockup-service/1 (+fetching a URL supplied to the API)';
 
 const systemResolve = async (hostname: string): Promise<ResolvedAddress[]> => {
@@ -144,21 +147,35 @@ function timeoutError(): UrlFetchError {
 async function vet(url: URL, opts: GuardedFetchOptions, deadline: number): Promise<ResolvedAddress[]> {
   const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
   const allowed = opts.isAllowed ?? ((a: string) => opts.allowPrivate === true || classifyAddress(a) === 'public');
-  const refuse = (address: string) => {
-    const category = classifyAddress(address);
-    return new UrlFetchError(
-      'blocked_address',
-      `The URL's host ${host === address ? '' : `(${host}) `}resolves to ${describe(category)} (${address}), which the service does not fetch`,
-      {
+  // A literal address is the caller's own input and may be named; what a name resolves to is not told: it would
+  // map the service's internal network for the caller.
+  const refuse = (address: string) =>
+    host === address
+      ? new UrlFetchError(
+          'blocked_address',
+          `The URL's host is ${describe(classifyAddress(address))} (${address}), which the service does not fetch`,
+          { host, category: classifyAddress(address) },
+        )
+      : new UrlFetchError(
+          'blocked_address',
+          `The URL's host (${host}) resolves to an address that is not public, which the service does not fetch`,
+          { host },
+        );
+  // Only the web's ports: anything else would let a URL probe internal services on a public host. Checked after the
+  // address, so a refused address is named as such whatever its port.
+  const checkPort = () => {
+    const port = Number(url.port || (url.protocol === 'https:' ? 443 : 80));
+    if (!opts.allowPrivate && !opts.isAllowed && !PUBLIC_PORTS.has(port)) {
+      throw new UrlFetchError('blocked_address', `The URL's port ${port} is not fetched: only ports 80 and 443 are`, {
         host,
-        address,
-        category,
-      },
-    );
+        port,
+      });
+    }
   };
   const literal = net.isIP(host);
   if (literal) {
     if (!allowed(host)) throw refuse(host);
+    checkPort();
     return [{ address: host, family: literal === 6 ? 6 : 4 }];
   }
   if (!opts.allowPrivate && !opts.isAllowed && isBlockedHostname(host)) {
@@ -178,6 +195,7 @@ async function vet(url: URL, opts: GuardedFetchOptions, deadline: number): Promi
   // Every address must pass: a name that resolves to one public and one private address is refused outright,
   // rather than hoping the connection picks the public one.
   for (const a of addresses) if (!allowed(a.address)) throw refuse(a.address);
+  checkPort();
   return addresses;
 }
 

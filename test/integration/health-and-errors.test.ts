@@ -54,10 +54,42 @@ describe('health, readiness and the error envelope', () => {
       assert.equal(res.status, 503);
       assert.ok(res.body.missing.includes('database'));
       assert.equal(res.body.checks.database.ok, false);
+      // says what is missing, never the raw error (it names internal addresses and users)
+      assert.equal(res.body.checks.database.error, 'PostgreSQL is not answering');
+      assert.doesNotMatch(res.text, /127\.0\.0\.1|ECONNREFUSED|nobody|:9\b/);
     } finally {
       server.closeAllConnections();
       server.close();
       await deadSql.end({ timeout: 1 });
+    }
+  });
+
+  it('GET /readyz runs its checks at most once a second, however often and concurrently it is asked', async () => {
+    let queries = 0;
+    const countingSql = new Proxy(stack.sql, {
+      apply(target, thisArg, args) {
+        queries++;
+        return Reflect.apply(target, thisArg, args);
+      },
+    });
+    const app = createApp({
+      ...stack,
+      sql: countingSql,
+      temporal: stack.client,
+      log: createLogger({ level: 'error' }),
+    });
+    const server = await new Promise<Server>((r) => {
+      const s = app.listen(0, '127.0.0.1', () => r(s));
+    });
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const answers = await Promise.all(Array.from({ length: 20 }, () => http(url, 'GET', '/readyz')));
+      assert.ok(answers.every((a) => a.status === 200));
+      for (let i = 0; i < 5; i++) assert.equal((await http(url, 'GET', '/readyz')).status, 200);
+      assert.ok(queries <= 2, `${queries} database checks for 25 hits`);
+    } finally {
+      server.closeAllConnections();
+      server.close();
     }
   });
 
