@@ -56,26 +56,56 @@ export function setMaxParallelComposites(n: number): void {
 
 /**
  * Reusable output buffers (a blank-sized RGB copy per composite in flight): a fresh 12 MB allocation costs page
- * faults and GC pressure on every request. At most `max` idle buffers per size are kept.
+ * faults and GC pressure on every request. At most `max` idle buffers per size are kept, and at most `maxBytes`
+ * in all: blanks of many sizes (clients' own photos) evict the sizes used least recently instead of growing the
+ * pool without bound.
  */
 export class BufferPool {
+  /** idle buffers by size; Map order is recency of use (least recent first) */
   private readonly free = new Map<number, Buffer[]>();
-  constructor(private readonly max: number) {}
+  private bytes = 0;
+  constructor(
+    private readonly max: number,
+    private readonly maxBytes = DEFAULT_POOL_BYTES,
+  ) {}
 
   take(size: number): Buffer {
     const list = this.free.get(size);
-    return list?.pop() ?? Buffer.allocUnsafe(size);
+    const buf = list?.pop();
+    if (!buf) return Buffer.allocUnsafe(size);
+    this.bytes -= buf.length;
+    return buf;
   }
 
   give(buf: Buffer): void {
-    let list = this.free.get(buf.length);
-    if (!list) this.free.set(buf.length, (list = []));
-    if (list.length < this.max) list.push(buf);
+    const size = buf.length;
+    const list = this.free.get(size) ?? [];
+    this.free.delete(size);
+    this.free.set(size, list); // most recently used
+    if (list.length >= this.max || size > this.maxBytes) return;
+    for (const [other, buffers] of this.free) {
+      if (this.bytes + size <= this.maxBytes) break;
+      if (other === size) continue;
+      for (const b of buffers) this.bytes -= b.length;
+      this.free.delete(other);
+    }
+    if (this.bytes + size > this.maxBytes) return;
+    list.push(buf);
+    this.bytes += size;
+  }
+
+  /** Bytes held by idle buffers. */
+  get pooledBytes(): number {
+    return this.bytes;
   }
 
   clear(): void {
     this.free.clear();
+    this.bytes = 0;
   }
 }
+
+/** Idle output buffers kept at most: one 2000x2000 RGB buffer (12 MB) per composite that may run at once. */
+export const DEFAULT_POOL_BYTES = DEFAULT_MAX_PARALLEL * 2000 * 2000 * 3;
 
 export const outputPool = new BufferPool(DEFAULT_MAX_PARALLEL);

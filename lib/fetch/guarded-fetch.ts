@@ -13,6 +13,7 @@ import https from 'node:https';
 import type { LookupFunction } from 'node:net';
 import net from 'node:net';
 import { classifyAddress, isBlockedHostname, type AddressCategory } from './address-policy';
+import { Gate, GateFullError } from '../gate';
 import { UrlFetchError } from './errors';
 
 export interface ResolvedAddress {
@@ -40,7 +41,8 @@ export interface GuardedFetchOptions {
   /** Which statuses are a success; anything else throws UrlFetchError('http_status'). Default 2xx. */
   acceptStatus?: (status: number) => boolean;
   signal?: AbortSignal;
-  /** DNS resolution; injectable for tests. Default: the system resolver (getaddrinfo, all addresses). */
+  /** DNS resolution; injectable for tests. Default: resolvePublicName (c-ares, bounded), or with allowPrivate the
+   * system lookup (getaddrinfo, /etc/hosts). */
   resolve?: (hostname: string) => Promise<ResolvedAddress[]>;
   /** Address policy; injectable for tests. Default: public addresses only (or all, with allowPrivate). */
   isAllowed?: (address: string) => boolean;
@@ -61,7 +63,34 @@ const DEFAULT_REDIRECTS = 3;
 export const PUBLIC_PORTS: ReadonlySet<number> = new Set([80, 443]);
 const USER_AGENT = 'apparel-mockup-service/1 (+fetching a URL supplied to the API)';
 
-const systemResolve = async (hostname: string): Promise<ResolvedAddress[]> => {
+/**
+ * DNS for user URLs: c-ares (dns.promises.Resolver) rather than getaddrinfo, which runs on the libuv pool shared
+ * with sharp, file reads and scrypt and cannot be abandoned: a deadline would leave the thread stuck on a name
+ * server that never answers. Each query has DNS_TIMEOUT_MS per try and DNS_TRIES tries; at most
+ * DNS_MAX_CONCURRENT lookups run at once per process and DNS_MAX_WAITING wait (beyond, the lookup fails at once).
+ */
+export const DNS_TIMEOUT_MS = 2000;
+export const DNS_TRIES = 2;
+export const DNS_MAX_CONCURRENT = 16;
+export const DNS_MAX_WAITING = 256;
+/** The resolver user URLs go through (exported so tests can point it at their own name server). */
+export const dnsResolver = new dns.promises.Resolver({ timeout: DNS_TIMEOUT_MS, tries: DNS_TRIES });
+const dnsGate = new Gate(DNS_MAX_CONCURRENT, DNS_MAX_WAITING);
+
+export async function resolvePublicName(hostname: string): Promise<ResolvedAddress[]> {
+  return dnsGate.run(async () => {
+    const [v4, v6] = await Promise.allSettled([dnsResolver.resolve4(hostname), dnsResolver.resolve6(hostname)]);
+    const out: ResolvedAddress[] = [
+      ...(v4.status === 'fulfilled' ? v4.value.map((address) => ({ address, family: 4 as const })) : []),
+      ...(v6.status === 'fulfilled' ? v6.value.map((address) => ({ address, family: 6 as const })) : []),
+    ];
+    if (out.length === 0 && v4.status === 'rejected') throw v4.reason;
+    return out;
+  });
+}
+
+/** Development and tests (ALLOW_PRIVATE_URLS): names such as localhost come from /etc/hosts, which c-ares does not read. */
+const systemLookup = async (hostname: string): Promise<ResolvedAddress[]> => {
   const all = await dns.promises.lookup(hostname, { all: true, verbatim: true });
   return all.map((a) => ({ address: a.address, family: a.family === 6 ? 6 : 4 }));
 };
@@ -183,9 +212,17 @@ async function vet(url: URL, opts: GuardedFetchOptions, deadline: number): Promi
   }
   let addresses: ResolvedAddress[];
   try {
-    addresses = await withDeadline((opts.resolve ?? systemResolve)(host), deadline);
+    addresses = await withDeadline(
+      (opts.resolve ?? (opts.allowPrivate ? systemLookup : resolvePublicName))(host),
+      deadline,
+    );
   } catch (err) {
     if (err instanceof UrlFetchError) throw err;
+    if (err instanceof GateFullError) {
+      throw new UrlFetchError('dns_failed', `The host ${host} could not be resolved now: too many lookups at once`, {
+        host,
+      });
+    }
     throw new UrlFetchError('dns_failed', `The host ${host} could not be resolved`, {
       host,
       code: (err as NodeJS.ErrnoException).code,

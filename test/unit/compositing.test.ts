@@ -15,6 +15,7 @@ import {
   type ZoneRect,
 } from '../../lib/compositing';
 import { renderBlank, zonesFor } from '../../lib/blanks';
+import { BufferPool } from '../../lib/compositing/config';
 
 const SIZE = 800; // blanks rendered at a reduced size keep the suite fast; the engine is size-independent
 
@@ -711,3 +712,26 @@ function pngHeaderOnly(w: number, h: number): Buffer {
     chunk('IEND', Buffer.alloc(0)),
   ]);
 }
+
+describe('output buffer pool', () => {
+  it('keeps idle buffers under its byte cap, evicting the sizes used least recently', () => {
+    const pool = new BufferPool(4, 100);
+    pool.give(Buffer.alloc(40));
+    pool.give(Buffer.alloc(30));
+    assert.equal(pool.pooledBytes, 70);
+    pool.give(Buffer.alloc(50)); // evicts the 40-byte size, used least recently
+    assert.equal(pool.pooledBytes, 80);
+    assert.equal(pool.take(40).length, 40); // a new buffer: that size was evicted
+    assert.equal(pool.pooledBytes, 80);
+    // blanks of many sizes: never more than the cap
+    for (let size = 1; size <= 60; size++) {
+      pool.give(Buffer.alloc(size));
+      assert.ok(pool.pooledBytes <= 100, `${pool.pooledBytes} bytes pooled`);
+    }
+    pool.give(Buffer.alloc(500)); // larger than the cap: not kept
+    assert.ok(pool.pooledBytes <= 100);
+    const again = pool.take(60);
+    assert.equal(again.length, 60);
+    assert.ok(pool.pooledBytes <= 40);
+  });
+});

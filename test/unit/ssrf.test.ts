@@ -6,10 +6,12 @@ import os from 'node:os';
 import path from 'node:path';
 import {
   classifyAddress,
+  dnsResolver,
   guardedFetch,
   isBlockedHostname,
   ownFileKey,
   readUserUrl,
+  resolvePublicName,
   UrlFetchError,
   type GuardedFetchOptions,
 } from '../../lib/fetch';
@@ -375,6 +377,39 @@ describe('own file URLs', () => {
       );
     } finally {
       rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('DNS of user URLs (c-ares, bounded)', function () {
+  this.timeout(30_000);
+  it('a name server that never answers does not pin the libuv pool, and the lookup fails after its tries', async () => {
+    const { createSocket } = await import('node:dgram');
+    const { pbkdf2 } = await import('node:crypto');
+    const silent = createSocket('udp4');
+    await new Promise<void>((r) => silent.bind(0, '127.0.0.1', () => r()));
+    const servers = dnsResolver.getServers();
+    dnsResolver.setServers([`127.0.0.1:${(silent.address() as { port: number }).port}`]);
+    try {
+      const events: string[] = [];
+      // 8 lookups: with getaddrinfo they would hold all 4 pool threads until the name server timed out
+      const lookups = Array.from({ length: 8 }, (_, i) =>
+        resolvePublicName(`never-${i}.example`).then(
+          () => events.push('lookup answered'),
+          () => events.push('lookup failed'),
+        ),
+      );
+      // a task on the libuv pool, queued behind them
+      await new Promise<void>((resolve, reject) =>
+        pbkdf2('x', 'y', 1000, 32, 'sha256', (err) => (err ? reject(err) : resolve())),
+      );
+      events.push('pool task done');
+      await Promise.all(lookups);
+      assert.equal(events[0], 'pool task done', events.join(', '));
+      assert.deepEqual(events.slice(1), Array(8).fill('lookup failed'));
+    } finally {
+      dnsResolver.setServers(servers);
+      silent.close();
     }
   });
 });
