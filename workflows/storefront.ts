@@ -14,9 +14,10 @@ import {
   type ShopifyWebhookResult,
 } from '../lib/storefront/types';
 
-// Calls to the shop: a minute each, retried for about ten minutes (Shopify's rate limits and blips pass by then).
+// Calls to the shop: 30 s each (a lost worker's call is retried after that), retried for about ten minutes
+// (Shopify's rate limits and blips pass by then).
 const shop = proxyActivities<StorefrontActivities>({
-  startToCloseTimeout: '1 minute',
+  startToCloseTimeout: '30 seconds',
   retry: {
     initialInterval: '1 second',
     backoffCoefficient: 2,
