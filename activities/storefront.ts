@@ -24,12 +24,7 @@ import {
 import type { Config } from '../lib/config';
 import { randomSuffix } from '../lib/ids';
 import type { Logger } from '../lib/log';
-import {
-  gatewayFor,
-  ShopifyRefusedError,
-  userErrorMessage,
-  type ShopifyGateway,
-} from '../lib/shopify/client';
+import { gatewayFor, ShopifyRefusedError, userErrorMessage, type ShopifyGateway } from '../lib/shopify/client';
 import {
   FULFILLABLE_STATUSES,
   FULFILLMENT_CREATE,
@@ -66,7 +61,8 @@ export function createStorefrontActivities({ sql, config, log }: StorefrontActiv
 
   /** The connection's token, or a non-retryable StoreNotConnected. */
   const tokenOf = (c: ConnectionRow | undefined): string => {
-    if (!c || c.status !== 'active' || !c.accessTokenEnc) throw fail(StorefrontErrors.StoreNotConnected, 'Store is not connected');
+    if (!c || c.status !== 'active' || !c.accessTokenEnc)
+      throw fail(StorefrontErrors.StoreNotConnected, 'Store is not connected');
     return decryptToken(config.shopify.tokenKey, c.accessTokenEnc);
   };
 
@@ -190,7 +186,11 @@ export function createStorefrontActivities({ sql, config, log }: StorefrontActiv
             currency: r.currency,
             createdAt: r.createdAt.toISOString(),
           }));
-          log.info('shopify customer data request exported', { webhookId, shop: w.shopDomain, orders: exported.length });
+          log.info('shopify customer data request exported', {
+            webhookId,
+            shop: w.shopDomain,
+            orders: exported.length,
+          });
           return done('processed', { export: exported });
         }
         case 'customers/redact': {
@@ -213,7 +213,13 @@ export function createStorefrontActivities({ sql, config, log }: StorefrontActiv
      * the tracking info. A re-run after a lost completion finds nothing open and returns the fulfillment recorded
      * by the shop run before (the fulfillment id is then the one we recorded, or "already-fulfilled").
      */
-    async sendFulfillment({ orderId, tracking }: { orderId: string; tracking: Tracking }): Promise<{ fulfillmentId: string }> {
+    async sendFulfillment({
+      orderId,
+      tracking,
+    }: {
+      orderId: string;
+      tracking: Tracking;
+    }): Promise<{ fulfillmentId: string }> {
       const o = await getOrder(sql, orderId);
       if (!o) throw fail(StorefrontErrors.NotFound, `order ${orderId} not found`);
       if (o.fulfillmentId) return { fulfillmentId: o.fulfillmentId };
@@ -225,14 +231,19 @@ export function createStorefrontActivities({ sql, config, log }: StorefrontActiv
       if (!fo.order) throw fail(StorefrontErrors.NotFound, `order ${o.shopifyOrderId} not found in ${o.shopDomain}`);
       const open = fo.order.fulfillmentOrders.nodes.filter((n) => FULFILLABLE_STATUSES.includes(n.status));
       if (open.length === 0) {
-        if (fo.order.fulfillmentOrders.nodes.some((n) => n.status === 'CLOSED')) return { fulfillmentId: 'already-fulfilled' };
+        if (fo.order.fulfillmentOrders.nodes.some((n) => n.status === 'CLOSED'))
+          return { fulfillmentId: 'already-fulfilled' };
         throw fail(StorefrontErrors.Rejected, `order ${o.name} has no fulfillment order to fulfill`);
       }
       const data = await call(() =>
         g.graphql<FulfillmentCreateData>(o.shopDomain, token, FULFILLMENT_CREATE, {
           fulfillment: {
             lineItemsByFulfillmentOrder: open.map((n) => ({ fulfillmentOrderId: n.id })),
-            trackingInfo: { number: tracking.number, company: tracking.company, ...(tracking.url ? { url: tracking.url } : {}) },
+            trackingInfo: {
+              number: tracking.number,
+              company: tracking.company,
+              ...(tracking.url ? { url: tracking.url } : {}),
+            },
             notifyCustomer: true,
           },
         }),
@@ -251,4 +262,3 @@ export function createStorefrontActivities({ sql, config, log }: StorefrontActiv
 }
 
 export type StorefrontActivities = ReturnType<typeof createStorefrontActivities>;
-

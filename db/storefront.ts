@@ -216,7 +216,12 @@ export async function markOrderFulfilled(sql: Sql, id: string, fulfillmentId: st
 }
 
 /** customers/data_request: what is held about a customer of a shop. */
-export function customerOrders(sql: Sql, shopDomain: string, customer: { id?: string; email?: string }, orderIds: string[]) {
+export function customerOrders(
+  sql: Sql,
+  shopDomain: string,
+  customer: { id?: string; email?: string },
+  orderIds: string[],
+) {
   return sql<OrderRow[]>`select ${orderColumns(sql)} from shopify_orders where shop_domain = ${shopDomain} and (
       ${customer.id ? sql`customer_id = ${customer.id}` : sql`false`}
       or ${customer.email ? sql`lower(customer_email) = lower(${customer.email})` : sql`false`}

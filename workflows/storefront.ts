@@ -63,7 +63,8 @@ export async function fulfillment(input: FulfillmentWorkflowInput): Promise<Fulf
   try {
     ({ fulfillmentId } = await shop.sendFulfillment({ orderId: input.orderId, tracking: input.tracking }));
   } catch (err) {
-    if (err instanceof ActivityFailure && !(err.cause instanceof ApplicationFailure && err.cause.nonRetryable)) throw err;
+    if (err instanceof ActivityFailure && !(err.cause instanceof ApplicationFailure && err.cause.nonRetryable))
+      throw err;
     return { status: 'failed', error: reason(err) };
   }
   await db.recordFulfillment({ orderId: input.orderId, fulfillmentId, tracking: input.tracking });

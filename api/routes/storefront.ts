@@ -21,12 +21,7 @@ import {
 } from '../services/storefront';
 
 const installBody = z.object({
-  shop: z
-    .string()
-    .trim()
-    .toLowerCase()
-    .max(255)
-    .refine(validShopDomain, 'must be a valid <name>.myshopify.com domain'),
+  shop: z.string().trim().toLowerCase().max(255).refine(validShopDomain, 'must be a valid <name>.myshopify.com domain'),
 });
 
 const callbackQuery = z.record(z.string(), z.string().max(2000));
@@ -50,7 +45,10 @@ const publishBody = z.object({
 const fulfillmentBody = z.object({
   trackingNumber: z.string().trim().min(1).max(100),
   trackingCompany: z.string().trim().min(1).max(100),
-  trackingUrl: z.url({ protocol: /^https?$/ }).max(2048).optional(),
+  trackingUrl: z
+    .url({ protocol: /^https?$/ })
+    .max(2048)
+    .optional(),
 });
 
 export function storefrontRoutes(deps: AppDeps): Router {
@@ -90,16 +88,12 @@ export function storefrontRoutes(deps: AppDeps): Router {
   });
 
   // The raw bytes are what Shopify signed: parsed only after the signature check.
-  r.post(
-    '/storefront/webhooks/orders',
-    express.raw({ type: () => true, limit: '1mb' }),
-    async (req, res) => {
-      const raw = Buffer.isBuffer(req.body) ? req.body.toString('utf8') : '';
-      if (!raw) throw badRequest('Empty body');
-      await receiveWebhook(deps, req, res, raw);
-      res.status(200).json({ ok: true });
-    },
-  );
+  r.post('/storefront/webhooks/orders', express.raw({ type: () => true, limit: '1mb' }), async (req, res) => {
+    const raw = Buffer.isBuffer(req.body) ? req.body.toString('utf8') : '';
+    if (!raw) throw badRequest('Empty body');
+    await receiveWebhook(deps, req, res, raw);
+    res.status(200).json({ ok: true });
+  });
 
   r.get('/storefront/orders', session, async (req, res) => {
     res.json({ orders: await orders(deps, req.user!.id) });

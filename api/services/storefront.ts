@@ -56,7 +56,12 @@ export const NOT_CONNECTED = 'Store is not connected';
 
 function gateway(deps: AppDeps): ShopifyGateway {
   const g = gatewayFor(deps.config);
-  if (!g) throw new ApiError(503, 'service_unavailable', 'Storefront is not configured: set SHOPIFY_API_KEY and SHOPIFY_API_SECRET');
+  if (!g)
+    throw new ApiError(
+      503,
+      'service_unavailable',
+      'Storefront is not configured: set SHOPIFY_API_KEY and SHOPIFY_API_SECRET',
+    );
   return g;
 }
 
@@ -103,7 +108,8 @@ export async function completeCallback(deps: AppDeps, query: Record<string, stri
     }
     await activateConnection(deps.sql, conn.id, info.name);
   } catch (err) {
-    if (err instanceof ShopifyRefusedError) throw new ApiError(502, 'service_unavailable', `Shopify refused: ${err.message}`);
+    if (err instanceof ShopifyRefusedError)
+      throw new ApiError(502, 'service_unavailable', `Shopify refused: ${err.message}`);
     throw new ApiError(502, 'service_unavailable', 'Could not reach the shop to finish connecting; try again');
   }
   return `${deps.config.publicBaseUrl}/?storefront=connected&connectionId=${encodeURIComponent(conn.id)}`;
@@ -155,7 +161,9 @@ const presentProduct = (p: PublishedProductRow) => ({
 /** Waits for a workflow's result up to the sync budget; undefined when the budget ran out first. */
 async function within<T>(deps: AppDeps, result: () => Promise<T>): Promise<T | undefined> {
   let timer: NodeJS.Timeout | undefined;
-  const budget = new Promise<undefined>((r) => (timer = setTimeout(() => r(undefined), deps.config.shopify.syncTimeoutMs)));
+  const budget = new Promise<undefined>(
+    (r) => (timer = setTimeout(() => r(undefined), deps.config.shopify.syncTimeoutMs)),
+  );
   try {
     const p = result();
     p.catch(() => {});

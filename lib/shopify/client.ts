@@ -6,7 +6,14 @@
 // development shop and the tests). The rewrite is installed as the library's fetch (setAbstractFetchFunc, one per
 // process: the process has one configuration) and used for the code exchange too.
 import '@shopify/shopify-api/adapters/node';
-import { ApiVersion, GraphqlQueryError, HttpResponseError, Session, shopifyApi, type Shopify } from '@shopify/shopify-api';
+import {
+  ApiVersion,
+  GraphqlQueryError,
+  HttpResponseError,
+  Session,
+  shopifyApi,
+  type Shopify,
+} from '@shopify/shopify-api';
 import { setAbstractFetchFunc } from '@shopify/shopify-api/runtime';
 
 export const SHOPIFY_API_VERSION = ApiVersion.October26;

@@ -42,7 +42,13 @@ export interface ParsedOrder {
   customerEmail: string | null;
   total: string;
   currency: string;
-  lineItems: { title: string; variantTitle: string | null; quantity: number; price: string; shopifyProductId: string | null }[];
+  lineItems: {
+    title: string;
+    variantTitle: string | null;
+    quantity: number;
+    price: string;
+    shopifyProductId: string | null;
+  }[];
 }
 
 export function parseOrder(body: unknown): { ok: true; order: ParsedOrder } | { ok: false; error: string } {
@@ -87,7 +93,9 @@ export interface ComplianceRequest {
   orderIds: string[];
 }
 
-export function parseCompliance(body: unknown): { ok: true; request: ComplianceRequest } | { ok: false; error: string } {
+export function parseCompliance(
+  body: unknown,
+): { ok: true; request: ComplianceRequest } | { ok: false; error: string } {
   const r = complianceSchema.safeParse(body);
   if (!r.success) return { ok: false, error: `compliance payload: ${r.error.issues[0]!.message}` };
   const ids = r.data.orders_requested ?? r.data.orders_to_redact ?? [];

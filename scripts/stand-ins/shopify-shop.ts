@@ -66,6 +66,8 @@ export interface DevShop {
   stop(): Promise<void>;
 }
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- JSON from the wire, checked field by field below
+type Json = any;
 const SHOP_RE = /^[a-z0-9][a-z0-9-]{0,59}\.myshopify\.com$/;
 const LABEL = 'Development stand-in shop (not Shopify): for local development and tests only';
 
@@ -185,7 +187,7 @@ export async function startDevShop(opts: DevShopOptions): Promise<DevShop> {
       req.on('error', reject);
     });
 
-  async function graphql(shopDomain: string, body: { query?: string; variables?: Record<string, any> }) {
+  async function graphql(shopDomain: string, body: { query?: string; variables?: Record<string, Json> }) {
     const q = body.query ?? '';
     const v = body.variables ?? {};
     const err = (message: string) => ({ errors: [{ message }] });
@@ -218,12 +220,12 @@ export async function startDevShop(opts: DevShopOptions): Promise<DevShop> {
         descriptionHtml: input.descriptionHtml ?? '',
         status: input.status ?? 'ACTIVE',
         options: [{ name: 'Size', values: sizes }],
-        variants: input.variants.map((x: any, i: number) => ({
+        variants: input.variants.map((x: Json, i: number) => ({
           id: existing?.variants[i]?.id ?? gid('ProductVariant'),
           size: x.optionValues[0].name,
           price: String(x.price),
         })),
-        media: (input.files ?? []).map((f: any) => ({ originalSource: f.originalSource, alt: f.alt })),
+        media: (input.files ?? []).map((f: Json) => ({ originalSource: f.originalSource, alt: f.alt })),
       };
       byHandle.set(key, product);
       await opts.onProductSet?.(shopDomain, product);
@@ -242,26 +244,55 @@ export async function startDevShop(opts: DevShopOptions): Promise<DevShop> {
           data: {
             webhookSubscriptionCreate: {
               webhookSubscription: null,
-              userErrors: [{ field: ['webhookSubscription', 'callbackUrl'], message: 'Address for this topic has already been taken' }],
+              userErrors: [
+                {
+                  field: ['webhookSubscription', 'callbackUrl'],
+                  message: 'Address for this topic has already been taken',
+                },
+              ],
             },
           },
         };
       subs.push({ topic: t, callbackUrl });
-      return { data: { webhookSubscriptionCreate: { webhookSubscription: { id: gid('WebhookSubscription'), topic }, userErrors: [] } } };
+      return {
+        data: {
+          webhookSubscriptionCreate: { webhookSubscription: { id: gid('WebhookSubscription'), topic }, userErrors: [] },
+        },
+      };
     }
     if (/\bfulfillmentCreate\s*\(/.test(q)) {
       const f = v.fulfillment;
-      const ids: string[] = (f?.lineItemsByFulfillmentOrder ?? []).map((x: any) => x.fulfillmentOrderId);
-      if (ids.length === 0 || !f?.trackingInfo?.number) return err('fulfillment.lineItemsByFulfillmentOrder and trackingInfo.number are required');
-      const order = [...shop.orders.values()].find((o) => o.shop === shopDomain && o.fulfillmentOrders.some((fo) => ids.includes(fo.id)));
-      if (!order) return { data: { fulfillmentCreate: { fulfillment: null, userErrors: [{ field: ['fulfillment'], message: 'Fulfillment order not found' }] } } };
+      const ids: string[] = (f?.lineItemsByFulfillmentOrder ?? []).map((x: Json) => x.fulfillmentOrderId);
+      if (ids.length === 0 || !f?.trackingInfo?.number)
+        return err('fulfillment.lineItemsByFulfillmentOrder and trackingInfo.number are required');
+      const order = [...shop.orders.values()].find(
+        (o) => o.shop === shopDomain && o.fulfillmentOrders.some((fo) => ids.includes(fo.id)),
+      );
+      if (!order)
+        return {
+          data: {
+            fulfillmentCreate: {
+              fulfillment: null,
+              userErrors: [{ field: ['fulfillment'], message: 'Fulfillment order not found' }],
+            },
+          },
+        };
       const open = order.fulfillmentOrders.filter((fo) => ids.includes(fo.id) && fo.status === 'OPEN');
       if (open.length !== ids.length)
-        return { data: { fulfillmentCreate: { fulfillment: null, userErrors: [{ field: ['fulfillment'], message: 'Fulfillment order is not open' }] } } };
+        return {
+          data: {
+            fulfillmentCreate: {
+              fulfillment: null,
+              userErrors: [{ field: ['fulfillment'], message: 'Fulfillment order is not open' }],
+            },
+          },
+        };
       for (const fo of open) fo.status = 'CLOSED';
       const fulfillment = { id: gid('Fulfillment'), trackingInfo: f.trackingInfo };
       order.fulfillments.push(fulfillment);
-      return { data: { fulfillmentCreate: { fulfillment: { id: fulfillment.id, status: 'SUCCESS' }, userErrors: [] } } };
+      return {
+        data: { fulfillmentCreate: { fulfillment: { id: fulfillment.id, status: 'SUCCESS' }, userErrors: [] } },
+      };
     }
     if (/\bfulfillmentOrders\b/.test(q)) {
       const order = shop.orders.get(String(v.id));
@@ -283,12 +314,14 @@ export async function startDevShop(opts: DevShopOptions): Promise<DevShop> {
         page(res, 200, '<p>Authorize at /admin/oauth/authorize?...&amp;shop=&lt;name&gt;.myshopify.com</p>');
         return;
       }
-      if (!SHOP_RE.test(shopDomain)) return send(res, 400, { errors: 'missing or invalid shop (X-Shopify-Shop-Domain)' });
+      if (!SHOP_RE.test(shopDomain))
+        return send(res, 400, { errors: 'missing or invalid shop (X-Shopify-Shop-Domain)' });
 
       if (req.method === 'GET' && url.pathname === '/admin/oauth/authorize') {
         const p = Object.fromEntries(url.searchParams);
         if (p.client_id !== opts.apiKey) return page(res, 400, '<p>Unknown client_id</p>');
-        if (!p.redirect_uri || !p.state || !p.scope) return page(res, 400, '<p>redirect_uri, scope and state are required</p>');
+        if (!p.redirect_uri || !p.state || !p.scope)
+          return page(res, 400, '<p>redirect_uri, scope and state are required</p>');
         const code = randomBytes(16).toString('hex');
         codes.set(code, shopDomain);
         const back: Record<string, string> = {
@@ -305,7 +338,7 @@ export async function startDevShop(opts: DevShopOptions): Promise<DevShop> {
       }
 
       if (req.method === 'POST' && url.pathname === '/admin/oauth/access_token') {
-        let b: any;
+        let b: Json;
         try {
           b = JSON.parse(await readBody(req));
         } catch {
@@ -316,16 +349,22 @@ export async function startDevShop(opts: DevShopOptions): Promise<DevShop> {
           b.client_secret.length === opts.apiSecret.length &&
           timingSafeEqual(Buffer.from(b.client_secret), Buffer.from(opts.apiSecret));
         if (b.client_id !== opts.apiKey || !okSecret) return send(res, 400, { error: 'invalid_client' });
-        if (codes.get(b.code) !== shopDomain) return send(res, 400, { error: 'invalid_request', error_description: 'code' });
+        if (codes.get(b.code) !== shopDomain)
+          return send(res, 400, { error: 'invalid_request', error_description: 'code' });
         codes.delete(b.code);
-        return send(res, 200, { access_token: tokenFor(shopDomain), scope: 'write_products,read_orders,write_fulfillments,read_fulfillments' });
+        return send(res, 200, {
+          access_token: tokenFor(shopDomain),
+          scope: 'write_products,read_orders,write_fulfillments,read_fulfillments',
+        });
       }
 
       const gql = /^\/admin\/api\/(\d{4}-\d{2})\/graphql\.json$/.exec(url.pathname);
       if (req.method === 'POST' && gql) {
         if (req.headers['x-shopify-access-token'] !== tokenFor(shopDomain))
-          return send(res, 401, { errors: '[API] Invalid API key or access token (unrecognized login or wrong password)' });
-        let b: any;
+          return send(res, 401, {
+            errors: '[API] Invalid API key or access token (unrecognized login or wrong password)',
+          });
+        let b: Json;
         try {
           b = JSON.parse(await readBody(req));
         } catch {

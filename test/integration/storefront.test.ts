@@ -237,19 +237,19 @@ describe('storefront: Shopify connect, publish, orders, fulfillment', function (
     const first = new URL(await authorize(acct.cookie, newShop()));
     assert.equal((await http(stack.baseUrl, 'GET', first.pathname + first.search)).status, 302);
     const reused = await http(stack.baseUrl, 'GET', first.pathname + first.search);
-    assert.deepEqual([reused.status, reused.body], [
-      400,
-      { error: 'Invalid state: the authorization took too long or was abandoned' },
-    ]);
+    assert.deepEqual(
+      [reused.status, reused.body],
+      [400, { error: 'Invalid state: the authorization took too long or was abandoned' }],
+    );
 
     const second = new URL(await authorize(acct.cookie, newShop()));
     await stack.sql`update shopify_oauth_states set expires_at = now() - interval '1 second'
       where state = ${second.searchParams.get('state')}`;
     const expired = await http(stack.baseUrl, 'GET', second.pathname + second.search);
-    assert.deepEqual([expired.status, expired.body], [
-      400,
-      { error: 'Invalid state: the authorization took too long or was abandoned' },
-    ]);
+    assert.deepEqual(
+      [expired.status, expired.body],
+      [400, { error: 'Invalid state: the authorization took too long or was abandoned' }],
+    );
   });
 
   it('validates install input and ownership of connections', async () => {
@@ -396,21 +396,25 @@ describe('storefront: Shopify connect, publish, orders, fulfillment', function (
 
     await stack.stopWorker();
     const root = path.resolve(__dirname, '../..');
-    let child: ChildProcess | undefined = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'worker/main.ts')], {
-      cwd: root,
-      env: {
-        ...process.env,
-        TEMPORAL_TASK_QUEUE: stack.taskQueue,
-        PUBLIC_BASE_URL: stack.baseUrl,
-        ALLOW_PRIVATE_URLS: 'true',
-        SHOPIFY_API_KEY: API_KEY,
-        SHOPIFY_API_SECRET: API_SECRET,
-        SHOPIFY_SHOP_BASE_URL: shop.url,
-        TOKEN_ENCRYPTION_KEY: TOKEN_KEY,
-        LOG_LEVEL: 'warn',
+    let child: ChildProcess | undefined = spawn(
+      process.execPath,
+      ['--import', 'tsx', path.join(root, 'worker/main.ts')],
+      {
+        cwd: root,
+        env: {
+          ...process.env,
+          TEMPORAL_TASK_QUEUE: stack.taskQueue,
+          PUBLIC_BASE_URL: stack.baseUrl,
+          ALLOW_PRIVATE_URLS: 'true',
+          SHOPIFY_API_KEY: API_KEY,
+          SHOPIFY_API_SECRET: API_SECRET,
+          SHOPIFY_SHOP_BASE_URL: shop.url,
+          TOKEN_ENCRYPTION_KEY: TOKEN_KEY,
+          LOG_LEVEL: 'warn',
+        },
+        stdio: ['ignore', 'ignore', 'inherit'],
       },
-      stdio: ['ignore', 'ignore', 'inherit'],
-    });
+    );
     try {
       const reached = new Promise<void>((r) => (hold = { armed: true, reached: r }));
       const calls = shop.productSetCalls;
@@ -430,10 +434,14 @@ describe('storefront: Shopify connect, publish, orders, fulfillment', function (
       const res = await publishing;
       assert.ok([200, 202].includes(res.status), res.text);
       const id = res.body.id;
-      const row = await until('the published product', async () => {
-        const r = await http(stack.baseUrl, 'GET', '/api/storefront/products', { cookie: acct.cookie });
-        return r.body.products.find((p: any) => p.id === id && p.status === 'published');
-      }, 90_000);
+      const row = await until(
+        'the published product',
+        async () => {
+          const r = await http(stack.baseUrl, 'GET', '/api/storefront/products', { cookie: acct.cookie });
+          return r.body.products.find((p: any) => p.id === id && p.status === 'published');
+        },
+        90_000,
+      );
       assert.ok(shop.productSetCalls >= calls + 2, 'productSet ran again on the new worker');
       assert.equal(shop.products.get(shopDomain)!.size, 1, 'still one product in the shop');
       assert.equal(row.productId, [...shop.products.get(shopDomain)!.values()][0]!.id);
