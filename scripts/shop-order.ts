@@ -35,7 +35,7 @@ async function main(): Promise<void> {
       headers: { 'content-type': 'application/json', 'x-shopify-shop-domain': row.shop },
       body: JSON.stringify({ productId: row.productId, title: row.title, price: (row.price! / 100).toFixed(2) }),
     });
-    const body = await res.json();
+    const body = (await res.json()) as { order: { name: string }; deliveries: unknown };
     if (!res.ok) throw new Error(`the development shop refused: ${JSON.stringify(body)}`);
     process.stdout.write(
       `[dev shop] placed order ${body.order.name} in ${row.shop}; webhooks: ${JSON.stringify(body.deliveries)}\n`,
