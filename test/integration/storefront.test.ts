@@ -328,6 +328,50 @@ describe('storefront: Shopify connect, publish, orders, fulfillment', function (
     assert.equal(stored.length, 1);
   });
 
+  it('handles the compliance topics: exports, then erases a customer, then the shop', async () => {
+    const acct = await account(stack.baseUrl);
+    const shopDomain = newShop();
+    await connect(acct.cookie, shopDomain);
+    const order = {
+      id: 777001,
+      name: '#7001',
+      currency: 'EUR',
+      total_price: '30.00',
+      customer: { id: 31, first_name: 'Alan', last_name: 'Turing', email: 'alan@example.test' },
+      line_items: [{ title: 'Tee', quantity: 1, price: '30.00', product_id: 1 }],
+    };
+    await shop.sendWebhook(shopDomain, 'orders/create', order, {
+      url: `${stack.baseUrl}/api/storefront/webhooks/orders`,
+    });
+    const orders = async () =>
+      (await http(stack.baseUrl, 'GET', '/api/storefront/orders', { cookie: acct.cookie })).body.orders;
+    await until('the order', async () => (await orders()).length === 1);
+    const url = `${stack.baseUrl}/api/storefront/webhooks/orders`;
+    const run = async (topic: string, payload: unknown) => {
+      const { webhookId } = await shop.sendWebhook(shopDomain, topic, payload, { url });
+      await stack.client.workflow.getHandle(`shopify-webhook-${webhookId}`).result();
+      const [row] = await stack.sql<{ result: any }[]>`select result from shopify_webhooks where id = ${webhookId}`;
+      return row!.result;
+    };
+    const exported = await run('customers/data_request', {
+      shop_domain: shopDomain,
+      customer: { id: 31, email: 'alan@example.test' },
+      orders_requested: [777001],
+    });
+    assert.equal(exported.export.length, 1);
+    assert.deepEqual(exported.export[0].customer, { id: '31', name: 'Alan Turing', email: 'alan@example.test' });
+    const redacted = await run('customers/redact', {
+      shop_domain: shopDomain,
+      customer: { id: 31, email: 'alan@example.test' },
+      orders_to_redact: [777001],
+    });
+    assert.equal(redacted.ordersRedacted, 1);
+    assert.deepEqual((await orders())[0].customer, { name: null, email: null });
+    const erased = await run('shop/redact', { shop_domain: shopDomain });
+    assert.equal(erased.ordersDeleted, 1);
+    assert.equal((await orders()).length, 0);
+  });
+
   it('blocks publishing after app/uninstalled and restores it on reconnect', async () => {
     const acct = await account(stack.baseUrl);
     const shopDomain = newShop();
