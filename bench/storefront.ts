@@ -62,8 +62,8 @@ async function main() {
       .toBuffer();
     const up = await fetch(`${base}/api/v1/upload`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${key}`, 'content-type': 'image/png' },
-      body: design,
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ imageData: `data:image/png;base64,${design.toString('base64')}` }),
     });
     const designUrl = ((await up.json()) as { url: string }).url;
     const gen = await j(
