@@ -6,6 +6,7 @@ import type { Storage } from '../lib/storage';
 import { PreparedBlankCache } from '../lib/compositing';
 import { createGenerationActivities } from './generation';
 import { createMaintenanceActivities } from './maintenance';
+import { createStorefrontActivities } from './storefront';
 import { BadImageUrlError, createUserImageLoader } from './user-images';
 import { createWebhookActivities } from './webhooks';
 
@@ -37,6 +38,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createGenerationActivities({ ...deps, blanks, loadUserImage }),
     ...createMaintenanceActivities(deps),
     ...createWebhookActivities(deps),
+    ...createStorefrontActivities(deps),
   };
 }
 

@@ -10,6 +10,7 @@ import { generationBatchRoutes } from './routes/generation-batch';
 import { generationRoutes } from './routes/generations';
 import { healthRoutes } from './routes/health';
 import { keyRoutes } from './routes/keys';
+import { storefrontRoutes } from './routes/storefront';
 import { uploadRoutes } from './routes/upload';
 import { webhookRoutes } from './routes/webhooks';
 
@@ -35,6 +36,7 @@ export function createApp(deps: AppDeps): express.Express {
 
   // Part B: application routes.
   app.use('/api', authRoutes(deps));
+  app.use('/api', storefrontRoutes(deps));
 
   app.use(notFoundHandler);
   app.use(errorHandler);

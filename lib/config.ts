@@ -149,6 +149,22 @@ export const envSchema = z.object({
   WEBHOOK_SECRET_GRACE: duration('24h', 0),
 
   GENERATE_SYNC_TIMEOUT_MS: int(60_000, 1000, 600_000),
+
+  // Storefront: Shopify OAuth, publishing, order webhooks, fulfillment (issue 14). Unset SHOPIFY_API_KEY: `npm
+  // start` runs the local development shop and passes its credentials and address.
+  SHOPIFY_API_KEY: z.string().min(1).optional(),
+  SHOPIFY_API_SECRET: z.string().min(1).optional(),
+  SHOPIFY_SCOPES: z
+    .string()
+    .regex(/^[a-z_]+(,[a-z_]+)*$/, 'comma-separated scope names such as write_products,read_orders')
+    .default('write_products,read_orders,write_fulfillments,read_fulfillments'),
+  SHOPIFY_SHOP_BASE_URL: z.url().optional(),
+  SHOPIFY_STATE_TTL_S: int(600, 10, 86_400),
+  SHOPIFY_SYNC_TIMEOUT_MS: int(10_000, 100, 120_000),
+  TOKEN_ENCRYPTION_KEY: z
+    .string()
+    .refine((v) => Buffer.from(v, 'base64').length === 32, 'must be 32 bytes, base64-encoded')
+    .optional(),
 });
 
 export type Env = z.infer<typeof envSchema>;
@@ -207,6 +223,19 @@ export interface Config {
     secretGraceMs: number;
   };
   generateSyncTimeoutMs: number;
+  shopify: {
+    /** Unset: no app credentials (npm start runs the local development shop and sets them). */
+    apiKey: string | undefined;
+    apiSecret: string | undefined;
+    scopes: string;
+    /** Origin every shop request goes to instead of https://<shop> (local shop, tests); unset in production. */
+    shopBaseUrl: string | undefined;
+    stateTtlMs: number;
+    /** How long POST /api/storefront/publish and fulfillment wait for their workflow before answering 202. */
+    syncTimeoutMs: number;
+    /** AES-256-GCM key for shop access tokens at rest. */
+    tokenKey: Buffer;
+  };
 }
 
 export interface RateLimitConfig {
@@ -303,7 +332,31 @@ export function loadConfig(
       secretGraceMs: e.WEBHOOK_SECRET_GRACE,
     },
     generateSyncTimeoutMs: e.GENERATE_SYNC_TIMEOUT_MS,
+    shopify: {
+      apiKey: e.SHOPIFY_API_KEY,
+      apiSecret: e.SHOPIFY_API_SECRET,
+      scopes: e.SHOPIFY_SCOPES,
+      shopBaseUrl: e.SHOPIFY_SHOP_BASE_URL?.replace(/\/+$/, ''),
+      stateTtlMs: e.SHOPIFY_STATE_TTL_S * 1000,
+      syncTimeoutMs: e.SHOPIFY_SYNC_TIMEOUT_MS,
+      tokenKey: e.TOKEN_ENCRYPTION_KEY
+        ? Buffer.from(e.TOKEN_ENCRYPTION_KEY, 'base64')
+        : Buffer.from(persistedFile(dataDir, e.NODE_ENV, 'token-encryption-key', 'TOKEN_ENCRYPTION_KEY'), 'base64'),
+    },
   };
+}
+
+// Outside production a missing TOKEN_ENCRYPTION_KEY is generated once (32 random bytes, base64) into DATA_DIR,
+// like APP_SECRET; production must set it.
+function persistedFile(dataDir: string, env: Env['NODE_ENV'], name: string, variable: string): string {
+  if (env === 'production')
+    throw new ConfigError(`Invalid configuration:\n  ${variable}: required in production (32 bytes, base64)`);
+  const file = path.join(dataDir, name);
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  mkdirSync(dataDir, { recursive: true });
+  const value = randomBytes(32).toString('base64');
+  writeFileSync(file, value, { mode: 0o600 });
+  return value;
 }
 
 // Outside production a missing APP_SECRET is generated once and kept in DATA_DIR, so signed cursors survive a

@@ -9,6 +9,7 @@ import { seed } from '../db/seed';
 import { ConfigError, loadConfig } from '../lib/config';
 import { createLogger } from '../lib/log';
 import { createStorage } from '../lib/storage';
+import { startDevShopForStart } from './stand-ins/dev-shop-start';
 import {
   IMAGE_PROCESS_MALLOC_ENV,
   resolveTemporalCli,
@@ -93,12 +94,18 @@ async function main(): Promise<void> {
     }
     if (stopping) return;
 
+    // Storefront: no SHOPIFY_API_KEY → the local development shop (a stand-in, not Shopify) and its credentials.
+    const devShop = config.shopify.apiKey ? null : await startDevShopForStart(config, say);
+    if (devShop) services.push(devShop.service);
+
     const env = {
       ...process.env,
       DATABASE_URL: databaseUrl,
       TEMPORAL_ADDRESS: temporalAddress,
       DATA_DIR: config.dataDir,
       APP_SECRET: config.appSecret,
+      TOKEN_ENCRYPTION_KEY: config.shopify.tokenKey.toString('base64'),
+      ...devShop?.env,
     };
     for (const name of ['worker', 'api'] as const) {
       // glibc malloc tuned for image work (IMAGE_PROCESS_MALLOC_ENV says why); the caller's environment wins

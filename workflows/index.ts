@@ -3,3 +3,4 @@ export { generation } from './generation';
 export { maintenanceSweep } from './maintenance';
 export { webhookDelivery } from './webhook-delivery';
 export { generationBatch } from './generation-batch';
+export { publishProduct, shopifyWebhook, fulfillment } from './storefront';

@@ -1,0 +1,264 @@
+// Activities of the storefront workflows: publish a mockup as a Shopify product (productSet, upsert by handle so a
+// re-run updates the same product), process a stored Shopify webhook, send fulfillment tracking. Shopify refusals
+// and missing rows are non-retryable (StorefrontErrors); network trouble, 429 and 5xx are retried by the workflow.
+import { ApplicationFailure } from '@temporalio/activity';
+import type { Sql } from '../db/client';
+import {
+  connectionsOfShop,
+  customerOrders,
+  disconnect,
+  finishWebhook,
+  getConnection,
+  getOrder,
+  getPublishedProduct,
+  getWebhook,
+  markOrderFulfilled,
+  markPublished,
+  markPublishFailed,
+  publishedByShopifyIds,
+  redactCustomer,
+  redactShop,
+  upsertOrder,
+  type ConnectionRow,
+} from '../db/storefront';
+import type { Config } from '../lib/config';
+import { randomSuffix } from '../lib/ids';
+import type { Logger } from '../lib/log';
+import { gatewayFor, ShopifyRefusedError, userErrorMessage, type ShopifyGateway } from '../lib/shopify/client';
+import {
+  FULFILLABLE_STATUSES,
+  FULFILLMENT_CREATE,
+  ORDER_FULFILLMENT_ORDERS,
+  PRODUCT_SET,
+  type FulfillmentCreateData,
+  type OrderFulfillmentOrdersData,
+  type ProductSetData,
+} from '../lib/shopify/operations';
+import { fileUrl } from '../lib/storage';
+import { parseCompliance, parseOrder } from '../lib/storefront/orders';
+import {
+  StorefrontErrors,
+  type ShopifyProductRef,
+  type ShopifyWebhookResult,
+  type Tracking,
+} from '../lib/storefront/types';
+import { decryptToken } from '../lib/token-cipher';
+
+export interface StorefrontActivityDeps {
+  sql: Sql;
+  config: Config;
+  log: Logger;
+}
+
+const fail = (type: string, message: string) => ApplicationFailure.nonRetryable(message, type);
+
+export function createStorefrontActivities({ sql, config, log }: StorefrontActivityDeps) {
+  const gateway = (): ShopifyGateway => {
+    const g = gatewayFor(config);
+    if (!g) throw fail(StorefrontErrors.StoreNotConnected, 'SHOPIFY_API_KEY and SHOPIFY_API_SECRET are not set');
+    return g;
+  };
+
+  /** The connection's token, or a non-retryable StoreNotConnected. */
+  const tokenOf = (c: ConnectionRow | undefined): string => {
+    if (!c || c.status !== 'active' || !c.accessTokenEnc)
+      throw fail(StorefrontErrors.StoreNotConnected, 'Store is not connected');
+    return decryptToken(config.shopify.tokenKey, c.accessTokenEnc);
+  };
+
+  /** Shopify refusals become non-retryable failures; transient errors are thrown as they are (retried). */
+  const call = async <T>(f: () => Promise<T>): Promise<T> => {
+    try {
+      return await f();
+    } catch (err) {
+      if (err instanceof ShopifyRefusedError) throw fail(StorefrontErrors.Rejected, err.message);
+      throw err;
+    }
+  };
+
+  return {
+    /**
+     * Creates (or, on a re-run, updates) the product with productSet: title, description, the mockup as media, a
+     * Size option with one variant per size at the price. The handle mockup-<published product id> identifies it,
+     * so running twice never makes two products.
+     */
+    async publishToShopify({ publishedProductId }: { publishedProductId: string }): Promise<ShopifyProductRef> {
+      const p = await getPublishedProduct(sql, publishedProductId);
+      if (!p) throw fail(StorefrontErrors.NotFound, `published product ${publishedProductId} not found`);
+      const token = tokenOf(await getConnection(sql, p.connectionId));
+      const [gen] = await sql<{ status: string; mockupKey: string | null }[]>`
+        select status, mockup_key as "mockupKey" from generations where id = ${p.generationId}`;
+      if (!gen?.mockupKey || gen.status !== 'completed')
+        throw fail(StorefrontErrors.NotFound, `generation ${p.generationId} has no mockup`);
+      const price = (p.basePriceCents / 100).toFixed(2);
+      const handle = `mockup-${p.id.replace(/_/g, '-')}`;
+      const data = await call(() =>
+        gateway().graphql<ProductSetData>(p.shopDomain, token, PRODUCT_SET, {
+          synchronous: true,
+          identifier: { handle },
+          input: {
+            title: p.title,
+            descriptionHtml: p.description ?? '',
+            handle,
+            status: 'ACTIVE',
+            productOptions: [{ name: 'Size', position: 1, values: p.sizes.map((name) => ({ name })) }],
+            variants: p.sizes.map((size) => ({ optionValues: [{ optionName: 'Size', name: size }], price })),
+            files: [{ originalSource: fileUrl(config, gen.mockupKey!), contentType: 'IMAGE', alt: p.title }],
+          },
+        }),
+      );
+      const errors = userErrorMessage(data.productSet.userErrors);
+      if (errors || !data.productSet.product)
+        throw fail(StorefrontErrors.Rejected, `productSet refused: ${errors ?? 'no product returned'}`);
+      log.info('product published to shopify', { publishedProductId, productId: data.productSet.product.id });
+      return { productId: data.productSet.product.id, handle: data.productSet.product.handle };
+    },
+
+    async recordPublished(input: { publishedProductId: string } & ShopifyProductRef): Promise<void> {
+      await markPublished(sql, input.publishedProductId, input.productId, input.handle);
+    },
+
+    async recordPublishFailed(input: { publishedProductId: string; error: string }): Promise<void> {
+      await markPublishFailed(sql, input.publishedProductId, input.error.slice(0, 1000));
+    },
+
+    /** Applies a stored webhook by topic; idempotent (orders upsert, statuses only move forward). */
+    async processShopifyWebhook({ webhookId }: { webhookId: string }): Promise<ShopifyWebhookResult> {
+      const w = await getWebhook(sql, webhookId);
+      if (!w) throw fail(StorefrontErrors.BadWebhook, `webhook ${webhookId} not stored`);
+      const done = async (status: 'processed' | 'ignored', result: unknown = null): Promise<ShopifyWebhookResult> => {
+        await finishWebhook(sql, webhookId, status, result);
+        return { status, topic: w.topic };
+      };
+      const connections = await connectionsOfShop(sql, w.shopDomain);
+
+      switch (w.topic) {
+        case 'orders/create':
+        case 'orders/paid': {
+          const parsed = parseOrder(w.body);
+          if (!parsed.ok) {
+            await finishWebhook(sql, webhookId, 'failed', { error: parsed.error });
+            throw fail(StorefrontErrors.BadWebhook, parsed.error);
+          }
+          const o = parsed.order;
+          const active = connections.filter((c) => c.status === 'active');
+          for (const c of active) {
+            const productIds = [...new Set(o.lineItems.flatMap((li) => li.shopifyProductId ?? []))];
+            const linked = new Map(
+              (await publishedByShopifyIds(sql, c.id, productIds)).map((p) => [p.shopifyProductId, p.id]),
+            );
+            await upsertOrder(sql, {
+              id: `ord_${Date.now()}_${randomSuffix(10)}`,
+              connectionId: c.id,
+              userId: c.userId,
+              shopDomain: w.shopDomain,
+              shopifyOrderId: o.shopifyOrderId,
+              name: o.name,
+              customerId: o.customerId,
+              customerName: o.customerName,
+              customerEmail: o.customerEmail,
+              lineItems: o.lineItems.map((li) => ({
+                ...li,
+                publishedProductId: li.shopifyProductId ? (linked.get(li.shopifyProductId) ?? null) : null,
+              })),
+              total: o.total,
+              currency: o.currency,
+              status: w.topic === 'orders/paid' ? 'paid' : 'open',
+            });
+          }
+          return done(active.length ? 'processed' : 'ignored');
+        }
+        case 'app/uninstalled': {
+          const rows = await disconnect(sql, { shopDomain: w.shopDomain });
+          return done('processed', { disconnected: rows.map((r) => r.id) });
+        }
+        case 'customers/data_request': {
+          const parsed = parseCompliance(w.body);
+          if (!parsed.ok) throw fail(StorefrontErrors.BadWebhook, parsed.error);
+          const rows = await customerOrders(sql, w.shopDomain, parsed.request.customer, parsed.request.orderIds);
+          // The export: every order held for this customer with the customer data it carries.
+          const exported = rows.map((r) => ({
+            order: r.shopifyOrderId,
+            name: r.name,
+            customer: { id: r.customerId, name: r.customerName, email: r.customerEmail },
+            lineItems: r.lineItems,
+            total: r.total,
+            currency: r.currency,
+            createdAt: r.createdAt.toISOString(),
+          }));
+          log.info('shopify customer data request exported', {
+            webhookId,
+            shop: w.shopDomain,
+            orders: exported.length,
+          });
+          return done('processed', { export: exported });
+        }
+        case 'customers/redact': {
+          const parsed = parseCompliance(w.body);
+          if (!parsed.ok) throw fail(StorefrontErrors.BadWebhook, parsed.error);
+          const n = await redactCustomer(sql, w.shopDomain, parsed.request.customer, parsed.request.orderIds);
+          return done('processed', { ordersRedacted: n });
+        }
+        case 'shop/redact': {
+          const n = await redactShop(sql, w.shopDomain);
+          return done('processed', { ordersDeleted: n });
+        }
+        default:
+          return done('ignored');
+      }
+    },
+
+    /**
+     * Sends the tracking to the store: the order's fulfillment orders still open, then one fulfillmentCreate with
+     * the tracking info. A re-run after a lost completion finds nothing open and returns the fulfillment recorded
+     * by the shop run before (the fulfillment id is then the one we recorded, or "already-fulfilled").
+     */
+    async sendFulfillment({
+      orderId,
+      tracking,
+    }: {
+      orderId: string;
+      tracking: Tracking;
+    }): Promise<{ fulfillmentId: string }> {
+      const o = await getOrder(sql, orderId);
+      if (!o) throw fail(StorefrontErrors.NotFound, `order ${orderId} not found`);
+      if (o.fulfillmentId) return { fulfillmentId: o.fulfillmentId };
+      const token = tokenOf(await getConnection(sql, o.connectionId));
+      const g = gateway();
+      const fo = await call(() =>
+        g.graphql<OrderFulfillmentOrdersData>(o.shopDomain, token, ORDER_FULFILLMENT_ORDERS, { id: o.shopifyOrderId }),
+      );
+      if (!fo.order) throw fail(StorefrontErrors.NotFound, `order ${o.shopifyOrderId} not found in ${o.shopDomain}`);
+      const open = fo.order.fulfillmentOrders.nodes.filter((n) => FULFILLABLE_STATUSES.includes(n.status));
+      if (open.length === 0) {
+        if (fo.order.fulfillmentOrders.nodes.some((n) => n.status === 'CLOSED'))
+          return { fulfillmentId: 'already-fulfilled' };
+        throw fail(StorefrontErrors.Rejected, `order ${o.name} has no fulfillment order to fulfill`);
+      }
+      const data = await call(() =>
+        g.graphql<FulfillmentCreateData>(o.shopDomain, token, FULFILLMENT_CREATE, {
+          fulfillment: {
+            lineItemsByFulfillmentOrder: open.map((n) => ({ fulfillmentOrderId: n.id })),
+            trackingInfo: {
+              number: tracking.number,
+              company: tracking.company,
+              ...(tracking.url ? { url: tracking.url } : {}),
+            },
+            notifyCustomer: true,
+          },
+        }),
+      );
+      const errors = userErrorMessage(data.fulfillmentCreate.userErrors);
+      if (errors || !data.fulfillmentCreate.fulfillment)
+        throw fail(StorefrontErrors.Rejected, `fulfillmentCreate refused: ${errors ?? 'no fulfillment returned'}`);
+      log.info('fulfillment sent to shopify', { orderId, fulfillmentId: data.fulfillmentCreate.fulfillment.id });
+      return { fulfillmentId: data.fulfillmentCreate.fulfillment.id };
+    },
+
+    async recordFulfillment(input: { orderId: string; fulfillmentId: string; tracking: Tracking }): Promise<void> {
+      await markOrderFulfilled(sql, input.orderId, input.fulfillmentId, input.tracking);
+    },
+  };
+}
+
+export type StorefrontActivities = ReturnType<typeof createStorefrontActivities>;

@@ -1,0 +1,118 @@
+// Part B storefront routes (issue 14): connect a Shopify store with OAuth, publish mockups as products, take order
+// webhooks, send fulfillment tracking. Session-authenticated except the OAuth callback (Shopify redirects the
+// browser) and the webhook receiver (signed by Shopify). Errors are {error: string}.
+import express, { Router } from 'express';
+import { z } from 'zod';
+import { requireAppSession } from '../auth/sessions';
+import type { AppDeps } from '../context';
+import { badRequest, parse } from '../errors';
+import { jsonBody } from '../middleware/body';
+import {
+  completeCallback,
+  connections,
+  disconnectConnection,
+  fulfill,
+  orders,
+  products,
+  publish,
+  receiveWebhook,
+  startInstall,
+  validShopDomain,
+} from '../services/storefront';
+
+const installBody = z.object({
+  shop: z.string().trim().toLowerCase().max(255).refine(validShopDomain, 'must be a valid <name>.myshopify.com domain'),
+});
+
+const callbackQuery = z.record(z.string(), z.string().max(2000));
+
+const idParam = (prefix: string) => z.string().regex(new RegExp(`^${prefix}_[a-z0-9_]{1,60}$`));
+
+const publishBody = z.object({
+  generationId: z.string().min(1).max(100),
+  connectionId: z.string().min(1).max(100),
+  title: z.string().trim().min(1).max(255),
+  description: z.string().max(5000).optional(),
+  price: z.number().positive().max(100_000).multipleOf(0.01).optional(),
+  sizes: z
+    .array(z.string().trim().min(1).max(20))
+    .min(1)
+    .max(100)
+    .refine((a) => new Set(a).size === a.length, 'must not repeat a size')
+    .optional(),
+});
+
+const fulfillmentBody = z.object({
+  trackingNumber: z.string().trim().min(1).max(100),
+  trackingCompany: z.string().trim().min(1).max(100),
+  trackingUrl: z
+    .url({ protocol: /^https?$/ })
+    .max(2048)
+    .optional(),
+});
+
+export function storefrontRoutes(deps: AppDeps): Router {
+  const r = Router();
+  const session = requireAppSession(deps);
+
+  r.post('/storefront/connect/install', session, jsonBody(), async (req, res) => {
+    const { shop } = parse(installBody, req.body);
+    res.json(await startInstall(deps, req.user!.id, shop));
+  });
+
+  r.get('/storefront/callback', async (req, res) => {
+    const query = parse(callbackQuery, req.query, 'query');
+    res.redirect(302, await completeCallback(deps, query));
+  });
+
+  r.get('/storefront/connect', session, async (req, res) => {
+    res.json({ connections: await connections(deps, req.user!.id) });
+  });
+
+  r.delete('/storefront/connect/:id', session, async (req, res) => {
+    const id = String(req.params.id);
+    if (!idParam('shc').safeParse(id).success) {
+      res.status(404).json({ error: 'Connection not found' });
+      return;
+    }
+    res.json(await disconnectConnection(deps, req.user!.id, id));
+  });
+
+  r.post('/storefront/publish', session, jsonBody(), async (req, res) => {
+    const out = await publish(deps, req.user!.id, parse(publishBody, req.body));
+    res.status(out.status).json(out.body);
+  });
+
+  r.get('/storefront/products', session, async (req, res) => {
+    res.json({ products: await products(deps, req.user!.id) });
+  });
+
+  // The raw bytes are what Shopify signed: parsed only after the signature check.
+  r.post('/storefront/webhooks/orders', express.raw({ type: () => true, limit: '1mb' }), async (req, res) => {
+    const raw = Buffer.isBuffer(req.body) ? req.body.toString('utf8') : '';
+    if (!raw) throw badRequest('Empty body');
+    await receiveWebhook(deps, req, res, raw);
+    res.status(200).json({ ok: true });
+  });
+
+  r.get('/storefront/orders', session, async (req, res) => {
+    res.json({ orders: await orders(deps, req.user!.id) });
+  });
+
+  r.post('/storefront/orders/:id/fulfillment', session, jsonBody(), async (req, res) => {
+    const id = String(req.params.id);
+    if (!idParam('ord').safeParse(id).success) {
+      res.status(404).json({ error: 'Order not found' });
+      return;
+    }
+    const b = parse(fulfillmentBody, req.body);
+    const out = await fulfill(deps, req.user!.id, id, {
+      number: b.trackingNumber,
+      company: b.trackingCompany,
+      ...(b.trackingUrl ? { url: b.trackingUrl } : {}),
+    });
+    res.status(out.status).json(out.body);
+  });
+
+  return r;
+}

@@ -1,0 +1,314 @@
+// Storefront use cases: connect a Shopify store with OAuth, publish mockups as products, take order webhooks,
+// send fulfillment tracking. Shopify work that must survive a crash runs in workflows (workflows/storefront.ts)
+// started by reference; the callback's token exchange and webhook registration run inline (the merchant's browser
+// waits on that redirect).
+import { randomBytes } from 'node:crypto';
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
+import type { Request, Response } from 'express';
+import { getGarment } from '../../db/garments';
+import { getGeneration } from '../../db/generations';
+import {
+  activateConnection,
+  connectionsOfShop,
+  consumeOAuthState,
+  disconnect,
+  getConnection,
+  getOrder,
+  getPublishedProduct,
+  insertOAuthState,
+  insertPublishedProduct,
+  listConnections,
+  listOrders,
+  listPublishedProducts,
+  storeConnectionToken,
+  storeWebhook,
+  upsertConnection,
+  type ConnectionRow,
+  type OrderRow,
+  type PublishedProductRow,
+} from '../../db/storefront';
+import { randomSuffix } from '../../lib/ids';
+import {
+  gatewayFor,
+  productAdminUrl,
+  SHOP_DOMAIN_RE,
+  ShopifyRefusedError,
+  userErrorMessage,
+  type ShopifyGateway,
+} from '../../lib/shopify/client';
+import {
+  SHOP_NAME_QUERY,
+  topicEnum,
+  WEBHOOK_SUBSCRIPTION_CREATE,
+  type ShopNameData,
+  type WebhookSubscriptionCreateData,
+} from '../../lib/shopify/operations';
+import { SUBSCRIBED_TOPICS, type Tracking } from '../../lib/storefront/types';
+import { encryptToken } from '../../lib/token-cipher';
+import { fulfillment, publishProduct, shopifyWebhook } from '../../workflows';
+import type { AppDeps } from '../context';
+import { ApiError, badRequest, conflict, notFound, unauthorized } from '../errors';
+
+export const DEFAULT_PRICE = 59.99;
+export const INVALID_HMAC = 'Invalid HMAC';
+export const INVALID_STATE = 'Invalid state: the authorization took too long or was abandoned';
+export const NOT_CONNECTED = 'Store is not connected';
+
+function gateway(deps: AppDeps): ShopifyGateway {
+  const g = gatewayFor(deps.config);
+  if (!g)
+    throw new ApiError(
+      503,
+      'service_unavailable',
+      'Storefront is not configured: set SHOPIFY_API_KEY and SHOPIFY_API_SECRET',
+    );
+  return g;
+}
+
+export function validShopDomain(shop: string): boolean {
+  return SHOP_DOMAIN_RE.test(shop);
+}
+
+/** POST /connect/install: a single-use state bound to the user and shop, and the authorize URL. */
+export async function startInstall(deps: AppDeps, userId: string, shop: string): Promise<{ url: string }> {
+  const g = gateway(deps);
+  const state = randomBytes(24).toString('base64url');
+  await insertOAuthState(deps.sql, { state, userId, shop, ttlMs: deps.config.shopify.stateTtlMs });
+  return { url: g.authorizeUrl(shop, state) };
+}
+
+/**
+ * GET /callback: hmac (library check), then the state (single use, unexpired, this shop), the code exchange, the
+ * encrypted token, the shop's name, the webhook subscriptions, active. Returns where to send the browser.
+ */
+export async function completeCallback(deps: AppDeps, query: Record<string, string>): Promise<string> {
+  const g = gateway(deps);
+  if (!query.hmac || !(await g.validCallbackHmac(query))) throw badRequest(INVALID_HMAC);
+  const shop = query.shop ?? '';
+  if (!validShopDomain(shop) || !query.state) throw badRequest(INVALID_STATE);
+  const userId = await consumeOAuthState(deps.sql, query.state, shop);
+  if (!userId) throw badRequest(INVALID_STATE);
+  if (!query.code) throw badRequest('Missing code');
+
+  const conn = await upsertConnection(deps.sql, { id: `shc_${randomSuffix(16)}`, userId, shopDomain: shop });
+  try {
+    const { accessToken, scope } = await g.exchangeCode(shop, query.code);
+    await storeConnectionToken(deps.sql, conn.id, encryptToken(deps.config.shopify.tokenKey, accessToken), scope);
+    const { shop: info } = await g.graphql<ShopNameData>(shop, accessToken, SHOP_NAME_QUERY);
+    const callbackUrl = `${deps.config.publicBaseUrl}/api/storefront/webhooks/orders`;
+    for (const topic of SUBSCRIBED_TOPICS) {
+      const r = await g.graphql<WebhookSubscriptionCreateData>(shop, accessToken, WEBHOOK_SUBSCRIPTION_CREATE, {
+        topic: topicEnum(topic),
+        webhookSubscription: { callbackUrl, format: 'JSON' },
+      });
+      const errors = userErrorMessage(r.webhookSubscriptionCreate.userErrors);
+      // a reconnect finds its subscriptions in place: Shopify says the address is taken
+      if (errors && !/already been taken/i.test(errors))
+        throw new ShopifyRefusedError(`webhookSubscriptionCreate ${topic}: ${errors}`);
+    }
+    await activateConnection(deps.sql, conn.id, info.name);
+  } catch (err) {
+    if (err instanceof ShopifyRefusedError)
+      throw new ApiError(502, 'service_unavailable', `Shopify refused: ${err.message}`);
+    throw new ApiError(502, 'service_unavailable', 'Could not reach the shop to finish connecting; try again');
+  }
+  return `${deps.config.publicBaseUrl}/?storefront=connected&connectionId=${encodeURIComponent(conn.id)}`;
+}
+
+export const presentConnection = (c: ConnectionRow) => ({
+  id: c.id,
+  shopDomain: c.shopDomain,
+  shopName: c.shopName,
+  status: c.status === 'active' ? 'active' : 'disconnected',
+  installedAt: c.installedAt?.toISOString() ?? null,
+});
+
+export async function connections(deps: AppDeps, userId: string) {
+  return (await listConnections(deps.sql, userId)).map(presentConnection);
+}
+
+export async function disconnectConnection(deps: AppDeps, userId: string, id: string) {
+  const rows = await disconnect(deps.sql, { id, userId });
+  if (rows.length === 0) throw notFound('Connection not found');
+  return { id, status: 'disconnected' as const };
+}
+
+export interface PublishRequest {
+  generationId: string;
+  connectionId: string;
+  title: string;
+  description?: string;
+  price?: number;
+  sizes?: string[];
+}
+
+const presentProduct = (p: PublishedProductRow) => ({
+  id: p.id,
+  status: p.status,
+  generationId: p.generationId,
+  connectionId: p.connectionId,
+  title: p.title,
+  price: p.basePriceCents / 100,
+  sizes: p.sizes,
+  productId: p.shopifyProductId,
+  handle: p.shopifyHandle,
+  adminUrl: p.shopifyProductId ? productAdminUrl(p.shopDomain, p.shopifyProductId) : null,
+  error: p.error,
+  createdAt: p.createdAt.toISOString(),
+  publishedAt: p.publishedAt?.toISOString() ?? null,
+});
+
+/** Waits for a workflow's result up to the sync budget; undefined when the budget ran out first. */
+async function within<T>(deps: AppDeps, result: () => Promise<T>): Promise<T | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  const budget = new Promise<undefined>(
+    (r) => (timer = setTimeout(() => r(undefined), deps.config.shopify.syncTimeoutMs)),
+  );
+  try {
+    const p = result();
+    p.catch(() => {});
+    return await Promise.race([p, budget]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** POST /publish: checks, the row, workflow publish-<id>; 200 when published within the sync budget, else 202. */
+export async function publish(deps: AppDeps, userId: string, body: PublishRequest) {
+  const gen = await getGeneration(deps.sql, userId, body.generationId);
+  if (!gen) throw notFound('Generation not found');
+  if (gen.status !== 'completed' || !gen.mockupKey) throw conflict('Generation is not completed');
+  const conn = await getConnection(deps.sql, body.connectionId, userId);
+  if (!conn) throw notFound('Connection not found');
+  if (conn.status !== 'active' || !conn.accessTokenEnc) throw conflict(NOT_CONNECTED);
+  let sizes = body.sizes;
+  if (!sizes) {
+    const garment = await getGarment(deps.sql, gen.garmentId);
+    sizes = garment?.sizes ?? [];
+  }
+  if (sizes.length === 0) throw badRequest('sizes: the garment has no sizes; give them');
+  const id = `pub_${Date.now()}_${randomSuffix(10)}`;
+  await insertPublishedProduct(deps.sql, {
+    id,
+    userId,
+    generationId: gen.id,
+    connectionId: conn.id,
+    title: body.title,
+    description: body.description ?? null,
+    sizes,
+    basePriceCents: Math.round((body.price ?? DEFAULT_PRICE) * 100),
+  });
+  const handle = await deps.temporal.workflow.start(publishProduct, {
+    workflowId: `publish-${id}`,
+    taskQueue: deps.config.temporal.taskQueue,
+    args: [{ publishedProductId: id, accountId: userId }],
+    searchAttributes: { AccountId: [userId] },
+  });
+  const result = await within(deps, () => handle.result());
+  const row = (await getPublishedProduct(deps.sql, id, userId))!;
+  if (!result) return { status: 202, body: { id, status: 'publishing' as const } };
+  if (result.status === 'failed') {
+    if (result.error === NOT_CONNECTED) throw conflict(NOT_CONNECTED);
+    throw new ApiError(502, 'service_unavailable', `Publishing failed: ${result.error}`);
+  }
+  return {
+    status: 200,
+    body: { id, status: 'published' as const, productId: row.shopifyProductId, adminUrl: presentProduct(row).adminUrl },
+  };
+}
+
+export async function products(deps: AppDeps, userId: string) {
+  return (await listPublishedProducts(deps.sql, userId)).map(presentProduct);
+}
+
+/**
+ * POST /webhooks/orders: the library checks X-Shopify-Hmac-Sha256 over the raw body (401 when missing or wrong)
+ * and the required headers; the webhook is stored under its X-Shopify-Webhook-Id before the answer and its
+ * workflow shopify-webhook-<id> started. A redelivery of a processed webhook starts nothing.
+ */
+export async function receiveWebhook(deps: AppDeps, req: Request, res: Response, rawBody: string) {
+  const g = gateway(deps);
+  const v = await g.api.webhooks.validate({ rawBody, rawRequest: req, rawResponse: res });
+  if (!v.valid) {
+    if ('missingHeaders' in v) throw badRequest(`Missing headers: ${v.missingHeaders.join(', ')}`);
+    throw unauthorized(INVALID_HMAC);
+  }
+  const id = String(req.headers['x-shopify-webhook-id']);
+  const topic = String(req.headers['x-shopify-topic']);
+  const shop = String(req.headers['x-shopify-shop-domain']);
+  if (id.length > 200 || !/^[\w.:-]+$/.test(id)) throw badRequest('Invalid X-Shopify-Webhook-Id');
+  if (!validShopDomain(shop)) throw badRequest('Invalid X-Shopify-Shop-Domain');
+  let body: unknown;
+  try {
+    body = JSON.parse(rawBody);
+  } catch {
+    throw badRequest('Malformed JSON body');
+  }
+  const stored = await storeWebhook(deps.sql, {
+    id,
+    topic,
+    shopDomain: shop,
+    apiVersion: (req.headers['x-shopify-api-version'] as string | undefined) ?? null,
+    body,
+  });
+  if (stored.inserted || stored.status === 'received') {
+    const [owner] = await connectionsOfShop(deps.sql, shop);
+    try {
+      await deps.temporal.workflow.start(shopifyWebhook, {
+        workflowId: `shopify-webhook-${id}`,
+        taskQueue: deps.config.temporal.taskQueue,
+        args: [{ webhookId: id, accountId: owner?.userId ?? '' }],
+        searchAttributes: { AccountId: [owner?.userId ?? 'none'] },
+      });
+    } catch (err) {
+      if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+    }
+  }
+  return { received: true, duplicate: !stored.inserted };
+}
+
+const presentOrder = (o: OrderRow) => ({
+  id: o.id,
+  shopDomain: o.shopDomain,
+  name: o.name,
+  status: o.status,
+  customer: { name: o.customerName, email: o.customerEmail },
+  lineItems: o.lineItems,
+  total: o.total,
+  currency: o.currency,
+  tracking: o.tracking ?? null,
+  createdAt: o.createdAt.toISOString(),
+});
+
+export async function orders(deps: AppDeps, userId: string) {
+  return (await listOrders(deps.sql, userId)).map(presentOrder);
+}
+
+/** POST /orders/<id>/fulfillment: workflow fulfillment-<order id>; 200 once the store has it, else 202. */
+export async function fulfill(deps: AppDeps, userId: string, orderId: string, tracking: Tracking) {
+  const order = await getOrder(deps.sql, orderId, userId);
+  if (!order) throw notFound('Order not found');
+  if (order.status === 'fulfilled') throw conflict('Order is already fulfilled');
+  const conn = await getConnection(deps.sql, order.connectionId, userId);
+  if (!conn || conn.status !== 'active') throw conflict(NOT_CONNECTED);
+  let handle;
+  try {
+    handle = await deps.temporal.workflow.start(fulfillment, {
+      workflowId: `fulfillment-${order.id}`,
+      taskQueue: deps.config.temporal.taskQueue,
+      args: [{ orderId: order.id, accountId: userId, tracking }],
+      searchAttributes: { AccountId: [userId] },
+    });
+  } catch (err) {
+    if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+    handle = deps.temporal.workflow.getHandle<typeof fulfillment>(`fulfillment-${order.id}`);
+  }
+  const h = handle;
+  const result = await within(deps, () => h.result());
+  if (!result) return { status: 202, body: { id: order.id, status: 'fulfilling' } };
+  if (result.status === 'failed') {
+    if (result.error === NOT_CONNECTED) throw conflict(NOT_CONNECTED);
+    throw new ApiError(502, 'service_unavailable', `Fulfillment failed: ${result.error}`);
+  }
+  return { status: 200, body: presentOrder((await getOrder(deps.sql, order.id, userId))!) };
+}

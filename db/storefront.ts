@@ -1,0 +1,290 @@
+// Storefront tables (009_storefront.sql): Shopify connections, OAuth states, published products, orders and the
+// webhooks received. Every change is keyed so a step that runs twice changes nothing the second time.
+import type { Sql } from './client';
+
+export type ConnectionStatus = 'pending' | 'active' | 'disconnected';
+
+export interface ConnectionRow {
+  id: string;
+  userId: string;
+  shopDomain: string;
+  shopName: string | null;
+  status: ConnectionStatus;
+  accessTokenEnc: Buffer | null;
+  installedAt: Date | null;
+}
+
+const connectionColumns = (sql: Sql) => sql`
+  id, user_id as "userId", shop_domain as "shopDomain", shop_name as "shopName", status,
+  access_token_enc as "accessTokenEnc", installed_at as "installedAt"`;
+
+export async function insertOAuthState(sql: Sql, s: { state: string; userId: string; shop: string; ttlMs: number }) {
+  await sql`
+    insert into shopify_oauth_states (state, user_id, shop, expires_at)
+    values (${s.state}, ${s.userId}, ${s.shop}, now() + ${s.ttlMs} * interval '1 millisecond')`;
+}
+
+/** Uses a state once: the user it was issued to, if it exists, is unused, unexpired and for this shop. */
+export async function consumeOAuthState(sql: Sql, state: string, shop: string): Promise<string | undefined> {
+  const [row] = await sql<{ userId: string }[]>`
+    update shopify_oauth_states set used_at = now()
+    where state = ${state} and shop = ${shop} and used_at is null and expires_at > now()
+    returning user_id as "userId"`;
+  return row?.userId;
+}
+
+/** The user's connection to a shop, created (pending) if there is none: a reconnect reuses the row. */
+export async function upsertConnection(sql: Sql, c: { id: string; userId: string; shopDomain: string }) {
+  const [row] = await sql<ConnectionRow[]>`
+    insert into shopify_connections (id, user_id, shop_domain) values (${c.id}, ${c.userId}, ${c.shopDomain})
+    on conflict (user_id, shop_domain) do update set updated_at = now()
+    returning ${connectionColumns(sql)}`;
+  return row!;
+}
+
+export async function storeConnectionToken(sql: Sql, id: string, tokenEnc: Buffer, scopes: string) {
+  await sql`update shopify_connections set access_token_enc = ${tokenEnc}, scopes = ${scopes}, updated_at = now()
+    where id = ${id}`;
+}
+
+export async function activateConnection(sql: Sql, id: string, shopName: string) {
+  await sql`update shopify_connections
+    set status = 'active', shop_name = ${shopName}, installed_at = now(), updated_at = now() where id = ${id}`;
+}
+
+export async function getConnection(sql: Sql, id: string, userId?: string): Promise<ConnectionRow | undefined> {
+  const [row] = await sql<ConnectionRow[]>`
+    select ${connectionColumns(sql)} from shopify_connections
+    where id = ${id} ${userId ? sql`and user_id = ${userId}` : sql``}`;
+  return row;
+}
+
+export function listConnections(sql: Sql, userId: string) {
+  return sql<ConnectionRow[]>`select ${connectionColumns(sql)} from shopify_connections
+    where user_id = ${userId} and status <> 'pending' order by created_at, id`;
+}
+
+/** The connections of a shop (one per user who connected it). */
+export function connectionsOfShop(sql: Sql, shopDomain: string) {
+  return sql<ConnectionRow[]>`select ${connectionColumns(sql)} from shopify_connections
+    where shop_domain = ${shopDomain} order by created_at, id`;
+}
+
+/** Disconnects (a user's DELETE or the shop's app/uninstalled): the token is dropped, a reconnect gets a new one. */
+export async function disconnect(sql: Sql, where: { id: string; userId: string } | { shopDomain: string }) {
+  return sql<{ id: string }[]>`
+    update shopify_connections set status = 'disconnected', access_token_enc = null, updated_at = now()
+    where ${'id' in where ? sql`id = ${where.id} and user_id = ${where.userId}` : sql`shop_domain = ${where.shopDomain}`}
+    returning id`;
+}
+
+export interface PublishedProductRow {
+  id: string;
+  userId: string;
+  generationId: string;
+  connectionId: string;
+  title: string;
+  description: string | null;
+  sizes: string[];
+  basePriceCents: number;
+  status: 'publishing' | 'published' | 'failed';
+  shopifyProductId: string | null;
+  shopifyHandle: string | null;
+  error: string | null;
+  createdAt: Date;
+  publishedAt: Date | null;
+  shopDomain: string;
+}
+
+const productColumns = (sql: Sql) => sql`
+  p.id, p.user_id as "userId", p.generation_id as "generationId", p.connection_id as "connectionId", p.title,
+  p.description, p.sizes, p.base_price_cents as "basePriceCents", p.status, p.shopify_product_id as "shopifyProductId",
+  p.shopify_handle as "shopifyHandle", p.error, p.created_at as "createdAt", p.published_at as "publishedAt",
+  c.shop_domain as "shopDomain"`;
+
+export async function insertPublishedProduct(
+  sql: Sql,
+  p: Pick<
+    PublishedProductRow,
+    'id' | 'userId' | 'generationId' | 'connectionId' | 'title' | 'description' | 'sizes' | 'basePriceCents'
+  >,
+) {
+  await sql`insert into published_products
+    (id, user_id, generation_id, connection_id, title, description, sizes, base_price_cents)
+    values (${p.id}, ${p.userId}, ${p.generationId}, ${p.connectionId}, ${p.title}, ${p.description},
+      ${sql.array(p.sizes)}, ${p.basePriceCents})`;
+}
+
+export async function getPublishedProduct(sql: Sql, id: string, userId?: string) {
+  const [row] = await sql<PublishedProductRow[]>`
+    select ${productColumns(sql)} from published_products p join shopify_connections c on c.id = p.connection_id
+    where p.id = ${id} ${userId ? sql`and p.user_id = ${userId}` : sql``}`;
+  return row;
+}
+
+export function listPublishedProducts(sql: Sql, userId: string) {
+  return sql<PublishedProductRow[]>`
+    select ${productColumns(sql)} from published_products p join shopify_connections c on c.id = p.connection_id
+    where p.user_id = ${userId} order by p.created_at desc, p.id desc limit 200`;
+}
+
+export async function markPublished(sql: Sql, id: string, productId: string, handle: string) {
+  await sql`update published_products
+    set status = 'published', shopify_product_id = ${productId}, shopify_handle = ${handle}, error = null,
+      published_at = coalesce(published_at, now())
+    where id = ${id} and status <> 'published'`;
+}
+
+export async function markPublishFailed(sql: Sql, id: string, error: string) {
+  await sql`update published_products set status = 'failed', error = ${error} where id = ${id} and status = 'publishing'`;
+}
+
+/** Published products of a connection by Shopify product id (GID), for linking order line items. */
+export function publishedByShopifyIds(sql: Sql, connectionId: string, productIds: string[]) {
+  if (productIds.length === 0) return Promise.resolve([] as { id: string; shopifyProductId: string }[]);
+  return sql<{ id: string; shopifyProductId: string }[]>`
+    select id, shopify_product_id as "shopifyProductId" from published_products
+    where connection_id = ${connectionId} and shopify_product_id in ${sql(productIds)}`;
+}
+
+export interface LineItem {
+  title: string;
+  variantTitle: string | null;
+  quantity: number;
+  price: string;
+  shopifyProductId: string | null;
+  publishedProductId: string | null;
+}
+
+export interface OrderRow {
+  id: string;
+  connectionId: string;
+  userId: string;
+  shopDomain: string;
+  shopifyOrderId: string;
+  name: string;
+  customerId: string | null;
+  customerName: string | null;
+  customerEmail: string | null;
+  lineItems: LineItem[];
+  total: string;
+  currency: string;
+  status: 'open' | 'paid' | 'fulfilled';
+  fulfillmentId: string | null;
+  tracking: unknown;
+  createdAt: Date;
+}
+
+const orderColumns = (sql: Sql) => sql`
+  id, connection_id as "connectionId", user_id as "userId", shop_domain as "shopDomain",
+  shopify_order_id as "shopifyOrderId", name, customer_id as "customerId", customer_name as "customerName",
+  customer_email as "customerEmail", line_items as "lineItems", total, currency, status,
+  fulfillment_id as "fulfillmentId", tracking, created_at as "createdAt"`;
+
+/**
+ * Records an order from orders/create or orders/paid. A second delivery of the same order changes nothing but
+ * the status, which only moves forward (open → paid → fulfilled): a late orders/create does not undo a payment.
+ */
+export async function upsertOrder(
+  sql: Sql,
+  o: Omit<OrderRow, 'fulfillmentId' | 'tracking' | 'createdAt' | 'status'> & { status: 'open' | 'paid' },
+) {
+  await sql`
+    insert into shopify_orders (id, connection_id, user_id, shop_domain, shopify_order_id, name, customer_id,
+      customer_name, customer_email, line_items, total, currency, status)
+    values (${o.id}, ${o.connectionId}, ${o.userId}, ${o.shopDomain}, ${o.shopifyOrderId}, ${o.name}, ${o.customerId},
+      ${o.customerName}, ${o.customerEmail}, ${sql.json(o.lineItems as never)}, ${o.total}, ${o.currency}, ${o.status})
+    on conflict (connection_id, shopify_order_id) do update set
+      status = case when shopify_orders.status = 'open' and excluded.status = 'paid' then 'paid' else shopify_orders.status end,
+      updated_at = now()`;
+}
+
+export async function getOrder(sql: Sql, id: string, userId?: string) {
+  const [row] = await sql<OrderRow[]>`select ${orderColumns(sql)} from shopify_orders
+    where id = ${id} ${userId ? sql`and user_id = ${userId}` : sql``}`;
+  return row;
+}
+
+export function listOrders(sql: Sql, userId: string) {
+  return sql<OrderRow[]>`select ${orderColumns(sql)} from shopify_orders where user_id = ${userId}
+    order by created_at desc, id desc limit 200`;
+}
+
+export async function markOrderFulfilled(sql: Sql, id: string, fulfillmentId: string, tracking: unknown) {
+  await sql`update shopify_orders set status = 'fulfilled', fulfillment_id = ${fulfillmentId},
+    tracking = ${sql.json(tracking as never)}, updated_at = now() where id = ${id}`;
+}
+
+/** customers/data_request: what is held about a customer of a shop. */
+export function customerOrders(
+  sql: Sql,
+  shopDomain: string,
+  customer: { id?: string; email?: string },
+  orderIds: string[],
+) {
+  return sql<OrderRow[]>`select ${orderColumns(sql)} from shopify_orders where shop_domain = ${shopDomain} and (
+      ${customer.id ? sql`customer_id = ${customer.id}` : sql`false`}
+      or ${customer.email ? sql`lower(customer_email) = lower(${customer.email})` : sql`false`}
+      or ${orderIds.length ? sql`shopify_order_id in ${sql(orderIds)}` : sql`false`})`;
+}
+
+/** customers/redact: erases a customer's name, email and id from the shop's orders. */
+export async function redactCustomer(
+  sql: Sql,
+  shopDomain: string,
+  customer: { id?: string; email?: string },
+  orderIds: string[],
+) {
+  const rows = await sql`update shopify_orders set customer_id = null, customer_name = null, customer_email = null,
+      updated_at = now()
+    where shop_domain = ${shopDomain} and (
+      ${customer.id ? sql`customer_id = ${customer.id}` : sql`false`}
+      or ${customer.email ? sql`lower(customer_email) = lower(${customer.email})` : sql`false`}
+      or ${orderIds.length ? sql`shopify_order_id in ${sql(orderIds)}` : sql`false`})
+    returning id`;
+  return rows.length;
+}
+
+/** shop/redact: erases everything held about a shop's customers and drops its tokens. */
+export async function redactShop(sql: Sql, shopDomain: string) {
+  return sql.begin(async (tx) => {
+    const orders = await tx`delete from shopify_orders where shop_domain = ${shopDomain} returning id`;
+    await tx`update shopify_connections set status = 'disconnected', access_token_enc = null, updated_at = now()
+      where shop_domain = ${shopDomain}`;
+    return orders.length;
+  });
+}
+
+export interface StoredWebhook {
+  id: string;
+  topic: string;
+  shopDomain: string;
+  body: Record<string, unknown>;
+  status: 'received' | 'processed' | 'ignored' | 'failed';
+}
+
+/** Stores a webhook delivery; false when this webhook id was stored before (a redelivery). */
+export async function storeWebhook(
+  sql: Sql,
+  w: { id: string; topic: string; shopDomain: string; apiVersion: string | null; body: unknown },
+): Promise<{ inserted: boolean; status: StoredWebhook['status'] }> {
+  const [row] = await sql<{ status: StoredWebhook['status']; inserted: boolean }[]>`
+    with ins as (
+      insert into shopify_webhooks (id, topic, shop_domain, api_version, body)
+      values (${w.id}, ${w.topic}, ${w.shopDomain}, ${w.apiVersion}, ${sql.json(w.body as never)})
+      on conflict (id) do nothing returning status)
+    select status, true as inserted from ins
+    union all select status, false from shopify_webhooks where id = ${w.id} and not exists (select 1 from ins)`;
+  return row!;
+}
+
+export async function getWebhook(sql: Sql, id: string) {
+  const [row] = await sql<StoredWebhook[]>`select id, topic, shop_domain as "shopDomain", body, status
+    from shopify_webhooks where id = ${id}`;
+  return row;
+}
+
+export async function finishWebhook(sql: Sql, id: string, status: 'processed' | 'ignored' | 'failed', result: unknown) {
+  await sql`update shopify_webhooks set status = ${status}, result = ${result === null ? null : sql.json(result as never)},
+    processed_at = now() where id = ${id} and status = 'received'`;
+}

@@ -1,0 +1,109 @@
+// Reading Shopify webhook payloads (REST JSON format, as Shopify sends webhooks): orders and the compliance topics.
+// Pure: validated with zod, anything malformed is reported instead of half-recorded.
+import { z } from 'zod';
+
+const id = z.union([z.number().int(), z.string().regex(/^\d+$/)]).transform(String);
+const money = z.union([z.string(), z.number()]).transform(String);
+
+const orderSchema = z.object({
+  id,
+  admin_graphql_api_id: z.string().optional(),
+  name: z.string().min(1).max(100),
+  email: z.string().max(320).nullish(),
+  currency: z.string().min(3).max(3),
+  total_price: money,
+  customer: z
+    .object({
+      id: id.nullish(),
+      first_name: z.string().nullish(),
+      last_name: z.string().nullish(),
+      email: z.string().nullish(),
+    })
+    .nullish(),
+  line_items: z
+    .array(
+      z.object({
+        title: z.string(),
+        variant_title: z.string().nullish(),
+        quantity: z.number().int().min(0),
+        price: money,
+        product_id: id.nullish(),
+      }),
+    )
+    .max(500),
+});
+
+export interface ParsedOrder {
+  /** gid://shopify/Order/<id>: what the Admin GraphQL API takes. */
+  shopifyOrderId: string;
+  name: string;
+  customerId: string | null;
+  customerName: string | null;
+  customerEmail: string | null;
+  total: string;
+  currency: string;
+  lineItems: {
+    title: string;
+    variantTitle: string | null;
+    quantity: number;
+    price: string;
+    shopifyProductId: string | null;
+  }[];
+}
+
+export function parseOrder(body: unknown): { ok: true; order: ParsedOrder } | { ok: false; error: string } {
+  const r = orderSchema.safeParse(body);
+  if (!r.success) {
+    const i = r.error.issues[0]!;
+    return { ok: false, error: `order payload: ${i.path.join('.') || '(root)'}: ${i.message}` };
+  }
+  const o = r.data;
+  const name = [o.customer?.first_name, o.customer?.last_name].filter(Boolean).join(' ');
+  return {
+    ok: true,
+    order: {
+      shopifyOrderId: o.admin_graphql_api_id ?? `gid://shopify/Order/${o.id}`,
+      name: o.name,
+      customerId: o.customer?.id ?? null,
+      customerName: name || null,
+      customerEmail: o.customer?.email ?? o.email ?? null,
+      total: o.total_price,
+      currency: o.currency.toUpperCase(),
+      lineItems: o.line_items.map((li) => ({
+        title: li.title,
+        variantTitle: li.variant_title ?? null,
+        quantity: li.quantity,
+        price: li.price,
+        shopifyProductId: li.product_id ? `gid://shopify/Product/${li.product_id}` : null,
+      })),
+    },
+  };
+}
+
+const complianceSchema = z.object({
+  shop_domain: z.string().optional(),
+  customer: z.object({ id: id.nullish(), email: z.string().nullish() }).optional(),
+  orders_requested: z.array(id).optional(),
+  orders_to_redact: z.array(id).optional(),
+});
+
+export interface ComplianceRequest {
+  customer: { id?: string; email?: string };
+  /** gid://shopify/Order/<id> */
+  orderIds: string[];
+}
+
+export function parseCompliance(
+  body: unknown,
+): { ok: true; request: ComplianceRequest } | { ok: false; error: string } {
+  const r = complianceSchema.safeParse(body);
+  if (!r.success) return { ok: false, error: `compliance payload: ${r.error.issues[0]!.message}` };
+  const ids = r.data.orders_requested ?? r.data.orders_to_redact ?? [];
+  return {
+    ok: true,
+    request: {
+      customer: { id: r.data.customer?.id ?? undefined, email: r.data.customer?.email ?? undefined },
+      orderIds: ids.map((i) => `gid://shopify/Order/${i}`),
+    },
+  };
+}

@@ -1,0 +1,393 @@
+// DEVELOPMENT STAND-IN: a local server that behaves like Shopify stores for the storefront flow, so the whole loop
+// (install → callback → publish → order → paid → fulfillment) runs offline. Never a code path of the product: the
+// service reaches it only because SHOPIFY_SHOP_BASE_URL points the Shopify client at it; the shop is named by the
+// X-Shopify-Shop-Domain header the client adds (or a `shop` query parameter, for a browser).
+//
+// Speaks Shopify's wire formats: the OAuth authorize redirect (code, hmac, host, shop, state, timestamp; hmac = hex
+// HMAC-SHA256 with the app secret over the other parameters sorted and joined k=v with &), the code exchange, the
+// Admin GraphQL operations the service uses (checking the access token and the shapes sent), and signed webhooks
+// (X-Shopify-Hmac-Sha256 = base64 HMAC-SHA256 of the raw body).
+import { createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface DevShopOptions {
+  port?: number;
+  host?: string;
+  apiKey: string;
+  apiSecret: string;
+  /** Called after productSet stored the product, before it answers (tests hold the answer to crash a worker). */
+  onProductSet?: (shop: string, product: DevProduct) => Promise<void> | void;
+}
+
+export interface DevProduct {
+  id: string;
+  handle: string;
+  title: string;
+  descriptionHtml: string;
+  status: string;
+  options: { name: string; values: string[] }[];
+  variants: { id: string; size: string; price: string }[];
+  media: { originalSource: string; alt?: string }[];
+}
+
+export interface DevOrder {
+  id: number;
+  name: string;
+  shop: string;
+  fulfillmentOrders: { id: string; status: string }[];
+  fulfillments: { id: string; trackingInfo: unknown }[];
+  payload: Record<string, unknown>;
+}
+
+export interface DevShop {
+  url: string;
+  apiKey: string;
+  apiSecret: string;
+  /** products by shop, keyed by handle */
+  products: Map<string, Map<string, DevProduct>>;
+  subscriptions: Map<string, { topic: string; callbackUrl: string }[]>;
+  orders: Map<string, DevOrder>;
+  /** every productSet call received (including re-runs) */
+  productSetCalls: number;
+  tokenFor(shop: string): string;
+  /** Creates an order for a product of the shop and sends orders/create then orders/paid to its subscriptions. */
+  placeOrder(
+    shop: string,
+    opts?: { productId?: string; title?: string; price?: string },
+  ): Promise<{ order: DevOrder; deliveries: { topic: string; status: number }[] }>;
+  /** Sends one signed webhook to the shop's subscription of `topic` (or to `url`). */
+  sendWebhook(
+    shop: string,
+    topic: string,
+    payload: unknown,
+    opts?: { webhookId?: string; url?: string },
+  ): Promise<{ status: number; webhookId: string }>;
+  stop(): Promise<void>;
+}
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- JSON from the wire, checked field by field below
+type Json = any;
+const SHOP_RE = /^[a-z0-9][a-z0-9-]{0,59}\.myshopify\.com$/;
+const LABEL = 'Development stand-in shop (not Shopify): for local development and tests only';
+
+export function signQuery(secret: string, params: Record<string, string>): string {
+  const msg = Object.keys(params)
+    .filter((k) => k !== 'hmac' && k !== 'signature')
+    .sort()
+    .map((k) => `${k}=${params[k]}`)
+    .join('&');
+  return createHmac('sha256', secret).update(msg).digest('hex');
+}
+
+export const signBody = (secret: string, body: string) => createHmac('sha256', secret).update(body).digest('base64');
+
+export async function startDevShop(opts: DevShopOptions): Promise<DevShop> {
+  const codes = new Map<string, string>(); // code → shop
+  let nextId = 1000;
+  const gid = (type: string) => `gid://shopify/${type}/${++nextId}`;
+
+  const tokenFor = (shop: string) =>
+    `shpat_${createHmac('sha256', opts.apiSecret).update(`token:${shop}`).digest('hex').slice(0, 32)}`;
+
+  const shop: DevShop = {
+    url: '',
+    apiKey: opts.apiKey,
+    apiSecret: opts.apiSecret,
+    products: new Map(),
+    subscriptions: new Map(),
+    orders: new Map(),
+    productSetCalls: 0,
+    tokenFor,
+    async sendWebhook(shopDomain, topic, payload, o = {}) {
+      const url = o.url ?? (shop.subscriptions.get(shopDomain) ?? []).find((s) => s.topic === topic)?.callbackUrl;
+      if (!url) throw new Error(`${shopDomain} has no subscription for ${topic}`);
+      const body = JSON.stringify(payload);
+      const webhookId = o.webhookId ?? randomUUID();
+      const res = await fetch(url, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'x-shopify-topic': topic,
+          'x-shopify-shop-domain': shopDomain,
+          'x-shopify-webhook-id': webhookId,
+          'x-shopify-api-version': '2026-10',
+          'x-shopify-triggered-at': new Date().toISOString(),
+          'x-shopify-hmac-sha256': signBody(opts.apiSecret, body),
+        },
+        body,
+      });
+      await res.arrayBuffer();
+      return { status: res.status, webhookId };
+    },
+    async placeOrder(shopDomain, o = {}) {
+      const products = [...(shop.products.get(shopDomain)?.values() ?? [])];
+      const product = o.productId ? products.find((p) => p.id === o.productId) : products[products.length - 1];
+      const productId = product?.id ?? o.productId;
+      if (!productId) throw new Error(`${shopDomain} has no product to order`);
+      const variant = product?.variants[0];
+      const price = variant?.price ?? o.price ?? '59.99';
+      const id = ++nextId;
+      const payload = {
+        id,
+        admin_graphql_api_id: `gid://shopify/Order/${id}`,
+        name: `#${id}`,
+        email: 'ada@example.test',
+        created_at: new Date().toISOString(),
+        currency: 'USD',
+        total_price: price,
+        financial_status: 'pending',
+        customer: { id: 7000 + id, first_name: 'Ada', last_name: 'Lovelace', email: 'ada@example.test' },
+        line_items: [
+          {
+            id: ++nextId,
+            product_id: Number(productId.slice(productId.lastIndexOf('/') + 1)),
+            variant_id: variant ? Number(variant.id.slice(variant.id.lastIndexOf('/') + 1)) : null,
+            title: product?.title ?? o.title ?? 'Mockup tee',
+            variant_title: variant?.size ?? 'M',
+            quantity: 1,
+            price,
+          },
+        ],
+      };
+      const order: DevOrder = {
+        id,
+        name: payload.name,
+        shop: shopDomain,
+        fulfillmentOrders: [{ id: gid('FulfillmentOrder'), status: 'OPEN' }],
+        fulfillments: [],
+        payload,
+      };
+      shop.orders.set(payload.admin_graphql_api_id, order);
+      const deliveries = [];
+      deliveries.push({ topic: 'orders/create', ...(await shop.sendWebhook(shopDomain, 'orders/create', payload)) });
+      const paid = { ...payload, financial_status: 'paid' };
+      deliveries.push({ topic: 'orders/paid', ...(await shop.sendWebhook(shopDomain, 'orders/paid', paid)) });
+      return { order, deliveries: deliveries.map((d) => ({ topic: d.topic, status: d.status })) };
+    },
+    async stop() {
+      server.closeAllConnections();
+      await new Promise<void>((r) => server.close(() => r()));
+    },
+  };
+
+  const send = (res: ServerResponse, status: number, body: unknown) => {
+    res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+  };
+  const page = (res: ServerResponse, status: number, html: string, headers: Record<string, string> = {}) => {
+    res
+      .writeHead(status, { 'content-type': 'text/html; charset=utf-8', ...headers })
+      .end(`<!doctype html><title>${LABEL}</title><p><strong>${LABEL}</strong></p>${html}`);
+  };
+  const readBody = (req: IncomingMessage) =>
+    new Promise<string>((resolve, reject) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c) => chunks.push(c));
+      req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+      req.on('error', reject);
+    });
+
+  async function graphql(shopDomain: string, body: { query?: string; variables?: Record<string, Json> }) {
+    const q = body.query ?? '';
+    const v = body.variables ?? {};
+    const err = (message: string) => ({ errors: [{ message }] });
+    if (/\bproductSet\s*\(/.test(q)) {
+      shop.productSetCalls++;
+      const input = v.input;
+      const handle: string | undefined = v.identifier?.handle ?? input?.handle;
+      if (v.synchronous !== true) return err('this stand-in only supports synchronous productSet');
+      if (!input || typeof input.title !== 'string' || !input.title) return err('input.title is required');
+      const sizes: string[] = (input.productOptions?.[0]?.values ?? []).map((x: { name: string }) => x.name);
+      if (input.productOptions?.[0]?.name !== 'Size' || sizes.length === 0)
+        return err('input.productOptions must be one Size option with values');
+      if (!Array.isArray(input.variants) || input.variants.length !== sizes.length)
+        return err('input.variants must have one variant per size');
+      for (const variant of input.variants) {
+        const ov = variant.optionValues?.[0];
+        if (ov?.optionName !== 'Size' || !sizes.includes(ov.name) || !/^\d+\.\d{2}$/.test(String(variant.price)))
+          return err('variant optionValues/price invalid');
+      }
+      for (const f of input.files ?? [])
+        if (!/^https?:\/\//.test(f.originalSource) || f.contentType !== 'IMAGE') return err('files: invalid media');
+      const byHandle = shop.products.get(shopDomain) ?? new Map<string, DevProduct>();
+      shop.products.set(shopDomain, byHandle);
+      const key = handle ?? `p-${nextId + 1}`;
+      const existing = byHandle.get(key);
+      const product: DevProduct = {
+        id: existing?.id ?? gid('Product'),
+        handle: key,
+        title: input.title,
+        descriptionHtml: input.descriptionHtml ?? '',
+        status: input.status ?? 'ACTIVE',
+        options: [{ name: 'Size', values: sizes }],
+        variants: input.variants.map((x: Json, i: number) => ({
+          id: existing?.variants[i]?.id ?? gid('ProductVariant'),
+          size: x.optionValues[0].name,
+          price: String(x.price),
+        })),
+        media: (input.files ?? []).map((f: Json) => ({ originalSource: f.originalSource, alt: f.alt })),
+      };
+      byHandle.set(key, product);
+      await opts.onProductSet?.(shopDomain, product);
+      return { data: { productSet: { product: { id: product.id, handle: product.handle }, userErrors: [] } } };
+    }
+    if (/\bwebhookSubscriptionCreate\s*\(/.test(q)) {
+      const topic = String(v.topic ?? '');
+      const callbackUrl = v.webhookSubscription?.callbackUrl;
+      if (!/^[A-Z_]+$/.test(topic) || typeof callbackUrl !== 'string' || v.webhookSubscription?.format !== 'JSON')
+        return err('topic and webhookSubscription {callbackUrl, format: JSON} are required');
+      const t = topic.toLowerCase().replace('_', '/');
+      const subs = shop.subscriptions.get(shopDomain) ?? [];
+      shop.subscriptions.set(shopDomain, subs);
+      if (subs.some((s) => s.topic === t && s.callbackUrl === callbackUrl))
+        return {
+          data: {
+            webhookSubscriptionCreate: {
+              webhookSubscription: null,
+              userErrors: [
+                {
+                  field: ['webhookSubscription', 'callbackUrl'],
+                  message: 'Address for this topic has already been taken',
+                },
+              ],
+            },
+          },
+        };
+      subs.push({ topic: t, callbackUrl });
+      return {
+        data: {
+          webhookSubscriptionCreate: { webhookSubscription: { id: gid('WebhookSubscription'), topic }, userErrors: [] },
+        },
+      };
+    }
+    if (/\bfulfillmentCreate\s*\(/.test(q)) {
+      const f = v.fulfillment;
+      const ids: string[] = (f?.lineItemsByFulfillmentOrder ?? []).map((x: Json) => x.fulfillmentOrderId);
+      if (ids.length === 0 || !f?.trackingInfo?.number)
+        return err('fulfillment.lineItemsByFulfillmentOrder and trackingInfo.number are required');
+      const order = [...shop.orders.values()].find(
+        (o) => o.shop === shopDomain && o.fulfillmentOrders.some((fo) => ids.includes(fo.id)),
+      );
+      if (!order)
+        return {
+          data: {
+            fulfillmentCreate: {
+              fulfillment: null,
+              userErrors: [{ field: ['fulfillment'], message: 'Fulfillment order not found' }],
+            },
+          },
+        };
+      const open = order.fulfillmentOrders.filter((fo) => ids.includes(fo.id) && fo.status === 'OPEN');
+      if (open.length !== ids.length)
+        return {
+          data: {
+            fulfillmentCreate: {
+              fulfillment: null,
+              userErrors: [{ field: ['fulfillment'], message: 'Fulfillment order is not open' }],
+            },
+          },
+        };
+      for (const fo of open) fo.status = 'CLOSED';
+      const fulfillment = { id: gid('Fulfillment'), trackingInfo: f.trackingInfo };
+      order.fulfillments.push(fulfillment);
+      return {
+        data: { fulfillmentCreate: { fulfillment: { id: fulfillment.id, status: 'SUCCESS' }, userErrors: [] } },
+      };
+    }
+    if (/\bfulfillmentOrders\b/.test(q)) {
+      const order = shop.orders.get(String(v.id));
+      if (!order || order.shop !== shopDomain) return { data: { order: null } };
+      return { data: { order: { id: v.id, fulfillmentOrders: { nodes: order.fulfillmentOrders } } } };
+    }
+    if (/\bshop\s*\{\s*name\s*\}/.test(q)) {
+      const name = shopDomain.replace('.myshopify.com', '').replace(/-/g, ' ');
+      return { data: { shop: { name: `${name} (dev shop)` } } };
+    }
+    return err('operation not supported by the development stand-in shop');
+  }
+
+  const server: Server = createServer((req, res) => {
+    void (async () => {
+      const url = new URL(req.url ?? '/', 'http://dev-shop');
+      const shopDomain = String(req.headers['x-shopify-shop-domain'] ?? url.searchParams.get('shop') ?? '');
+      if (req.method === 'GET' && url.pathname === '/') {
+        page(res, 200, '<p>Authorize at /admin/oauth/authorize?...&amp;shop=&lt;name&gt;.myshopify.com</p>');
+        return;
+      }
+      if (!SHOP_RE.test(shopDomain))
+        return send(res, 400, { errors: 'missing or invalid shop (X-Shopify-Shop-Domain)' });
+
+      if (req.method === 'GET' && url.pathname === '/admin/oauth/authorize') {
+        const p = Object.fromEntries(url.searchParams);
+        if (p.client_id !== opts.apiKey) return page(res, 400, '<p>Unknown client_id</p>');
+        if (!p.redirect_uri || !p.state || !p.scope)
+          return page(res, 400, '<p>redirect_uri, scope and state are required</p>');
+        const code = randomBytes(16).toString('hex');
+        codes.set(code, shopDomain);
+        const back: Record<string, string> = {
+          code,
+          host: Buffer.from(`${shopDomain}/admin`).toString('base64url'),
+          shop: shopDomain,
+          state: p.state,
+          timestamp: String(Math.floor(Date.now() / 1000)),
+        };
+        back.hmac = signQuery(opts.apiSecret, back);
+        const location = `${p.redirect_uri}?${new URLSearchParams(back)}`;
+        // approves at once and sends the browser back, as a merchant clicking "Install" would
+        return page(res, 302, `<p>Approved ${shopDomain}; <a href="${location}">continue</a></p>`, { location });
+      }
+
+      if (req.method === 'POST' && url.pathname === '/admin/oauth/access_token') {
+        let b: Json;
+        try {
+          b = JSON.parse(await readBody(req));
+        } catch {
+          return send(res, 400, { error: 'invalid_request' });
+        }
+        const okSecret =
+          typeof b.client_secret === 'string' &&
+          b.client_secret.length === opts.apiSecret.length &&
+          timingSafeEqual(Buffer.from(b.client_secret), Buffer.from(opts.apiSecret));
+        if (b.client_id !== opts.apiKey || !okSecret) return send(res, 400, { error: 'invalid_client' });
+        if (codes.get(b.code) !== shopDomain)
+          return send(res, 400, { error: 'invalid_request', error_description: 'code' });
+        codes.delete(b.code);
+        return send(res, 200, {
+          access_token: tokenFor(shopDomain),
+          scope: 'write_products,read_orders,write_fulfillments,read_fulfillments',
+        });
+      }
+
+      const gql = /^\/admin\/api\/(\d{4}-\d{2})\/graphql\.json$/.exec(url.pathname);
+      if (req.method === 'POST' && gql) {
+        if (req.headers['x-shopify-access-token'] !== tokenFor(shopDomain))
+          return send(res, 401, {
+            errors: '[API] Invalid API key or access token (unrecognized login or wrong password)',
+          });
+        let b: Json;
+        try {
+          b = JSON.parse(await readBody(req));
+        } catch {
+          return send(res, 400, { errors: 'malformed JSON' });
+        }
+        return send(res, 200, await graphql(shopDomain, b));
+      }
+
+      if (req.method === 'POST' && url.pathname === '/_dev/orders') {
+        const b = JSON.parse((await readBody(req)) || '{}');
+        try {
+          const r = await shop.placeOrder(shopDomain, b);
+          return send(res, 200, { order: { id: r.order.id, name: r.order.name }, deliveries: r.deliveries });
+        } catch (e) {
+          return send(res, 400, { error: (e as Error).message });
+        }
+      }
+      send(res, 404, { errors: 'Not Found' });
+    })().catch((e) => {
+      if (!res.headersSent) send(res, 500, { errors: String(e) });
+    });
+  });
+  await new Promise<void>((r) => server.listen(opts.port ?? 0, opts.host ?? '127.0.0.1', () => r()));
+  shop.url = `http://${opts.host ?? '127.0.0.1'}:${(server.address() as AddressInfo).port}`;
+  return shop;
+}

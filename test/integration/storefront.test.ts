@@ -1,0 +1,499 @@
+// Storefront (issue 14) through HTTP against the real stack and the local development shop: install → callback →
+// webhooks registered → publish → order → paid → fulfillment; HMAC failures; expired and reused states; duplicate
+// webhook ids; uninstall and reconnect; the token unreadable in the database; a worker killed mid-publish.
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import sharp from 'sharp';
+import { randomSuffix } from '../../lib/ids';
+import { fileUrl } from '../../lib/storage';
+import { decryptToken } from '../../lib/token-cipher';
+import { signBody, startDevShop, type DevShop } from '../../scripts/stand-ins/shopify-shop';
+import { account, http } from '../helpers/http';
+import { startStack, type Stack } from '../helpers/stack';
+
+const TOKEN_KEY = randomBytes(32).toString('base64');
+const API_KEY = 'test-app-key';
+const API_SECRET = `test-app-secret-${randomSuffix(16)}`;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function until<T>(what: string, f: () => Promise<T | undefined | false>, ms = 30_000): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await f();
+    if (v) return v;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await sleep(100);
+  }
+}
+
+describe('storefront: Shopify connect, publish, orders, fulfillment', function () {
+  this.timeout(120_000);
+  let stack: Stack;
+  let shop: DevShop;
+  let designUrl: string;
+  let garment: any;
+  let hold: { armed: boolean; reached?: () => void; release?: () => void } = { armed: false };
+
+  before(async () => {
+    shop = await startDevShop({
+      apiKey: API_KEY,
+      apiSecret: API_SECRET,
+      onProductSet: async () => {
+        if (!hold.armed) return;
+        hold.armed = false;
+        await new Promise<void>((release) => {
+          hold.release = release;
+          hold.reached?.();
+        });
+      },
+    });
+    stack = await startStack('storefront', {
+      env: {
+        ALLOW_PRIVATE_URLS: 'true',
+        SHOPIFY_API_KEY: API_KEY,
+        SHOPIFY_API_SECRET: API_SECRET,
+        SHOPIFY_SHOP_BASE_URL: shop.url,
+        TOKEN_ENCRYPTION_KEY: TOKEN_KEY,
+      },
+    });
+    const key = `test-designs/${randomSuffix()}.png`;
+    const design = await sharp({
+      create: { width: 600, height: 600, channels: 4, background: { r: 20, g: 90, b: 200, alpha: 1 } },
+    })
+      .png()
+      .toBuffer();
+    await stack.storage.put(key, design, 'image/png');
+    designUrl = fileUrl(stack.config, key);
+  });
+  after(async () => {
+    hold.release?.();
+    await stack?.stop();
+    await shop?.stop();
+  });
+
+  const newShop = () => `dev-${randomSuffix(8)}.myshopify.com`;
+
+  async function completedGeneration(acct: { key: string }): Promise<string> {
+    if (!garment) {
+      const list = await http(stack.baseUrl, 'GET', '/api/v1/garments?category=t-shirts&limit=1', { key: acct.key });
+      garment = list.body.garments[0];
+    }
+    const res = await http(stack.baseUrl, 'POST', '/api/v1/generate', {
+      key: acct.key,
+      json: { designUrl, garmentId: garment.id, garmentImageUrl: garment.colors[0].imageUrl },
+    });
+    assert.equal(res.status, 200, res.text);
+    assert.equal(res.body.status, 'completed');
+    return res.body.id;
+  }
+
+  /** install → the shop's authorize page → the callback URL it redirects to (not followed). */
+  async function authorize(cookie: string, shopDomain: string): Promise<string> {
+    const install = await http(stack.baseUrl, 'POST', '/api/storefront/connect/install', {
+      cookie,
+      json: { shop: shopDomain },
+    });
+    assert.equal(install.status, 200, install.text);
+    const url = new URL(install.body.url);
+    assert.equal(url.origin, `https://${shopDomain}`);
+    assert.equal(url.pathname, '/admin/oauth/authorize');
+    assert.equal(url.searchParams.get('client_id'), API_KEY);
+    assert.equal(url.searchParams.get('scope'), 'write_products,read_orders,write_fulfillments,read_fulfillments');
+    assert.equal(url.searchParams.get('redirect_uri'), `${stack.baseUrl}/api/storefront/callback`);
+    const approve = await fetch(`${shop.url}${url.pathname}${url.search}`, {
+      headers: { 'x-shopify-shop-domain': shopDomain },
+      redirect: 'manual',
+    });
+    assert.equal(approve.status, 302);
+    assert.match(await approve.text(), /Development stand-in/);
+    return approve.headers.get('location')!;
+  }
+
+  async function connect(cookie: string, shopDomain: string): Promise<string> {
+    const callback = await authorize(cookie, shopDomain);
+    const res = await http(stack.baseUrl, 'GET', callback.slice(stack.baseUrl.length));
+    assert.equal(res.status, 302, res.text);
+    const id = new URL(res.headers.get('location')!).searchParams.get('connectionId')!;
+    assert.match(id, /^shc_/);
+    return id;
+  }
+
+  it('runs the whole loop: install, callback, webhooks registered, publish, order, paid, fulfillment', async () => {
+    const acct = await account(stack.baseUrl);
+    const shopDomain = newShop();
+    const connectionId = await connect(acct.cookie, shopDomain);
+
+    const list = await http(stack.baseUrl, 'GET', '/api/storefront/connect', { cookie: acct.cookie });
+    assert.equal(list.status, 200);
+    assert.equal(list.body.connections.length, 1);
+    const c = list.body.connections[0];
+    assert.deepEqual(
+      { id: c.id, shopDomain: c.shopDomain, status: c.status },
+      { id: connectionId, shopDomain, status: 'active' },
+    );
+    assert.match(c.shopName, /dev shop/);
+    assert.ok(!Number.isNaN(Date.parse(c.installedAt)));
+    assert.deepEqual(
+      shop.subscriptions.get(shopDomain),
+      ['orders/create', 'orders/paid', 'app/uninstalled'].map((topic) => ({
+        topic,
+        callbackUrl: `${stack.baseUrl}/api/storefront/webhooks/orders`,
+      })),
+    );
+
+    const generationId = await completedGeneration(acct);
+    const pub = await http(stack.baseUrl, 'POST', '/api/storefront/publish', {
+      cookie: acct.cookie,
+      json: { generationId, connectionId, title: 'Blue square tee', description: 'A test print' },
+    });
+    assert.equal(pub.status, 200, pub.text);
+    assert.equal(pub.body.status, 'published');
+    assert.match(pub.body.id, /^pub_/);
+    const product = [...shop.products.get(shopDomain)!.values()][0]!;
+    assert.equal(pub.body.productId, product.id);
+    assert.equal(pub.body.adminUrl, `https://${shopDomain}/admin/products/${product.id.split('/').pop()}`);
+    assert.equal(product.title, 'Blue square tee');
+    assert.deepEqual(product.options, [{ name: 'Size', values: garment.sizes }]);
+    assert.deepEqual(
+      product.variants.map((v) => [v.size, v.price]),
+      garment.sizes.map((s: string) => [s, '59.99']),
+    );
+    assert.equal(product.media.length, 1);
+    assert.match(product.media[0]!.originalSource, /^http:\/\/127\.0\.0\.1:\d+\/files\//);
+
+    const products = await http(stack.baseUrl, 'GET', '/api/storefront/products', { cookie: acct.cookie });
+    assert.equal(products.body.products[0].status, 'published');
+    assert.equal(products.body.products[0].price, 59.99);
+
+    const placed = await shop.placeOrder(shopDomain);
+    assert.deepEqual(
+      placed.deliveries.map((d) => d.status),
+      [200, 200],
+    );
+    const order = await until('the paid order', async () => {
+      const r = await http(stack.baseUrl, 'GET', '/api/storefront/orders', { cookie: acct.cookie });
+      return r.body.orders.find((o: any) => o.status === 'paid');
+    });
+    assert.equal(order.shopDomain, shopDomain);
+    assert.equal(order.name, placed.order.name);
+    assert.deepEqual(order.customer, { name: 'Ada Lovelace', email: 'ada@example.test' });
+    assert.equal(order.total, '59.99');
+    assert.equal(order.currency, 'USD');
+    assert.equal(order.lineItems[0].publishedProductId, pub.body.id);
+
+    const f = await http(stack.baseUrl, 'POST', `/api/storefront/orders/${order.id}/fulfillment`, {
+      cookie: acct.cookie,
+      json: { trackingNumber: '1Z999', trackingCompany: 'UPS', trackingUrl: 'https://ups.example/1Z999' },
+    });
+    assert.equal(f.status, 200, f.text);
+    assert.equal(f.body.status, 'fulfilled');
+    assert.deepEqual(placed.order.fulfillments[0]!.trackingInfo, {
+      number: '1Z999',
+      company: 'UPS',
+      url: 'https://ups.example/1Z999',
+    });
+    assert.equal(placed.order.fulfillmentOrders[0]!.status, 'CLOSED');
+    const again = await http(stack.baseUrl, 'POST', `/api/storefront/orders/${order.id}/fulfillment`, {
+      cookie: acct.cookie,
+      json: { trackingNumber: '1Z999', trackingCompany: 'UPS' },
+    });
+    assert.equal(again.status, 409);
+  });
+
+  it('stores the access token encrypted: not readable in the database', async () => {
+    const acct = await account(stack.baseUrl);
+    const shopDomain = newShop();
+    const id = await connect(acct.cookie, shopDomain);
+    const token = shop.tokenFor(shopDomain);
+    const [row] = await stack.sql<{ text: string; enc: Buffer }[]>`
+      select row_to_json(c)::text as text, c.access_token_enc as enc from shopify_connections c where id = ${id}`;
+    assert.ok(!row!.text.includes(token), 'the token is not in the row');
+    assert.ok(!row!.enc.toString('latin1').includes(token), 'the stored bytes are not the token');
+    assert.equal(decryptToken(Buffer.from(TOKEN_KEY, 'base64'), row!.enc), token, 'it decrypts with the key');
+    assert.throws(() => decryptToken(randomBytes(32), row!.enc), 'another key cannot read it');
+  });
+
+  it('refuses a callback with a wrong or missing hmac (400 Invalid HMAC)', async () => {
+    const acct = await account(stack.baseUrl);
+    const callback = new URL(await authorize(acct.cookie, newShop()));
+    const tampered = new URL(callback);
+    tampered.searchParams.set('code', 'a'.repeat(32));
+    let res = await http(stack.baseUrl, 'GET', tampered.pathname + tampered.search);
+    assert.equal(res.status, 400);
+    assert.deepEqual(res.body, { error: 'Invalid HMAC' });
+    const missing = new URL(callback);
+    missing.searchParams.delete('hmac');
+    res = await http(stack.baseUrl, 'GET', missing.pathname + missing.search);
+    assert.deepEqual([res.status, res.body], [400, { error: 'Invalid HMAC' }]);
+    // the untouched callback still works: the state was not used up by the refused ones
+    res = await http(stack.baseUrl, 'GET', callback.pathname + callback.search);
+    assert.equal(res.status, 302, res.text);
+  });
+
+  it('refuses an expired state and a reused state', async () => {
+    const acct = await account(stack.baseUrl);
+    const first = new URL(await authorize(acct.cookie, newShop()));
+    assert.equal((await http(stack.baseUrl, 'GET', first.pathname + first.search)).status, 302);
+    const reused = await http(stack.baseUrl, 'GET', first.pathname + first.search);
+    assert.deepEqual(
+      [reused.status, reused.body],
+      [400, { error: 'Invalid state: the authorization took too long or was abandoned' }],
+    );
+
+    const second = new URL(await authorize(acct.cookie, newShop()));
+    await stack.sql`update shopify_oauth_states set expires_at = now() - interval '1 second'
+      where state = ${second.searchParams.get('state')}`;
+    const expired = await http(stack.baseUrl, 'GET', second.pathname + second.search);
+    assert.deepEqual(
+      [expired.status, expired.body],
+      [400, { error: 'Invalid state: the authorization took too long or was abandoned' }],
+    );
+  });
+
+  it('validates install input and ownership of connections', async () => {
+    const acct = await account(stack.baseUrl);
+    for (const bad of ['example.com', 'evil.myshopify.com.example.com', '-x.myshopify.com', '']) {
+      const res = await http(stack.baseUrl, 'POST', '/api/storefront/connect/install', {
+        cookie: acct.cookie,
+        json: { shop: bad },
+      });
+      assert.equal(res.status, 400, bad);
+      assert.equal(typeof res.body.error, 'string');
+    }
+    const anon = await http(stack.baseUrl, 'GET', '/api/storefront/connect');
+    assert.deepEqual([anon.status, anon.body], [401, { error: 'Unauthorized' }]);
+    const id = await connect(acct.cookie, newShop());
+    const other = await account(stack.baseUrl);
+    const del = await http(stack.baseUrl, 'DELETE', `/api/storefront/connect/${id}`, { cookie: other.cookie });
+    assert.equal(del.status, 404);
+    const own = await http(stack.baseUrl, 'DELETE', `/api/storefront/connect/${id}`, { cookie: acct.cookie });
+    assert.deepEqual([own.status, own.body], [200, { id, status: 'disconnected' }]);
+  });
+
+  it('answers 401 to webhooks with a missing or wrong signature, and stores nothing', async () => {
+    const body = JSON.stringify({ id: 1 });
+    const id = `wh-${randomSuffix(10)}`;
+    const headers = {
+      'content-type': 'application/json',
+      'x-shopify-topic': 'orders/create',
+      'x-shopify-shop-domain': newShop(),
+      'x-shopify-webhook-id': id,
+      'x-shopify-api-version': '2026-10',
+    };
+    let res = await http(stack.baseUrl, 'POST', '/api/storefront/webhooks/orders', { headers, body });
+    assert.equal(res.status, 401);
+    assert.equal(typeof res.body.error, 'string');
+    res = await http(stack.baseUrl, 'POST', '/api/storefront/webhooks/orders', {
+      headers: { ...headers, 'x-shopify-hmac-sha256': signBody('not-the-secret', body) },
+      body,
+    });
+    assert.equal(res.status, 401);
+    res = await http(stack.baseUrl, 'POST', '/api/storefront/webhooks/orders', {
+      headers: { ...headers, 'x-shopify-hmac-sha256': signBody(API_SECRET, body) },
+      body: body + ' ',
+    });
+    assert.equal(res.status, 401, 'a changed body fails');
+    assert.equal((await stack.sql`select 1 from shopify_webhooks where id = ${id}`).length, 0);
+  });
+
+  it('records one order for a duplicate webhook id', async () => {
+    const acct = await account(stack.baseUrl);
+    const shopDomain = newShop();
+    await connect(acct.cookie, shopDomain);
+    const payload = {
+      id: 555001,
+      admin_graphql_api_id: 'gid://shopify/Order/555001',
+      name: '#5001',
+      currency: 'USD',
+      total_price: '20.00',
+      customer: { id: 9, first_name: 'Grace', last_name: 'Hopper', email: 'grace@example.test' },
+      line_items: [{ title: 'Tee', variant_title: 'L', quantity: 1, price: '20.00', product_id: 42 }],
+    };
+    const webhookId = `dup-${randomSuffix(10)}`;
+    const a = await shop.sendWebhook(shopDomain, 'orders/create', payload, { webhookId });
+    const b = await shop.sendWebhook(shopDomain, 'orders/create', { ...payload, id: 555002 }, { webhookId });
+    assert.deepEqual([a.status, b.status], [200, 200]);
+    await until('the order', async () => {
+      const r = await http(stack.baseUrl, 'GET', '/api/storefront/orders', { cookie: acct.cookie });
+      return r.body.orders.length > 0;
+    });
+    await stack.client.workflow.getHandle(`shopify-webhook-${webhookId}`).result();
+    const r = await http(stack.baseUrl, 'GET', '/api/storefront/orders', { cookie: acct.cookie });
+    assert.equal(r.body.orders.length, 1);
+    assert.equal(r.body.orders[0].name, '#5001');
+    assert.equal(r.body.orders[0].lineItems[0].publishedProductId, null, 'no published product with that id');
+    const stored = await stack.sql`select id from shopify_webhooks where id = ${webhookId}`;
+    assert.equal(stored.length, 1);
+  });
+
+  it('handles the compliance topics: exports, then erases a customer, then the shop', async () => {
+    const acct = await account(stack.baseUrl);
+    const shopDomain = newShop();
+    await connect(acct.cookie, shopDomain);
+    const order = {
+      id: 777001,
+      name: '#7001',
+      currency: 'EUR',
+      total_price: '30.00',
+      customer: { id: 31, first_name: 'Alan', last_name: 'Turing', email: 'alan@example.test' },
+      line_items: [{ title: 'Tee', quantity: 1, price: '30.00', product_id: 1 }],
+    };
+    await shop.sendWebhook(shopDomain, 'orders/create', order, {
+      url: `${stack.baseUrl}/api/storefront/webhooks/orders`,
+    });
+    const orders = async () =>
+      (await http(stack.baseUrl, 'GET', '/api/storefront/orders', { cookie: acct.cookie })).body.orders;
+    await until('the order', async () => (await orders()).length === 1);
+    const url = `${stack.baseUrl}/api/storefront/webhooks/orders`;
+    const run = async (topic: string, payload: unknown) => {
+      const { webhookId } = await shop.sendWebhook(shopDomain, topic, payload, { url });
+      await stack.client.workflow.getHandle(`shopify-webhook-${webhookId}`).result();
+      const [row] = await stack.sql<{ result: any }[]>`select result from shopify_webhooks where id = ${webhookId}`;
+      return row!.result;
+    };
+    const exported = await run('customers/data_request', {
+      shop_domain: shopDomain,
+      customer: { id: 31, email: 'alan@example.test' },
+      orders_requested: [777001],
+    });
+    assert.equal(exported.export.length, 1);
+    assert.deepEqual(exported.export[0].customer, { id: '31', name: 'Alan Turing', email: 'alan@example.test' });
+    const redacted = await run('customers/redact', {
+      shop_domain: shopDomain,
+      customer: { id: 31, email: 'alan@example.test' },
+      orders_to_redact: [777001],
+    });
+    assert.equal(redacted.ordersRedacted, 1);
+    assert.deepEqual((await orders())[0].customer, { name: null, email: null });
+    const erased = await run('shop/redact', { shop_domain: shopDomain });
+    assert.equal(erased.ordersDeleted, 1);
+    assert.equal((await orders()).length, 0);
+  });
+
+  it('blocks publishing after app/uninstalled and restores it on reconnect', async () => {
+    const acct = await account(stack.baseUrl);
+    const shopDomain = newShop();
+    const connectionId = await connect(acct.cookie, shopDomain);
+    const generationId = await completedGeneration(acct);
+    const un = await shop.sendWebhook(shopDomain, 'app/uninstalled', { id: 1, domain: shopDomain });
+    assert.equal(un.status, 200);
+    await until('the disconnect', async () => {
+      const r = await http(stack.baseUrl, 'GET', '/api/storefront/connect', { cookie: acct.cookie });
+      return r.body.connections[0].status === 'disconnected';
+    });
+    const refused = await http(stack.baseUrl, 'POST', '/api/storefront/publish', {
+      cookie: acct.cookie,
+      json: { generationId, connectionId, title: 'Tee' },
+    });
+    assert.deepEqual([refused.status, refused.body], [409, { error: 'Store is not connected' }]);
+
+    assert.equal(await connect(acct.cookie, shopDomain), connectionId, 'the connection is reused');
+    const list = await http(stack.baseUrl, 'GET', '/api/storefront/connect', { cookie: acct.cookie });
+    assert.equal(list.body.connections.length, 1);
+    assert.equal(list.body.connections[0].status, 'active');
+    const ok = await http(stack.baseUrl, 'POST', '/api/storefront/publish', {
+      cookie: acct.cookie,
+      json: { generationId, connectionId, title: 'Tee', price: 25, sizes: ['M', 'L'] },
+    });
+    assert.equal(ok.status, 200, ok.text);
+    const product = [...shop.products.get(shopDomain)!.values()][0]!;
+    assert.deepEqual(
+      product.variants.map((v) => [v.size, v.price]),
+      [
+        ['M', '25.00'],
+        ['L', '25.00'],
+      ],
+    );
+  });
+
+  it('refuses publishing a generation that is not the user’s (404) or a missing connection (404)', async () => {
+    const acct = await account(stack.baseUrl);
+    const other = await account(stack.baseUrl);
+    const connectionId = await connect(acct.cookie, newShop());
+    const foreign = await completedGeneration(other);
+    let res = await http(stack.baseUrl, 'POST', '/api/storefront/publish', {
+      cookie: acct.cookie,
+      json: { generationId: foreign, connectionId, title: 'Tee' },
+    });
+    assert.equal(res.status, 404);
+    const own = await completedGeneration(acct);
+    res = await http(stack.baseUrl, 'POST', '/api/storefront/publish', {
+      cookie: other.cookie,
+      json: { generationId: foreign, connectionId, title: 'Tee' },
+    });
+    assert.equal(res.status, 404, 'another user’s connection');
+    res = await http(stack.baseUrl, 'POST', '/api/storefront/publish', {
+      cookie: acct.cookie,
+      json: { generationId: own, connectionId, title: '' },
+    });
+    assert.equal(res.status, 400);
+  });
+
+  it('publishes one product when the worker is killed mid-publish and another takes over', async function () {
+    this.timeout(180_000);
+    const acct = await account(stack.baseUrl);
+    const shopDomain = newShop();
+    const connectionId = await connect(acct.cookie, shopDomain);
+    const generationId = await completedGeneration(acct);
+
+    await stack.stopWorker();
+    const root = path.resolve(__dirname, '../..');
+    let child: ChildProcess | undefined = spawn(
+      process.execPath,
+      ['--import', 'tsx', path.join(root, 'worker/main.ts')],
+      {
+        cwd: root,
+        env: {
+          ...process.env,
+          TEMPORAL_TASK_QUEUE: stack.taskQueue,
+          PUBLIC_BASE_URL: stack.baseUrl,
+          ALLOW_PRIVATE_URLS: 'true',
+          SHOPIFY_API_KEY: API_KEY,
+          SHOPIFY_API_SECRET: API_SECRET,
+          SHOPIFY_SHOP_BASE_URL: shop.url,
+          TOKEN_ENCRYPTION_KEY: TOKEN_KEY,
+          LOG_LEVEL: 'warn',
+        },
+        stdio: ['ignore', 'ignore', 'inherit'],
+      },
+    );
+    try {
+      const reached = new Promise<void>((r) => (hold = { armed: true, reached: r }));
+      const calls = shop.productSetCalls;
+      const publishing = http(stack.baseUrl, 'POST', '/api/storefront/publish', {
+        cookie: acct.cookie,
+        json: { generationId, connectionId, title: 'Crash tee' },
+      });
+      await Promise.race([reached, sleep(90_000).then(() => Promise.reject(new Error('productSet never reached')))]);
+      assert.equal(shop.products.get(shopDomain)?.size, 1, 'the shop created the product');
+      const exited = new Promise((r) => child!.once('exit', r));
+      child.kill('SIGKILL');
+      await exited;
+      child = undefined;
+      hold.release?.(); // the killed worker never reads this answer
+
+      await stack.startWorker();
+      const res = await publishing;
+      assert.ok([200, 202].includes(res.status), res.text);
+      const id = res.body.id;
+      const row = await until(
+        'the published product',
+        async () => {
+          const r = await http(stack.baseUrl, 'GET', '/api/storefront/products', { cookie: acct.cookie });
+          return r.body.products.find((p: any) => p.id === id && p.status === 'published');
+        },
+        90_000,
+      );
+      assert.ok(shop.productSetCalls >= calls + 2, 'productSet ran again on the new worker');
+      assert.equal(shop.products.get(shopDomain)!.size, 1, 'still one product in the shop');
+      assert.equal(row.productId, [...shop.products.get(shopDomain)!.values()][0]!.id);
+      const rows = await stack.sql`select id from published_products where connection_id = ${connectionId}`;
+      assert.equal(rows.length, 1);
+    } finally {
+      if (child && child.exitCode === null) child.kill('SIGKILL');
+      if (!stack.worker) await stack.startWorker();
+    }
+  });
+});

@@ -1,0 +1,72 @@
+// Storefront workflows: publish a mockup as a Shopify product (publish-<published product id>), process a stored
+// Shopify webhook (shopify-webhook-<webhook id>), send fulfillment tracking to the store (fulfillment-<order id>).
+// Shopify calls retry with backoff on transient trouble; refusals and missing rows are non-retryable and end the
+// workflow with the failure recorded.
+import { ActivityFailure, ApplicationFailure, proxyActivities } from '@temporalio/workflow';
+import type { StorefrontActivities } from '../activities/storefront';
+import {
+  NON_RETRYABLE_STOREFRONT_ERRORS,
+  type FulfillmentWorkflowInput,
+  type FulfillmentWorkflowResult,
+  type PublishWorkflowInput,
+  type PublishWorkflowResult,
+  type ShopifyWebhookInput,
+  type ShopifyWebhookResult,
+} from '../lib/storefront/types';
+
+// Calls to the shop: 30 s each (a lost worker's call is retried after that), retried for about ten minutes
+// (Shopify's rate limits and blips pass by then).
+const shop = proxyActivities<StorefrontActivities>({
+  startToCloseTimeout: '30 seconds',
+  retry: {
+    initialInterval: '1 second',
+    backoffCoefficient: 2,
+    maximumInterval: '1 minute',
+    maximumAttempts: 12,
+    nonRetryableErrorTypes: NON_RETRYABLE_STOREFRONT_ERRORS,
+  },
+});
+
+// Bookkeeping in PostgreSQL: retried without limit (a database outage must delay the record, not lose it).
+const db = proxyActivities<StorefrontActivities>({
+  startToCloseTimeout: '30 seconds',
+  retry: {
+    initialInterval: '1 second',
+    backoffCoefficient: 2,
+    maximumInterval: '1 minute',
+    nonRetryableErrorTypes: NON_RETRYABLE_STOREFRONT_ERRORS,
+  },
+});
+
+const reason = (err: unknown) =>
+  err instanceof ActivityFailure && err.cause ? err.cause.message : err instanceof Error ? err.message : String(err);
+
+export async function publishProduct(input: PublishWorkflowInput): Promise<PublishWorkflowResult> {
+  let ref;
+  try {
+    ref = await shop.publishToShopify({ publishedProductId: input.publishedProductId });
+  } catch (err) {
+    const error = reason(err);
+    await db.recordPublishFailed({ publishedProductId: input.publishedProductId, error });
+    return { status: 'failed', error };
+  }
+  await db.recordPublished({ publishedProductId: input.publishedProductId, ...ref });
+  return { status: 'published', productId: ref.productId, handle: ref.handle };
+}
+
+export async function shopifyWebhook(input: ShopifyWebhookInput): Promise<ShopifyWebhookResult> {
+  return db.processShopifyWebhook({ webhookId: input.webhookId });
+}
+
+export async function fulfillment(input: FulfillmentWorkflowInput): Promise<FulfillmentWorkflowResult> {
+  let fulfillmentId: string;
+  try {
+    ({ fulfillmentId } = await shop.sendFulfillment({ orderId: input.orderId, tracking: input.tracking }));
+  } catch (err) {
+    if (err instanceof ActivityFailure && !(err.cause instanceof ApplicationFailure && err.cause.nonRetryable))
+      throw err;
+    return { status: 'failed', error: reason(err) };
+  }
+  await db.recordFulfillment({ orderId: input.orderId, fulfillmentId, tracking: input.tracking });
+  return { status: 'fulfilled', fulfillmentId };
+}
