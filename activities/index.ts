@@ -5,7 +5,9 @@ import type { Logger } from '../lib/log';
 import type { Storage } from '../lib/storage';
 import { PreparedBlankCache } from '../lib/compositing';
 import { createGenerationActivities } from './generation';
+import { createInboundActivities } from './inbound';
 import { createMaintenanceActivities } from './maintenance';
+import { createPaymentActivities } from './payments';
 import { createStorefrontActivities } from './storefront';
 import { BadImageUrlError, createUserImageLoader } from './user-images';
 import { createWebhookActivities } from './webhooks';
@@ -39,6 +41,8 @@ export function createActivities(deps: ActivityDeps) {
     ...createMaintenanceActivities(deps),
     ...createWebhookActivities(deps),
     ...createStorefrontActivities(deps),
+    ...createInboundActivities(deps),
+    ...createPaymentActivities(deps),
   };
 }
 

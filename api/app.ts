@@ -10,6 +10,7 @@ import { generationBatchRoutes } from './routes/generation-batch';
 import { generationRoutes } from './routes/generations';
 import { healthRoutes } from './routes/health';
 import { keyRoutes } from './routes/keys';
+import { paymentRoutes } from './routes/payments';
 import { storefrontRoutes } from './routes/storefront';
 import { uploadRoutes } from './routes/upload';
 import { webhookRoutes } from './routes/webhooks';
@@ -37,6 +38,7 @@ export function createApp(deps: AppDeps): express.Express {
   // Part B: application routes.
   app.use('/api', authRoutes(deps));
   app.use('/api', storefrontRoutes(deps));
+  app.use('/api', paymentRoutes(deps));
 
   app.use(notFoundHandler);
   app.use(errorHandler);

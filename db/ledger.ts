@@ -13,13 +13,15 @@ export interface GrantInput {
   expiresAt?: Date | null;
   /** Idempotency key, e.g. `signup:<user id>`, `refund:<generation id>`, `stripe:<event id>`. */
   reference: string;
+  /** The subscription (our id) a plan grant belongs to. */
+  subscriptionId?: string | null;
 }
 
 /** Adds a grant once per reference. Returns true when this call created it. */
 export async function grantTokens(sql: Tx, g: GrantInput): Promise<boolean> {
   const rows = await sql`
-    insert into token_grants (user_id, source, amount, expires_at, reference)
-    values (${g.userId}, ${g.source}, ${g.amount}, ${g.expiresAt ?? null}, ${g.reference})
+    insert into token_grants (user_id, source, amount, expires_at, reference, subscription_id)
+    values (${g.userId}, ${g.source}, ${g.amount}, ${g.expiresAt ?? null}, ${g.reference}, ${g.subscriptionId ?? null})
     on conflict (reference) do nothing
     returning id`;
   return rows.length === 1;

@@ -288,3 +288,16 @@ export async function finishWebhook(sql: Sql, id: string, status: 'processed' | 
   await sql`update shopify_webhooks set status = ${status}, result = ${result === null ? null : sql.json(result as never)},
     processed_at = now() where id = ${id} and status = 'received'`;
 }
+
+/**
+ * Webhooks stored but still `received` after `olderThanSeconds`: their workflow was never started (the API died
+ * after answering, or Temporal was unreachable) or is still working. With the account of the shop's first connection.
+ */
+export function waitingWebhooks(sql: Sql, olderThanSeconds: number, limit: number) {
+  return sql<{ id: string; userId: string | null }[]>`
+    select w.id, c.user_id as "userId" from shopify_webhooks w
+    left join lateral (select user_id from shopify_connections where shop_domain = w.shop_domain
+      order by created_at, id limit 1) c on true
+    where w.status = 'received' and w.received_at < now() - make_interval(secs => ${olderThanSeconds})
+    order by w.received_at limit ${limit}`;
+}

@@ -362,3 +362,45 @@ export async function startMinio(opts: {
   );
   return { endpoint, stop: () => stopProcess(proc, 'MinIO', 10_000) };
 }
+
+// ---------------------------------------------------------------- stripe-mock (Stripe's own API mock)
+
+const STRIPE_MOCK_VERSION = 'v0.203.0';
+/** The key the client sends to stripe-mock: any well-formed test key is accepted. */
+export const STRIPE_MOCK_SECRET_KEY = 'sk_test_123';
+
+/** Finds stripe-mock (STRIPE_MOCK_PATH, PATH, our cache) or builds it once into the cache with go install (seconds). */
+export function resolveStripeMock(opts: { log: Log }): string {
+  const candidates = [
+    process.env.STRIPE_MOCK_PATH,
+    onPath('stripe-mock'),
+    path.join(cacheDir(), `stripe-mock-${STRIPE_MOCK_VERSION.slice(1)}`, 'stripe-mock'),
+  ];
+  for (const c of candidates) if (c && existsSync(c)) return c;
+  const go = onPath('go') ?? (existsSync('/usr/local/go/bin/go') ? '/usr/local/go/bin/go' : undefined);
+  if (!go) throw new Error('No stripe-mock found: install Go (>= 1.24) so it can be built, or set STRIPE_SECRET_KEY');
+  const bin = path.join(cacheDir(), `stripe-mock-${STRIPE_MOCK_VERSION.slice(1)}`);
+  mkdirSync(bin, { recursive: true });
+  opts.log(`building stripe-mock ${STRIPE_MOCK_VERSION} with go install into ${bin} (one time, seconds)`);
+  const r = spawnSync(go, ['install', `github.com/stripe/stripe-mock@${STRIPE_MOCK_VERSION}`], {
+    env: { ...process.env, GOBIN: bin, GOTOOLCHAIN: 'local', GOFLAGS: '-mod=mod' },
+    stdio: ['ignore', 'inherit', 'inherit'],
+    timeout: 20 * 60_000,
+  });
+  const built = path.join(bin, 'stripe-mock');
+  if (r.status === 0 && existsSync(built)) return built;
+  throw new Error(`go install github.com/stripe/stripe-mock@${STRIPE_MOCK_VERSION} failed (exit ${r.status})`);
+}
+
+/** Starts stripe-mock serving HTTP on 127.0.0.1:port; ready when the port accepts connections. */
+export async function startStripeMock(opts: {
+  bin: string;
+  port: number;
+  logFile: string;
+}): Promise<RunningService & { url: string }> {
+  mkdirSync(path.dirname(opts.logFile), { recursive: true });
+  const out = openSync(opts.logFile, 'a');
+  const proc = spawn(opts.bin, ['-http-addr', `127.0.0.1:${opts.port}`], { stdio: ['ignore', out, out] });
+  await waitFor('stripe-mock', 60_000, () => portOpen(opts.port), proc);
+  return { url: `http://127.0.0.1:${opts.port}`, stop: () => stopProcess(proc, 'stripe-mock', 5_000) };
+}

@@ -11,8 +11,13 @@ import { createLogger } from '../lib/log';
 import { createStorage } from '../lib/storage';
 import { startDevShopForStart } from './stand-ins/dev-shop-start';
 import {
+  freePort,
   IMAGE_PROCESS_MALLOC_ENV,
+  portOpen,
+  resolveStripeMock,
   resolveTemporalCli,
+  startStripeMock,
+  STRIPE_MOCK_SECRET_KEY,
   startEmbeddedPostgres,
   startTemporalDev,
   stopProcess,
@@ -20,6 +25,8 @@ import {
 } from './dev-services';
 
 const ROOT = path.resolve(__dirname, '..');
+/** stripe-mock's usual port; another free one when it is taken. */
+const STRIPE_MOCK_PORT = 12111;
 const say = (msg: string) => process.stderr.write(`[start] ${msg}\n`);
 
 async function main(): Promise<void> {
@@ -98,8 +105,24 @@ async function main(): Promise<void> {
     const devShop = config.shopify.apiKey ? null : await startDevShopForStart(config, say);
     if (devShop) services.push(devShop.service);
 
+    // Payments: no STRIPE_SECRET_KEY → stripe-mock (Stripe's own API mock) on 127.0.0.1, and the client pointed at it.
+    let stripeEnv: Record<string, string> = {};
+    if (!config.payments.secretKey) {
+      const port = (await portOpen(STRIPE_MOCK_PORT)) ? await freePort() : STRIPE_MOCK_PORT;
+      const mock = await startStripeMock({
+        bin: resolveStripeMock({ log: say }),
+        port,
+        logFile: path.join(config.dataDir, 'logs', 'stripe-mock.log'),
+      });
+      services.push(mock);
+      stripeEnv = { STRIPE_SECRET_KEY: STRIPE_MOCK_SECRET_KEY, STRIPE_API_URL: mock.url };
+    }
+    if (stopping) return;
+
     const env = {
       ...process.env,
+      ...stripeEnv,
+      ...(config.payments.webhookSecret ? { STRIPE_WEBHOOK_SECRET: config.payments.webhookSecret } : {}),
       DATABASE_URL: databaseUrl,
       TEMPORAL_ADDRESS: temporalAddress,
       DATA_DIR: config.dataDir,
@@ -127,6 +150,13 @@ async function main(): Promise<void> {
     say(`API          ${config.publicBaseUrl}/api/v1   (health: ${config.publicBaseUrl}/readyz)`);
     say(`Temporal UI  ${temporalUi ?? '(not available: set TEMPORAL_UI_URL for an external server)'}`);
     say(`Temporal     ${temporalAddress}, task queue ${config.temporal.taskQueue}`);
+    say(
+      stripeEnv.STRIPE_API_URL
+        ? `Payments     against a local Stripe (stripe-mock) at ${stripeEnv.STRIPE_API_URL}; send signed events with npm run stripe:event`
+        : `Payments     Stripe${config.payments.apiUrl ? ` at ${config.payments.apiUrl}` : ''}`,
+    );
+    if (config.payments.webhookSecret && !process.env.STRIPE_WEBHOOK_SECRET)
+      say(`Stripe       webhook signing secret ${config.payments.webhookSecret} (generated into ${config.dataDir})`);
     say('Press Ctrl-C to stop.');
   } catch (err) {
     say(err instanceof ConfigError ? err.message : `failed: ${(err as Error).message}`);

@@ -2,6 +2,7 @@
 // TEMPORAL_ADDRESS are set), migrations and seed data once, then mocha in a child process. Everything started
 // here is stopped when mocha ends, fails, or the run is interrupted.
 import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -15,6 +16,9 @@ import { createStorage } from '../lib/storage';
 import {
   cacheDir,
   freePort,
+  resolveStripeMock,
+  startStripeMock,
+  STRIPE_MOCK_SECRET_KEY,
   resolveMinio,
   resolveTemporalCli,
   startEmbeddedPostgres,
@@ -107,6 +111,21 @@ async function main(): Promise<number> {
       env.TEST_S3_SECRET_ACCESS_KEY = 'mockups-test-secret';
       say(`MinIO at ${minio.endpoint}`);
     }
+    if (interrupted) return 130;
+
+    // stripe-mock: Stripe's own API mock for the payment tests' outbound calls (inbound events are signed locally).
+    if (!process.env.STRIPE_SECRET_KEY) {
+      const stripeMock = await startStripeMock({
+        bin: resolveStripeMock({ log: say }),
+        port: await freePort(),
+        logFile: path.join(tmp, 'stripe-mock.log'),
+      });
+      started.push(stripeMock);
+      env.STRIPE_SECRET_KEY = STRIPE_MOCK_SECRET_KEY;
+      env.STRIPE_API_URL = stripeMock.url;
+      say(`stripe-mock at ${stripeMock.url}`);
+    }
+    env.STRIPE_WEBHOOK_SECRET ??= `whsec_test_${randomBytes(18).toString('hex')}`;
     if (interrupted) return 130;
 
     const config = loadConfig({ ...process.env, ...env });

@@ -8,7 +8,7 @@ import { createLogger } from '../lib/log';
 import { ensureSearchAttributes } from '../lib/temporal';
 import { createStorage } from '../lib/storage';
 import { createWorker } from './create-worker';
-import { ensureMaintenanceSchedule } from './schedules';
+import { ensureSchedules } from './schedules';
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -51,7 +51,7 @@ async function main(): Promise<void> {
     log,
     temporal: client,
   });
-  await ensureMaintenanceSchedule(client, config.temporal.taskQueue, log);
+  await ensureSchedules(client, config.temporal.taskQueue, log);
   log.info('worker started', { taskQueue: config.temporal.taskQueue, namespace: config.temporal.namespace });
   try {
     await worker.run();

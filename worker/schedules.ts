@@ -1,24 +1,27 @@
 import { Client, ScheduleAlreadyRunning, ScheduleOverlapPolicy } from '@temporalio/client';
 import type { Logger } from '../lib/log';
-import { maintenanceSweep } from '../workflows';
+import { inboundEventsSweep, maintenanceSweep } from '../workflows';
 
-/** Creates the hourly maintenance schedule once; a second worker finds it already there. */
-export async function ensureMaintenanceSchedule(client: Client, taskQueue: string, log: Logger): Promise<void> {
-  try {
-    await client.schedule.create({
-      scheduleId: 'maintenance-sweep',
-      spec: { intervals: [{ every: '1 hour' }] },
-      policies: { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: '1 hour' },
-      action: {
-        type: 'startWorkflow',
-        workflowType: maintenanceSweep,
-        workflowId: 'maintenance-sweep',
-        taskQueue,
-        args: [],
-      },
-    });
-    log.info('created schedule maintenance-sweep');
-  } catch (err) {
-    if (!(err instanceof ScheduleAlreadyRunning)) throw err;
+/** The worker's schedules: created once; a second worker (or a restart) finds them already there. */
+const SCHEDULES = [
+  // Housekeeping: expired sessions, Free allowances, orphaned generations.
+  { id: 'maintenance-sweep', every: '1 hour', workflowType: maintenanceSweep },
+  // Stored inbound events (Shopify webhooks, Stripe events) whose workflow was never started.
+  { id: 'inbound-events-sweep', every: '1 minute', workflowType: inboundEventsSweep },
+] as const;
+
+export async function ensureSchedules(client: Client, taskQueue: string, log: Logger): Promise<void> {
+  for (const s of SCHEDULES) {
+    try {
+      await client.schedule.create({
+        scheduleId: s.id,
+        spec: { intervals: [{ every: s.every }] },
+        policies: { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: s.every },
+        action: { type: 'startWorkflow', workflowType: s.workflowType, workflowId: s.id, taskQueue, args: [] },
+      });
+      log.info(`created schedule ${s.id}`);
+    } catch (err) {
+      if (!(err instanceof ScheduleAlreadyRunning)) throw err;
+    }
   }
 }

@@ -21,3 +21,16 @@ export async function maintenanceSweep(): Promise<{
   ]);
   return { sessionsPurged, allowancesGranted, generationsRecovered };
 }
+
+const { startWaitingInboundEvents } = proxyActivities<Activities>({
+  startToCloseTimeout: '2 minutes',
+  retry: { initialInterval: '5 seconds', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 5 },
+});
+
+/**
+ * Every minute, started by the `inbound-events-sweep` schedule: starts the workflow of each stored Shopify webhook or
+ * Stripe event still waiting for one 15 s after it was answered (its API died, or Temporal was unreachable then).
+ */
+export async function inboundEventsSweep(): Promise<{ started: number; alreadyRunning: number }> {
+  return startWaitingInboundEvents();
+}

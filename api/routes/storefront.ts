@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { requireAppSession } from '../auth/sessions';
 import type { AppDeps } from '../context';
 import { badRequest, parse } from '../errors';
+import { afterAnswer } from '../http/after-answer';
 import { jsonBody } from '../middleware/body';
 import {
   completeCallback,
@@ -91,8 +92,11 @@ export function storefrontRoutes(deps: AppDeps): Router {
   r.post('/storefront/webhooks/orders', express.raw({ type: () => true, limit: '1mb' }), async (req, res) => {
     const raw = Buffer.isBuffer(req.body) ? req.body.toString('utf8') : '';
     if (!raw) throw badRequest('Empty body');
-    await receiveWebhook(deps, req, res, raw);
+    const { dispatch } = await receiveWebhook(deps, req, res, raw);
     res.status(200).json({ ok: true });
+    afterAnswer(deps.log, 'starting the Shopify webhook workflow', dispatch, {
+      webhookId: req.headers['x-shopify-webhook-id'],
+    });
   });
 
   r.get('/storefront/orders', session, async (req, res) => {

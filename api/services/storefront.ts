@@ -28,6 +28,8 @@ import {
   type PublishedProductRow,
 } from '../../db/storefront';
 import { randomSuffix } from '../../lib/ids';
+import { startInboundWorkflow } from '../../lib/inbound';
+import { shopifyWebhookStart } from '../../lib/storefront/start';
 import {
   gatewayFor,
   productAdminUrl,
@@ -45,7 +47,7 @@ import {
 } from '../../lib/shopify/operations';
 import { SUBSCRIBED_TOPICS, type Tracking } from '../../lib/storefront/types';
 import { encryptToken } from '../../lib/token-cipher';
-import { fulfillment, publishProduct, shopifyWebhook } from '../../workflows';
+import { fulfillment, publishProduct } from '../../workflows';
 import type { AppDeps } from '../context';
 import { ApiError, badRequest, conflict, notFound, unauthorized } from '../errors';
 
@@ -251,20 +253,20 @@ export async function receiveWebhook(deps: AppDeps, req: Request, res: Response,
     apiVersion: (req.headers['x-shopify-api-version'] as string | undefined) ?? null,
     body,
   });
-  if (stored.inserted || stored.status === 'received') {
-    const [owner] = await connectionsOfShop(deps.sql, shop);
-    try {
-      await deps.temporal.workflow.start(shopifyWebhook, {
-        workflowId: `shopify-webhook-${id}`,
-        taskQueue: deps.config.temporal.taskQueue,
-        args: [{ webhookId: id, accountId: owner?.userId ?? '' }],
-        searchAttributes: { AccountId: [owner?.userId ?? 'none'] },
-      });
-    } catch (err) {
-      if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
-    }
-  }
-  return { received: true, duplicate: !stored.inserted };
+  // Stored: the answer goes out now, and the workflow is started after it (`dispatch`). If that start fails (the
+  // API dies, Temporal is unreachable), the inbound sweep starts it within a minute.
+  const dispatch =
+    stored.inserted || stored.status === 'received'
+      ? async () => {
+          const [owner] = await connectionsOfShop(deps.sql, shop);
+          await startInboundWorkflow(
+            deps.temporal,
+            deps.config.temporal.taskQueue,
+            shopifyWebhookStart(id, owner?.userId ?? null),
+          );
+        }
+      : undefined;
+  return { received: true, duplicate: !stored.inserted, dispatch };
 }
 
 const presentOrder = (o: OrderRow) => ({

@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { Client, Connection } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import { bundleWorkflowCode, NativeConnection, Runtime, type Worker, type WorkflowBundle } from '@temporalio/worker';
+import type { Activities } from '../../activities';
 import { createApp } from '../../api/app';
 import { createSql, type Sql } from '../../db/client';
 import { loadConfig, type Config, type Env } from '../../lib/config';
@@ -70,8 +71,8 @@ export interface Stack {
   client: Client;
   taskQueue: string;
   worker?: Worker;
-  /** Starts (or restarts) the worker on this stack's task queue. */
-  startWorker(): Promise<void>;
+  /** Starts (or restarts) the worker on this stack's task queue, with some activities replaced if given. */
+  startWorker(activityOverrides?: Partial<Activities>): Promise<void>;
   /** Stops the worker, letting in-flight activities be cut off after `graceMs`. */
   stopWorker(): Promise<void>;
   stop(): Promise<void>;
@@ -112,7 +113,7 @@ export async function startStack(name: string, opts: StackOptions = {}): Promise
     storage,
     client,
     taskQueue,
-    async startWorker() {
+    async startWorker(activityOverrides?: Partial<Activities>) {
       nativeConnection ??= await NativeConnection.connect({ address: config.temporal.address! });
       const worker = await createWorker({
         connection: nativeConnection,
@@ -124,6 +125,7 @@ export async function startStack(name: string, opts: StackOptions = {}): Promise
         temporal: client,
         workflowBundle: await workflowBundle(),
         shutdownGraceTime: '1 second',
+        ...(activityOverrides ? { activityOverrides } : {}),
       });
       stack.worker = worker;
       running = worker.run();
@@ -158,4 +160,15 @@ export async function startStack(name: string, opts: StackOptions = {}): Promise
   };
   if (opts.worker !== false) await stack.startWorker();
   return stack;
+}
+
+/**
+ * A Temporal client for an API process whose Temporal is down: every call fails the way the SDK fails when the
+ * server cannot be reached (gRPC status 14, UNAVAILABLE).
+ */
+export function unreachableTemporal(): Client {
+  const fail = async () => {
+    throw Object.assign(new Error('14 UNAVAILABLE: No connection established'), { code: 14 });
+  };
+  return { workflow: { start: fail, getHandle: () => ({ result: fail, describe: fail }) } } as unknown as Client;
 }

@@ -4,14 +4,20 @@
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
+import { WorkflowNotFoundError } from '@temporalio/client';
 import sharp from 'sharp';
+import { createApp } from '../../api/app';
 import { randomSuffix } from '../../lib/ids';
+import { createLogger } from '../../lib/log';
 import { fileUrl } from '../../lib/storage';
 import { decryptToken } from '../../lib/token-cipher';
 import { signBody, startDevShop, type DevShop } from '../../scripts/stand-ins/shopify-shop';
+import { inboundEventsSweep } from '../../workflows';
 import { account, http } from '../helpers/http';
-import { startStack, type Stack } from '../helpers/stack';
+import { startStack, unreachableTemporal, type Stack } from '../helpers/stack';
 
 const TOKEN_KEY = randomBytes(32).toString('base64');
 const API_KEY = 'test-app-key';
@@ -72,6 +78,17 @@ describe('storefront: Shopify connect, publish, orders, fulfillment', function (
     await stack?.stop();
     await shop?.stop();
   });
+
+  /** The webhook's workflow starts right after the answer: wait for it to exist, then for its result. */
+  const webhookProcessed = (webhookId: string) =>
+    until('the webhook workflow', async () => {
+      try {
+        return { result: await stack.client.workflow.getHandle(`shopify-webhook-${webhookId}`).result() };
+      } catch (err) {
+        if (err instanceof WorkflowNotFoundError) return undefined;
+        throw err;
+      }
+    });
 
   const newShop = () => `dev-${randomSuffix(8)}.myshopify.com`;
 
@@ -319,13 +336,74 @@ describe('storefront: Shopify connect, publish, orders, fulfillment', function (
       const r = await http(stack.baseUrl, 'GET', '/api/storefront/orders', { cookie: acct.cookie });
       return r.body.orders.length > 0;
     });
-    await stack.client.workflow.getHandle(`shopify-webhook-${webhookId}`).result();
+    await webhookProcessed(webhookId);
     const r = await http(stack.baseUrl, 'GET', '/api/storefront/orders', { cookie: acct.cookie });
     assert.equal(r.body.orders.length, 1);
     assert.equal(r.body.orders[0].name, '#5001');
     assert.equal(r.body.orders[0].lineItems[0].publishedProductId, null, 'no published product with that id');
     const stored = await stack.sql`select id from shopify_webhooks where id = ${webhookId}`;
     assert.equal(stored.length, 1);
+  });
+
+  it('answers a webhook while Temporal is unreachable; the inbound sweep processes it once afterwards', async () => {
+    const acct = await account(stack.baseUrl);
+    const shopDomain = newShop();
+    await connect(acct.cookie, shopDomain);
+    // A second API process whose Temporal cannot be reached (nothing listens on port 1).
+    const unreachable = unreachableTemporal();
+    const server: Server = await new Promise((resolve) => {
+      const s = createApp({ ...stack, temporal: unreachable, log: createLogger({ level: 'error' }) }).listen(
+        0,
+        '127.0.0.1',
+        () => resolve(s),
+      );
+    });
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/storefront/webhooks/orders`;
+      const payload = {
+        id: 666001,
+        name: '#6001',
+        currency: 'USD',
+        total_price: '12.00',
+        customer: { id: 7, first_name: 'Ada', last_name: 'Lovelace', email: 'ada@example.test' },
+        line_items: [{ title: 'Tee', quantity: 1, price: '12.00', product_id: 1 }],
+      };
+      const sent = await shop.sendWebhook(shopDomain, 'orders/create', payload, { url });
+      assert.equal(sent.status, 200, 'answered although Temporal is unreachable');
+      const again = await shop.sendWebhook(shopDomain, 'orders/create', payload, { url, webhookId: sent.webhookId });
+      assert.equal(again.status, 200, 'a repeat is answered too');
+      const [row] = await stack.sql<
+        { status: string }[]
+      >`select status from shopify_webhooks where id = ${sent.webhookId}`;
+      assert.equal(row?.status, 'received', 'stored before the answer, not processed');
+      await assert.rejects(
+        stack.client.workflow.getHandle(`shopify-webhook-${sent.webhookId}`).describe(),
+        WorkflowNotFoundError,
+      );
+
+      // The sweep leaves events younger than its grace period to the API that stored them.
+      const sweep = () =>
+        stack.client.workflow.execute(inboundEventsSweep, {
+          workflowId: `inbound-events-sweep-test-${randomSuffix(6)}`,
+          taskQueue: stack.taskQueue,
+        });
+      await sweep();
+      await assert.rejects(
+        stack.client.workflow.getHandle(`shopify-webhook-${sent.webhookId}`).describe(),
+        WorkflowNotFoundError,
+      );
+      await stack.sql`update shopify_webhooks set received_at = now() - interval '1 minute' where id = ${sent.webhookId}`;
+      const first = await sweep();
+      assert.ok(first.started >= 1);
+      const second = await sweep();
+      assert.equal(second.started, 0, 'a second sweep starts nothing new');
+      await webhookProcessed(sent.webhookId);
+      const r = await http(stack.baseUrl, 'GET', '/api/storefront/orders', { cookie: acct.cookie });
+      assert.equal(r.body.orders.length, 1);
+      assert.equal(r.body.orders[0].name, '#6001');
+    } finally {
+      await new Promise((r) => server.close(r));
+    }
   });
 
   it('handles the compliance topics: exports, then erases a customer, then the shop', async () => {
@@ -349,7 +427,7 @@ describe('storefront: Shopify connect, publish, orders, fulfillment', function (
     const url = `${stack.baseUrl}/api/storefront/webhooks/orders`;
     const run = async (topic: string, payload: unknown) => {
       const { webhookId } = await shop.sendWebhook(shopDomain, topic, payload, { url });
-      await stack.client.workflow.getHandle(`shopify-webhook-${webhookId}`).result();
+      await webhookProcessed(webhookId);
       const [row] = await stack.sql<{ result: any }[]>`select result from shopify_webhooks where id = ${webhookId}`;
       return row!.result;
     };

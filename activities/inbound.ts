@@ -1,0 +1,66 @@
+// The inbound sweep: starts the workflow of every stored event that is still waiting for one. An event's answer never
+// waits for Temporal (lib/inbound.ts); this is what makes that safe.
+import type { Client } from '@temporalio/client';
+import type { Sql } from '../db/client';
+import { waitingStripeEvents } from '../db/payments';
+import { waitingWebhooks } from '../db/storefront';
+import { INBOUND_SWEEP_GRACE_SECONDS, startInboundWorkflow, type InboundWorkflowStart } from '../lib/inbound';
+import type { Config } from '../lib/config';
+import type { Logger } from '../lib/log';
+import { stripeEventStart } from '../lib/payments/start';
+import { shopifyWebhookStart } from '../lib/storefront/start';
+
+export interface InboundDeps {
+  sql: Sql;
+  log: Logger;
+  config: Config;
+  temporal?: Client;
+}
+
+/** Events per kind per sweep; a larger backlog is worked off by the next sweeps (one a minute). */
+const SWEEP_PAGE = 500;
+
+export interface InboundSweepResult {
+  started: number;
+  alreadyRunning: number;
+}
+
+export function createInboundActivities({ sql, log, config, temporal }: InboundDeps) {
+  /** Lists of waiting events, one per kind of inbound event; each gives the workflow start of its events. */
+  const sources: { kind: string; waiting: () => Promise<InboundWorkflowStart[]> }[] = [
+    {
+      kind: 'shopify-webhook',
+      waiting: async () =>
+        (await waitingWebhooks(sql, INBOUND_SWEEP_GRACE_SECONDS, SWEEP_PAGE)).map((w) =>
+          shopifyWebhookStart(w.id, w.userId),
+        ),
+    },
+    {
+      kind: 'stripe-event',
+      waiting: async () =>
+        (await waitingStripeEvents(sql, INBOUND_SWEEP_GRACE_SECONDS, SWEEP_PAGE)).map((e) =>
+          stripeEventStart(e.id, e.userId),
+        ),
+    },
+  ];
+
+  return {
+    async startWaitingInboundEvents(): Promise<InboundSweepResult> {
+      if (!temporal) throw new Error('the inbound sweep needs a Temporal client');
+      const out: InboundSweepResult = { started: 0, alreadyRunning: 0 };
+      for (const source of sources) {
+        for (const start of await source.waiting()) {
+          const r = await startInboundWorkflow(temporal, config.temporal.taskQueue, start);
+          if (r === 'started') {
+            out.started++;
+            log.warn('started the workflow of a waiting inbound event', {
+              kind: source.kind,
+              workflowId: start.workflowId,
+            });
+          } else out.alreadyRunning++;
+        }
+      }
+      return out;
+    },
+  };
+}

@@ -1,0 +1,100 @@
+// Activities of the `stripeEvent` workflow: read the stored event, read a subscription from Stripe when the event
+// needs it, then apply the event in one transaction (db/payments.ts). Each may run twice: the event row and the
+// ledger's unique references make the second run change nothing.
+import { ApplicationFailure } from '@temporalio/activity';
+import type { Sql } from '../db/client';
+import { applyStripeOutcome, getStripeEvent, listPlans } from '../db/payments';
+import type { Config } from '../lib/config';
+import type { Logger } from '../lib/log';
+import { interpretEvent, subscriptionFacts, subscriptionToRetrieve } from '../lib/payments/events';
+import { createStripeClient, type Stripe } from '../lib/payments/stripe';
+import {
+  PaymentErrors,
+  type StripeEventInput,
+  type StripeEventPlan,
+  type StripeEventResult,
+  type SubscriptionFacts,
+} from '../lib/payments/types';
+
+export interface PaymentActivityDeps {
+  sql: Sql;
+  config: Config;
+  log: Logger;
+}
+
+const fail = (type: string, message: string) => ApplicationFailure.nonRetryable(message, type);
+
+export function createPaymentActivities({ sql, config, log }: PaymentActivityDeps) {
+  let stripe: Stripe | undefined;
+  const client = () => (stripe ??= createStripeClient(config.payments));
+
+  const stored = async (eventId: string) => {
+    const ev = await getStripeEvent(sql, eventId);
+    if (!ev) throw fail(PaymentErrors.EventNotFound, `Stripe event ${eventId} is not stored`);
+    return ev;
+  };
+
+  return {
+    async loadStripeEvent({ eventId }: StripeEventInput): Promise<StripeEventPlan> {
+      const ev = await stored(eventId);
+      return {
+        type: ev.type,
+        done: ev.status !== 'received',
+        retrieveSubscription: subscriptionToRetrieve(ev.payload as Stripe.Event),
+      };
+    },
+
+    /** Reads a subscription's current state from Stripe; a 4xx other than 429 is final. */
+    async retrieveStripeSubscription({ subscriptionId }: { subscriptionId: string }): Promise<SubscriptionFacts> {
+      try {
+        const sub = await client().subscriptions.retrieve(subscriptionId);
+        return subscriptionFacts(sub, Math.floor(Date.now() / 1000));
+      } catch (err) {
+        const status = (err as { statusCode?: number }).statusCode;
+        if (status && status >= 400 && status < 500 && status !== 429)
+          throw fail(PaymentErrors.Rejected, `Stripe refused to read ${subscriptionId}: ${(err as Error).message}`);
+        throw err;
+      }
+    },
+
+    async applyStripeEvent(input: {
+      eventId: string;
+      subscription: SubscriptionFacts | null;
+    }): Promise<StripeEventResult> {
+      const ev = await stored(input.eventId);
+      const done = ev.status !== 'received' && ev.result;
+      const applied = done
+        ? (ev.result as Awaited<ReturnType<typeof applyStripeOutcome>>)
+        : await applyStripeOutcome(
+            sql,
+            ev.id,
+            interpretEvent(ev.payload as Stripe.Event, {
+              catalog: config.payments,
+              plans: new Map((await listPlans(sql)).map((p) => [p.id, p])),
+              ...(input.subscription ? { subscription: input.subscription } : {}),
+            }),
+          );
+      if (!done && applied.granted > 0)
+        log.info('stripe event granted tokens', {
+          eventId: ev.id,
+          type: ev.type,
+          userId: applied.userId,
+          tokens: applied.granted,
+        });
+      return {
+        status: applied.status,
+        type: ev.type,
+        granted: done ? 0 : applied.granted,
+        ...(applied.reason ? { reason: applied.reason } : {}),
+      };
+    },
+
+    /** Records an event that cannot be applied (Stripe refused what it needs), so no sweep starts it again. */
+    async failStripeEvent({ eventId, error }: { eventId: string; error: string }): Promise<void> {
+      await sql`update stripe_events set status = 'failed', result = ${sql.json({ error })}, processed_at = now()
+        where id = ${eventId} and status = 'received'`;
+    },
+  };
+}
+
+export type PaymentActivities = ReturnType<typeof createPaymentActivities>;

@@ -1,0 +1,212 @@
+// Payment use cases (issue 12): plans and token packs, Stripe Checkout and the billing portal, and the Stripe event
+// receiver. An event is verified, stored, answered, and only then handed to its workflow (stripe-event-<id>); the
+// inbound sweep starts that workflow if this process could not.
+import { randomUUID } from 'node:crypto';
+import type { Request } from 'express';
+import { z } from 'zod';
+import {
+  accountOfEvent,
+  currentSubscription,
+  customerOf,
+  listPlans,
+  storeCustomer,
+  storeStripeEvent,
+} from '../../db/payments';
+import { startInboundWorkflow } from '../../lib/inbound';
+import { packForPrice, planForPrice, priceForPlan } from '../../lib/payments/catalog';
+import { stripeEventStart } from '../../lib/payments/start';
+import { createStripeClient, verifyStripeEvent, type Stripe } from '../../lib/payments/stripe';
+import type { AppDeps } from '../context';
+import { ApiError, badRequest, conflict } from '../errors';
+
+const clients = new WeakMap<AppDeps['config'], Stripe>();
+
+const notConfigured = () => new ApiError(503, 'service_unavailable', 'Payments are not configured');
+
+function stripe(deps: AppDeps): Stripe {
+  if (!deps.config.payments.secretKey) throw notConfigured();
+  let c = clients.get(deps.config);
+  if (!c) clients.set(deps.config, (c = createStripeClient(deps.config.payments)));
+  return c;
+}
+
+/** Stripe could not be reached or refused a request we built: the client sees a 502 without Stripe's details. */
+async function callStripe<T>(deps: AppDeps, what: string, f: () => Promise<T>): Promise<T> {
+  try {
+    return await f();
+  } catch (err) {
+    deps.log.error(`stripe: ${what} failed`, { error: (err as Error).message, type: (err as { type?: string }).type });
+    throw new ApiError(502, 'service_unavailable', 'The payment provider did not answer; try again');
+  }
+}
+
+export async function plans(deps: AppDeps) {
+  const rows = await listPlans(deps.sql);
+  return {
+    plans: rows.map((p) => ({
+      id: p.id,
+      name: p.name,
+      tokensPerMonth: p.tokensPerMonth,
+      priceUsd: p.priceUsd,
+      priceId: priceForPlan(deps.config.payments, p.id),
+      rollover: p.rollover,
+    })),
+    tokenPacks: deps.config.payments.tokenPacks.map((p) => ({
+      priceId: p.priceId,
+      tokens: p.tokens,
+      priceUsd: p.priceUsd,
+    })),
+  };
+}
+
+/** The user's Stripe customer: the stored one, or a new one (its create call keyed by the user, so never two). */
+async function ensureCustomer(deps: AppDeps, user: { id: string; email: string }): Promise<string> {
+  const stored = await customerOf(deps.sql, user.id);
+  if (stored) return stored;
+  const customer = await callStripe(deps, 'customers.create', () =>
+    stripe(deps).customers.create(
+      { email: user.email, metadata: { userId: user.id } },
+      { idempotencyKey: `customer-${user.id}` },
+    ),
+  );
+  return storeCustomer(deps.sql, user.id, customer.id);
+}
+
+/** A redirect target must be on the app's own origin: no open redirect through our checkout. */
+function ownUrl(deps: AppDeps, url: string | undefined, fallbackPath: string, field: string): string {
+  const origin = new URL(deps.config.publicBaseUrl).origin;
+  if (url === undefined) return `${deps.config.publicBaseUrl}${fallbackPath}`;
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    throw badRequest(`${field} must be an absolute URL`);
+  }
+  if (u.origin !== origin) throw badRequest(`${field} must be on ${origin}`);
+  return u.toString();
+}
+
+export const checkoutBody = z.object({
+  priceId: z.string().trim().min(1).max(255),
+  mode: z.enum(['subscription', 'payment']),
+  successUrl: z.string().max(2048).optional(),
+  cancelUrl: z.string().max(2048).optional(),
+});
+
+export async function checkout(
+  deps: AppDeps,
+  user: { id: string; email: string },
+  body: z.infer<typeof checkoutBody>,
+): Promise<{ url: string; sessionId: string }> {
+  const catalog = deps.config.payments;
+  const plan = planForPrice(catalog, body.priceId);
+  const pack = packForPrice(catalog, body.priceId);
+  if (body.mode === 'subscription' && !plan)
+    throw badRequest(`priceId ${body.priceId} is not a plan price: mode "subscription" needs a plan`);
+  if (body.mode === 'payment' && !pack)
+    throw badRequest(`priceId ${body.priceId} is not a token pack price: mode "payment" needs a token pack`);
+  const successUrl = ownUrl(deps, body.successUrl, '/billing?checkout=success', 'successUrl');
+  const cancelUrl = ownUrl(deps, body.cancelUrl, '/billing?checkout=canceled', 'cancelUrl');
+  if (body.mode === 'subscription') {
+    const current = await currentSubscription(deps.sql, user.id);
+    if (current && ['active', 'trialing', 'past_due'].includes(current.status))
+      throw conflict('You already have a subscription: change or cancel it in the billing portal');
+  }
+  const customer = await ensureCustomer(deps, user);
+  const metadata: Record<string, string> = { userId: user.id };
+  if (pack) metadata.tokens = String(pack.tokens);
+  const session = await callStripe(deps, 'checkout.sessions.create', () =>
+    stripe(deps).checkout.sessions.create(
+      {
+        mode: body.mode,
+        customer,
+        client_reference_id: user.id,
+        metadata,
+        line_items: [{ price: body.priceId, quantity: 1 }],
+        success_url: successUrl,
+        cancel_url: cancelUrl,
+        ...(body.mode === 'subscription' ? { subscription_data: { metadata: { userId: user.id } } } : {}),
+      },
+      // One key per request: the library's own retries of this call cannot create a second session.
+      { idempotencyKey: `checkout-${user.id}-${randomUUID()}` },
+    ),
+  );
+  if (!session.url) throw new ApiError(502, 'service_unavailable', 'The payment provider returned no checkout page');
+  return { url: session.url, sessionId: session.id };
+}
+
+export async function portal(deps: AppDeps, user: { id: string; email: string }): Promise<{ url: string }> {
+  const customer = await ensureCustomer(deps, user);
+  const session = await callStripe(deps, 'billingPortal.sessions.create', () =>
+    stripe(deps).billingPortal.sessions.create(
+      { customer, return_url: `${deps.config.publicBaseUrl}/billing` },
+      { idempotencyKey: `portal-${user.id}-${randomUUID()}` },
+    ),
+  );
+  return { url: session.url };
+}
+
+export async function subscription(deps: AppDeps, userId: string) {
+  const s = await currentSubscription(deps.sql, userId);
+  if (!s) return { subscription: null };
+  const [plan] = (await listPlans(deps.sql)).filter((p) => p.id === s.planId);
+  return {
+    subscription: {
+      id: s.stripeSubscriptionId,
+      plan: { id: s.planId, name: plan?.name ?? s.planId },
+      status: s.status,
+      currentPeriodStart: s.currentPeriodStart?.toISOString() ?? null,
+      currentPeriodEnd: s.currentPeriodEnd?.toISOString() ?? null,
+      cancelAtPeriodEnd: s.cancelAtPeriodEnd,
+    },
+  };
+}
+
+const storedEvent = z.object({
+  id: z.string().regex(/^evt_\w{1,200}$/, 'id must be a Stripe event id'),
+  type: z.string().regex(/^[a-z_.]{1,100}$/),
+  created: z.number().int().positive(),
+  livemode: z.boolean(),
+  data: z.object({ object: z.record(z.string(), z.unknown()) }),
+});
+
+/**
+ * POST /api/payments/webhook: verifies the signature over the raw bytes (Stripe's library, 300 s tolerance), stores
+ * the event (unique by id) and returns the step that starts its workflow, which the route runs after answering.
+ */
+export async function receiveStripeEvent(deps: AppDeps, req: Request, raw: Buffer) {
+  const header = req.headers['stripe-signature'];
+  if (typeof header !== 'string' || header.length === 0) throw badRequest('Missing Stripe-Signature header');
+  if (header.length > 2000) throw badRequest('Invalid Stripe-Signature header');
+  const secret = deps.config.payments.webhookSecret;
+  if (!secret) throw notConfigured();
+  let event: Stripe.Event;
+  try {
+    event = verifyStripeEvent(raw, header, secret);
+  } catch (err) {
+    const type = (err as { type?: string }).type;
+    if (type === 'StripeSignatureVerificationError') throw badRequest('Invalid signature');
+    throw badRequest('Invalid event body');
+  }
+  const e = storedEvent.safeParse(event);
+  if (!e.success) throw badRequest('Invalid event body');
+  const stored = await storeStripeEvent(deps.sql, {
+    id: e.data.id,
+    type: e.data.type,
+    created: e.data.created,
+    livemode: e.data.livemode,
+    payload: event,
+  });
+  const dispatch =
+    stored.inserted || stored.status === 'received'
+      ? async () => {
+          const account = await accountOfEvent(deps.sql, e.data.id);
+          await startInboundWorkflow(
+            deps.temporal,
+            deps.config.temporal.taskQueue,
+            stripeEventStart(e.data.id, account),
+          );
+        }
+      : undefined;
+  return { eventId: e.data.id, dispatch };
+}

@@ -1,0 +1,48 @@
+// The payment flow's shared contract (workflows import this: plain data only).
+
+/** Input of the `stripeEvent` workflow (id `stripe-event-<event id>`): the event itself is read from PostgreSQL. */
+export interface StripeEventInput {
+  eventId: string;
+}
+
+/** What loading a stored event tells the workflow: its type, and the subscription to read from Stripe, if any. */
+export interface StripeEventPlan {
+  type: string;
+  /** Already processed (a repeated workflow): nothing more to do. */
+  done: boolean;
+  retrieveSubscription: string | null;
+}
+
+export interface StripeEventResult {
+  status: 'processed' | 'ignored';
+  type: string;
+  /** Tokens granted by this event (0 when the grant had already been made by another event). */
+  granted: number;
+  reason?: string;
+}
+
+/** The few facts of a Stripe subscription the service keeps, as read from the API or carried by an event. */
+export interface SubscriptionFacts {
+  id: string;
+  customerId: string | null;
+  status: string;
+  cancelAtPeriodEnd: boolean;
+  /** Price of the first item: matches a plan. */
+  priceId: string | null;
+  /** Seconds since the epoch, from the first item (API 2026-10-28 keeps periods on items). */
+  periodStart: number | null;
+  periodEnd: number | null;
+  latestInvoiceId: string | null;
+  userId: string | null;
+  /** Seconds since the epoch: when this state was true at Stripe (event `created`, or when it was read). */
+  asOf: number;
+}
+
+export const PaymentErrors = {
+  /** The event is not in the database (never stored): nothing to process. */
+  EventNotFound: 'StripeEventNotFound',
+  /** Stripe refused the request (4xx other than 429): retrying will not help. */
+  Rejected: 'StripeRejected',
+} as const;
+
+export const NON_RETRYABLE_PAYMENT_ERRORS: string[] = Object.values(PaymentErrors);

@@ -1,0 +1,125 @@
+// Stripe events as Stripe sends them (API version 2026-10-28), signed with the endpoint secret: for
+// `npm run stripe:event`, the benchmark and the tests. Development tooling: the service itself only receives them.
+import { randomBytes } from 'node:crypto';
+import { signStripePayload } from '../../lib/payments/stripe';
+
+const rid = (prefix: string) => `${prefix}_${randomBytes(9).toString('hex')}`;
+const now = () => Math.floor(Date.now() / 1000);
+export const DAY_S = 86_400;
+
+export interface Period {
+  start: number;
+  end: number;
+}
+
+export function checkoutSession(o: {
+  userId: string;
+  mode: 'payment' | 'subscription';
+  paid?: boolean;
+  tokens?: number;
+  subscription?: string;
+  invoice?: string;
+  customer?: string;
+  id?: string;
+}) {
+  return {
+    id: o.id ?? rid('cs_test'),
+    object: 'checkout.session',
+    mode: o.mode,
+    status: 'complete',
+    payment_status: o.paid === false ? 'unpaid' : 'paid',
+    client_reference_id: o.userId,
+    customer: o.customer ?? rid('cus'),
+    subscription: o.mode === 'subscription' ? (o.subscription ?? rid('sub_test')) : null,
+    invoice: o.mode === 'subscription' ? (o.invoice ?? rid('in_test')) : null,
+    metadata: { userId: o.userId, ...(o.tokens ? { tokens: String(o.tokens) } : {}) },
+  };
+}
+
+export function paidInvoice(o: { userId: string; subscription: string; price: string; id?: string; period?: Period }) {
+  const period = o.period ?? { start: now(), end: now() + 30 * DAY_S };
+  return {
+    id: o.id ?? rid('in_test'),
+    object: 'invoice',
+    customer: rid('cus'),
+    status: 'paid',
+    billing_reason: 'subscription_cycle',
+    parent: {
+      type: 'subscription_details',
+      subscription_details: { subscription: o.subscription, metadata: { userId: o.userId } },
+    },
+    lines: {
+      object: 'list',
+      data: [
+        {
+          id: rid('il'),
+          object: 'line_item',
+          period,
+          pricing: { type: 'price_details', price_details: { price: o.price, product: 'prod_test' } },
+        },
+      ],
+    },
+  };
+}
+
+export function subscription(o: {
+  userId: string;
+  id: string;
+  price: string;
+  status?: string;
+  cancelAtPeriodEnd?: boolean;
+  period?: Period;
+}) {
+  const period = o.period ?? { start: now(), end: now() + 30 * DAY_S };
+  return {
+    id: o.id,
+    object: 'subscription',
+    customer: rid('cus'),
+    status: o.status ?? 'active',
+    cancel_at_period_end: o.cancelAtPeriodEnd ?? false,
+    metadata: { userId: o.userId },
+    items: {
+      object: 'list',
+      data: [
+        {
+          id: rid('si'),
+          object: 'subscription_item',
+          price: { id: o.price, object: 'price' },
+          current_period_start: period.start,
+          current_period_end: period.end,
+        },
+      ],
+    },
+  };
+}
+
+/** An event envelope around an object, as JSON, and its `Stripe-Signature` header. */
+export function signedEvent(
+  secret: string,
+  type: string,
+  object: unknown,
+  opts: { id?: string; created?: number; timestamp?: number } = {},
+): { id: string; body: string; signature: string } {
+  const id = opts.id ?? rid('evt_test');
+  const body = JSON.stringify({
+    id,
+    object: 'event',
+    api_version: '2026-10-28.endive',
+    type,
+    created: opts.created ?? now(),
+    livemode: false,
+    pending_webhooks: 1,
+    request: { id: null, idempotency_key: null },
+    data: { object },
+  });
+  return { id, body, signature: signStripePayload(body, secret, opts.timestamp) };
+}
+
+/** Posts a signed event to the service's webhook route. */
+export async function postEvent(url: string, e: { body: string; signature: string }): Promise<Response> {
+  return fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'stripe-signature': e.signature },
+    body: e.body,
+  });
+}

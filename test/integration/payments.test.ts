@@ -1,0 +1,438 @@
+// Payments (issue 12) through HTTP against the real stack: outbound calls to stripe-mock (started by the test
+// bootstrap), inbound events built and signed here with the library's test header helper. Plans; checkout and portal;
+// missing and bad signatures; the same event twice; checkout and the first invoice.paid in either order (one grant);
+// a renewal (a second grant); a pack paid late (async_payment_succeeded); plan change; cancel; an event arriving
+// while Temporal is unreachable; the worker killed mid-grant.
+import assert from 'node:assert/strict';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Context } from '@temporalio/activity';
+import { WorkflowNotFoundError } from '@temporalio/client';
+import { createPaymentActivities } from '../../activities/payments';
+import { createApp } from '../../api/app';
+import { randomSuffix } from '../../lib/ids';
+import { createLogger } from '../../lib/log';
+import { signStripePayload } from '../../lib/payments/stripe';
+import {
+  checkoutSession,
+  paidInvoice,
+  signedEvent,
+  subscription,
+  type Period,
+} from '../../scripts/stand-ins/stripe-events';
+import { inboundEventsSweep } from '../../workflows';
+import { account, http } from '../helpers/http';
+import { startStack, unreachableTemporal, type Stack } from '../helpers/stack';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const now = () => Math.floor(Date.now() / 1000);
+const DAY = 86_400;
+
+describe('payments: Stripe checkout, portal and events', function () {
+  this.timeout(120_000);
+  let stack: Stack;
+  let proPrice: string;
+  let businessPrice: string;
+
+  before(async () => {
+    stack = await startStack('payments');
+    proPrice = stack.config.payments.planPrices.pro;
+    businessPrice = stack.config.payments.planPrices.business;
+  });
+  after(async () => {
+    await stack?.stop();
+  });
+
+  /** Signs and posts an event the way Stripe does; returns the answer and the event id. */
+  async function send(
+    type: string,
+    object: Record<string, unknown>,
+    opts: { id?: string; created?: number; baseUrl?: string; timestamp?: number } = {},
+  ) {
+    const e = signedEvent(stack.config.payments.webhookSecret!, type, object, opts);
+    const res = await http(opts.baseUrl ?? stack.baseUrl, 'POST', '/api/payments/webhook', {
+      body: e.body,
+      headers: { 'content-type': 'application/json', 'stripe-signature': e.signature },
+    });
+    const id = e.id;
+    return { ...res, id };
+  }
+
+  /** The event's workflow starts right after the answer: wait for it to exist, then for its result. */
+  async function processed(eventId: string): Promise<any> {
+    const end = Date.now() + 30_000;
+    for (;;) {
+      try {
+        return await stack.client.workflow.getHandle(`stripe-event-${eventId}`).result();
+      } catch (err) {
+        if (!(err instanceof WorkflowNotFoundError) || Date.now() > end) throw err;
+        await sleep(50);
+      }
+    }
+  }
+
+  async function deliver(type: string, object: Record<string, unknown>, opts: { id?: string; created?: number } = {}) {
+    const r = await send(type, object, opts);
+    assert.equal(r.status, 200, r.text);
+    assert.deepEqual(r.body, { received: true });
+    return processed(r.id);
+  }
+
+  const me = async (cookie: string) => (await http(stack.baseUrl, 'GET', '/api/auth/me', { cookie })).body.user;
+  const grants = (userId: string) =>
+    stack.sql<{ source: string; amount: number; reference: string; expiresAt: Date | null }[]>`
+      select source, amount, reference, expires_at as "expiresAt" from token_grants
+      where user_id = ${userId} and source <> 'free' order by id`;
+
+  const subscriptionCheckout = (userId: string, sub: string, invoice: string) =>
+    checkoutSession({ userId, mode: 'subscription', subscription: sub, invoice });
+  const invoicePaid = (userId: string, sub: string, id: string, period: Period) =>
+    paidInvoice({ userId, subscription: sub, id, period, price: proPrice });
+  const subscriptionObject = (
+    userId: string,
+    id: string,
+    o: { price: string; status?: string; cancelAtPeriodEnd?: boolean },
+  ) => subscription({ userId, id, ...o });
+
+  it('lists the plans from the database with their prices, and the token packs', async () => {
+    const r = await http(stack.baseUrl, 'GET', '/api/payments/plans');
+    assert.equal(r.status, 200);
+    assert.deepEqual(
+      r.body.plans.map((p: any) => [p.id, p.name, p.tokensPerMonth, p.priceUsd, p.priceId, p.rollover]),
+      [
+        ['free', 'Free', 50, 0, null, false],
+        ['pro', 'Pro', 500, 29, proPrice, false],
+        ['business', 'Business', 2000, 99, businessPrice, false],
+        ['enterprise', 'Enterprise', null, null, null, false],
+      ],
+    );
+    assert.deepEqual(r.body.tokenPacks, stack.config.payments.tokenPacks);
+    assert.ok(r.body.tokenPacks.length > 0);
+  });
+
+  it('creates checkout sessions at Stripe for a plan and a pack, and refuses bad input', async () => {
+    const acct = await account(stack.baseUrl);
+    const pack = stack.config.payments.tokenPacks[0]!;
+    const checkout = (json: unknown) =>
+      http(stack.baseUrl, 'POST', '/api/payments/checkout', { json, cookie: acct.cookie });
+
+    let r = await http(stack.baseUrl, 'POST', '/api/payments/checkout', {
+      json: { priceId: proPrice, mode: 'subscription' },
+    });
+    assert.equal(r.status, 401);
+    assert.deepEqual(r.body, { error: 'Unauthorized' });
+
+    for (const bad of [
+      { priceId: pack.priceId, mode: 'subscription' },
+      { priceId: proPrice, mode: 'payment' },
+      { priceId: 'price_unknown', mode: 'payment' },
+      { priceId: proPrice, mode: 'setup' },
+      { mode: 'payment' },
+      { priceId: proPrice, mode: 'subscription', successUrl: 'https://evil.example/steal' },
+      { priceId: proPrice, mode: 'subscription', cancelUrl: 'javascript:alert(1)' },
+    ]) {
+      r = await checkout(bad);
+      assert.equal(r.status, 400, JSON.stringify(bad));
+      assert.equal(typeof r.body.error, 'string');
+    }
+
+    r = await checkout({ priceId: proPrice, mode: 'subscription', successUrl: `${stack.baseUrl}/billing?ok=1` });
+    assert.equal(r.status, 200, r.text);
+    assert.match(r.body.url, /^https?:\/\//);
+    assert.match(r.body.sessionId, /^cs_/);
+    r = await checkout({ priceId: pack.priceId, mode: 'payment' });
+    assert.equal(r.status, 200, r.text);
+    assert.match(r.body.sessionId, /^cs_/);
+
+    // One Stripe customer per user, stored and reused.
+    const customers = await stack.sql`select customer_id from stripe_customers where user_id = ${acct.userId}`;
+    assert.equal(customers.length, 1);
+    r = await http(stack.baseUrl, 'POST', '/api/payments/portal', { cookie: acct.cookie });
+    assert.equal(r.status, 200, r.text);
+    assert.match(r.body.url, /^https?:\/\//);
+    assert.equal((await stack.sql`select 1 from stripe_customers where user_id = ${acct.userId}`).length, 1);
+    r = await http(stack.baseUrl, 'POST', '/api/payments/portal');
+    assert.equal(r.status, 401);
+  });
+
+  it('refuses events with a missing, wrong or stale signature, and stores nothing', async () => {
+    const id = `evt_test_${randomSuffix(16)}`;
+    const body = JSON.stringify({
+      id,
+      object: 'event',
+      type: 'invoice.paid',
+      created: now(),
+      livemode: false,
+      data: { object: {} },
+    });
+    let r = await http(stack.baseUrl, 'POST', '/api/payments/webhook', {
+      body,
+      headers: { 'content-type': 'application/json' },
+    });
+    assert.equal(r.status, 400);
+    assert.match(r.body.error, /Stripe-Signature/);
+    r = await http(stack.baseUrl, 'POST', '/api/payments/webhook', {
+      body,
+      headers: { 'content-type': 'application/json', 'stripe-signature': signStripePayload(body, 'whsec_wrong') },
+    });
+    assert.equal(r.status, 400);
+    assert.deepEqual(r.body, { error: 'Invalid signature' });
+    r = await http(stack.baseUrl, 'POST', '/api/payments/webhook', {
+      body: body.replace('invoice.paid', 'invoice.payed'),
+      headers: {
+        'content-type': 'application/json',
+        'stripe-signature': signStripePayload(body, stack.config.payments.webhookSecret!),
+      },
+    });
+    assert.equal(r.status, 400, 'a body changed after signing');
+    const stale = await send('invoice.paid', {}, { id, timestamp: now() - 301 });
+    assert.equal(stale.status, 400, 'older than the 300 s tolerance');
+    const notJson = 'not json';
+    r = await http(stack.baseUrl, 'POST', '/api/payments/webhook', {
+      body: notJson,
+      headers: {
+        'content-type': 'application/json',
+        'stripe-signature': signStripePayload(notJson, stack.config.payments.webhookSecret!),
+      },
+    });
+    assert.equal(r.status, 400);
+    assert.equal((await stack.sql`select 1 from stripe_events where id = ${id}`).length, 0);
+  });
+
+  it('grants a pack once: unpaid at completion, then async_payment_succeeded, repeated', async () => {
+    const acct = await account(stack.baseUrl);
+    const before = (await me(acct.cookie)).tokenBalance;
+    const session = {
+      id: `cs_test_${randomSuffix(12)}`,
+      object: 'checkout.session',
+      mode: 'payment',
+      status: 'complete',
+      payment_status: 'unpaid',
+      client_reference_id: acct.userId,
+      metadata: { userId: acct.userId, tokens: '100' },
+    };
+    const first = await deliver('checkout.session.completed', session);
+    assert.equal(first.status, 'ignored');
+    assert.equal((await me(acct.cookie)).tokenBalance, before);
+
+    const paid = { ...session, payment_status: 'paid' };
+    const r = await send('checkout.session.async_payment_succeeded', paid);
+    const again = await send('checkout.session.async_payment_succeeded', paid, { id: r.id });
+    assert.deepEqual([r.status, again.status], [200, 200], 'a repeated event is answered 200 too');
+    const result = await processed(r.id);
+    assert.equal(result.granted, 100);
+    // The same purchase reported again by another event grants nothing more.
+    const late = await deliver('checkout.session.completed', paid);
+    assert.equal(late.granted, 0);
+    assert.equal((await me(acct.cookie)).tokenBalance, before + 100);
+    assert.deepEqual(
+      (await grants(acct.userId)).map((g) => [g.source, g.amount, g.reference, g.expiresAt]),
+      [['payg_purchase', 100, `stripe-checkout:${session.id}`, null]],
+    );
+    assert.equal((await stack.sql`select 1 from stripe_events where id = ${r.id}`).length, 1);
+  });
+
+  it('starts a subscription: checkout then the first invoice.paid grant once; a renewal grants again', async () => {
+    const acct = await account(stack.baseUrl);
+    const sub = `sub_test_${randomSuffix(12)}`;
+    const firstInvoice = `in_test_${randomSuffix(12)}`;
+    const base = (await me(acct.cookie)).tokenBalance;
+
+    const checkout = await deliver('checkout.session.completed', subscriptionCheckout(acct.userId, sub, firstInvoice));
+    assert.equal(checkout.status, 'processed');
+    assert.equal(checkout.granted, 500);
+    let user = await me(acct.cookie);
+    assert.equal(user.plan.id, 'pro');
+    assert.equal(user.tokenBalance, base + 500);
+
+    const period = { start: now(), end: now() + 30 * DAY };
+    const firstPaid = await deliver('invoice.paid', invoicePaid(acct.userId, sub, firstInvoice, period));
+    assert.equal(firstPaid.granted, 0, 'the first invoice was granted by the checkout');
+    assert.equal((await me(acct.cookie)).tokenBalance, base + 500);
+
+    const next = { start: now() + 30 * DAY, end: now() + 60 * DAY };
+    const renewal = await deliver('invoice.paid', invoicePaid(acct.userId, sub, `in_test_${randomSuffix(12)}`, next));
+    assert.equal(renewal.granted, 500);
+    user = await me(acct.cookie);
+    assert.equal(user.tokenBalance, base + 1000);
+    const g = await grants(acct.userId);
+    assert.deepEqual(
+      g.map((x) => [x.source, x.amount]),
+      [
+        ['plan', 500],
+        ['plan', 500],
+      ],
+    );
+    assert.equal(g[1]!.expiresAt!.getTime(), next.end * 1000, 'plan tokens expire at the period end (no rollover)');
+    const s = await http(stack.baseUrl, 'GET', '/api/payments/subscription', { cookie: acct.cookie });
+    assert.equal(s.status, 200);
+    assert.equal(s.body.subscription.id, sub);
+    assert.deepEqual(s.body.subscription.plan, { id: 'pro', name: 'Pro' });
+    assert.equal(s.body.subscription.status, 'active');
+    assert.equal(typeof s.body.subscription.cancelAtPeriodEnd, 'boolean');
+    assert.equal(s.body.subscription.currentPeriodEnd, new Date(next.end * 1000).toISOString());
+    const grantSubs = await stack.sql`select distinct subscription_id from token_grants
+      where user_id = ${acct.userId} and source = 'plan'`;
+    assert.equal(grantSubs.length, 1);
+    assert.ok(grantSubs[0]!.subscription_id, 'plan grants belong to the subscription');
+
+    // A second subscription checkout is refused while this one holds a plan.
+    const again = await http(stack.baseUrl, 'POST', '/api/payments/checkout', {
+      cookie: acct.cookie,
+      json: { priceId: businessPrice, mode: 'subscription' },
+    });
+    assert.equal(again.status, 409);
+  });
+
+  it('grants once when the first invoice.paid arrives before the checkout', async () => {
+    const acct = await account(stack.baseUrl);
+    const sub = `sub_test_${randomSuffix(12)}`;
+    const firstInvoice = `in_test_${randomSuffix(12)}`;
+    const base = (await me(acct.cookie)).tokenBalance;
+    const period = { start: now(), end: now() + 30 * DAY };
+    const paid = await deliver('invoice.paid', invoicePaid(acct.userId, sub, firstInvoice, period), {
+      created: now() - 5,
+    });
+    assert.equal(paid.granted, 500);
+    assert.equal((await me(acct.cookie)).plan.id, 'pro');
+    const checkout = await deliver('checkout.session.completed', subscriptionCheckout(acct.userId, sub, firstInvoice));
+    assert.equal(checkout.granted, 0);
+    assert.equal((await me(acct.cookie)).tokenBalance, base + 500);
+    assert.equal((await grants(acct.userId)).length, 1);
+  });
+
+  it('changes plan, ignores an older update arriving late, and cancels back to Free keeping the tokens', async () => {
+    const acct = await account(stack.baseUrl);
+    const sub = `sub_test_${randomSuffix(12)}`;
+    await deliver('checkout.session.completed', subscriptionCheckout(acct.userId, sub, `in_test_${randomSuffix(12)}`));
+    const t = now() + 10;
+    const upgraded = await deliver(
+      'customer.subscription.updated',
+      subscriptionObject(acct.userId, sub, { price: businessPrice, cancelAtPeriodEnd: true }),
+      { created: t },
+    );
+    assert.equal(upgraded.status, 'processed');
+    assert.equal((await me(acct.cookie)).plan.id, 'business');
+    let s = (await http(stack.baseUrl, 'GET', '/api/payments/subscription', { cookie: acct.cookie })).body.subscription;
+    assert.deepEqual([s.plan.id, s.cancelAtPeriodEnd], ['business', true]);
+
+    // An update from before the upgrade, delivered late, changes nothing.
+    await deliver('customer.subscription.updated', subscriptionObject(acct.userId, sub, { price: proPrice }), {
+      created: t - 5,
+    });
+    assert.equal((await me(acct.cookie)).plan.id, 'business');
+
+    const balance = (await me(acct.cookie)).tokenBalance;
+    const canceled = await deliver(
+      'customer.subscription.deleted',
+      subscriptionObject(acct.userId, sub, { price: businessPrice, status: 'canceled' }),
+      { created: t + 5 },
+    );
+    assert.equal(canceled.status, 'processed');
+    const user = await me(acct.cookie);
+    assert.equal(user.plan.id, 'free');
+    assert.equal(user.tokenBalance, balance, 'granted tokens stay until they expire');
+    s = (await http(stack.baseUrl, 'GET', '/api/payments/subscription', { cookie: acct.cookie })).body.subscription;
+    assert.equal(s.status, 'canceled');
+    // A late update never revives a canceled subscription.
+    await deliver('customer.subscription.updated', subscriptionObject(acct.userId, sub, { price: proPrice }), {
+      created: t + 20,
+    });
+    assert.equal((await me(acct.cookie)).plan.id, 'free');
+  });
+
+  it('acknowledges and ignores event types it does not use', async () => {
+    const r = await deliver('customer.created', { id: `cus_${randomSuffix(10)}`, object: 'customer' });
+    assert.equal(r.status, 'ignored');
+  });
+
+  it('answers an event while Temporal is unreachable; the inbound sweep applies it once afterwards', async () => {
+    const acct = await account(stack.baseUrl);
+    const unreachable = unreachableTemporal();
+    const server: Server = await new Promise((resolve) => {
+      const s = createApp({ ...stack, temporal: unreachable, log: createLogger({ level: 'error' }) }).listen(
+        0,
+        '127.0.0.1',
+        () => resolve(s),
+      );
+    });
+    try {
+      const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const session = {
+        id: `cs_test_${randomSuffix(12)}`,
+        object: 'checkout.session',
+        mode: 'payment',
+        payment_status: 'paid',
+        client_reference_id: acct.userId,
+        metadata: { userId: acct.userId, tokens: '500' },
+      };
+      const r = await send('checkout.session.completed', session, { baseUrl });
+      assert.equal(r.status, 200);
+      assert.deepEqual(r.body, { received: true });
+      const [row] = await stack.sql<{ status: string }[]>`select status from stripe_events where id = ${r.id}`;
+      assert.equal(row?.status, 'received', 'stored before the answer');
+      await assert.rejects(stack.client.workflow.getHandle(`stripe-event-${r.id}`).describe(), WorkflowNotFoundError);
+
+      await stack.sql`update stripe_events set received_at = now() - interval '1 minute' where id = ${r.id}`;
+      const sweep = () =>
+        stack.client.workflow.execute(inboundEventsSweep, {
+          workflowId: `inbound-events-sweep-test-${randomSuffix(6)}`,
+          taskQueue: stack.taskQueue,
+        });
+      const first = await sweep();
+      assert.ok(first.started >= 1);
+      const result = await processed(r.id);
+      assert.equal(result.granted, 500);
+      const second = await sweep();
+      assert.equal(second.started, 0);
+      const g = await grants(acct.userId);
+      assert.deepEqual(
+        g.map((x) => x.amount),
+        [500],
+      );
+    } finally {
+      await new Promise((r) => server.close(r));
+    }
+  });
+
+  it('grants once when the worker dies after the grant committed and another worker retries', async () => {
+    const acct = await account(stack.baseUrl);
+    await stack.stopWorker();
+    let committed!: () => void;
+    const reached = new Promise<void>((r) => (committed = r));
+    // The first worker commits the grant, then never reports back (as if killed right after the commit).
+    const real = createPaymentActivities({
+      sql: stack.sql,
+      config: stack.config,
+      log: createLogger({ level: 'error' }),
+    });
+    await stack.startWorker({
+      async applyStripeEvent(input) {
+        await real.applyStripeEvent(input);
+        committed();
+        // Never report: wait for the worker's shutdown to cancel this attempt.
+        await Context.current().cancelled;
+        throw new Error('unreachable');
+      },
+    });
+    const session = {
+      id: `cs_test_${randomSuffix(12)}`,
+      object: 'checkout.session',
+      mode: 'payment',
+      payment_status: 'paid',
+      client_reference_id: acct.userId,
+      metadata: { userId: acct.userId, tokens: '100' },
+    };
+    const r = await send('checkout.session.completed', session);
+    assert.equal(r.status, 200);
+    await reached;
+    await stack.stopWorker();
+    await stack.startWorker();
+    const result = await processed(r.id);
+    assert.equal(result.status, 'processed');
+    assert.deepEqual(
+      (await grants(acct.userId)).map((g) => g.amount),
+      [100],
+    );
+  });
+});

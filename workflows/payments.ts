@@ -1,0 +1,48 @@
+// stripe-event-<event id>: applies one verified, stored Stripe event. The event was answered before this started;
+// a subscription checkout reads the subscription from Stripe first. Everything the event changes is applied in one
+// transaction by applyStripeEvent, which a retry or a second run of this workflow finds already done.
+import { ActivityFailure, ApplicationFailure, proxyActivities } from '@temporalio/workflow';
+import type { PaymentActivities } from '../activities/payments';
+import { NON_RETRYABLE_PAYMENT_ERRORS, type StripeEventInput, type StripeEventResult } from '../lib/payments/types';
+
+// Calls to Stripe: 30 s each, retried for about ten minutes (rate limits and blips pass by then).
+const stripe = proxyActivities<PaymentActivities>({
+  startToCloseTimeout: '30 seconds',
+  retry: {
+    initialInterval: '1 second',
+    backoffCoefficient: 2,
+    maximumInterval: '1 minute',
+    maximumAttempts: 12,
+    nonRetryableErrorTypes: NON_RETRYABLE_PAYMENT_ERRORS,
+  },
+});
+
+// PostgreSQL: retried without limit (an outage delays a grant, never loses it).
+const db = proxyActivities<PaymentActivities>({
+  startToCloseTimeout: '30 seconds',
+  retry: {
+    initialInterval: '1 second',
+    backoffCoefficient: 2,
+    maximumInterval: '1 minute',
+    nonRetryableErrorTypes: NON_RETRYABLE_PAYMENT_ERRORS,
+  },
+});
+
+export async function stripeEvent(
+  input: StripeEventInput,
+): Promise<StripeEventResult | { status: 'failed'; error: string }> {
+  const plan = await db.loadStripeEvent(input);
+  let subscription = null;
+  if (plan.retrieveSubscription && !plan.done) {
+    try {
+      subscription = await stripe.retrieveStripeSubscription({ subscriptionId: plan.retrieveSubscription });
+    } catch (err) {
+      if (!(err instanceof ActivityFailure && err.cause instanceof ApplicationFailure && err.cause.nonRetryable))
+        throw err;
+      const error = err.cause.message;
+      await db.failStripeEvent({ eventId: input.eventId, error });
+      return { status: 'failed', error };
+    }
+  }
+  return db.applyStripeEvent({ eventId: input.eventId, subscription });
+}
