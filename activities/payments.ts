@@ -6,15 +6,10 @@ import type { Sql } from '../db/client';
 import { applyStripeOutcome, getStripeEvent, listPlans } from '../db/payments';
 import type { Config } from '../lib/config';
 import type { Logger } from '../lib/log';
+import type { PlanRow } from '../lib/payments/catalog';
 import { interpretEvent, subscriptionFacts, subscriptionToRetrieve } from '../lib/payments/events';
 import { createStripeClient, type Stripe } from '../lib/payments/stripe';
-import {
-  PaymentErrors,
-  type StripeEventInput,
-  type StripeEventPlan,
-  type StripeEventResult,
-  type SubscriptionFacts,
-} from '../lib/payments/types';
+import { PaymentErrors, type StripeEventResult, type SubscriptionFacts } from '../lib/payments/types';
 
 export interface PaymentActivityDeps {
   sql: Sql;
@@ -28,6 +23,14 @@ export function createPaymentActivities({ sql, config, log }: PaymentActivityDep
   let stripe: Stripe | undefined;
   const client = () => (stripe ??= createStripeClient(config.payments));
 
+  // The plans table changes only with a migration: read once per worker, then every minute at most.
+  let plansCache: { at: number; map: Map<string, PlanRow> } | undefined;
+  const plans = async () => {
+    if (!plansCache || Date.now() - plansCache.at > 60_000)
+      plansCache = { at: Date.now(), map: new Map((await listPlans(sql)).map((p) => [p.id, p])) };
+    return plansCache.map;
+  };
+
   const stored = async (eventId: string) => {
     const ev = await getStripeEvent(sql, eventId);
     if (!ev) throw fail(PaymentErrors.EventNotFound, `Stripe event ${eventId} is not stored`);
@@ -35,15 +38,6 @@ export function createPaymentActivities({ sql, config, log }: PaymentActivityDep
   };
 
   return {
-    async loadStripeEvent({ eventId }: StripeEventInput): Promise<StripeEventPlan> {
-      const ev = await stored(eventId);
-      return {
-        type: ev.type,
-        done: ev.status !== 'received',
-        retrieveSubscription: subscriptionToRetrieve(ev.payload as Stripe.Event),
-      };
-    },
-
     /** Reads a subscription's current state from Stripe; a 4xx other than 429 is final. */
     async retrieveStripeSubscription({ subscriptionId }: { subscriptionId: string }): Promise<SubscriptionFacts> {
       try {
@@ -57,24 +51,32 @@ export function createPaymentActivities({ sql, config, log }: PaymentActivityDep
       }
     },
 
+    /**
+     * Applies the stored event once. A subscription checkout needs the subscription read from Stripe first: without
+     * it, the answer says which one (`needs_subscription`) and nothing is changed.
+     */
     async applyStripeEvent(input: {
       eventId: string;
       subscription: SubscriptionFacts | null;
-    }): Promise<StripeEventResult> {
+    }): Promise<StripeEventResult | { status: 'needs_subscription'; subscriptionId: string }> {
       const ev = await stored(input.eventId);
-      const done = ev.status !== 'received' && ev.result;
-      const applied = done
-        ? (ev.result as Awaited<ReturnType<typeof applyStripeOutcome>>)
-        : await applyStripeOutcome(
-            sql,
-            ev.id,
-            interpretEvent(ev.payload as Stripe.Event, {
-              catalog: config.payments,
-              plans: new Map((await listPlans(sql)).map((p) => [p.id, p])),
-              ...(input.subscription ? { subscription: input.subscription } : {}),
-            }),
-          );
-      if (!done && applied.granted > 0)
+      if (ev.status !== 'received' && ev.result) {
+        const r = ev.result as Awaited<ReturnType<typeof applyStripeOutcome>>;
+        return { status: r.status, type: ev.type, granted: 0, ...(r.reason ? { reason: r.reason } : {}) };
+      }
+      const event = ev.payload as Stripe.Event;
+      const toRead = subscriptionToRetrieve(event);
+      if (toRead && !input.subscription) return { status: 'needs_subscription', subscriptionId: toRead };
+      const applied = await applyStripeOutcome(
+        sql,
+        ev.id,
+        interpretEvent(event, {
+          catalog: config.payments,
+          plans: await plans(),
+          ...(input.subscription ? { subscription: input.subscription } : {}),
+        }),
+      );
+      if (applied.granted > 0)
         log.info('stripe event granted tokens', {
           eventId: ev.id,
           type: ev.type,
@@ -84,7 +86,7 @@ export function createPaymentActivities({ sql, config, log }: PaymentActivityDep
       return {
         status: applied.status,
         type: ev.type,
-        granted: done ? 0 : applied.granted,
+        granted: applied.granted,
         ...(applied.reason ? { reason: applied.reason } : {}),
       };
     },

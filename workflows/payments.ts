@@ -1,7 +1,7 @@
 // stripe-event-<event id>: applies one verified, stored Stripe event. The event was answered before this started;
 // a subscription checkout reads the subscription from Stripe first. Everything the event changes is applied in one
 // transaction by applyStripeEvent, which a retry or a second run of this workflow finds already done.
-import { ActivityFailure, ApplicationFailure, proxyActivities } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
 import type { PaymentActivities } from '../activities/payments';
 import { NON_RETRYABLE_PAYMENT_ERRORS, type StripeEventInput, type StripeEventResult } from '../lib/payments/types';
 
@@ -17,8 +17,9 @@ const stripe = proxyActivities<PaymentActivities>({
   },
 });
 
-// PostgreSQL: retried without limit (an outage delays a grant, never loses it).
-const db = proxyActivities<PaymentActivities>({
+// PostgreSQL work, as local activities: an event is applied inside its first workflow task (no activity task round
+// trip through the server), retried without limit (an outage delays a grant, never loses it).
+const db = proxyLocalActivities<PaymentActivities>({
   startToCloseTimeout: '30 seconds',
   retry: {
     initialInterval: '1 second',
@@ -31,18 +32,20 @@ const db = proxyActivities<PaymentActivities>({
 export async function stripeEvent(
   input: StripeEventInput,
 ): Promise<StripeEventResult | { status: 'failed'; error: string }> {
-  const plan = await db.loadStripeEvent(input);
-  let subscription = null;
-  if (plan.retrieveSubscription && !plan.done) {
-    try {
-      subscription = await stripe.retrieveStripeSubscription({ subscriptionId: plan.retrieveSubscription });
-    } catch (err) {
-      if (!(err instanceof ActivityFailure && err.cause instanceof ApplicationFailure && err.cause.nonRetryable))
-        throw err;
-      const error = err.cause.message;
-      await db.failStripeEvent({ eventId: input.eventId, error });
-      return { status: 'failed', error };
-    }
+  const first = await db.applyStripeEvent({ eventId: input.eventId, subscription: null });
+  if (first.status !== 'needs_subscription') return first;
+  // A subscription checkout: read the subscription from Stripe, then apply with it.
+  let subscription;
+  try {
+    subscription = await stripe.retrieveStripeSubscription({ subscriptionId: first.subscriptionId });
+  } catch (err) {
+    if (!(err instanceof ActivityFailure && err.cause instanceof ApplicationFailure && err.cause.nonRetryable))
+      throw err;
+    const error = err.cause.message;
+    await db.failStripeEvent({ eventId: input.eventId, error });
+    return { status: 'failed', error };
   }
-  return db.applyStripeEvent({ eventId: input.eventId, subscription });
+  const applied = await db.applyStripeEvent({ eventId: input.eventId, subscription });
+  if (applied.status === 'needs_subscription') throw ApplicationFailure.nonRetryable('the subscription was not used');
+  return applied;
 }

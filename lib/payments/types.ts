@@ -5,14 +5,6 @@ export interface StripeEventInput {
   eventId: string;
 }
 
-/** What loading a stored event tells the workflow: its type, and the subscription to read from Stripe, if any. */
-export interface StripeEventPlan {
-  type: string;
-  /** Already processed (a repeated workflow): nothing more to do. */
-  done: boolean;
-  retrieveSubscription: string | null;
-}
-
 export interface StripeEventResult {
   status: 'processed' | 'ignored';
   type: string;

@@ -6,7 +6,6 @@
 import assert from 'node:assert/strict';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Context } from '@temporalio/activity';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { createPaymentActivities } from '../../activities/payments';
 import { createApp } from '../../api/app';
@@ -395,12 +394,15 @@ describe('payments: Stripe checkout, portal and events', function () {
     }
   });
 
-  it('grants once when the worker dies after the grant committed and another worker retries', async () => {
+  it('grants once when the worker stops after the grant committed, before reporting it, and the step runs again', async () => {
     const acct = await account(stack.baseUrl);
     await stack.stopWorker();
     let committed!: () => void;
     const reached = new Promise<void>((r) => (committed = r));
-    // The first worker commits the grant, then never reports back (as if killed right after the commit).
+    let release!: () => void;
+    const released = new Promise<void>((r) => (release = r));
+    let first = true;
+    // The first attempt commits the grant, then the worker stops before it can report the result.
     const real = createPaymentActivities({
       sql: stack.sql,
       config: stack.config,
@@ -408,11 +410,12 @@ describe('payments: Stripe checkout, portal and events', function () {
     });
     await stack.startWorker({
       async applyStripeEvent(input) {
+        if (!first) return real.applyStripeEvent(input);
+        first = false;
         await real.applyStripeEvent(input);
         committed();
-        // Never report: wait for the worker's shutdown to cancel this attempt.
-        await Context.current().cancelled;
-        throw new Error('unreachable');
+        await released;
+        throw new Error('the worker stopped before reporting the result');
       },
     });
     const session = {
@@ -426,7 +429,9 @@ describe('payments: Stripe checkout, portal and events', function () {
     const r = await send('checkout.session.completed', session);
     assert.equal(r.status, 200);
     await reached;
-    await stack.stopWorker();
+    const stopping = stack.stopWorker();
+    release();
+    await stopping;
     await stack.startWorker();
     const result = await processed(r.id);
     assert.equal(result.status, 'processed');
