@@ -164,6 +164,8 @@ export const ChatErrors = {
   ProviderRefused: 'ProviderRefused',
   /** the provider refused the request (4xx other than 408/429): move on at once */
   ProviderRejected: 'ProviderRejected',
+  /** the provider's image has nothing but background */
+  EmptyGraphic: 'EmptyGraphic',
   /** the job row is missing or in a state this step cannot start from */
   JobState: 'ChatJobState',
 } as const;
