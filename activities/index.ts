@@ -4,6 +4,8 @@ import type { Config } from '../lib/config';
 import type { Logger } from '../lib/log';
 import type { Storage } from '../lib/storage';
 import { PreparedBlankCache } from '../lib/compositing';
+import { MAX_IMAGE_BYTES } from '../lib/images';
+import { createChatActivities } from './chat';
 import { createGenerationActivities } from './generation';
 import { createMaintenanceActivities } from './maintenance';
 import { createStorefrontActivities } from './storefront';
@@ -39,6 +41,12 @@ export function createActivities(deps: ActivityDeps) {
     ...createMaintenanceActivities(deps),
     ...createWebhookActivities(deps),
     ...createStorefrontActivities(deps),
+    // chat reference images are held to the upload limits (10 MB); foreign blanks share generation's blank cache
+    ...createChatActivities({
+      ...deps,
+      blanks,
+      loadUserImage: createUserImageLoader(deps, { maxBytes: MAX_IMAGE_BYTES }),
+    }),
   };
 }
 

@@ -2,7 +2,7 @@
 // job when it starts one; the chatDesign workflow's record step writes everything else in one transaction, and its
 // failure step fails the job and refunds its debit in one transaction. Both lock the job row and leave a finished
 // job as it is, so a step that runs twice (a worker crash, a retry) changes nothing the second time.
-import type { ChatModel, ChatRecord, ProviderAttempt, ProviderName } from '../lib/chat/types';
+import type { ChatFailureReason, ChatModel, ChatRecord, ProviderAttempt, ProviderName } from '../lib/chat/types';
 import { timeId } from '../lib/ids';
 import type { Sql } from './client';
 import { refundDebitIn, tokenBalance } from './ledger';
@@ -22,6 +22,7 @@ export interface RenderJobRow {
   tokensSpent: number;
   tokensRemaining: number | null;
   error: string | null;
+  failure: ChatFailureReason | null;
   userMessageId: string | null;
   assistantMessageId: string | null;
   createdAt: Date;
@@ -30,7 +31,7 @@ export interface RenderJobRow {
 
 const jobColumns = (sql: Sql) => sql`
   id, user_id as "userId", thread_id as "threadId", model, prompt, status, provider, attempts, timings,
-  tokens_spent as "tokensSpent", tokens_remaining as "tokensRemaining", error, user_message_id as "userMessageId",
+  tokens_spent as "tokensSpent", tokens_remaining as "tokensRemaining", error, failure, user_message_id as "userMessageId",
   assistant_message_id as "assistantMessageId", created_at as "createdAt", completed_at as "completedAt"`;
 
 export async function insertRenderJob(
@@ -254,7 +255,13 @@ export type FailOutcome =
  */
 export async function failChatJob(
   sql: Sql,
-  f: { jobId: string; error: string; attempts: ProviderAttempt[]; timings: Record<string, number> },
+  f: {
+    jobId: string;
+    error: string;
+    failure: ChatFailureReason;
+    attempts: ProviderAttempt[];
+    timings: Record<string, number>;
+  },
 ): Promise<FailOutcome> {
   return sql.begin(async (tx) => {
     const [job] = await tx<
@@ -271,7 +278,7 @@ export async function failChatJob(
       };
     if (job.status === 'failed') return { status: 'failed' as const, refunded: false, duplicate: true };
     const refunded = await refundDebitIn(tx, f.jobId);
-    await tx`update render_jobs set status = 'failed', error = ${f.error.slice(0, 2000)},
+    await tx`update render_jobs set status = 'failed', error = ${f.error.slice(0, 2000)}, failure = ${f.failure},
         attempts = ${tx.json(f.attempts as never)}, timings = ${tx.json(f.timings)}, tokens_spent = 0,
         completed_at = now()
       where id = ${f.jobId}`;

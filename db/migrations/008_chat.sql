@@ -16,7 +16,8 @@ create table chat_threads (
 create index chat_threads_user_idx on chat_threads (user_id, created_at desc, id desc);
 
 -- One render job per accepted POST /api/chat (debit reference = id). `attempts` lists every provider tried, in order,
--- with its outcome ({provider, ok, tries, ms, error?}); `timings` the milliseconds of each step.
+-- with its outcome ({provider, ok, tries, type?, error?}); `timings` the milliseconds of each step. A failed job
+-- keeps its `error` (internal detail) and `failure` (what the client is told: 402, 400 or 500).
 create table render_jobs (
   id                   text primary key,
   user_id              text not null references users(id) on delete cascade,
@@ -31,6 +32,7 @@ create table render_jobs (
   tokens_spent         integer not null default 0,
   tokens_remaining     integer,
   error                text,
+  failure              text check (failure in ('insufficient_tokens', 'bad_input', 'generation_failed')),
   user_message_id      text,
   assistant_message_id text,
   created_at           timestamptz not null default now(),
