@@ -4,3 +4,4 @@ export { maintenanceSweep } from './maintenance';
 export { webhookDelivery } from './webhook-delivery';
 export { generationBatch } from './generation-batch';
 export { publishProduct, shopifyWebhook, fulfillment } from './storefront';
+export { chatDesign } from './chat';
