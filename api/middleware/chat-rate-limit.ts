@@ -21,8 +21,8 @@ const NO_STOP = 2_147_483_647;
 export function chatRateLimit(deps: { config: Config; sql: Sql; log: Logger }): RequestHandler {
   const guard = rateLimitsFor(deps).guard;
   const local = { minute: new MemoryWindows(MINUTE), hour: new MemoryWindows(HOUR) };
-  const { perMinute, perHour } = deps.config.chat;
   return async (req, res, next) => {
+    const { perMinute, perHour } = deps.config.chat;
     const userId = req.user!.id;
     const keys = { minute: `chat-minute:${userId}`, hour: `chat-hour:${userId}` };
     const r = await guard.run('chat-increment', () =>
