@@ -127,6 +127,12 @@ async function main(): Promise<void> {
     say(`API          ${config.publicBaseUrl}/api/v1   (health: ${config.publicBaseUrl}/readyz)`);
     say(`Temporal UI  ${temporalUi ?? '(not available: set TEMPORAL_UI_URL for an external server)'}`);
     say(`Temporal     ${temporalAddress}, task queue ${config.temporal.taskQueue}`);
+    const chatProviders = [config.chat.gemini.apiKey && 'Gemini', config.chat.openai.apiKey && 'OpenAI'].filter(
+      Boolean,
+    );
+    say(
+      `Design chat  POST /api/chat with ${chatProviders.length ? chatProviders.join(', then ') : 'the built-in local renderer (no GEMINI_API_KEY or OPENAI_API_KEY)'}`,
+    );
     say('Press Ctrl-C to stop.');
   } catch (err) {
     say(err instanceof ConfigError ? err.message : `failed: ${(err as Error).message}`);

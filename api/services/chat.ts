@@ -135,10 +135,18 @@ export async function postChat(deps: AppDeps, userId: string, req: ChatRequest, 
     throw err;
   }
   log.info('chat job started', { jobId, model: req.model, threadId: req.threadId });
-  const result = await within(deps.config.chat.syncTimeoutMs, handle.result());
+  // A workflow that itself failed (it records every failure it meets, so only if its failure step could not) is
+  // a failed generation to the client.
+  const result = await within(deps.config.chat.syncTimeoutMs, handle.result()).catch((err: unknown) => {
+    log.error('chat workflow failed', { jobId, err });
+    return 'workflow_failed' as const;
+  });
   const job = (await getRenderJob(deps.sql, jobId, userId))!;
+  if (result === 'workflow_failed' && job.status === 'running')
+    return { status: 500, body: { error: GENERATION_FAILED } };
   if (result === undefined || job.status === 'running') return { status: 202, body: { jobId, status: 'running' } };
-  return answerFor(deps, job, result.status === 'failed' ? { tokensAvailable: result.tokensAvailable } : undefined);
+  const failed = result !== 'workflow_failed' && result.status === 'failed' ? result : undefined;
+  return answerFor(deps, job, failed ? { tokensAvailable: failed.tokensAvailable } : undefined);
 }
 
 /** GET /api/chat/jobs/<id>: the user's job, answered as POST /api/chat would have once it is done. */
