@@ -23,7 +23,7 @@ import { startStack, type Stack } from '../helpers/stack';
 
 const GEMINI_KEY = `gem-${randomSuffix(12)}`;
 const OPENAI_KEY = `sk-${randomSuffix(12)}`;
-const TIMEOUT_MS = 1500;
+const TIMEOUT_MS = 2500; // per provider attempt: room for a loaded machine, short enough for the timeout test
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const RESULT_FIELDS = [
   'graphicUrl',
