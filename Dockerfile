@@ -2,6 +2,8 @@
 FROM node:22-bookworm-slim
 WORKDIR /app
 ENV NODE_ENV=production
+# A font for the design chat's local renderer (SVG text through librsvg and fontconfig).
+RUN apt-get update && apt-get install -y --no-install-recommends fonts-dejavu-core && rm -rf /var/lib/apt/lists/*
 COPY package.json package-lock.json ./
 # Production dependencies only (tsx runs the TypeScript sources; the node@22 devDependency is not needed here).
 RUN npm install --omit=dev --no-audit --no-fund && npm cache clean --force

@@ -4,6 +4,8 @@ import type { Config } from '../lib/config';
 import type { Logger } from '../lib/log';
 import type { Storage } from '../lib/storage';
 import { PreparedBlankCache } from '../lib/compositing';
+import { MAX_IMAGE_BYTES } from '../lib/images';
+import { createChatActivities } from './chat';
 import { createGenerationActivities } from './generation';
 import { createInboundActivities } from './inbound';
 import { createMaintenanceActivities } from './maintenance';
@@ -43,6 +45,12 @@ export function createActivities(deps: ActivityDeps) {
     ...createStorefrontActivities(deps),
     ...createInboundActivities(deps),
     ...createPaymentActivities(deps),
+    // chat reference images are held to the upload limits (10 MB); foreign blanks share generation's blank cache
+    ...createChatActivities({
+      ...deps,
+      blanks,
+      loadUserImage: createUserImageLoader(deps, { maxBytes: MAX_IMAGE_BYTES }),
+    }),
   };
 }
 

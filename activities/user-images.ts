@@ -17,12 +17,13 @@ export class BadImageUrlError extends Error {
   readonly retryable = false;
 }
 
-export function createUserImageLoader(deps: { config: Config; storage: Storage }) {
+export function createUserImageLoader(deps: { config: Config; storage: Storage }, opts: { maxBytes?: number } = {}) {
+  const maxBytes = opts.maxBytes ?? MAX_REMOTE_IMAGE_BYTES;
   return async function loadUserImage(url: string, signal?: AbortSignal): Promise<Buffer> {
     let body: Buffer;
     try {
       ({ body } = await readUserUrl(deps, url, {
-        maxBytes: MAX_REMOTE_IMAGE_BYTES,
+        maxBytes,
         timeoutMs: FETCH_TIMEOUT_MS,
         signal,
       }));
@@ -43,7 +44,7 @@ export function createUserImageLoader(deps: { config: Config; storage: Storage }
       throw new BadImageUrlError(`${url} is not an image (${describeUnsupported(body)}); expected ${ACCEPTED_LIST}`);
     try {
       // Dimensions from the header, before anything decodes it: a pixel bomb is refused here.
-      inspectImage(body, { maxBytes: MAX_REMOTE_IMAGE_BYTES });
+      inspectImage(body, { maxBytes });
     } catch (err) {
       if (isImageError(err)) throw new BadImageUrlError(`${url}: ${err.message}`);
       throw err;

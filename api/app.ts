@@ -4,6 +4,7 @@ import { errorHandler, notFoundHandler } from './errors';
 import { requestContext } from './middleware/request-context';
 import { analyzeRoutes } from './routes/analyze';
 import { authRoutes } from './routes/auth';
+import { chatRoutes } from './routes/chat';
 import { fileRoutes } from './routes/files';
 import { garmentRoutes } from './routes/garments';
 import { generationBatchRoutes } from './routes/generation-batch';
@@ -39,6 +40,7 @@ export function createApp(deps: AppDeps): express.Express {
   app.use('/api', authRoutes(deps));
   app.use('/api', storefrontRoutes(deps));
   app.use('/api', paymentRoutes(deps));
+  app.use('/api', chatRoutes(deps));
 
   app.use(notFoundHandler);
   app.use(errorHandler);

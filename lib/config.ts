@@ -220,6 +220,20 @@ const envSchema = z.object({
       return packs;
     })
     .default(parseTokenPacks('price_pack_100:100:9,price_pack_500:500:39') as TokenPack[]),
+  // Design chat (issue 13, docs/chat.md). Providers in order: Gemini when GEMINI_API_KEY is set, OpenAI when
+  // OPENAI_API_KEY is set; with neither, the built-in local renderer. The base URLs point the SDKs elsewhere
+  // (stand-ins, proxies). Timeouts are per attempt; each provider gets CHAT_PROVIDER_ATTEMPTS attempts on 429, 5xx
+  // and timeouts before the next one is tried.
+  GEMINI_API_KEY: z.string().min(1).optional(),
+  GEMINI_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
+  GEMINI_TIMEOUT_MS: int(90_000, 100, 600_000),
+  OPENAI_API_KEY: z.string().min(1).optional(),
+  OPENAI_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
+  OPENAI_TIMEOUT_MS: int(120_000, 100, 600_000),
+  CHAT_PROVIDER_ATTEMPTS: int(3, 1, 10),
+  CHAT_SYNC_TIMEOUT_MS: int(120_000, 100, 600_000),
+  CHAT_RATE_PER_MINUTE: int(10, 1),
+  CHAT_RATE_PER_HOUR: int(100, 1),
 });
 
 export type Env = z.infer<typeof envSchema>;
@@ -301,6 +315,28 @@ export interface Config {
     /** AES-256-GCM key for shop access tokens at rest. */
     tokenKey: Buffer;
   };
+  chat: ChatConfig;
+}
+
+export interface ChatProviderConfig {
+  /** unset: the provider is not used */
+  apiKey: string | undefined;
+  /** endpoint override (the SDK's baseUrl / baseURL); unset: the provider's own */
+  baseUrl: string | undefined;
+  /** per attempt */
+  timeoutMs: number;
+}
+
+export interface ChatConfig {
+  gemini: ChatProviderConfig;
+  openai: ChatProviderConfig;
+  /** attempts per provider on 429, 5xx and timeouts */
+  providerAttempts: number;
+  /** how long POST /api/chat waits for the job before answering 202 */
+  syncTimeoutMs: number;
+  /** requests per user per minute, per account per hour (every authenticated POST /api/chat counts) */
+  perMinute: number;
+  perHour: number;
 }
 
 export interface RateLimitConfig {
@@ -418,6 +454,14 @@ export function loadConfig(
       tokenKey: e.TOKEN_ENCRYPTION_KEY
         ? Buffer.from(e.TOKEN_ENCRYPTION_KEY, 'base64')
         : Buffer.from(persistedFile(dataDir, e.NODE_ENV, 'token-encryption-key', 'TOKEN_ENCRYPTION_KEY'), 'base64'),
+    },
+    chat: {
+      gemini: { apiKey: e.GEMINI_API_KEY, baseUrl: e.GEMINI_BASE_URL, timeoutMs: e.GEMINI_TIMEOUT_MS },
+      openai: { apiKey: e.OPENAI_API_KEY, baseUrl: e.OPENAI_BASE_URL, timeoutMs: e.OPENAI_TIMEOUT_MS },
+      providerAttempts: e.CHAT_PROVIDER_ATTEMPTS,
+      syncTimeoutMs: e.CHAT_SYNC_TIMEOUT_MS,
+      perMinute: e.CHAT_RATE_PER_MINUTE,
+      perHour: e.CHAT_RATE_PER_HOUR,
     },
   };
 }

@@ -157,6 +157,12 @@ async function main(): Promise<void> {
     );
     if (config.payments.webhookSecret && !process.env.STRIPE_WEBHOOK_SECRET)
       say(`Stripe       webhook signing secret ${config.payments.webhookSecret} (generated into ${config.dataDir})`);
+    const chatProviders = [config.chat.gemini.apiKey && 'Gemini', config.chat.openai.apiKey && 'OpenAI'].filter(
+      Boolean,
+    );
+    say(
+      `Design chat  POST /api/chat with ${chatProviders.length ? chatProviders.join(', then ') : 'the built-in local renderer (no GEMINI_API_KEY or OPENAI_API_KEY)'}`,
+    );
     say('Press Ctrl-C to stop.');
   } catch (err) {
     say(err instanceof ConfigError ? err.message : `failed: ${(err as Error).message}`);

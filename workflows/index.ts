@@ -5,3 +5,4 @@ export { webhookDelivery } from './webhook-delivery';
 export { generationBatch } from './generation-batch';
 export { publishProduct, shopifyWebhook, fulfillment } from './storefront';
 export { stripeEvent } from './payments';
+export { chatDesign } from './chat';

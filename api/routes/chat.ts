@@ -1,0 +1,97 @@
+// Part B design chat (issue 13): POST /api/chat, GET /api/chat/jobs/<id>, GET /api/chat/threads[/<id>].
+// Session-authenticated (401 {error: "Unauthorized"}); errors are {error: string}. POST is rate-limited per user
+// (every authenticated request counts) before its body is read.
+import { Router } from 'express';
+import { z } from 'zod';
+import {
+  CHAT_MODELS,
+  DEFAULT_CHAT_MODEL,
+  MAX_CHAT_URLS,
+  MAX_PROMPT_LENGTH,
+  MIN_PROMPT_LENGTH,
+} from '../../lib/chat/types';
+import { requireAppSession } from '../auth/sessions';
+import type { AppDeps } from '../context';
+import { badRequest, fromZod } from '../errors';
+import { chatRateLimit } from '../middleware/chat-rate-limit';
+import { jsonBody } from '../middleware/body';
+import { cursorParam, DEFAULT_PAGE_LIMIT, pageLimitParam } from '../pagination';
+import {
+  chatThread,
+  chatThreads,
+  getChatJob,
+  JOB_NOT_FOUND,
+  postChat,
+  THREAD_NOT_FOUND,
+  type Answer,
+} from '../services/chat';
+
+export const PROMPT_REQUIRED = 'Prompt is required';
+
+const urlList = (field: string) =>
+  z
+    .array(z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).max(2048), {
+      error: `must be a list of http(s) URLs`,
+    })
+    .max(MAX_CHAT_URLS, `at most ${MAX_CHAT_URLS} URLs in ${field}`)
+    .default([]);
+
+const chatBody = z.object({
+  prompt: z.string().trim().max(MAX_PROMPT_LENGTH, `must be at most ${MAX_PROMPT_LENGTH} characters`),
+  images: urlList('images'),
+  garmentUrls: urlList('garmentUrls'),
+  designUrls: urlList('designUrls'),
+  model: z.enum(CHAT_MODELS, { error: `must be one of ${CHAT_MODELS.join(', ')}` }).default(DEFAULT_CHAT_MODEL),
+  threadId: z.string({ error: 'must be a string or null' }).max(200).nullable().default(null),
+});
+
+const threadsQuery = z.object({ limit: pageLimitParam, cursor: cursorParam });
+const idParam = (prefix: string) => new RegExp(`^${prefix}_\\d{1,16}_[a-z0-9]{1,32}$`);
+
+function send(res: import('express').Response, a: Answer) {
+  for (const [k, v] of Object.entries(a.headers ?? {})) res.setHeader(k, v);
+  res.status(a.status).json(a.body);
+}
+
+export function chatRoutes(deps: AppDeps): Router {
+  const r = Router();
+  const session = requireAppSession(deps);
+
+  r.post('/chat', session, chatRateLimit(deps), jsonBody('64kb'), async (req, res) => {
+    const body = req.body as Record<string, unknown> | undefined;
+    const prompt = body && typeof body === 'object' && !Array.isArray(body) ? body.prompt : undefined;
+    if (typeof prompt !== 'string' || prompt.trim().length < MIN_PROMPT_LENGTH) throw badRequest(PROMPT_REQUIRED);
+    const parsed = chatBody.safeParse(body);
+    // flat {error: <what is wrong>}, without the issue list
+    if (!parsed.success) throw badRequest(fromZod(parsed.error).message);
+    send(res, await postChat(deps, req.user!.id, parsed.data, req.log));
+  });
+
+  r.get('/chat/jobs/:jobId', session, async (req, res) => {
+    const id = String(req.params.jobId);
+    if (!idParam('job').test(id)) {
+      res.status(404).json({ error: JOB_NOT_FOUND });
+      return;
+    }
+    send(res, await getChatJob(deps, req.user!.id, id));
+  });
+
+  r.get('/chat/threads', session, async (req, res) => {
+    const q = threadsQuery.safeParse(req.query);
+    if (!q.success) throw badRequest(fromZod(q.error, 'query').message);
+    res.json(
+      await chatThreads(deps, req.user!.id, { limit: q.data.limit ?? DEFAULT_PAGE_LIMIT, cursor: q.data.cursor }),
+    );
+  });
+
+  r.get('/chat/threads/:id', session, async (req, res) => {
+    const id = String(req.params.id);
+    if (!idParam('thr').test(id)) {
+      res.status(404).json({ error: THREAD_NOT_FOUND });
+      return;
+    }
+    res.json(await chatThread(deps, req.user!.id, id));
+  });
+
+  return r;
+}

@@ -1,0 +1,190 @@
+// The design chat job (id = render job id job_<n>_<suffix>, search attribute AccountId): debit the model's cost →
+// reference images → a graphic from the provider chain → print asset → mockups → every record in one transaction.
+// Any failure after the debit refunds it and records the failed job, in one transaction. Orchestration only: all I/O
+// is in activities/chat.ts.
+//
+// The providers are tried in the order of the worker's plan (Gemini, then OpenAI; the local renderer only when
+// neither is configured). Each is one activity with its own timeout and a bounded retry on 429, 5xx and timeouts;
+// a refusal or another 4xx is non-retryable and moves to the next provider at once.
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  log,
+  proxyActivities,
+  proxyLocalActivities,
+  TimeoutFailure,
+  type ActivityOptions,
+} from '@temporalio/workflow';
+import type { ChatActivities } from '../activities/chat';
+import {
+  ChatErrors,
+  MODEL_COST,
+  NON_RETRYABLE_CHAT_ERRORS,
+  type ChatFailureReason,
+  type ChatWorkflowInput,
+  type ChatWorkflowResult,
+  type GraphicOut,
+  type ProviderAttempt,
+  type ProviderCall,
+  type ProviderPlan,
+} from '../lib/chat/types';
+
+// Bookkeeping in PostgreSQL (debit, records, refund): patient, a database blip must not fail a paid job.
+const db = proxyLocalActivities<ChatActivities>({
+  startToCloseTimeout: '30 seconds',
+  localRetryThreshold: '2 seconds',
+  retry: {
+    initialInterval: '500 milliseconds',
+    backoffCoefficient: 2,
+    maximumInterval: '30 seconds',
+    maximumAttempts: 20,
+    nonRetryableErrorTypes: NON_RETRYABLE_CHAT_ERRORS,
+  },
+});
+
+// Image work and reading user URLs (each download has its own 20 s limit): a few attempts, none for bad input.
+const images = proxyLocalActivities<ChatActivities>({
+  startToCloseTimeout: '2 minutes',
+  localRetryThreshold: '2 seconds',
+  retry: {
+    initialInterval: '1 second',
+    backoffCoefficient: 2,
+    maximumInterval: '10 seconds',
+    maximumAttempts: 4,
+    nonRetryableErrorTypes: NON_RETRYABLE_CHAT_ERRORS,
+  },
+});
+
+/** The activity options of one provider: its timeout (plus room to read references and store the answer). */
+function providerOptions(plan: ProviderPlan): ActivityOptions {
+  return {
+    startToCloseTimeout: plan.timeoutMs + 15_000,
+    retry: {
+      initialInterval: '1 second',
+      backoffCoefficient: 2,
+      maximumInterval: '10 seconds',
+      maximumAttempts: plan.attempts,
+      nonRetryableErrorTypes: NON_RETRYABLE_CHAT_ERRORS,
+    },
+  };
+}
+
+function callProvider(plan: ProviderPlan, call: ProviderCall): Promise<GraphicOut> {
+  const opts = providerOptions(plan);
+  switch (plan.name) {
+    case 'gemini':
+      return proxyActivities<ChatActivities>(opts).generateWithGemini(call);
+    case 'openai':
+      return proxyActivities<ChatActivities>(opts).generateWithOpenAI(call);
+    case 'local':
+      return proxyLocalActivities<ChatActivities>({ ...opts, localRetryThreshold: '2 seconds' }).renderLocally(call);
+  }
+}
+
+/** What a failed provider activity says: its message, type and how many attempts it made. */
+function describeFailure(plan: ProviderPlan, err: ActivityFailure): ProviderAttempt {
+  const cause = err.cause;
+  let type = 'error';
+  let tries = err.retryState === 'MAXIMUM_ATTEMPTS_REACHED' ? plan.attempts : 1;
+  if (cause instanceof ApplicationFailure) {
+    type = cause.type ?? 'error';
+    const d = cause.details?.[0] as { attempt?: number } | undefined;
+    if (typeof d?.attempt === 'number') tries = d.attempt;
+  } else if (cause instanceof TimeoutFailure) {
+    type = 'timeout';
+  }
+  return { provider: plan.name, ok: false, tries, type, error: cause?.message ?? err.message };
+}
+
+function reason(err: unknown): string {
+  if (err instanceof ActivityFailure && err.cause) return err.cause.message;
+  return err instanceof Error ? err.message : String(err);
+}
+
+function failureOf(err: unknown): ChatFailureReason {
+  const cause = err instanceof ActivityFailure ? err.cause : err;
+  return cause instanceof ApplicationFailure && cause.type === ChatErrors.BadInput ? 'bad_input' : 'generation_failed';
+}
+
+export async function chatDesign(input: ChatWorkflowInput): Promise<ChatWorkflowResult> {
+  const { jobId } = input;
+  const attempts: ProviderAttempt[] = [];
+  const timings: Record<string, number> = {};
+
+  const start = await db.beginChatJob(input);
+  if (!start.ok) {
+    const error = `Token balance too low: ${start.tokensNeeded} needed, ${start.tokensAvailable} available`;
+    await db.failChatJob({ jobId, error, failure: 'insufficient_tokens', attempts, timings });
+    return {
+      status: 'failed',
+      jobId,
+      reason: 'insufficient_tokens',
+      error,
+      tokensNeeded: start.tokensNeeded,
+      tokensAvailable: start.tokensAvailable,
+    };
+  }
+
+  try {
+    const refs = await images.fetchChatReferences({
+      jobId,
+      urls: [...input.images, ...input.designUrls],
+      previousGraphicKey: start.previousGraphicKey,
+    });
+    timings.references = refs.ms;
+    const call: ProviderCall = {
+      jobId,
+      prompt: input.prompt,
+      model: input.model,
+      referenceKeys: refs.keys,
+      editsPrevious: start.previousGraphicKey !== null,
+    };
+    let graphic: GraphicOut | undefined;
+    for (const plan of start.providers) {
+      try {
+        graphic = await callProvider(plan, call);
+        attempts.push({ provider: plan.name, ok: true, tries: graphic.attempt });
+        timings.provider = graphic.ms;
+        break;
+      } catch (err) {
+        if (!(err instanceof ActivityFailure)) throw err;
+        const failed = describeFailure(plan, err);
+        attempts.push(failed);
+        log.warn('image provider failed; trying the next', { jobId, ...failed });
+      }
+    }
+    if (!graphic) {
+      const summary = attempts.map((a) => `${a.provider}: ${a.error}`).join('; ');
+      throw ApplicationFailure.nonRetryable(`Every image provider failed (${summary})`, 'ProvidersFailed');
+    }
+    const print = await images.makeChatPrintAsset({ jobId, graphicKey: graphic.key, model: input.model });
+    timings.print = print.ms;
+    const mockups = await images.renderChatMockups({ jobId, printKey: print.key, garmentUrls: input.garmentUrls });
+    timings.mockups = mockups.ms;
+    const rec = await db.recordChatJob({
+      jobId,
+      accountId: input.accountId,
+      threadId: input.threadId,
+      prompt: input.prompt,
+      model: input.model,
+      refs: { images: input.images, designUrls: input.designUrls, garmentUrls: input.garmentUrls },
+      tokens: MODEL_COST[input.model],
+      graphic,
+      print,
+      mockups: mockups.mockups,
+      attempts,
+      timings,
+    });
+    if (rec.status === 'completed')
+      return { status: 'completed', jobId, threadId: rec.threadId, messageId: rec.messageId, provider: rec.provider };
+    return { status: 'failed', jobId, reason: 'generation_failed', error: 'The job was failed before it was recorded' };
+  } catch (err) {
+    const error = reason(err);
+    const failure = failureOf(err);
+    log.warn('chat job failed', { jobId, error, failure });
+    const out = await db.failChatJob({ jobId, error, failure, attempts, timings });
+    if (out.status === 'completed')
+      return { status: 'completed', jobId, threadId: out.threadId, messageId: out.messageId, provider: out.provider };
+    return { status: 'failed', jobId, reason: failure, error };
+  }
+}
