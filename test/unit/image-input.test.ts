@@ -242,9 +242,9 @@ describe('base64 image data', () => {
 
   it('refuses an oversized payload from its length, before decoding it', () => {
     const huge = 'A'.repeat(20 * 1024 * 1024);
-    const t0 = performance.now();
     throwsImageError(() => decodeBase64Image(huge), 'too_large', /15 MB; the maximum is 10 MB/);
-    assert.ok(performance.now() - t0 < 500);
+    // Invalid base64 at the very end: a decoder that looked at the characters first would say invalid_base64.
+    throwsImageError(() => decodeBase64Image(`${huge}*`), 'too_large');
     throwsImageError(() => decodeBase64Image('A'.repeat(400), 100), 'too_large');
   });
 });
