@@ -20,7 +20,7 @@ async function main(): Promise<void> {
   const temporal = new Client({ connection, namespace: config.temporal.namespace });
   const app = createApp({ config, sql, storage: createStorage(config), temporal, log });
   const server: Server = await new Promise((resolve, reject) => {
-    const s = app.listen(config.port, config.host, () => resolve(s));
+    const s = app.listen(config.port, config.host, (err?: Error) => (err ? reject(err) : resolve(s)));
     s.once('error', reject);
   });
   server.keepAliveTimeout = 65_000; // longer than common load-balancer idle timeouts

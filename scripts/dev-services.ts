@@ -42,6 +42,8 @@ export async function freePort(): Promise<number> {
   });
 }
 
+const sleepMs = (ms: number) => new Promise<void>((r) => setTimeout(r, ms).unref());
+
 async function waitFor(
   what: string,
   deadlineMs: number,
@@ -123,8 +125,16 @@ export async function startEmbeddedPostgres(opts: {
   }
   return {
     url: `postgres://postgres:${password}@127.0.0.1:${opts.port}/${opts.database}`,
+    // pg.stop() waits for the server's exit; when it has already exited (Ctrl-C reaches the whole process group)
+    // that wait never ends: done as soon as the port is closed and the pid file gone, or after 10 s at most.
     stop: async () => {
-      await pg.stop();
+      const gone = async () => !(await portOpen(opts.port)) && !existsSync(path.join(opts.dir, 'postmaster.pid'));
+      const stopping = pg.stop().catch(() => {});
+      const until = Date.now() + 10_000;
+      while (Date.now() < until) {
+        const done = await Promise.race([stopping.then(() => true), sleepMs(200).then(() => false)]);
+        if (done || (await gone())) return;
+      }
     },
   };
 }
@@ -210,6 +220,8 @@ export async function resolveTemporalCli(opts: { cliPath?: string; log: Log }): 
         stdio: ['ignore', 'inherit', 'inherit'],
         timeout: 40 * 60_000,
       });
+      if (r.signal === 'SIGINT' || r.signal === 'SIGTERM')
+        throw new Error('interrupted while building the Temporal CLI');
       const built = path.join(bin, 'temporal');
       if (r.status === 0 && existsSync(built) && works(built)) return built;
       opts.log(`go install of temporal ${v} failed (exit ${r.status})`);
@@ -400,7 +412,21 @@ export async function startStripeMock(opts: {
 }): Promise<RunningService & { url: string }> {
   mkdirSync(path.dirname(opts.logFile), { recursive: true });
   const out = openSync(opts.logFile, 'a');
-  const proc = spawn(opts.bin, ['-http-addr', `127.0.0.1:${opts.port}`], { stdio: ['ignore', out, out] });
+  // stripe-mock also listens on $PORT when it is set (that is the API's port, so it must not see it), and for HTTPS
+  // on port 12112 unless told otherwise: HTTPS goes to a Unix socket nobody uses, so no second TCP port is taken.
+  const { PORT: _apiPort, ...env } = process.env;
+  const socket = path.join(os.tmpdir(), `stripe-mock-https-${opts.port}.sock`);
+  rmSync(socket, { force: true });
+  const proc = spawn(opts.bin, ['-http-addr', `127.0.0.1:${opts.port}`, '-https-unix', socket], {
+    stdio: ['ignore', out, out],
+    env,
+  });
   await waitFor('stripe-mock', 60_000, () => portOpen(opts.port), proc);
-  return { url: `http://127.0.0.1:${opts.port}`, stop: () => stopProcess(proc, 'stripe-mock', 5_000) };
+  return {
+    url: `http://127.0.0.1:${opts.port}`,
+    stop: async () => {
+      await stopProcess(proc, 'stripe-mock', 5_000);
+      rmSync(socket, { force: true });
+    },
+  };
 }

@@ -25,6 +25,8 @@ import {
 } from './dev-services';
 
 const ROOT = path.resolve(__dirname, '..');
+/** How long one stand-in server (PostgreSQL, Temporal, stripe-mock, the dev shop) may take to stop. */
+const SERVICE_STOP_MS = 20_000;
 /** stripe-mock's usual port; another free one when it is taken. */
 const STRIPE_MOCK_PORT = 12111;
 const say = (msg: string) => process.stderr.write(`[start] ${msg}\n`);
@@ -35,14 +37,29 @@ async function main(): Promise<void> {
   const services: RunningService[] = [];
   const children: { name: string; proc: ChildProcess }[] = [];
   let stopping = false;
+  let ready = false;
+  // Every wait of the start-up watches this: a stop request ends the start-up at once, not after a timeout.
+  const startup = new AbortController();
 
   const stopAll = async (code: number) => {
     if (stopping) return;
     stopping = true;
+    startup.abort();
     say('stopping...');
-    // API first (no new work), then the worker (finishes or hands back its tasks), then the servers.
-    for (const c of [...children].reverse()) await stopProcess(c.proc, c.name, 35_000);
-    for (const s of [...services].reverse()) await s.stop().catch((e) => say(`stop failed: ${e}`));
+    // API first (no new work), then the worker (finishes or hands back its tasks), then the servers. Before the
+    // service was ready there is no work in flight: children get a short grace, not the worker's 35 s.
+    const grace = ready ? 35_000 : 5_000;
+    for (const c of [...children].reverse()) await stopProcess(c.proc, c.name, grace);
+    for (const s of [...services].reverse()) {
+      const stopped = await Promise.race([
+        s.stop().then(
+          () => true,
+          (e: unknown) => (say(`stop failed: ${e}`), true),
+        ),
+        new Promise<false>((r) => setTimeout(() => r(false), SERVICE_STOP_MS).unref()),
+      ]);
+      if (!stopped) say(`a service did not stop within ${SERVICE_STOP_MS / 1000} s; leaving it`);
+    }
     say('stopped');
     process.exit(code);
   };
@@ -145,7 +162,8 @@ async function main(): Promise<void> {
       });
     }
 
-    await waitForReady(config.port);
+    await waitForReady(config.port, startup.signal);
+    ready = true;
     say('');
     say(`API          ${config.publicBaseUrl}/api/v1   (health: ${config.publicBaseUrl}/readyz)`);
     say(`Temporal UI  ${temporalUi ?? '(not available: set TEMPORAL_UI_URL for an external server)'}`);
@@ -165,20 +183,25 @@ async function main(): Promise<void> {
     );
     say('Press Ctrl-C to stop.');
   } catch (err) {
+    if (stopping) return; // the stop request ended the start-up; stopAll reports
     say(err instanceof ConfigError ? err.message : `failed: ${(err as Error).message}`);
     await stopAll(1);
   }
 }
 
-async function waitForReady(port: number): Promise<void> {
+async function waitForReady(port: number, signal: AbortSignal): Promise<void> {
   const until = Date.now() + 120_000;
   let last = '';
   while (Date.now() < until) {
+    signal.throwIfAborted();
     try {
-      const res = await fetch(`http://127.0.0.1:${port}/readyz`);
+      const res = await fetch(`http://127.0.0.1:${port}/readyz`, {
+        signal: AbortSignal.any([signal, AbortSignal.timeout(5000)]),
+      });
       if (res.ok) return;
       last = await res.text();
     } catch (err) {
+      signal.throwIfAborted();
       last = (err as Error).message;
     }
     await new Promise((r) => setTimeout(r, 500));
