@@ -7,7 +7,7 @@ import { PreparedBlankCache } from '../lib/compositing';
 import { createGenerationActivities } from './generation';
 import { createMaintenanceActivities } from './maintenance';
 import { createStorefrontActivities } from './storefront';
-import { BadImageUrlError, createUserImageLoader } from './user-images';
+import { BadImageUrlError, createUserImageLoader } from '../lib/fetch/user-images';
 import { createWebhookActivities } from './webhooks';
 
 export interface ActivityDeps {

@@ -10,6 +10,7 @@ import { generationBatchRoutes } from './routes/generation-batch';
 import { generationRoutes } from './routes/generations';
 import { healthRoutes } from './routes/health';
 import { keyRoutes } from './routes/keys';
+import { previewRoutes } from './routes/preview';
 import { storefrontRoutes } from './routes/storefront';
 import { uploadRoutes } from './routes/upload';
 import { webhookRoutes } from './routes/webhooks';
@@ -30,6 +31,7 @@ export function createApp(deps: AppDeps): express.Express {
   app.use('/api/v1', garmentRoutes(deps));
   app.use('/api/v1', generationBatchRoutes(deps));
   app.use('/api/v1', generationRoutes(deps));
+  app.use('/api/v1', previewRoutes(deps));
   app.use('/api/v1', uploadRoutes(deps));
   app.use('/api/v1', analyzeRoutes(deps));
   app.use('/api/v1', webhookRoutes(deps));
