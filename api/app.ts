@@ -4,6 +4,7 @@ import { errorHandler, notFoundHandler } from './errors';
 import { requestContext } from './middleware/request-context';
 import { analyzeRoutes } from './routes/analyze';
 import { authRoutes } from './routes/auth';
+import { docsRoutes } from './routes/docs';
 import { fileRoutes } from './routes/files';
 import { garmentRoutes } from './routes/garments';
 import { generationBatchRoutes } from './routes/generation-batch';
@@ -25,6 +26,7 @@ export function createApp(deps: AppDeps): express.Express {
   app.use(requestContext(deps.log));
   app.use(healthRoutes(deps));
   app.use(fileRoutes(deps));
+  app.use(docsRoutes(deps));
 
   // Part A: the public API.
   app.use('/api/v1', keyRoutes(deps));
