@@ -4,6 +4,7 @@ import { errorHandler, notFoundHandler } from './errors';
 import { requestContext } from './middleware/request-context';
 import { analyzeRoutes } from './routes/analyze';
 import { authRoutes } from './routes/auth';
+import { dashboardRoutes } from './routes/dashboard';
 import { docsRoutes } from './routes/docs';
 import { fileRoutes } from './routes/files';
 import { garmentRoutes } from './routes/garments';
@@ -41,6 +42,9 @@ export function createApp(deps: AppDeps): express.Express {
   // Part B: application routes.
   app.use('/api', authRoutes(deps));
   app.use('/api', storefrontRoutes(deps));
+
+  // The dashboard: static files of web/ at / (GET and HEAD only; anything else falls through to 404).
+  app.use(dashboardRoutes(deps));
 
   app.use(notFoundHandler);
   app.use(errorHandler);

@@ -15,6 +15,7 @@ import { createStorage } from '../lib/storage';
 import {
   cacheDir,
   freePort,
+  resolveChromium,
   resolveMinio,
   resolveTemporalCli,
   startEmbeddedPostgres,
@@ -127,6 +128,12 @@ async function main(): Promise<number> {
 
     const args = process.argv.slice(2);
     const specs = args.length > 0 ? args : ['test/**/*.test.ts'];
+    // The dashboard's browser tests (test/browser/) drive Debian's chromium with playwright-core: installed here
+    // when missing, and its path handed to mocha.
+    if (specs.some((s) => s.includes('*') || s.startsWith('test/browser') || s.includes('/browser/'))) {
+      env.CHROMIUM_PATH = resolveChromium({ log: say });
+      say(`Chromium at ${env.CHROMIUM_PATH}`);
+    }
     return await new Promise<number>((resolve) => {
       const child = spawn(
         process.execPath,
