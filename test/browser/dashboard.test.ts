@@ -430,6 +430,136 @@ describe('dashboard in a real browser', function () {
     await shot('09-chat');
   });
 
+  // Payments (issue 12) and chat (issue 13) are built on other branches. Until their routes exist here, the pages are
+  // also driven against those issues' route contracts, answered inside the browser (page.route on this origin), so
+  // the code that fills the pages in is exercised now; once the real routes answer, these two are skipped and the
+  // tests above see the real thing.
+  it('fills billing in from the payment routes (issue 12 contract, answered in the page while they are absent)', async function () {
+    if ((await http(origin, 'GET', '/api/payments/plans')).status !== 404) this.skip();
+    const plans = {
+      plans: [
+        { id: 'free', name: 'Free', tokensPerMonth: 50, priceUsd: 0, priceId: null, rollover: false },
+        { id: 'pro', name: 'Pro', tokensPerMonth: 500, priceUsd: 29, priceId: 'price_pro', rollover: false },
+        { id: 'business', name: 'Business', tokensPerMonth: 2000, priceUsd: 99, priceId: 'price_biz', rollover: false },
+        { id: 'enterprise', name: 'Enterprise', tokensPerMonth: null, priceUsd: null, priceId: null, rollover: false },
+      ],
+      tokenPacks: [{ priceId: 'price_pack100', tokens: 100, priceUsd: 9 }],
+    };
+    const calls: { path: string; body: unknown }[] = [];
+    await page.route(`${origin}/api/payments/**`, (route) => {
+      const req = route.request();
+      const p = new URL(req.url()).pathname;
+      calls.push({ path: p, body: req.postData() ? JSON.parse(req.postData()!) : null });
+      if (p === '/api/payments/plans') return route.fulfill({ json: plans });
+      if (p === '/api/payments/subscription')
+        return route.fulfill({
+          json: { plan: { id: 'pro', name: 'Pro' }, status: 'active', cancelAtPeriodEnd: false },
+        });
+      if (p === '/api/payments/checkout')
+        return route.fulfill({ json: { url: `${origin}/#/billing?checkout=done`, sessionId: 'cs_test_1' } });
+      if (p === '/api/payments/portal') return route.fulfill({ json: { url: `${origin}/#/billing?portal=done` } });
+      return route.fulfill({ status: 404, json: { error: 'Not found' } });
+    });
+    try {
+      await visit('#/billing', /Billing/);
+      await page.getByRole('heading', { name: 'Plans' }).waitFor();
+      assert.equal(await page.locator('.plans .plan').count(), 5);
+      await page.getByText('By arrangement').waitFor();
+      await page.getByText('Pro · active').waitFor();
+      await assertLabelled('billing with payments');
+      await assertContrast('billing with payments');
+      await shot('08b-billing-with-payments');
+      await page.getByRole('button', { name: 'Choose Pro' }).click();
+      await page.waitForURL(/checkout=done/);
+      assert.deepEqual(calls.find((c) => c.path === '/api/payments/checkout')!.body, {
+        priceId: 'price_pro',
+        mode: 'subscription',
+      });
+      await visit('#/billing', /Billing/);
+      await page.getByRole('button', { name: 'Buy 100 tokens' }).click();
+      await page.waitForURL(/checkout=done/);
+      assert.deepEqual(calls.filter((c) => c.path === '/api/payments/checkout')[1]!.body, {
+        priceId: 'price_pack100',
+        mode: 'payment',
+      });
+      await visit('#/billing', /Billing/);
+      await page.getByRole('button', { name: 'Manage billing' }).click();
+      await page.waitForURL(/portal=done/);
+    } finally {
+      await page.unroute(`${origin}/api/payments/**`);
+    }
+  });
+
+  it('fills design chat in from the chat routes (issue 13 contract, answered in the page while they are absent)', async function () {
+    if ((await http(origin, 'GET', '/api/chat/threads')).status !== 404) this.skip();
+    const img = `${origin}/favicon.svg`;
+    const posts: any[] = [];
+    const assistant = {
+      role: 'assistant',
+      model: 'nano-banana',
+      tokensSpent: 12,
+      graphicUrl: img,
+      printAssetUrl: img,
+      mockups: [img, img],
+    };
+    await page.route(`${origin}/api/chat**`, (route) => {
+      const req = route.request();
+      const p = new URL(req.url()).pathname;
+      if (p === '/api/chat/threads')
+        return route.fulfill({
+          json: { threads: [{ id: 'thr_1', title: 'Retro sunset', createdAt: new Date().toISOString() }] },
+        });
+      if (p === '/api/chat/threads/thr_1')
+        return route.fulfill({
+          json: {
+            id: 'thr_1',
+            title: 'Retro sunset',
+            messages: [{ role: 'user', prompt: 'a retro sunset' }, assistant],
+          },
+        });
+      if (p === '/api/chat' && req.method() === 'POST') {
+        posts.push(JSON.parse(req.postData()!));
+        if (posts.length === 1)
+          return route.fulfill({
+            status: 402,
+            json: { error: 'Token balance too low', tokensNeeded: 45, tokensAvailable: 12 },
+          });
+        return route.fulfill({
+          json: { threadId: 'thr_1', messageId: 'msg_2', ...assistant, tokensRemaining: 37 },
+        });
+      }
+      return route.fulfill({ status: 404, json: { error: 'Not found' } });
+    });
+    try {
+      await page.goto(`${origin}/#/chat?thread=thr_1`);
+      await page.getByRole('heading', { level: 1, name: 'Design chat' }).waitFor();
+      assert.equal(await page.locator('#nav-chat').isVisible(), true);
+      await page.getByRole('link', { name: 'Retro sunset' }).waitFor();
+      await page.getByText('a retro sunset', { exact: true }).waitFor();
+      assert.equal(await page.locator('.message.assistant img').count(), 4);
+      await page.getByLabel('Describe the design').fill('make the sun bigger and blue');
+      await page.getByLabel('Model').selectOption('nano-banana-pro');
+      await page.locator('.garment-picks input[type=checkbox]').first().check();
+      await page.getByRole('button', { name: 'Create design' }).click();
+      await page.getByRole('alert').getByText('Token balance too low (needs 45, you have 12)').waitFor();
+      await page.getByLabel('Model').selectOption('nano-banana');
+      await page.getByRole('button', { name: 'Create design' }).click();
+      await page.getByText(/Design ready: 12 tokens spent, 37 left/).waitFor();
+      assert.equal(posts[1].threadId, 'thr_1');
+      assert.equal(posts[1].model, 'nano-banana');
+      assert.equal(posts[1].prompt, 'make the sun bigger and blue');
+      assert.equal(posts[1].garmentUrls.length, 1);
+      assert.match(posts[1].garmentUrls[0], /^http:\/\/127\.0\.0\.1:\d+\/files\//);
+      await assertLabelled('chat with routes');
+      await assertContrast('chat with routes');
+      await shot('09b-chat-with-routes');
+    } finally {
+      await page.unroute(`${origin}/api/chat**`);
+      // the start-up probe remembered chat as present: load the app afresh
+      await page.goto(`${origin}/#/studio`);
+    }
+  });
+
   it('connects a store, publishes the mockup, and fulfils an order from the storefront page', async () => {
     await visit('#/storefront', /Storefront/);
     await page.getByText('No store connected.').waitFor();

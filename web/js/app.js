@@ -55,16 +55,19 @@ async function route() {
     if (a.getAttribute('href') === `#${path}`) a.setAttribute('aria-current', 'page');
     else a.removeAttribute('aria-current');
   }
-  render(main);
+  // Each visit renders into a fresh container: a page still loading for an earlier visit writes into its own
+  // (detached) container, never over the current one.
+  const view = document.createElement('div');
+  render(main, view);
   main.setAttribute('aria-busy', 'true');
   try {
-    await target.page(main, { params, session, isCurrent: () => n === current });
+    await target.page(view, { params, session, isCurrent: () => n === current });
   } catch (err) {
-    announce(err.message ?? String(err), 'error');
+    if (n === current) announce(err.message ?? String(err), 'error');
   } finally {
-    main.removeAttribute('aria-busy');
+    if (n === current) main.removeAttribute('aria-busy');
   }
-  if (n === current) main.querySelector('h1')?.focus();
+  if (n === current) view.querySelector('h1')?.focus();
 }
 
 document.getElementById('signout').addEventListener('click', async () => {

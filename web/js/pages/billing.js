@@ -23,8 +23,9 @@ export async function billingPage(main, ctx) {
   const body = h('div', {});
   render(main, heading('Billing'), summary, body);
 
-  const hasPayments = session.features.payments || (await exists('/api/payments/plans'));
+  const hasPayments = await exists('/api/payments/plans');
   if (!ctx.isCurrent()) return;
+  session.features.payments = hasPayments;
   if (!hasPayments) {
     render(
       body,

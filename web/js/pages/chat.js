@@ -2,7 +2,7 @@
 // once the chat routes exist on this server (GET /api/chat/threads answering 404 means not built here yet).
 import { allGarments, api, exists } from '../api.js';
 import { announce, busy, errorBox, field, h, heading, render, when } from '../dom.js';
-import { refreshUser, session } from '../state.js';
+import { refreshUser, renderShell, session } from '../state.js';
 
 const MODELS = [
   { id: 'nano-banana', tokens: 12, label: 'standard, about 5 s' },
@@ -43,8 +43,12 @@ function gallery(m) {
 }
 
 export async function chatPage(main, ctx) {
-  const available = session.features.chat || (await exists('/api/chat/threads'));
+  const available = await exists('/api/chat/threads');
   if (!ctx.isCurrent()) return;
+  if (available !== session.features.chat) {
+    session.features.chat = available; // the routes landed (or went) since the app started: show the menu item
+    renderShell();
+  }
   if (!available) {
     render(
       main,
