@@ -395,6 +395,54 @@ describe('dashboard in a real browser', function () {
     await shot('07-history');
   });
 
+  it('paces previews to the preview budget (X-RateLimit-*) and waits out a 429', async () => {
+    await visit('#/studio', /Mockup studio/);
+    await page.getByText('Preview up to date').waitFor();
+    const sent: number[] = [];
+    let mode: 'tight' | 'refuse' | 'pass' = 'tight';
+    await page.route(`${origin}/api/v1/preview`, async (route) => {
+      sent.push(Date.now());
+      if (mode === 'refuse') {
+        mode = 'pass';
+        return route.fulfill({
+          status: 429,
+          headers: { 'retry-after': '1' },
+          json: { error: { code: 'rate_limited', message: 'Rate limit exceeded', details: { retryAfter: 1 } } },
+        });
+      }
+      const res = await route.fetch();
+      const headers = { ...res.headers() };
+      if (mode === 'tight') {
+        // one request left in a window that resets in 3 s: the next may go in ~3 s, not at once
+        headers['x-ratelimit-remaining'] = '1';
+        headers['x-ratelimit-reset'] = String(Math.ceil(Date.now() / 1000) + 3);
+      }
+      return route.fulfill({ response: res, headers });
+    });
+    try {
+      const frame = page.getByRole('group', { name: /Design placement/ });
+      await frame.focus();
+      await page.keyboard.press('ArrowDown');
+      await page.waitForFunction(() => !(globalThis as any).document.querySelector('.stage[aria-busy]'));
+      await page.keyboard.press('ArrowDown'); // paced: waits for the budget
+      await page.getByText('Preview in a moment…').waitFor();
+      mode = 'pass';
+      await page.getByText('Preview up to date').waitFor({ timeout: 10_000 });
+      assert.ok(sent.length >= 2);
+      assert.ok(sent[1]! - sent[0]! >= 1500, `paced by ${sent[1]! - sent[0]!} ms`);
+      // a 429: the preview pauses for Retry-After, says so, then renders the latest placement
+      mode = 'refuse';
+      const before = sent.length;
+      await page.keyboard.press('ArrowDown');
+      await page.getByText(/Preview paused/).waitFor();
+      await page.getByText('Preview up to date').waitFor({ timeout: 10_000 });
+      assert.ok(sent.length >= before + 2);
+      assert.ok(sent[sent.length - 1]! - sent[before]! >= 900);
+    } finally {
+      await page.unroute(`${origin}/api/v1/preview`);
+    }
+  });
+
   it('shows billing: the balance and plan, and plans and checkout only where payments exist', async () => {
     await visit('#/billing', /Billing/);
     await page.getByText('49', { exact: true }).waitFor();

@@ -174,11 +174,18 @@ export async function studioPage(main, ctx) {
     frame.style.transform = `rotate(${state.placement.rotation}deg)`;
   }
 
-  // ---------------------------------------------------------------- live preview: one request in flight
+  // ---------------------------------------------------------------- live preview
+  // One request in flight; changes made meanwhile are sent as one request when it ends (the latest placement
+  // wins). Requests are also paced to the preview budget (120 a minute per key or user): after each answer the next
+  // may go after (time to the window's reset) / (requests left), at least MIN_INTERVAL_MS. A long drag therefore
+  // spends the budget evenly and never runs into 429; the frame follows the pointer at once regardless.
+  const MIN_INTERVAL_MS = 80;
   let inFlight = false;
   let again = false;
+  let timer = null;
+  let nextAt = 0;
+  let paused = false; // after a 429, until a preview succeeds: its message stays up
   let lastUrl = null;
-  let pausedUntil = 0;
   const body = () => ({
     designUrl: state.design.url,
     garmentId: state.garment.id,
@@ -189,41 +196,71 @@ export async function studioPage(main, ctx) {
     applyTexture: state.applyTexture,
   });
 
-  async function preview() {
+  function busyStage(on, text) {
+    if (on) {
+      stage.setAttribute('aria-busy', 'true');
+      stage.classList.add('rendering');
+    } else {
+      stage.removeAttribute('aria-busy');
+      stage.classList.remove('rendering');
+    }
+    if (text) stageStatus.textContent = text;
+  }
+
+  /** Asks for a preview of the current state: now, when the one in flight ends, or when the pace allows. */
+  function preview() {
+    if (!ctx.isCurrent()) return;
     if (inFlight) {
       again = true;
       return;
     }
-    if (Date.now() < pausedUntil) return;
+    const wait = nextAt - Date.now();
+    if (wait > 0) {
+      if (!timer) {
+        timer = setTimeout(() => {
+          timer = null;
+          preview();
+        }, wait);
+        busyStage(true, paused ? undefined : 'Preview in a moment…');
+      }
+      return;
+    }
+    void render1();
+  }
+
+  async function render1() {
     inFlight = true;
     again = false;
-    stage.setAttribute('aria-busy', 'true');
-    stage.classList.add('rendering');
-    stageStatus.textContent = 'Rendering preview…';
+    busyStage(true, 'Rendering preview…');
     try {
-      const blob = await api('POST', '/api/v1/preview', body());
+      const { data: blob, res } = await api('POST', '/api/v1/preview', body(), { withResponse: true });
+      const left = Number(res.headers.get('x-ratelimit-remaining'));
+      const reset = Number(res.headers.get('x-ratelimit-reset')) * 1000;
+      if (res.headers.get('x-ratelimit-remaining') !== null && Number.isFinite(left) && Number.isFinite(reset))
+        nextAt = Date.now() + Math.max(MIN_INTERVAL_MS, (reset - Date.now()) / Math.max(1, left));
       if (!ctx.isCurrent()) return;
       const url = URL.createObjectURL(blob);
       previewImg.src = url;
       previewImg.alt = `Preview: ${state.design.name} on the ${state.color.name} ${state.garment.name}, ${state.zone}`;
       if (lastUrl) URL.revokeObjectURL(lastUrl);
       lastUrl = url;
+      paused = false;
       stageStatus.textContent = 'Preview up to date. It is free; generating the full-size mockup costs 1 token.';
     } catch (err) {
       if (err instanceof ApiError && err.status === 429) {
         const wait = Number(err.details?.retryAfter ?? 5);
-        pausedUntil = Date.now() + wait * 1000;
-        stageStatus.textContent = `Preview paused: too many previews this minute. It resumes in ${wait} s.`;
-        setTimeout(() => ctx.isCurrent() && preview(), wait * 1000 + 50);
+        nextAt = Date.now() + wait * 1000;
+        again = true; // the placement shown is not rendered yet: ask again when the budget is back
+        paused = true;
+        stageStatus.textContent = `Preview paused: the preview budget for this minute is used up. It resumes in ${wait} s.`;
       } else {
         stageStatus.textContent = `Preview failed: ${err.message}`;
         announce(`Preview failed: ${err.message}`, 'error');
       }
     } finally {
       inFlight = false;
-      stage.removeAttribute('aria-busy');
-      stage.classList.remove('rendering');
-      if (again && ctx.isCurrent()) preview();
+      busyStage(false);
+      if (again) preview();
     }
   }
 
