@@ -11,7 +11,7 @@ import { createInboundActivities } from './inbound';
 import { createMaintenanceActivities } from './maintenance';
 import { createPaymentActivities } from './payments';
 import { createStorefrontActivities } from './storefront';
-import { BadImageUrlError, createUserImageLoader } from './user-images';
+import { BadImageUrlError, createUserImageLoader } from '../lib/fetch/user-images';
 import { createWebhookActivities } from './webhooks';
 
 export interface ActivityDeps {

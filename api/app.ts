@@ -5,6 +5,8 @@ import { requestContext } from './middleware/request-context';
 import { analyzeRoutes } from './routes/analyze';
 import { authRoutes } from './routes/auth';
 import { chatRoutes } from './routes/chat';
+import { dashboardRoutes } from './routes/dashboard';
+import { docsRoutes } from './routes/docs';
 import { fileRoutes } from './routes/files';
 import { garmentRoutes } from './routes/garments';
 import { generationBatchRoutes } from './routes/generation-batch';
@@ -12,6 +14,7 @@ import { generationRoutes } from './routes/generations';
 import { healthRoutes } from './routes/health';
 import { keyRoutes } from './routes/keys';
 import { paymentRoutes } from './routes/payments';
+import { previewRoutes } from './routes/preview';
 import { storefrontRoutes } from './routes/storefront';
 import { uploadRoutes } from './routes/upload';
 import { webhookRoutes } from './routes/webhooks';
@@ -26,12 +29,14 @@ export function createApp(deps: AppDeps): express.Express {
   app.use(requestContext(deps.log));
   app.use(healthRoutes(deps));
   app.use(fileRoutes(deps));
+  app.use(docsRoutes(deps));
 
   // Part A: the public API.
   app.use('/api/v1', keyRoutes(deps));
   app.use('/api/v1', garmentRoutes(deps));
   app.use('/api/v1', generationBatchRoutes(deps));
   app.use('/api/v1', generationRoutes(deps));
+  app.use('/api/v1', previewRoutes(deps));
   app.use('/api/v1', uploadRoutes(deps));
   app.use('/api/v1', analyzeRoutes(deps));
   app.use('/api/v1', webhookRoutes(deps));
@@ -41,6 +46,9 @@ export function createApp(deps: AppDeps): express.Express {
   app.use('/api', storefrontRoutes(deps));
   app.use('/api', paymentRoutes(deps));
   app.use('/api', chatRoutes(deps));
+
+  // The dashboard: static files of web/ at / (GET and HEAD only; anything else falls through to 404).
+  app.use(dashboardRoutes(deps));
 
   app.use(notFoundHandler);
   app.use(errorHandler);

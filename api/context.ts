@@ -27,6 +27,8 @@ declare global {
       log: Logger;
       user?: AuthedUser;
       apiKeyId?: string;
+      /** Set when a Part A route was called with the session cookie instead of a key (the dashboard). */
+      sessionUserId?: string;
     }
   }
 }

@@ -3,17 +3,22 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { z } from 'zod';
 
-export type ErrorCode =
-  | 'invalid_request'
-  | 'unauthorized'
-  | 'insufficient_tokens'
-  | 'not_found'
-  | 'conflict'
-  | 'rate_limited'
-  | 'payload_too_large'
-  | 'unsupported_media_type'
-  | 'internal_error'
-  | 'service_unavailable';
+/** Part A error codes (`error.code`); the OpenAPI document lists the same values. */
+export const ERROR_CODES = [
+  'invalid_request',
+  'unauthorized',
+  'forbidden',
+  'insufficient_tokens',
+  'not_found',
+  'conflict',
+  'rate_limited',
+  'payload_too_large',
+  'unsupported_media_type',
+  'internal_error',
+  'service_unavailable',
+] as const;
+
+export type ErrorCode = (typeof ERROR_CODES)[number];
 
 export class ApiError extends Error {
   constructor(

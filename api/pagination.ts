@@ -9,6 +9,11 @@ export const pageLimitParam = z
   .pipe(
     z.number().int().min(1, 'must be a whole number from 1 to 100').max(100, 'must be a whole number from 1 to 100'),
   )
-  .optional();
+  .optional()
+  .meta({ description: `page size, 1 to 100 (default ${DEFAULT_PAGE_LIMIT})` });
 
-export const cursorParam = z.string().min(1).optional();
+export const cursorParam = z
+  .string()
+  .min(1)
+  .optional()
+  .meta({ description: 'nextCursor of the previous page, unchanged' });

@@ -157,6 +157,8 @@ const envSchema = z.object({
   RATE_LIMIT_ANALYZE_PER_MINUTE: int(60, 1),
   RATE_LIMIT_GARMENTS_PER_MINUTE: int(60, 1),
   RATE_LIMIT_UPLOAD_PER_MINUTE: int(20, 1),
+  // POST /preview (issue 15) has its own budget only: it does not count against the key's minute and hour windows.
+  RATE_LIMIT_PREVIEW_PER_MINUTE: int(120, 1),
   // A concurrency slot is a lease in PostgreSQL, renewed while its request runs; the slots of an instance that
   // died come back after this long.
   RATE_LIMIT_LEASE_SECONDS: int(30, 3, 3600),
@@ -344,7 +346,7 @@ export interface RateLimitConfig {
   perHour: number;
   concurrency: number;
   /** Per-endpoint budgets per key per minute, on top of perMinute and perHour. */
-  endpointPerMinute: { generate: number; analyze: number; garments: number; upload: number };
+  endpointPerMinute: { generate: number; analyze: number; garments: number; upload: number; preview: number };
   leaseMs: number;
   storeTimeoutMs: number;
   onStoreError: 'local' | 'closed';
@@ -420,6 +422,7 @@ export function loadConfig(
         analyze: e.RATE_LIMIT_ANALYZE_PER_MINUTE,
         garments: e.RATE_LIMIT_GARMENTS_PER_MINUTE,
         upload: e.RATE_LIMIT_UPLOAD_PER_MINUTE,
+        preview: e.RATE_LIMIT_PREVIEW_PER_MINUTE,
       },
       leaseMs: e.RATE_LIMIT_LEASE_SECONDS * 1000,
       storeTimeoutMs: e.RATE_LIMIT_STORE_TIMEOUT_MS,

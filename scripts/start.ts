@@ -165,7 +165,9 @@ async function main(): Promise<void> {
     await waitForReady(config.port, startup.signal);
     ready = true;
     say('');
+    say(`Dashboard    ${config.publicBaseUrl}/`);
     say(`API          ${config.publicBaseUrl}/api/v1   (health: ${config.publicBaseUrl}/readyz)`);
+    say(`API docs     ${config.publicBaseUrl}/docs   (OpenAPI: ${config.publicBaseUrl}/api/v1/openapi.json)`);
     say(`Temporal UI  ${temporalUi ?? '(not available: set TEMPORAL_UI_URL for an external server)'}`);
     say(`Temporal     ${temporalAddress}, task queue ${config.temporal.taskQueue}`);
     say(

@@ -19,6 +19,7 @@ import {
   resolveStripeMock,
   startStripeMock,
   STRIPE_MOCK_SECRET_KEY,
+  resolveChromium,
   resolveMinio,
   resolveTemporalCli,
   startEmbeddedPostgres,
@@ -146,6 +147,12 @@ async function main(): Promise<number> {
 
     const args = process.argv.slice(2);
     const specs = args.length > 0 ? args : ['test/**/*.test.ts'];
+    // The dashboard's browser tests (test/browser/) drive Debian's chromium with playwright-core: installed here
+    // when missing, and its path handed to mocha.
+    if (specs.some((s) => s.includes('*') || s.startsWith('test/browser') || s.includes('/browser/'))) {
+      env.CHROMIUM_PATH = resolveChromium({ log: say });
+      say(`Chromium at ${env.CHROMIUM_PATH}`);
+    }
     return await new Promise<number>((resolve) => {
       const child = spawn(
         process.execPath,

@@ -1,3 +1,4 @@
+import type { Duration } from '@temporalio/common';
 import { NativeConnection, Worker, type WorkflowBundle } from '@temporalio/worker';
 import { createActivities, type Activities, type ActivityDeps } from '../activities';
 
@@ -7,7 +8,7 @@ export interface WorkerOptions extends ActivityDeps {
   /** Pre-bundled workflow code (tests bundle once per run); otherwise the worker bundles workflows/ itself. */
   workflowBundle?: WorkflowBundle;
   /** Used by the crash tests to stop a worker quickly. */
-  shutdownGraceTime?: string;
+  shutdownGraceTime?: Duration;
   /** Replaces some activities (tests: fault injection, fakes of outside services), keeping the rest real. */
   activityOverrides?: Partial<Activities>;
 }

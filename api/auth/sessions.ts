@@ -61,20 +61,28 @@ export function clearSessionCookie(deps: AppDeps, res: Response): void {
  */
 export function requireSession(deps: AppDeps, opts: { message?: string } = {}): RequestHandler {
   return async (req, _res, next) => {
-    const token = readCookie(req, deps.config.sessionCookieName);
-    if (!token) throw unauthorized(opts.message ?? 'Sign in first: this route needs a session');
-    const [row] = await deps.sql<(AuthedUser & { lastSeenAt: Date })[]>`
-      select u.id, u.email, u.plan, u.created_at as "createdAt", s.last_seen_at as "lastSeenAt"
-      from sessions s join users u on u.id = s.user_id
-      where s.token_hash = ${sha256(token)} and s.expires_at > now()`;
-    if (!row) throw unauthorized(opts.message ?? 'Session expired or invalid: sign in again');
-    // Recording activity at most once a minute keeps a write off most requests.
-    if (Date.now() - row.lastSeenAt.getTime() > 60_000) {
-      await deps.sql`update sessions set last_seen_at = now() where token_hash = ${sha256(token)}`;
-    }
-    req.user = { id: row.id, email: row.email, plan: row.plan, createdAt: row.createdAt };
+    req.user = await sessionUser(deps, req, opts.message);
     next();
   };
+}
+
+/**
+ * The user behind the request's session cookie, or a 401 `unauthorized` (with `message` when given). Expired
+ * sessions are treated as absent.
+ */
+export async function sessionUser(deps: AppDeps, req: Request, message?: string): Promise<AuthedUser> {
+  const token = readCookie(req, deps.config.sessionCookieName);
+  if (!token) throw unauthorized(message ?? 'Sign in first: this route needs a session');
+  const [row] = await deps.sql<(AuthedUser & { lastSeenAt: Date })[]>`
+    select u.id, u.email, u.plan, u.created_at as "createdAt", s.last_seen_at as "lastSeenAt"
+    from sessions s join users u on u.id = s.user_id
+    where s.token_hash = ${sha256(token)} and s.expires_at > now()`;
+  if (!row) throw unauthorized(message ?? 'Session expired or invalid: sign in again');
+  // Recording activity at most once a minute keeps a write off most requests.
+  if (Date.now() - row.lastSeenAt.getTime() > 60_000) {
+    await deps.sql`update sessions set last_seen_at = now() where token_hash = ${sha256(token)}`;
+  }
+  return { id: row.id, email: row.email, plan: row.plan, createdAt: row.createdAt };
 }
 
 /** The session guard of Part B's app routes: 401 `{error: "Unauthorized"}` without a valid session. */

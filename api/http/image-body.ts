@@ -3,7 +3,6 @@
 // mapping of image problems to 400 invalid_request.
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import multer from 'multer';
-import { z } from 'zod';
 import {
   decodeImageJson,
   ImageError,
@@ -13,6 +12,7 @@ import {
   WorkerPoolBusyError,
 } from '../../lib/images';
 import { ApiError, badRequest, parse } from '../errors';
+import { uploadJsonBody } from './schemas';
 
 const MAX_MB = MAX_IMAGE_BYTES / (1024 * 1024);
 const tooLarge = () =>
@@ -37,14 +37,6 @@ export function busy(err: unknown): unknown {
 export const JSON_IMAGE_BODY_LIMIT = Math.ceil((MAX_IMAGE_BYTES * 4) / 3) + 64 * 1024;
 /** Multipart framing (boundaries, part headers) on top of the file itself. */
 const MULTIPART_OVERHEAD = 64 * 1024;
-
-const jsonBody = z.strictObject({
-  imageData: z
-    .string({
-      message: 'is required: a base64 data URL of the image (or send multipart/form-data with a part named file)',
-    })
-    .min(1, 'must not be empty'),
-});
 
 /**
  * Turns anything wrong with the image into 400 invalid_request whose message names the problem; `context` prefixes
@@ -177,7 +169,7 @@ export const receiveImage: RequestHandler = (req, res, next) => {
       uploadJson(req, res, (e?: unknown) => {
         if (e) return next(e);
         try {
-          parse(jsonBody, req.body);
+          parse(uploadJsonBody, req.body);
           res.locals.image = decodedImage(res);
           next();
         } catch (er) {

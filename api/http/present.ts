@@ -2,11 +2,14 @@
 import type { GarmentRow } from '../../db/garments';
 import type { GenerationRow } from '../../db/generations';
 import type { Config } from '../../lib/config';
+import type { Zone } from '../../lib/generation/types';
 import { fileUrl } from '../../lib/storage';
+import type { garmentResource, generationResource } from './resources';
+import type { z } from 'zod';
 
 const pct = (f: number) => Math.round(f * 10000) / 100;
 
-export function presentGarment(deps: { config: Config }, g: GarmentRow) {
+export function presentGarment(deps: { config: Config }, g: GarmentRow): z.infer<typeof garmentResource> {
   const first = g.colors[0];
   return {
     id: g.id,
@@ -42,7 +45,7 @@ export function presentGarment(deps: { config: Config }, g: GarmentRow) {
   };
 }
 
-export function presentGeneration(deps: { config: Config }, g: GenerationRow) {
+export function presentGeneration(deps: { config: Config }, g: GenerationRow): z.infer<typeof generationResource> {
   return {
     id: g.id,
     status: g.status,
@@ -54,7 +57,7 @@ export function presentGeneration(deps: { config: Config }, g: GenerationRow) {
     ...(g.status === 'failed' ? { error: g.error ?? 'Generation failed' } : {}),
     garmentId: g.garmentId,
     color: g.color,
-    zone: g.zone,
+    zone: g.zone as Zone, // the database allows only the spec's zones
     placement: g.placement,
     applyTexture: g.applyTexture,
     designUrl: g.designUrl,

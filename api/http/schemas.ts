@@ -1,5 +1,8 @@
-// Request pieces shared by several routes (generate, batch, preview): URLs, placement, the Prefer header.
+// Request schemas of Part A: the routes parse with these, and the OpenAPI document (api/openapi/) is generated from
+// these same objects, so the document cannot describe a request the route does not accept.
 import { z } from 'zod';
+import { ZONES } from '../../lib/generation/types';
+import { cursorParam, pageLimitParam } from '../pagination';
 
 export const httpUrl = (field: string) =>
   z
@@ -7,22 +10,208 @@ export const httpUrl = (field: string) =>
     .trim()
     .min(1, 'is required')
     .max(2048, 'must be at most 2048 characters')
-    .pipe(z.url({ protocol: /^https?$/, message: 'must be an absolute http(s) URL' }));
+    .pipe(z.url({ protocol: /^https?$/, message: 'must be an absolute http(s) URL' }))
+    .meta({ format: 'uri' });
 
-const range = (min: number, max: number, def: number) =>
+const range = (min: number, max: number, def: number, description: string) =>
   z
     .number({ message: `must be a number from ${min} to ${max}` })
     .min(min, `must be from ${min} to ${max}`)
     .max(max, `must be from ${min} to ${max}`)
-    .default(def);
+    .default(def)
+    .meta({ description });
 
-export const placementSchema = z.strictObject({
-  x: range(0, 100, 50),
-  y: range(0, 100, 35),
-  scale: range(0.1, 1, 0.8),
-  rotation: range(-180, 180, 0),
-});
+export const placementSchema = z
+  .strictObject({
+    x: range(0, 100, 50, "the design's center, in percent of the print zone's width (50 is centered)"),
+    y: range(0, 100, 35, "the design's center, in percent of the print zone's height"),
+    scale: range(0.1, 1, 0.8, 'size: 1.0 is the largest size that fits the print zone keeping the aspect ratio'),
+    rotation: range(-180, 180, 0, 'degrees, clockwise, about the design center'),
+  })
+  .meta({ id: 'Placement', description: 'Where the design goes in the print zone (docs/compositing.md).' });
 
 /** `Prefer: respond-async` (RFC 7240), possibly among other preferences. */
 export const prefersAsync = (header: string | undefined) =>
   !!header && header.split(',').some((p) => p.trim().split(/[;=]/)[0]!.trim().toLowerCase() === 'respond-async');
+
+const zone = z
+  .enum(ZONES, { message: `must be one of ${ZONES.join(', ')}` })
+  .meta({ description: 'print zone; the garment must offer it' });
+
+// ------------------------------------------------------------------ keys
+
+const DAYS = 'must be a whole number of days from 1 to 365';
+
+export const createKeyBody = z
+  .strictObject({
+    name: z.string().trim().min(1, 'is required').max(100, 'must be at most 100 characters'),
+    expiresInDays: z
+      .number({ message: DAYS })
+      .int(DAYS)
+      .min(1, DAYS)
+      .max(365, DAYS)
+      .optional()
+      .meta({ description: 'the key stops working after this many days; omitted: it never expires' }),
+  })
+  .meta({ id: 'CreateKeyRequest' });
+
+export const keyIdParam = z.string().regex(/^key_[a-z0-9]{16}$/, 'is not a key id');
+
+export const deleteKeyQuery = z.strictObject({
+  permanent: z
+    .enum(['true', 'false'])
+    .optional()
+    .meta({ description: '`true` deletes the key for good; otherwise it is revoked (kept, listed as revoked)' }),
+});
+
+// ------------------------------------------------------------------ garments and generations
+
+export const garmentListQuery = z.strictObject({
+  category: z
+    .string()
+    .trim()
+    .min(1)
+    .max(50)
+    .regex(/^[a-z0-9-]+$/, 'must be a category slug such as t-shirts')
+    .optional()
+    .meta({ description: 'filter by category: t-shirts, hoodies, tanks, long-sleeves, ...' }),
+  limit: pageLimitParam,
+  cursor: cursorParam,
+});
+
+export const generationListQuery = z.strictObject({
+  limit: pageLimitParam,
+  cursor: cursorParam,
+});
+
+export const generationIdParam = z.string().meta({ description: 'a generation id, gen_<n>_<suffix>' });
+export const GENERATION_ID = /^gen_\d+_[a-z0-9]+$/;
+
+/** POST /generate (spec "POST {base_url}/generate"). */
+export const generateBody = z
+  .strictObject({
+    designUrl: httpUrl('designUrl').meta({ description: 'public URL of the design (an upload url works)' }),
+    garmentId: z.string({ message: 'is required' }).trim().min(1, 'is required').max(100),
+    garmentImageUrl: httpUrl('garmentImageUrl').meta({
+      description: "blank of one color: a colors[].imageUrl of the garment, or the client's own blank photo",
+    }),
+    color: z.string().trim().min(1).max(60).optional().meta({ description: 'color variant name' }),
+    zone: zone.default('front'),
+    placement: placementSchema.default({ x: 50, y: 35, scale: 0.8, rotation: 0 }),
+    applyTexture: z
+      .boolean({ message: 'must be true or false' })
+      .default(true)
+      .meta({ description: 'subtle fabric texture' }),
+    webhookUrl: httpUrl('webhookUrl')
+      .optional()
+      .meta({ description: 'receives a signed POST when the generation completes or fails (docs/webhooks.md)' }),
+  })
+  .meta({ id: 'GenerateRequest' });
+
+/** POST /preview: the generate body without webhookUrl (a preview is answered at once and notifies no one). */
+export const previewBody = generateBody.omit({ webhookUrl: true }).meta({ id: 'PreviewRequest' });
+
+/** Most generations in one POST /generate/batch. */
+export const MAX_BATCH_ITEMS = 25;
+
+const DEFAULT_PLACEMENT = { x: 50, y: 35, scale: 0.8, rotation: 0 };
+const batchGarmentId = z.string({ message: 'must be a string' }).trim().min(1, 'is required').max(100);
+const applyTexture = z.boolean({ message: 'must be true or false' });
+
+/** One mockup: which blank (garment + color or blank URL) and, optionally, its own zone, placement and texture. */
+const batchItem = z
+  .strictObject({
+    garmentId: batchGarmentId.optional(),
+    garmentImageUrl: httpUrl('garmentImageUrl').optional(),
+    color: z.string().trim().min(1).max(60).optional(),
+    zone: zone.optional(),
+    placement: placementSchema.optional(),
+    applyTexture: applyTexture.optional(),
+  })
+  .meta({ id: 'BatchItem', description: 'one mockup; needs garmentImageUrl or color (or both)' });
+
+export const batchBody = z
+  .strictObject({
+    designUrl: httpUrl('designUrl'),
+    // Shared defaults for the items; an item's own value wins.
+    garmentId: batchGarmentId.optional(),
+    zone: zone.default('front'),
+    placement: placementSchema.default(DEFAULT_PLACEMENT),
+    applyTexture: applyTexture.default(true),
+    webhookUrl: httpUrl('webhookUrl').optional(),
+    items: z
+      .array(batchItem, { message: `must be an array of 1 to ${MAX_BATCH_ITEMS} items` })
+      .min(1, `must hold 1 to ${MAX_BATCH_ITEMS} items`)
+      .max(
+        MAX_BATCH_ITEMS,
+        `must hold at most ${MAX_BATCH_ITEMS} items (one design on up to ${MAX_BATCH_ITEMS} colors or zones)`,
+      ),
+  })
+  .superRefine((b, ctx) => {
+    b.items.forEach((item, i) => {
+      if (item.garmentId === undefined && b.garmentId === undefined) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['items', i, 'garmentId'],
+          message: 'is required (here or as the shared garmentId)',
+        });
+      }
+      if (item.garmentImageUrl === undefined && item.color === undefined) {
+        ctx.addIssue({ code: 'custom', path: ['items', i], message: 'needs garmentImageUrl or color (or both)' });
+      }
+    });
+  })
+  .meta({ id: 'BatchRequest', description: 'one design on up to 25 garment colors and/or zones' });
+
+// ------------------------------------------------------------------ upload and analyze
+
+/** POST /upload, JSON form (the multipart form has one part named `file`). */
+export const uploadJsonBody = z
+  .strictObject({
+    imageData: z
+      .string({
+        message: 'is required: a base64 data URL of the image (or send multipart/form-data with a part named file)',
+      })
+      .min(1, 'must not be empty')
+      .meta({ description: 'a base64 data URL (data:image/png;base64,...) or bare base64 of the image' }),
+  })
+  .meta({ id: 'UploadJsonRequest' });
+
+/** POST /upload, multipart form: documented only (multer reads it; the route checks the part is there). */
+export const uploadMultipartBody = z
+  .object({ file: z.string().meta({ format: 'binary', description: 'the image: PNG, JPEG, WebP or GIF, 10 MB max' }) })
+  .meta({ id: 'UploadMultipartRequest' });
+
+const QUANTITY = 'must be a whole number from 1 to 10000';
+
+export const analyzeBody = z
+  .strictObject({
+    imageUrl: z
+      .string({ message: 'must be a string: the public URL of the image' })
+      .trim()
+      .min(1, 'must not be empty')
+      .max(2048, 'must be at most 2048 characters')
+      .refine((u) => {
+        try {
+          const p = new URL(u);
+          return p.protocol === 'http:' || p.protocol === 'https:';
+        } catch {
+          return false;
+        }
+      }, 'must be an absolute http or https URL')
+      .optional()
+      .meta({ description: 'public URL of the image; supply this or imageData, not both' }),
+    imageData: z
+      .string({ message: 'must be a string: base64 image data or a data URL' })
+      .min(1, 'must not be empty')
+      .optional()
+      .meta({ description: 'base64 image data or a data URL' }),
+    quantity: z
+      .number({ message: QUANTITY })
+      .int(QUANTITY)
+      .min(1, QUANTITY)
+      .max(10_000, QUANTITY)
+      .default(50)
+      .meta({ description: 'print run size for the price estimates' }),
+  })
+  .meta({ id: 'AnalyzeRequest' });

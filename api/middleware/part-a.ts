@@ -1,5 +1,5 @@
 import type { Request, RequestHandler, Response } from 'express';
-import { requireApiKey } from '../auth/api-keys';
+import { requireKeyOrSession } from '../auth/api-keys';
 import type { AppDeps } from '../context';
 import { rateLimitsFor, type LimitedEndpoint } from './rate-limit';
 import { rateLimitHeaders } from './rate-limit/report';
@@ -8,13 +8,13 @@ import { rateLimitHeaders } from './rate-limit/report';
 export type { LimitedEndpoint };
 
 /**
- * The chain in front of every keyed Part A route: API-key authentication, then the key's concurrency slot and
- * rate windows (issue 5, see ./rate-limit). Routes use this instead of composing the pieces themselves.
+ * The chain in front of every keyed Part A route: API-key authentication (or the dashboard's session cookie, see
+ * requireKeyOrSession), then the key's concurrency slot and rate windows (issue 5, see ./rate-limit). Routes use this instead of composing the pieces themselves.
  * Both GET /garments and GET /garments/<id> pass 'garments': they share the catalogue's budget, so fetching the
  * catalogue item by item costs the same as paging through it.
  */
 export function partA(deps: AppDeps, endpoint: LimitedEndpoint = 'other'): RequestHandler[] {
-  return [requireApiKey(deps), ...rateLimitsFor(deps).chain(endpoint)];
+  return [requireKeyOrSession(deps), ...rateLimitsFor(deps).chain(endpoint)];
 }
 
 /**

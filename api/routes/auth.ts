@@ -1,6 +1,5 @@
 // Part B account routes: signup, login, logout, me. The spec only says "session"; these routes are ours.
 import { Router, type Request } from 'express';
-import { z } from 'zod';
 import { tokenBalance } from '../../db/ledger';
 import { userId } from '../../lib/ids';
 import { createFreeAccount } from '../../db/accounts';
@@ -22,17 +21,8 @@ import {
 } from '../auth/sessions';
 import type { AppDeps } from '../context';
 import { ApiError, badRequest, conflict, parse, unauthorized } from '../errors';
+import { credentialsBody } from '../http/app-schemas';
 import { jsonBody } from '../middleware/body';
-
-const credentials = z.object({
-  email: z
-    .string()
-    .trim()
-    .toLowerCase()
-    .max(254)
-    .pipe(z.email({ message: 'must be a valid email address' })),
-  password: z.string().min(1, 'is required').max(200, 'must be at most 200 characters'),
-});
 
 const clientIp = (req: Request) => req.ip ?? req.socket.remoteAddress ?? 'unknown';
 
@@ -63,7 +53,7 @@ export function authRoutes(deps: AppDeps): Router {
   const r = Router();
 
   r.post('/auth/signup', jsonBody(), async (req, res) => {
-    const { email, password } = parse(credentials, req.body);
+    const { email, password } = parse(credentialsBody, req.body);
     refuseIfThrottled(
       await countSignup(deps.sql, { ip: clientIp(req), perIp: deps.config.auth.signupsPerIp }),
       'Too many signups from this address: try again later',
@@ -82,7 +72,7 @@ export function authRoutes(deps: AppDeps): Router {
   });
 
   r.post('/auth/login', jsonBody(), async (req, res) => {
-    const { email, password } = parse(credentials, req.body);
+    const { email, password } = parse(credentialsBody, req.body);
     const ip = clientIp(req);
     // Counted before the password is checked, and the same answer for a right or wrong password while locked:
     // the limiter tells nothing about the password.

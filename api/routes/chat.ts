@@ -2,20 +2,14 @@
 // Session-authenticated (401 {error: "Unauthorized"}); errors are {error: string}. POST is rate-limited per user
 // (every authenticated request counts) before its body is read.
 import { Router } from 'express';
-import { z } from 'zod';
-import {
-  CHAT_MODELS,
-  DEFAULT_CHAT_MODEL,
-  MAX_CHAT_URLS,
-  MAX_PROMPT_LENGTH,
-  MIN_PROMPT_LENGTH,
-} from '../../lib/chat/types';
+import { MIN_PROMPT_LENGTH } from '../../lib/chat/types';
 import { requireAppSession } from '../auth/sessions';
 import type { AppDeps } from '../context';
 import { badRequest, fromZod } from '../errors';
 import { chatRateLimit } from '../middleware/chat-rate-limit';
+import { chatBody, threadsQuery } from '../http/app-schemas';
 import { jsonBody } from '../middleware/body';
-import { cursorParam, DEFAULT_PAGE_LIMIT, pageLimitParam } from '../pagination';
+import { DEFAULT_PAGE_LIMIT } from '../pagination';
 import {
   chatThread,
   chatThreads,
@@ -28,24 +22,6 @@ import {
 
 export const PROMPT_REQUIRED = 'Prompt is required';
 
-const urlList = (field: string) =>
-  z
-    .array(z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).max(2048), {
-      error: `must be a list of http(s) URLs`,
-    })
-    .max(MAX_CHAT_URLS, `at most ${MAX_CHAT_URLS} URLs in ${field}`)
-    .default([]);
-
-const chatBody = z.object({
-  prompt: z.string().trim().max(MAX_PROMPT_LENGTH, `must be at most ${MAX_PROMPT_LENGTH} characters`),
-  images: urlList('images'),
-  garmentUrls: urlList('garmentUrls'),
-  designUrls: urlList('designUrls'),
-  model: z.enum(CHAT_MODELS, { error: `must be one of ${CHAT_MODELS.join(', ')}` }).default(DEFAULT_CHAT_MODEL),
-  threadId: z.string({ error: 'must be a string or null' }).max(200).nullable().default(null),
-});
-
-const threadsQuery = z.object({ limit: pageLimitParam, cursor: cursorParam });
 const idParam = (prefix: string) => new RegExp(`^${prefix}_\\d{1,16}_[a-z0-9]{1,32}$`);
 
 function send(res: import('express').Response, a: Answer) {

@@ -1,32 +1,20 @@
 // Part A garment catalogue (spec "Garment", GET /garments, GET /garments/<id>). Free, but needs a key.
 import { Router } from 'express';
-import { z } from 'zod';
 import { decodeCursor, encodeCursor } from '../../lib/cursor';
 import { findGarments } from '../../db/garments';
 import { presentGarment } from '../http/present';
 import type { AppDeps } from '../context';
 import { badRequest, notFound, parse } from '../errors';
 import { partA } from '../middleware/part-a';
-import { cursorParam, DEFAULT_PAGE_LIMIT, pageLimitParam } from '../pagination';
-
-const listQuery = z.strictObject({
-  category: z
-    .string()
-    .trim()
-    .min(1)
-    .max(50)
-    .regex(/^[a-z0-9-]+$/, 'must be a category slug such as t-shirts')
-    .optional(),
-  limit: pageLimitParam,
-  cursor: cursorParam,
-});
+import { garmentListQuery } from '../http/schemas';
+import { DEFAULT_PAGE_LIMIT } from '../pagination';
 
 export function garmentRoutes(deps: AppDeps): Router {
   const r = Router();
   const auth = partA(deps, 'garments');
 
   r.get('/garments', ...auth, async (req, res) => {
-    const q = parse(listQuery, req.query, 'query');
+    const q = parse(garmentListQuery, req.query, 'query');
     const limit = q.limit ?? DEFAULT_PAGE_LIMIT;
     const scope = `garments:${q.category ?? ''}`;
     let afterSort: number | undefined;

@@ -1,34 +1,16 @@
 // Part A generation: POST /generate starts the durable workflow; GET /generations[/<id>] reads the resource.
 import { Router } from 'express';
-import { z } from 'zod';
 import { getGeneration, listGenerations } from '../../db/generations';
 import { decodeCursor, encodeCursor } from '../../lib/cursor';
-import { ZONES } from '../../lib/generation/types';
 import type { AppDeps } from '../context';
 import { badRequest, notFound, parse } from '../errors';
 import { GenerationNotices } from '../generation-notices';
 import { presentGeneration } from '../http/present';
-import { httpUrl, placementSchema, prefersAsync } from '../http/schemas';
+import { GENERATION_ID, generateBody, generationListQuery, prefersAsync } from '../http/schemas';
 import { jsonBody } from '../middleware/body';
 import { partA } from '../middleware/part-a';
-import { cursorParam, DEFAULT_PAGE_LIMIT, pageLimitParam } from '../pagination';
+import { DEFAULT_PAGE_LIMIT } from '../pagination';
 import { createGeneration } from '../services/generations';
-
-const generateBody = z.strictObject({
-  designUrl: httpUrl('designUrl'),
-  garmentId: z.string({ message: 'is required' }).trim().min(1, 'is required').max(100),
-  garmentImageUrl: httpUrl('garmentImageUrl'),
-  color: z.string().trim().min(1).max(60).optional(),
-  zone: z.enum(ZONES, { message: `must be one of ${ZONES.join(', ')}` }).default('front'),
-  placement: placementSchema.default({ x: 50, y: 35, scale: 0.8, rotation: 0 }),
-  applyTexture: z.boolean({ message: 'must be true or false' }).default(true),
-  webhookUrl: httpUrl('webhookUrl').optional(),
-});
-
-const listQuery = z.strictObject({
-  limit: pageLimitParam,
-  cursor: cursorParam,
-});
 
 export function generationRoutes(deps: AppDeps): Router {
   const r = Router();
@@ -51,7 +33,7 @@ export function generationRoutes(deps: AppDeps): Router {
   });
 
   r.get('/generations', ...partA(deps), async (req, res) => {
-    const q = parse(listQuery, req.query, 'query');
+    const q = parse(generationListQuery, req.query, 'query');
     const limit = q.limit ?? DEFAULT_PAGE_LIMIT;
     const scope = 'generations';
     let after: { c: string; i: string } | undefined;
@@ -80,7 +62,7 @@ export function generationRoutes(deps: AppDeps): Router {
 
   r.get('/generations/:generationId', ...partA(deps), async (req, res) => {
     const id = String(req.params.generationId);
-    const row = /^gen_\d+_[a-z0-9]+$/.test(id) ? await getGeneration(deps.sql, req.user!.id, id) : undefined;
+    const row = GENERATION_ID.test(id) ? await getGeneration(deps.sql, req.user!.id, id) : undefined;
     if (!row) throw notFound('Generation not found');
     res.json(presentGeneration(deps, row));
   });

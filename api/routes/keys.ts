@@ -1,27 +1,16 @@
 // Part A key management (spec "API key"). Needs a session, never a key: a leaked key must not mint more keys.
 import { Router } from 'express';
-import { z } from 'zod';
 import { keyId } from '../../lib/ids';
 import { generateKey, hashKey, keyStatus } from '../auth/api-keys';
 import { requireSession } from '../auth/sessions';
 import type { AppDeps } from '../context';
 import { conflict, notFound, parse } from '../errors';
+import type { z } from 'zod';
+import type { keyResource } from '../http/resources';
+import { createKeyBody, deleteKeyQuery, keyIdParam } from '../http/schemas';
 import { jsonBody } from '../middleware/body';
 
 const MAX_ACTIVE_KEYS = 50;
-
-const createBody = z.strictObject({
-  name: z.string().trim().min(1, 'is required').max(100, 'must be at most 100 characters'),
-  expiresInDays: z
-    .number({ message: 'must be a whole number of days from 1 to 365' })
-    .int('must be a whole number of days from 1 to 365')
-    .min(1, 'must be a whole number of days from 1 to 365')
-    .max(365, 'must be a whole number of days from 1 to 365')
-    .optional(),
-});
-
-const keyIdParam = z.string().regex(/^key_[a-z0-9]{16}$/, 'is not a key id');
-const deleteQuery = z.strictObject({ permanent: z.enum(['true', 'false']).optional() });
 
 interface KeyRow {
   id: string;
@@ -33,7 +22,7 @@ interface KeyRow {
   revokedAt: Date | null;
 }
 
-function present(k: KeyRow) {
+function present(k: KeyRow): z.infer<typeof keyResource> {
   return {
     id: k.id,
     name: k.name,
@@ -51,7 +40,7 @@ export function keyRoutes(deps: AppDeps): Router {
   const session = requireSession(deps);
 
   r.post('/keys', session, jsonBody(), async (req, res) => {
-    const body = parse(createBody, req.body);
+    const body = parse(createKeyBody, req.body);
     const userId = req.user!.id;
     const key = generateKey(deps.config.apiKeyPrefix);
     const expiresAt = body.expiresInDays ? new Date(Date.now() + body.expiresInDays * 86_400_000) : null;
@@ -91,7 +80,7 @@ export function keyRoutes(deps: AppDeps): Router {
     const parsedId = keyIdParam.safeParse(req.params.keyId);
     if (!parsedId.success) throw notFound('API key not found');
     const id = parsedId.data;
-    const { permanent } = parse(deleteQuery, req.query, 'query');
+    const { permanent } = parse(deleteKeyQuery, req.query, 'query');
     const userId = req.user!.id;
     if (permanent === 'true') {
       const deleted = await deps.sql`delete from api_keys where id = ${id} and user_id = ${userId} returning id`;

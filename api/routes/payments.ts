@@ -6,7 +6,8 @@ import type { AppDeps } from '../context';
 import { parse } from '../errors';
 import { afterAnswer } from '../http/after-answer';
 import { jsonBody } from '../middleware/body';
-import { checkout, checkoutBody, plans, portal, receiveStripeEvent, subscription } from '../services/payments';
+import { checkoutBody } from '../http/app-schemas';
+import { checkout, plans, portal, receiveStripeEvent, subscription } from '../services/payments';
 
 /** Stripe's events are small (a few KB); the limit leaves room for large invoices. */
 const EVENT_BODY_LIMIT = '1mb';

@@ -2,11 +2,11 @@
 // webhooks, send fulfillment tracking. Session-authenticated except the OAuth callback (Shopify redirects the
 // browser) and the webhook receiver (signed by Shopify). Errors are {error: string}.
 import express, { Router } from 'express';
-import { z } from 'zod';
 import { requireAppSession } from '../auth/sessions';
 import type { AppDeps } from '../context';
 import { badRequest, parse } from '../errors';
 import { afterAnswer } from '../http/after-answer';
+import { callbackQuery, fulfillmentBody, installBody, publishBody, storefrontIdParam } from '../http/app-schemas';
 import { jsonBody } from '../middleware/body';
 import {
   completeCallback,
@@ -18,39 +18,7 @@ import {
   publish,
   receiveWebhook,
   startInstall,
-  validShopDomain,
 } from '../services/storefront';
-
-const installBody = z.object({
-  shop: z.string().trim().toLowerCase().max(255).refine(validShopDomain, 'must be a valid <name>.myshopify.com domain'),
-});
-
-const callbackQuery = z.record(z.string(), z.string().max(2000));
-
-const idParam = (prefix: string) => z.string().regex(new RegExp(`^${prefix}_[a-z0-9_]{1,60}$`));
-
-const publishBody = z.object({
-  generationId: z.string().min(1).max(100),
-  connectionId: z.string().min(1).max(100),
-  title: z.string().trim().min(1).max(255),
-  description: z.string().max(5000).optional(),
-  price: z.number().positive().max(100_000).multipleOf(0.01).optional(),
-  sizes: z
-    .array(z.string().trim().min(1).max(20))
-    .min(1)
-    .max(100)
-    .refine((a) => new Set(a).size === a.length, 'must not repeat a size')
-    .optional(),
-});
-
-const fulfillmentBody = z.object({
-  trackingNumber: z.string().trim().min(1).max(100),
-  trackingCompany: z.string().trim().min(1).max(100),
-  trackingUrl: z
-    .url({ protocol: /^https?$/ })
-    .max(2048)
-    .optional(),
-});
 
 export function storefrontRoutes(deps: AppDeps): Router {
   const r = Router();
@@ -72,7 +40,7 @@ export function storefrontRoutes(deps: AppDeps): Router {
 
   r.delete('/storefront/connect/:id', session, async (req, res) => {
     const id = String(req.params.id);
-    if (!idParam('shc').safeParse(id).success) {
+    if (!storefrontIdParam('shc').safeParse(id).success) {
       res.status(404).json({ error: 'Connection not found' });
       return;
     }
@@ -105,7 +73,7 @@ export function storefrontRoutes(deps: AppDeps): Router {
 
   r.post('/storefront/orders/:id/fulfillment', session, jsonBody(), async (req, res) => {
     const id = String(req.params.id);
-    if (!idParam('ord').safeParse(id).success) {
+    if (!storefrontIdParam('ord').safeParse(id).success) {
       res.status(404).json({ error: 'Order not found' });
       return;
     }

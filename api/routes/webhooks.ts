@@ -5,6 +5,7 @@ import { ensureSigningSecret, rotateSigningSecret, type SigningSecretRow } from 
 import { requireSession } from '../auth/sessions';
 import type { AppDeps } from '../context';
 import { notFound } from '../errors';
+import { GENERATION_ID } from '../http/schemas';
 import { partA } from '../middleware/part-a';
 
 interface DeliveryRow {
@@ -51,7 +52,7 @@ export function webhookRoutes(deps: AppDeps): Router {
   r.get('/generations/:generationId/deliveries', ...partA(deps), async (req, res) => {
     const id = String(req.params.generationId);
     // Someone else's generation answers exactly like a missing one, so ids cannot be probed.
-    const [gen] = /^gen_\d+_[a-z0-9]+$/.test(id)
+    const [gen] = GENERATION_ID.test(id)
       ? await deps.sql`select id from generations where id = ${id} and user_id = ${req.user!.id}`
       : [];
     if (!gen) throw notFound('Generation not found');

@@ -6,12 +6,16 @@ import { MAX_IMAGE_BYTES } from '../../lib/images';
 import type { AppDeps } from '../context';
 import { badRequest } from '../errors';
 import { busy, imageProblem } from '../http/image-body';
+import type { analysisResource } from '../http/resources';
+import type { z } from 'zod';
+
+type Analysis = z.infer<typeof analysisResource>;
 
 /** Whole exchange with a remote imageUrl, redirects included. */
 export const IMAGE_FETCH_TIMEOUT_MS = 10_000;
 
 /** Analyzes image bytes; `context` prefixes the message when the bytes are not a usable image. */
-export async function analyzeBytes(bytes: Buffer, quantity: number, context: string) {
+export async function analyzeBytes(bytes: Buffer, quantity: number, context: string): Promise<Analysis> {
   try {
     return await analyzeImage(bytes, { quantity });
   } catch (err) {
@@ -20,7 +24,7 @@ export async function analyzeBytes(bytes: Buffer, quantity: number, context: str
 }
 
 /** Fetches a user URL (SSRF-guarded, 10 MB, 10 s) and analyzes it. */
-export async function analyzeUrl(deps: AppDeps, url: string, quantity: number) {
+export async function analyzeUrl(deps: AppDeps, url: string, quantity: number): Promise<Analysis> {
   let bytes: Buffer;
   try {
     ({ body: bytes } = await readUserUrl(deps, url, {

@@ -29,7 +29,7 @@ import type { AppDeps } from '../context';
 import { ApiError, badRequest, notFound } from '../errors';
 import type { FinishedNotice, GenerationNotices } from '../generation-notices';
 
-export const MAX_BATCH_ITEMS = 25;
+export { MAX_BATCH_ITEMS } from '../http/schemas';
 
 /** Who asks: the account and the key the request came with. */
 export interface Caller {
@@ -129,7 +129,7 @@ export function resolveBlank(
 }
 
 /** The zone of a garment, or a 400 naming the zones it offers. */
-function zoneOf(garment: GarmentRow, zone: string) {
+export function zoneOf(garment: GarmentRow, zone: string) {
   const z = garment.zones.find((zz) => zz.id === zone);
   if (!z)
     throw badRequest(

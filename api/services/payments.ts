@@ -17,6 +17,7 @@ import { packForPrice, planForPrice, priceForPlan } from '../../lib/payments/cat
 import { stripeEventStart } from '../../lib/payments/start';
 import { createStripeClient, verifyStripeEvent, type Stripe } from '../../lib/payments/stripe';
 import type { AppDeps } from '../context';
+import type { CheckoutBody } from '../http/app-schemas';
 import { ApiError, badRequest, conflict } from '../errors';
 
 const clients = new WeakMap<AppDeps['config'], Stripe>();
@@ -86,17 +87,10 @@ function ownUrl(deps: AppDeps, url: string | undefined, fallbackPath: string, fi
   return u.toString();
 }
 
-export const checkoutBody = z.object({
-  priceId: z.string().trim().min(1).max(255),
-  mode: z.enum(['subscription', 'payment']),
-  successUrl: z.string().max(2048).optional(),
-  cancelUrl: z.string().max(2048).optional(),
-});
-
 export async function checkout(
   deps: AppDeps,
   user: { id: string; email: string },
-  body: z.infer<typeof checkoutBody>,
+  body: CheckoutBody,
 ): Promise<{ url: string; sessionId: string }> {
   const catalog = deps.config.payments;
   const plan = planForPrice(catalog, body.priceId);

@@ -2,6 +2,8 @@
 // send fulfillment tracking. Shopify work that must survive a crash runs in workflows (workflows/storefront.ts)
 // started by reference; the callback's token exchange and webhook registration run inline (the merchant's browser
 // waits on that redirect).
+import type { z } from 'zod';
+import type { connectionResource, orderResource, productResource } from '../http/resources';
 import { randomBytes } from 'node:crypto';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import type { Request, Response } from 'express';
@@ -117,7 +119,7 @@ export async function completeCallback(deps: AppDeps, query: Record<string, stri
   return `${deps.config.publicBaseUrl}/?storefront=connected&connectionId=${encodeURIComponent(conn.id)}`;
 }
 
-export const presentConnection = (c: ConnectionRow) => ({
+export const presentConnection = (c: ConnectionRow): z.infer<typeof connectionResource> => ({
   id: c.id,
   shopDomain: c.shopDomain,
   shopName: c.shopName,
@@ -144,7 +146,7 @@ export interface PublishRequest {
   sizes?: string[];
 }
 
-const presentProduct = (p: PublishedProductRow) => ({
+const presentProduct = (p: PublishedProductRow): z.infer<typeof productResource> => ({
   id: p.id,
   status: p.status,
   generationId: p.generationId,
@@ -269,7 +271,7 @@ export async function receiveWebhook(deps: AppDeps, req: Request, res: Response,
   return { received: true, duplicate: !stored.inserted, dispatch };
 }
 
-const presentOrder = (o: OrderRow) => ({
+const presentOrder = (o: OrderRow): z.infer<typeof orderResource> => ({
   id: o.id,
   shopDomain: o.shopDomain,
   name: o.name,
@@ -278,7 +280,7 @@ const presentOrder = (o: OrderRow) => ({
   lineItems: o.lineItems,
   total: o.total,
   currency: o.currency,
-  tracking: o.tracking ?? null,
+  tracking: (o.tracking as Tracking | null) ?? null,
   createdAt: o.createdAt.toISOString(),
 });
 

@@ -1,5 +1,7 @@
 // Upload use case: inspect the image from its bytes, decode it strictly into the design levels the worker
 // composites from (lib/images/design-levels.ts) and a thumbnail, store the files, record the row.
+import type { z } from 'zod';
+import type { uploadResource } from '../http/resources';
 import { webcrypto } from 'node:crypto';
 import {
   decoding,
@@ -23,14 +25,7 @@ interface Stored {
 }
 
 /** The upload resource (spec "Upload"). */
-export interface UploadResource {
-  id: string;
-  url: string;
-  thumbnailUrl: string;
-  dimensions: { width: number; height: number };
-  fileSize: number;
-  mimeType: string;
-}
+export type UploadResource = z.infer<typeof uploadResource>;
 
 export async function storeUpload(deps: AppDeps, userId: string, bytes: Buffer): Promise<UploadResource> {
   let info;

@@ -168,13 +168,16 @@ function toU16(f: Float32Array, step = 1): Uint16Array {
   return out;
 }
 
-/** Decode a blank (any format sharp reads) to raw sRGB, 3 bytes per pixel. */
-export async function decodeBlank(image: Buffer): Promise<{ data: Buffer; width: number; height: number }> {
+/** Decode a blank (any format sharp reads) to raw sRGB, 3 bytes per pixel, at most `maxSide` on its long side. */
+export async function decodeBlank(
+  image: Buffer,
+  maxSide = MAX_BLANK_SIDE,
+): Promise<{ data: Buffer; width: number; height: number }> {
   // Pixel-bounded like designs; a photo larger than a mockup needs is shrunk while decoding (JPEG shrink-on-load),
   // never held at full size: the mockup has the blank's size, at most MAX_BLANK_SIDE on its long side.
   const { data, info } = await sharp(image, { failOn: 'error', limitInputPixels: MAX_INPUT_PIXELS })
     .autoOrient()
-    .resize({ width: MAX_BLANK_SIDE, height: MAX_BLANK_SIDE, fit: 'inside', withoutEnlargement: true })
+    .resize({ width: maxSide, height: maxSide, fit: 'inside', withoutEnlargement: true })
     .toColorspace('srgb')
     .flatten({ background: '#ffffff' }) // a blank with transparency (product PNG) is shown on white
     .raw({ depth: 'uchar' })

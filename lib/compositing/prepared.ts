@@ -51,12 +51,18 @@ export const WARP_MAX = 0.002;
 /** Fraction of the garment's sheen kept over ink (screen). */
 export const SHEEN_GAIN = 0.75;
 
+/**
+ * Decodes a blank and derives what compositing on it needs. `maxSide` shrinks it first (the preview's small blanks:
+ * the same engine and placement maths on fewer pixels); maps of another size than the decoded blank are not used
+ * but derived from its pixels, as for a blank that has none stored.
+ */
 export async function prepareBlank(
   key: string,
   blankBytes: Buffer,
   maps?: { shading: Buffer; displacement: Buffer } | null,
+  opts: { maxSide?: number } = {},
 ): Promise<PreparedBlank> {
-  const blank = await decodeBlank(blankBytes);
+  const blank = await decodeBlank(blankBytes, opts.maxSide);
   const { width, height } = blank;
   const sizes = mapSizes(width, height);
   let m: MapPixels | null = null;
@@ -199,12 +205,18 @@ export class PreparedBlankCache {
   private preparing = 0;
   private readonly waiting: (() => void)[] = [];
 
+  /** Blanks are shrunk to this long side when prepared (undefined: full size, at most MAX_BLANK_SIDE). */
+  readonly maxSide: number | undefined;
+
   constructor(opts: {
     load: (key: string) => Promise<Buffer | null>;
     maxBytes?: number;
     mapsStored?: (blankKey: string) => boolean;
+    /** Prepare every blank shrunk to this long side, its maps derived from the shrunk pixels (the preview). */
+    maxSide?: number;
   }) {
     this.load = opts.load;
+    this.maxSide = opts.maxSide;
     this.maxBytes = opts.maxBytes ?? DEFAULT_BLANK_CACHE_BYTES;
     this.mapsStored = opts.mapsStored ?? (() => true);
   }
@@ -241,14 +253,17 @@ export class PreparedBlankCache {
     try {
       const mapKeys = fabricMapKeys(key);
       // Blanks without stored maps (a client's own blank photo) get them derived in memory by prepareBlank.
-      const stored = this.mapsStored(key);
+      // Stored maps have the full blank's size: a shrunk blank derives its own (cheap at preview sizes).
+      const stored = this.maxSide === undefined && this.mapsStored(key);
       const [image, shading, displacement] = await Promise.all([
         this.load(key),
         stored ? this.load(mapKeys.shading) : null,
         stored ? this.load(mapKeys.displacement) : null,
       ]);
       if (!image) throw new Error(`blank not found: ${key}`);
-      return await prepareBlank(key, image, shading && displacement ? { shading, displacement } : null);
+      return await prepareBlank(key, image, shading && displacement ? { shading, displacement } : null, {
+        maxSide: this.maxSide,
+      });
     } finally {
       this.preparing--;
       this.waiting.shift()?.();

@@ -20,7 +20,14 @@ import { Housekeeping, PgWindowStore } from './pg-store';
 import { closestToRunningOut, rateLimited, rateLimitHeaders, secondsUntil, type WindowState } from './report';
 import { StoreGuard } from './store-guard';
 
-export type LimitedEndpoint = 'generate' | 'analyze' | 'garments' | 'upload' | 'other';
+export type LimitedEndpoint = 'generate' | 'analyze' | 'garments' | 'upload' | 'preview' | 'other';
+
+/**
+ * Endpoints with a budget of their own only: they are not counted in the key's minute and hour windows. The free
+ * placement preview (issue 15) is asked for on every drag of the dashboard's studio; it must not eat the budget of
+ * the calls that do work (its own 120 a minute bounds it).
+ */
+const OWN_BUDGET_ONLY: ReadonlySet<LimitedEndpoint> = new Set(['preview']);
 
 export interface RateLimitDeps {
   config: Pick<Config, 'rateLimit'>;
@@ -39,13 +46,20 @@ interface WindowLimiter {
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
 
-/** Requests reach the limiters only after requireApiKey, so every limit is per API key. */
-function apiKeyOf(req: { apiKeyId?: string }): string {
-  if (!req.apiKeyId) throw new Error('rate limiter mounted without requireApiKey in front of it');
-  return req.apiKeyId;
+/** Who a limit counts for: the request's API key, or its signed-in user (`session:<user id>`, the dashboard). */
+interface Limited {
+  apiKeyId?: string;
+  sessionUserId?: string;
 }
 
-const slotKey = (req: { apiKeyId?: string }) => `concurrency:${apiKeyOf(req)}`;
+/** Requests reach the limiters only after Part A's authentication, so every limit is per API key (or session). */
+function apiKeyOf(req: Limited): string {
+  if (req.apiKeyId) return req.apiKeyId;
+  if (req.sessionUserId) return `session:${req.sessionUserId}`;
+  throw new Error('rate limiter mounted without Part A authentication in front of it');
+}
+
+const slotKey = (req: Limited) => `concurrency:${apiKeyOf(req)}`;
 const infoOf = (req: unknown, name: string) => (req as Record<string, RateLimitInfo | undefined>)[propertyName(name)];
 const propertyName = (name: string) => `rateLimit:${name}`;
 
@@ -75,9 +89,8 @@ export class RateLimits {
     const cached = this.chains.get(endpoint);
     if (cached) return cached;
     const rl = this.deps.config.rateLimit;
-    const windows = [this.endpointWindow(endpoint), this.minute, this.hour].filter(
-      (w): w is WindowLimiter => w !== undefined,
-    );
+    const shared = OWN_BUDGET_ONLY.has(endpoint) ? [] : [this.minute, this.hour];
+    const windows = [this.endpointWindow(endpoint), ...shared].filter((w): w is WindowLimiter => w !== undefined);
     const pgSlots = this.slots instanceof PgSlots ? this.slots : undefined;
     const admission = admit({
       sql: this.deps.sql,
@@ -115,7 +128,7 @@ export class RateLimits {
    * is refused with 429 rate_limited naming the window. Returns the window's state after the weighing (undefined
    * when there is nothing to weigh, or the window lives only in this process because the database was unavailable).
    */
-  async weigh(req: { apiKeyId?: string }, endpoint: LimitedEndpoint, extra: number): Promise<WindowState | undefined> {
+  async weigh(req: Limited, endpoint: LimitedEndpoint, extra: number): Promise<WindowState | undefined> {
     const w = this.endpointWindow(endpoint);
     if (!w || extra <= 0) return undefined;
     const key = w.store.prefix + apiKeyOf(req);

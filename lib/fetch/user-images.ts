@@ -1,8 +1,10 @@
-// Reading the images a generation names: designs (any URL) and blanks (our own, or a client's blank photo).
-import { readUserUrl, UrlFetchError, type UrlFetchReason } from '../lib/fetch';
-import { ACCEPTED_LIST, describeUnsupported, detectFormat, inspectImage, isImageError } from '../lib/images';
-import type { Config } from '../lib/config';
-import type { Storage } from '../lib/storage';
+// Reading the images a generation or a preview names: designs (any URL) and blanks (our own, or a client's blank
+// photo). Used by the worker's generation activities and by the API's synchronous preview.
+import { ACCEPTED_LIST, describeUnsupported, detectFormat, inspectImage, isImageError } from '../images';
+import type { Config } from '../config';
+import type { Storage } from '../storage';
+import { UrlFetchError, type UrlFetchReason } from './errors';
+import { readUserUrl } from './own-files';
 
 /** Designs and blanks larger than this are refused (uploads are capped at 10 MB; foreign URLs get some room). */
 export const MAX_REMOTE_IMAGE_BYTES = 25 * 1024 * 1024;

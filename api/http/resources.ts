@@ -1,0 +1,445 @@
+// Response shapes (spec "Resources and their fields" and ours): the presenters are typed by these schemas, so what
+// a route answers and what the OpenAPI document (api/openapi/) says it answers cannot drift apart silently.
+import { z } from 'zod';
+import { ZONES } from '../../lib/generation/types';
+import { ERROR_CODES } from '../errors';
+
+const timestamp = z.iso.datetime({ offset: true }).meta({ description: 'ISO 8601' });
+const url = z.url();
+
+// ------------------------------------------------------------------ errors
+
+export const partAError = z
+  .object({
+    error: z.object({
+      code: z.enum(ERROR_CODES),
+      message: z.string().meta({ description: 'what went wrong, in words a client can act on' }),
+      details: z.record(z.string(), z.unknown()).optional().meta({
+        description:
+          'e.g. reason (revoked or expired key), required and available (402), retryAfter (429), issues (400)',
+      }),
+    }),
+  })
+  .meta({ id: 'Error', description: 'Part A error envelope (every route under /api/v1)' });
+
+export const partBError = z.looseObject({ error: z.string() }).meta({
+  id: 'AppError',
+  description:
+    "Part B error: a flat message, sometimes with more fields (e.g. retryAfter); routes outside /api answer Part A's envelope",
+});
+
+// ------------------------------------------------------------------ accounts and keys
+
+export const userResource = z
+  .object({
+    user: z.object({
+      id: z.string(),
+      email: z.email(),
+      plan: z.object({ id: z.string(), name: z.string() }),
+      tokenBalance: z.number().int(),
+      createdAt: timestamp,
+    }),
+  })
+  .meta({ id: 'Account' });
+
+const keyStatus = z.enum(['active', 'revoked', 'expired']);
+
+export const keyResource = z
+  .object({
+    id: z.string().meta({ description: 'key_<id>' }),
+    name: z.string(),
+    lastFour: z.string(),
+    createdAt: timestamp,
+    expiresAt: timestamp.nullable(),
+    lastUsedAt: timestamp.nullable().meta({ description: 'recorded at most once a minute' }),
+    revokedAt: timestamp.nullable(),
+    status: keyStatus,
+  })
+  .meta({ id: 'ApiKey' });
+
+export const keyCreated = z
+  .object({
+    key: z.string().meta({ description: 'the full key, <prefix>_live_<64 hex>: shown only in this answer' }),
+    metadata: keyResource.pick({
+      id: true,
+      name: true,
+      lastFour: true,
+      createdAt: true,
+      expiresAt: true,
+      status: true,
+    }),
+    warning: z.string(),
+  })
+  .meta({ id: 'ApiKeyCreated' });
+
+export const keyList = z.object({ keys: z.array(keyResource) }).meta({ id: 'ApiKeyList' });
+export const keyDeleted = z.object({ id: z.string(), deleted: z.literal(true) }).meta({ id: 'ApiKeyDeleted' });
+
+export const webhookSecret = z
+  .object({
+    secret: z.string().meta({ description: 'whsec_ followed by 64 hex characters' }),
+    createdAt: timestamp,
+    previousSecretExpiresAt: timestamp
+      .nullable()
+      .meta({ description: 'while set, callbacks carry a second v1 signature made with the previous secret' }),
+  })
+  .meta({ id: 'WebhookSecret' });
+
+// ------------------------------------------------------------------ catalogue
+
+const pagination = z.object({
+  hasMore: z.boolean(),
+  nextCursor: z.string().nullable().meta({ description: 'pass as cursor for the next page; null on the last' }),
+});
+
+const percentRect = z.object({ x: z.number(), y: z.number(), width: z.number(), height: z.number() });
+
+export const garmentResource = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    brand: z.string(),
+    category: z.string(),
+    basePrice: z.number(),
+    currency: z.literal('USD'),
+    colors: z.array(
+      z.object({
+        name: z.string(),
+        hex: z.string(),
+        imageUrl: url.meta({ description: 'front blank of this color: use as garmentImageUrl' }),
+        backImageUrl: url,
+        thumbnailUrl: url,
+        available: z.boolean(),
+      }),
+    ),
+    sizes: z.array(z.string()),
+    printZones: z.array(
+      z.object({
+        id: z.string(),
+        name: z.string(),
+        maxWidth: z.number().meta({ description: 'inches' }),
+        maxHeight: z.number().meta({ description: 'inches' }),
+        position: z
+          .object({ x: z.number(), y: z.number() })
+          .meta({ description: "top-left corner, percent of the blank's width and height" }),
+        region: percentRect.meta({ description: 'position plus width and height, percent of the blank' }),
+        view: z.string().meta({ description: 'which blank the zone is on: front or back' }),
+      }),
+    ),
+    images: z.object({ thumbnail: url.nullable(), full: url.nullable() }),
+  })
+  .meta({ id: 'Garment' });
+
+export const garmentPage = z.object({ garments: z.array(garmentResource), pagination }).meta({ id: 'GarmentPage' });
+
+// ------------------------------------------------------------------ uploads and analysis
+
+export const uploadResource = z
+  .object({
+    id: z.string().meta({ description: 'upl_<number>_<suffix>' }),
+    url: url.meta({ description: 'usable as designUrl and imageUrl' }),
+    thumbnailUrl: url,
+    dimensions: z.object({ width: z.number().int(), height: z.number().int() }),
+    fileSize: z.number().int(),
+    mimeType: z
+      .string()
+      .meta({ description: 'detected from the bytes: image/png, image/jpeg, image/webp or image/gif' }),
+  })
+  .meta({ id: 'Upload' });
+
+export const analysisResource = z
+  .object({
+    colors: z.object({
+      count: z.number().int(),
+      dominant: z.array(z.string()).meta({ description: 'up to 5 hex colors' }),
+      pantone: z.array(z.string()),
+    }),
+    dimensions: z.object({
+      width: z.number().int(),
+      height: z.number().int(),
+      aspectRatio: z.number(),
+      hasTransparency: z.boolean(),
+    }),
+    recommendation: z.object({
+      technique: z.enum(['dtg', 'screen', 'embroidery', 'vinyl']),
+      reason: z.string(),
+      complexity: z.enum(['simple', 'moderate', 'complex']),
+    }),
+    pricing: z.object({
+      dtg: z.object({ perUnit: z.number(), currency: z.string() }),
+      screen: z.object({
+        perUnit: z.number(),
+        setup: z.number(),
+        minimumQuantity: z.number().int(),
+        currency: z.string(),
+      }),
+    }),
+    warnings: z.array(z.string()),
+  })
+  .meta({ id: 'Analysis' });
+
+// ------------------------------------------------------------------ generations
+
+const placement = z.object({ x: z.number(), y: z.number(), scale: z.number(), rotation: z.number() });
+
+export const generationResource = z
+  .object({
+    id: z.string().meta({ description: 'gen_<number>_<suffix>' }),
+    status: z.enum(['pending', 'processing', 'completed', 'failed']),
+    mockupUrl: url.optional().meta({ description: 'JPEG at the blank resolution; when completed' }),
+    thumbnailUrl: url.optional().meta({ description: 'JPEG, about 400 px; when completed' }),
+    tokensUsed: z.number().int(),
+    createdAt: timestamp,
+    completedAt: timestamp.optional(),
+    error: z.string().optional().meta({ description: 'when failed (the token is refunded)' }),
+    garmentId: z.string(),
+    color: z.string(),
+    zone: z.enum(ZONES),
+    placement,
+    applyTexture: z.boolean(),
+    designUrl: z.string(),
+  })
+  .meta({ id: 'Generation' });
+
+export const generationPage = z
+  .object({ generations: z.array(generationResource), pagination })
+  .meta({ id: 'GenerationPage' });
+
+export const batchResult = z
+  .object({ batchId: z.string(), generations: z.array(generationResource) })
+  .meta({ id: 'BatchResult' });
+
+export const deliveryList = z
+  .object({
+    deliveries: z.array(
+      z.object({
+        id: z.string().meta({ description: 'dlv_<n>_<suffix>; the X-Mockup-Delivery-Id header of every attempt' }),
+        event: z.enum(['generation.completed', 'generation.failed']),
+        url: z.string(),
+        status: z.enum(['pending', 'delivered', 'failed']),
+        createdAt: timestamp,
+        finishedAt: timestamp.nullable(),
+        attempts: z.array(
+          z.object({
+            number: z.number().int(),
+            statusCode: z.number().int().nullable(),
+            durationMs: z.number(),
+            error: z.string().nullable(),
+            attemptedAt: timestamp,
+          }),
+        ),
+      }),
+    ),
+  })
+  .meta({ id: 'DeliveryList' });
+
+// ------------------------------------------------------------------ outbound webhook (generation callbacks)
+
+export const webhookPayload = z
+  .discriminatedUnion('event', [
+    z.object({
+      event: z.literal('generation.completed'),
+      timestamp: timestamp.meta({ description: 'when the generation completed' }),
+      data: z.object({
+        id: z.string(),
+        status: z.literal('completed'),
+        mockupUrl: url,
+        tokensUsed: z.number().int(),
+      }),
+    }),
+    z.object({
+      event: z.literal('generation.failed'),
+      timestamp: timestamp.meta({ description: 'when the generation was marked failed' }),
+      data: z.object({
+        id: z.string(),
+        status: z.literal('failed'),
+        error: z.string(),
+        tokensUsed: z.number().int(),
+      }),
+    }),
+  ])
+  .meta({ id: 'GenerationCallback' });
+
+// ------------------------------------------------------------------ storefront
+
+const storefrontStatus = <T extends [string, ...string[]]>(...values: T) => z.enum(values);
+
+export const connectionResource = z
+  .object({
+    id: z.string().meta({ description: 'shc_<…>' }),
+    shopDomain: z.string(),
+    shopName: z.string().nullable(),
+    status: storefrontStatus('active', 'disconnected'),
+    installedAt: timestamp.nullable(),
+  })
+  .meta({ id: 'StoreConnection' });
+
+export const productResource = z
+  .object({
+    id: z.string().meta({ description: 'pub_<…>' }),
+    status: storefrontStatus('publishing', 'published', 'failed'),
+    generationId: z.string(),
+    connectionId: z.string(),
+    title: z.string(),
+    price: z.number(),
+    sizes: z.array(z.string()),
+    productId: z.string().nullable(),
+    handle: z.string().nullable(),
+    adminUrl: z.string().nullable(),
+    error: z.string().nullable(),
+    createdAt: timestamp,
+    publishedAt: timestamp.nullable(),
+  })
+  .meta({ id: 'PublishedProduct' });
+
+export const orderResource = z
+  .object({
+    id: z.string().meta({ description: 'ord_<…>' }),
+    shopDomain: z.string(),
+    name: z.string(),
+    status: storefrontStatus('open', 'paid', 'fulfilled'),
+    customer: z.object({ name: z.string().nullable(), email: z.string().nullable() }),
+    lineItems: z.array(
+      z.object({
+        title: z.string(),
+        variantTitle: z.string().nullable(),
+        quantity: z.number().int(),
+        price: z.string(),
+        shopifyProductId: z.string().nullable(),
+        publishedProductId: z.string().nullable(),
+      }),
+    ),
+    total: z.string(),
+    currency: z.string(),
+    tracking: z.object({ number: z.string(), company: z.string(), url: z.string().optional() }).nullable(),
+    createdAt: timestamp,
+  })
+  .meta({ id: 'StoreOrder' });
+
+export const installStarted = z
+  .object({ url: url.meta({ description: "the shop's authorize page: send the merchant's browser there" }) })
+  .meta({ id: 'StorefrontInstall' });
+export const connectionList = z.object({ connections: z.array(connectionResource) }).meta({ id: 'StoreConnections' });
+export const disconnected = z
+  .object({ id: z.string(), status: z.literal('disconnected') })
+  .meta({ id: 'StoreDisconnected' });
+export const publishAnswer = z
+  .union([
+    z.object({
+      id: z.string(),
+      status: z.literal('published'),
+      productId: z.string().nullable(),
+      adminUrl: z.string().nullable(),
+    }),
+    z.object({ id: z.string(), status: z.literal('publishing') }),
+  ])
+  .meta({ id: 'PublishResult' });
+export const productList = z.object({ products: z.array(productResource) }).meta({ id: 'PublishedProducts' });
+export const orderList = z.object({ orders: z.array(orderResource) }).meta({ id: 'StoreOrders' });
+export const fulfillmentAnswer = z
+  .union([orderResource, z.object({ id: z.string(), status: z.literal('fulfilling') })])
+  .meta({ id: 'FulfillmentResult' });
+export const webhookAck = z.object({ ok: z.literal(true) }).meta({ id: 'WebhookAck' });
+
+// ------------------------------------------------------------------ payments
+
+export const plansList = z
+  .object({
+    plans: z.array(
+      z.object({
+        id: z.enum(['free', 'pro', 'business', 'enterprise']),
+        name: z.string(),
+        tokensPerMonth: z.number().int().nullable().meta({ description: 'null: custom (Enterprise)' }),
+        priceUsd: z.number().nullable(),
+        priceId: z
+          .string()
+          .nullable()
+          .meta({ description: 'the Stripe price to check out; null for Free and Enterprise' }),
+        rollover: z.boolean().meta({ description: 'false: plan tokens expire at the end of their period' }),
+      }),
+    ),
+    tokenPacks: z.array(z.object({ priceId: z.string(), tokens: z.number().int(), priceUsd: z.number() })),
+  })
+  .meta({ id: 'Plans' });
+export const checkoutStarted = z
+  .object({ url: url.meta({ description: 'the hosted checkout page' }), sessionId: z.string() })
+  .meta({ id: 'CheckoutSession' });
+export const portalStarted = z.object({ url }).meta({ id: 'PortalSession' });
+export const subscriptionAnswer = z
+  .object({
+    subscription: z
+      .object({
+        id: z.string().meta({ description: 'the Stripe subscription id' }),
+        plan: z.object({ id: z.string(), name: z.string() }),
+        status: z.string().meta({ description: "Stripe's status: active, trialing, past_due, canceled, ..." }),
+        currentPeriodStart: timestamp.nullable(),
+        currentPeriodEnd: timestamp.nullable(),
+        cancelAtPeriodEnd: z.boolean(),
+      })
+      .nullable(),
+  })
+  .meta({ id: 'SubscriptionState' });
+export const stripeAck = z.object({ received: z.literal(true) }).meta({ id: 'StripeEventAck' });
+
+// ------------------------------------------------------------------ design chat
+
+export const chatAnswer = z
+  .object({
+    threadId: z.string(),
+    messageId: z.string().meta({ description: 'the assistant message' }),
+    mockups: z.array(url).meta({ description: 'two mockups when garmentUrls were given, else none' }),
+    graphicUrl: url,
+    printAssetUrl: url.meta({ description: 'PNG, 300 DPI, at least 2048 px (4096 for nano-banana-pro-4k)' }),
+    tokensSpent: z.number().int(),
+    tokensRemaining: z.number().int(),
+  })
+  .meta({ id: 'ChatResult' });
+export const chatRunning = z.object({ jobId: z.string(), status: z.literal('running') }).meta({ id: 'ChatJobRunning' });
+export const chatThreadPage = z
+  .object({
+    threads: z.array(
+      z.object({
+        id: z.string(),
+        title: z.string(),
+        messageCount: z.number().int(),
+        createdAt: timestamp,
+        updatedAt: timestamp,
+      }),
+    ),
+    pagination,
+  })
+  .meta({ id: 'ChatThreads' });
+export const chatThread = z
+  .object({
+    id: z.string(),
+    title: z.string(),
+    createdAt: timestamp,
+    updatedAt: timestamp,
+    messages: z.array(
+      z.looseObject({
+        id: z.string(),
+        role: z.enum(['user', 'assistant']),
+        jobId: z.string().nullable(),
+        model: z.string().nullable(),
+        tokens: z.number().int(),
+        createdAt: timestamp,
+        content: z.string().nullable(),
+        images: z.array(z.looseObject({ kind: z.string(), url })),
+      }),
+    ),
+  })
+  .meta({ id: 'ChatThread' });
+
+// ------------------------------------------------------------------ health
+
+export const health = z.object({ status: z.literal('ok') }).meta({ id: 'Health' });
+export const readiness = z
+  .object({
+    status: z.enum(['ready', 'not_ready']),
+    missing: z.array(z.string()).optional(),
+    checks: z.record(
+      z.string(),
+      z.object({ ok: z.boolean(), error: z.string().optional(), pollers: z.number().int().optional() }),
+    ),
+  })
+  .meta({ id: 'Readiness' });

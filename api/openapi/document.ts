@@ -1,0 +1,687 @@
+// The OpenAPI 3.1 document of the whole service, generated from the zod schemas the routes parse with
+// (api/http/schemas.ts, api/http/app-schemas.ts) and the response schemas the presenters are typed by
+// (api/http/resources.ts). Served at GET /api/v1/openapi.json and rendered by GET /docs.
+//
+// test/integration/openapi.test.ts walks createApp()'s router and fails when a route is missing here (or when this
+// document names a route the app does not have): a new route is documented in this file in the same change.
+import {
+  OpenApiGeneratorV31,
+  OpenAPIRegistry,
+  type ResponseConfig,
+  type RouteConfig,
+} from '@asteasolutions/zod-to-openapi';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { z } from 'zod';
+import type { Config } from '../../lib/config';
+import * as B from '../http/app-schemas';
+import * as R from '../http/resources';
+import * as A from '../http/schemas';
+
+type Responses = RouteConfig['responses'];
+type Security = NonNullable<RouteConfig['security']>;
+
+const json = (schema: z.ZodType, description: string, headers?: ResponseConfig['headers']): ResponseConfig => ({
+  description,
+  content: { 'application/json': { schema } },
+  ...(headers ? { headers } : {}),
+});
+
+const ref = (name: string) => ({ $ref: `#/components/headers/${name}` });
+
+/** Every keyed Part A answer carries the closest rate window and the balance. */
+const KEYED_HEADERS = {
+  'X-RateLimit-Limit': ref('X-RateLimit-Limit'),
+  'X-RateLimit-Remaining': ref('X-RateLimit-Remaining'),
+  'X-RateLimit-Reset': ref('X-RateLimit-Reset'),
+  'X-Tokens-Remaining': ref('X-Tokens-Remaining'),
+};
+
+const ERROR_TEXT: Record<number, string> = {
+  400: 'invalid_request: the body, query or path is not valid (details.issues lists each field)',
+  401: 'unauthorized: key (or session) missing, invalid, revoked or expired (details.reason for the last two)',
+  402: 'insufficient_tokens: details.required and details.available',
+  403: 'forbidden: a session-authenticated call from another origin',
+  404: 'not_found',
+  409: 'conflict',
+  413: 'payload_too_large',
+  429: 'rate_limited: details.retryAfter and the Retry-After header carry the seconds to wait',
+  502: 'service_unavailable: an outside service (the shop) refused or could not be reached',
+  503: 'service_unavailable: at capacity or a dependency is down; Retry-After says when to retry',
+};
+
+/** Part A errors: the {error: {code, message, details?}} envelope. */
+function partAErrors(...statuses: number[]): Responses {
+  const out: Responses = {};
+  for (const s of statuses) {
+    out[s] = json(
+      R.partAError,
+      ERROR_TEXT[s] ?? 'error',
+      s === 429 || s === 503 ? { 'Retry-After': ref('Retry-After'), ...(s === 429 ? KEYED_HEADERS : {}) } : undefined,
+    );
+  }
+  return out;
+}
+
+/** Part B errors: flat {error: string}. */
+function partBErrors(...statuses: number[]): Responses {
+  const out: Responses = {};
+  for (const s of statuses)
+    out[s] = json(R.partBError, s === 401 ? 'Unauthorized: no valid session' : (ERROR_TEXT[s] ?? 'error'));
+  return out;
+}
+
+const KEY_OR_SESSION: Security = [{ bearerKey: [] }, { sessionCookie: [] }];
+const SESSION: Security = [{ sessionCookie: [] }];
+const PUBLIC: Security = [];
+
+function register(registry: OpenAPIRegistry): void {
+  const path = (r: RouteConfig) => registry.registerPath(r);
+
+  // ---------------------------------------------------------------- service
+  path({
+    method: 'get',
+    path: '/healthz',
+    tags: ['Service'],
+    summary: 'Liveness',
+    security: PUBLIC,
+    responses: { 200: json(R.health, 'the process is up') },
+  });
+  path({
+    method: 'get',
+    path: '/readyz',
+    tags: ['Service'],
+    summary: 'Readiness: PostgreSQL answers and a worker polls the task queue',
+    security: PUBLIC,
+    responses: { 200: json(R.readiness, 'ready'), 503: json(R.readiness, 'not ready: `missing` names what') },
+  });
+  path({
+    method: 'get',
+    path: '/files/{key}',
+    tags: ['Service'],
+    summary: 'Stored uploads, blanks and mockups (immutable, cacheable for a year)',
+    security: PUBLIC,
+    request: { params: z.object({ key: z.string().meta({ description: 'storage key, may contain slashes' }) }) },
+    responses: {
+      200: {
+        description: 'the file',
+        content: { 'image/*': { schema: { type: 'string', format: 'binary' } } },
+        headers: { ETag: { schema: { type: 'string' } } },
+      },
+      304: { description: 'not modified (If-None-Match)' },
+      ...partAErrors(404),
+    },
+  });
+  path({
+    method: 'get',
+    path: '/docs',
+    tags: ['Service'],
+    summary: 'This reference, interactive, and the webhook verification recipe (HTML)',
+    security: PUBLIC,
+    responses: { 200: { description: 'HTML page', content: { 'text/html': { schema: { type: 'string' } } } } },
+  });
+  path({
+    method: 'get',
+    path: '/api/v1/openapi.json',
+    tags: ['Service'],
+    summary: 'This document',
+    security: PUBLIC,
+    responses: {
+      200: { description: 'OpenAPI 3.1', content: { 'application/json': { schema: { type: 'object' } } } },
+    },
+  });
+
+  // ---------------------------------------------------------------- accounts (Part B)
+  path({
+    method: 'post',
+    path: '/api/auth/signup',
+    tags: ['Account'],
+    summary: 'Create an account (Free plan, 50 tokens) and sign in',
+    security: PUBLIC,
+    request: { body: { required: true, content: { 'application/json': { schema: B.credentialsBody } } } },
+    responses: {
+      201: json(R.userResource, 'created; Set-Cookie carries the session', {
+        'Set-Cookie': { schema: { type: 'string' }, description: 'the session cookie (HttpOnly, SameSite=Lax)' },
+      }),
+      ...partBErrors(400, 409, 429, 503),
+    },
+  });
+  path({
+    method: 'post',
+    path: '/api/auth/login',
+    tags: ['Account'],
+    summary: 'Sign in',
+    security: PUBLIC,
+    request: { body: { required: true, content: { 'application/json': { schema: B.credentialsBody } } } },
+    responses: {
+      200: json(R.userResource, 'signed in; Set-Cookie carries the session', {
+        'Set-Cookie': { schema: { type: 'string' }, description: 'the session cookie (HttpOnly, SameSite=Lax)' },
+      }),
+      ...partBErrors(400, 401, 429, 503),
+    },
+  });
+  path({
+    method: 'post',
+    path: '/api/auth/logout',
+    tags: ['Account'],
+    summary: 'Sign out (ends the session; harmless without one)',
+    security: PUBLIC,
+    responses: { 204: { description: 'signed out' } },
+  });
+  path({
+    method: 'get',
+    path: '/api/auth/me',
+    tags: ['Account'],
+    summary: 'The signed-in account: plan and token balance',
+    security: SESSION,
+    responses: { 200: json(R.userResource, 'the account'), ...partBErrors(401) },
+  });
+
+  // ---------------------------------------------------------------- keys and the signing secret (session)
+  path({
+    method: 'post',
+    path: '/api/v1/keys',
+    tags: ['Keys'],
+    summary: 'Create an API key (the full key is shown once)',
+    security: SESSION,
+    request: { body: { required: true, content: { 'application/json': { schema: A.createKeyBody } } } },
+    responses: { 201: json(R.keyCreated, 'created'), ...partAErrors(400, 401, 409) },
+  });
+  path({
+    method: 'get',
+    path: '/api/v1/keys',
+    tags: ['Keys'],
+    summary: "List the account's keys with status and last use",
+    security: SESSION,
+    responses: { 200: json(R.keyList, 'newest first'), ...partAErrors(401) },
+  });
+  path({
+    method: 'delete',
+    path: '/api/v1/keys/{keyId}',
+    tags: ['Keys'],
+    summary: 'Revoke a key, or delete it with permanent=true',
+    security: SESSION,
+    request: { params: z.object({ keyId: A.keyIdParam }), query: A.deleteKeyQuery },
+    responses: {
+      200: {
+        description: 'revoked (the key resource) or deleted',
+        content: { 'application/json': { schema: z.union([R.keyResource, R.keyDeleted]) } },
+      },
+      ...partAErrors(400, 401, 404),
+    },
+  });
+  path({
+    method: 'get',
+    path: '/api/v1/webhooks/secret',
+    tags: ['Webhooks'],
+    summary: 'The signing secret of generation callbacks (created on first read)',
+    security: SESSION,
+    responses: { 200: json(R.webhookSecret, 'the secret (Cache-Control: no-store)'), ...partAErrors(401) },
+  });
+  path({
+    method: 'post',
+    path: '/api/v1/webhooks/secret/rotate',
+    tags: ['Webhooks'],
+    summary: 'Rotate the signing secret; the previous one also signs during the grace period',
+    security: SESSION,
+    responses: { 200: json(R.webhookSecret, 'the new secret'), ...partAErrors(401) },
+  });
+
+  // ---------------------------------------------------------------- catalogue
+  const keyed = (statuses: number[]) => partAErrors(401, 403, 429, ...statuses);
+  path({
+    method: 'get',
+    path: '/api/v1/garments',
+    tags: ['Catalogue'],
+    summary: 'List garments (cursor pages)',
+    security: KEY_OR_SESSION,
+    request: { query: A.garmentListQuery },
+    responses: { 200: json(R.garmentPage, 'a page', KEYED_HEADERS), ...keyed([400]) },
+  });
+  path({
+    method: 'get',
+    path: '/api/v1/garments/{garmentId}',
+    tags: ['Catalogue'],
+    summary: 'One garment',
+    security: KEY_OR_SESSION,
+    request: { params: z.object({ garmentId: z.string() }) },
+    responses: { 200: json(R.garmentResource, 'the garment', KEYED_HEADERS), ...keyed([404]) },
+  });
+
+  // ---------------------------------------------------------------- uploads and analysis
+  path({
+    method: 'post',
+    path: '/api/v1/upload',
+    tags: ['Designs'],
+    summary: 'Upload a design (free): multipart part `file`, or JSON imageData',
+    security: KEY_OR_SESSION,
+    request: {
+      body: {
+        required: true,
+        content: {
+          'multipart/form-data': { schema: A.uploadMultipartBody },
+          'application/json': { schema: A.uploadJsonBody },
+        },
+      },
+    },
+    responses: { 201: json(R.uploadResource, 'stored', KEYED_HEADERS), ...keyed([400, 413, 503]) },
+  });
+  path({
+    method: 'post',
+    path: '/api/v1/analyze',
+    tags: ['Designs'],
+    summary: 'Printability analysis (free): colors, Pantone, technique, prices, warnings',
+    security: KEY_OR_SESSION,
+    request: { body: { required: true, content: { 'application/json': { schema: A.analyzeBody } } } },
+    responses: { 200: json(R.analysisResource, 'the analysis', KEYED_HEADERS), ...keyed([400, 413, 503]) },
+  });
+
+  // ---------------------------------------------------------------- generations
+  const prefer = z.object({
+    Prefer: z
+      .string()
+      .optional()
+      .meta({ description: '`respond-async`: answer 202 at once instead of waiting for the mockup' }),
+  });
+  path({
+    method: 'post',
+    path: '/api/v1/generate',
+    tags: ['Generations'],
+    summary: 'Make a mockup (1 token)',
+    description:
+      'Synchronous by default: 200 with the completed (or failed) generation. 202 with a Location to poll when it ' +
+      'takes longer than the synchronous budget, or when asked with Prefer: respond-async.',
+    security: KEY_OR_SESSION,
+    request: { headers: prefer, body: { required: true, content: { 'application/json': { schema: A.generateBody } } } },
+    responses: {
+      200: json(R.generationResource, 'finished', KEYED_HEADERS),
+      202: json(R.generationResource, 'accepted, still running', {
+        ...KEYED_HEADERS,
+        Location: { schema: { type: 'string' }, description: 'GET this generation' },
+      }),
+      ...keyed([400, 402, 404]),
+    },
+  });
+  path({
+    method: 'post',
+    path: '/api/v1/generate/batch',
+    tags: ['Generations'],
+    summary: 'One design on up to 25 colors or zones (1 token each, all or nothing)',
+    security: KEY_OR_SESSION,
+    request: { headers: prefer, body: { required: true, content: { 'application/json': { schema: A.batchBody } } } },
+    responses: {
+      200: json(R.batchResult, 'all finished', KEYED_HEADERS),
+      202: json(R.batchResult, 'accepted, still running', KEYED_HEADERS),
+      ...keyed([400, 402, 404]),
+    },
+  });
+  path({
+    method: 'post',
+    path: '/api/v1/preview',
+    tags: ['Generations'],
+    summary: 'Placement preview (free): a JPEG at most 640 px on its long side, from the same engine',
+    description:
+      'The generate body without webhookUrl. Rendered at once by the compositing engine that makes paid mockups, ' +
+      'on the blank shrunk to 640 px: the same placement gives the same picture, smaller. Its own budget of 120 a ' +
+      'minute per key (RATE_LIMIT_PREVIEW_PER_MINUTE), not counted in the key minute and hour windows.',
+    security: KEY_OR_SESSION,
+    request: { body: { required: true, content: { 'application/json': { schema: A.previewBody } } } },
+    responses: {
+      200: {
+        description: 'the preview',
+        content: { 'image/jpeg': { schema: { type: 'string', format: 'binary' } } },
+        headers: {
+          ...KEYED_HEADERS,
+          'X-Preview-Size': { schema: { type: 'string' }, description: '<width>x<height> of the JPEG' },
+        },
+      },
+      ...keyed([400, 404, 503]),
+    },
+  });
+  path({
+    method: 'get',
+    path: '/api/v1/generations',
+    tags: ['Generations'],
+    summary: "The account's generations, newest first (cursor pages)",
+    security: KEY_OR_SESSION,
+    request: { query: A.generationListQuery },
+    responses: { 200: json(R.generationPage, 'a page', KEYED_HEADERS), ...keyed([400]) },
+  });
+  path({
+    method: 'get',
+    path: '/api/v1/generations/{generationId}',
+    tags: ['Generations'],
+    summary: 'One generation',
+    security: KEY_OR_SESSION,
+    request: { params: z.object({ generationId: A.generationIdParam }) },
+    responses: { 200: json(R.generationResource, 'the generation', KEYED_HEADERS), ...keyed([404]) },
+  });
+  path({
+    method: 'get',
+    path: '/api/v1/generations/{generationId}/deliveries',
+    tags: ['Webhooks'],
+    summary: "A generation's callback deliveries and every attempt",
+    security: KEY_OR_SESSION,
+    request: { params: z.object({ generationId: A.generationIdParam }) },
+    responses: { 200: json(R.deliveryList, 'the deliveries', KEYED_HEADERS), ...keyed([404]) },
+  });
+
+  // ---------------------------------------------------------------- storefront (Part B, preview)
+  path({
+    method: 'post',
+    path: '/api/storefront/connect/install',
+    tags: ['Storefront'],
+    summary: 'Start connecting a Shopify store (OAuth)',
+    security: SESSION,
+    request: { body: { required: true, content: { 'application/json': { schema: B.installBody } } } },
+    responses: { 200: json(R.installStarted, 'where to send the merchant'), ...partBErrors(400, 401) },
+  });
+  path({
+    method: 'get',
+    path: '/api/storefront/callback',
+    tags: ['Storefront'],
+    summary: "Shopify's OAuth redirect (signed with the app secret, not a session)",
+    security: PUBLIC,
+    request: {
+      query: z.object({}).catchall(z.string()).meta({ description: 'code, hmac, host, shop, state, timestamp' }),
+    },
+    responses: {
+      302: {
+        description: 'back to the app: /?storefront=connected&connectionId=<id>',
+        headers: { Location: { schema: { type: 'string' } } },
+      },
+      ...partBErrors(400, 401, 502),
+    },
+  });
+  path({
+    method: 'get',
+    path: '/api/storefront/connect',
+    tags: ['Storefront'],
+    summary: 'Connected stores',
+    security: SESSION,
+    responses: { 200: json(R.connectionList, 'the connections'), ...partBErrors(401) },
+  });
+  path({
+    method: 'delete',
+    path: '/api/storefront/connect/{id}',
+    tags: ['Storefront'],
+    summary: 'Disconnect a store',
+    security: SESSION,
+    request: { params: z.object({ id: B.storefrontIdParam('shc') }) },
+    responses: { 200: json(R.disconnected, 'disconnected'), ...partBErrors(401, 404) },
+  });
+  path({
+    method: 'post',
+    path: '/api/storefront/publish',
+    tags: ['Storefront'],
+    summary: "Publish a completed generation's mockup as a product",
+    security: SESSION,
+    request: { body: { required: true, content: { 'application/json': { schema: B.publishBody } } } },
+    responses: {
+      200: json(R.publishAnswer, 'published'),
+      202: json(R.publishAnswer, 'still publishing'),
+      ...partBErrors(400, 401, 404, 409, 502),
+    },
+  });
+  path({
+    method: 'get',
+    path: '/api/storefront/products',
+    tags: ['Storefront'],
+    summary: 'Published products',
+    security: SESSION,
+    responses: { 200: json(R.productList, 'the products'), ...partBErrors(401) },
+  });
+  path({
+    method: 'post',
+    path: '/api/storefront/webhooks/orders',
+    tags: ['Storefront'],
+    summary: "Shopify's order and compliance webhooks (X-Shopify-Hmac-Sha256 over the raw body)",
+    security: PUBLIC,
+    request: {
+      headers: z.object({
+        'X-Shopify-Hmac-Sha256': z.string(),
+        'X-Shopify-Topic': z.string(),
+        'X-Shopify-Shop-Domain': z.string(),
+        'X-Shopify-Webhook-Id': z.string(),
+      }),
+      body: { required: true, content: { 'application/json': { schema: { type: 'object' } } } },
+    },
+    responses: { 200: json(R.webhookAck, 'taken in'), ...partBErrors(400, 401) },
+  });
+  path({
+    method: 'get',
+    path: '/api/storefront/orders',
+    tags: ['Storefront'],
+    summary: 'Orders from the connected stores',
+    security: SESSION,
+    responses: { 200: json(R.orderList, 'the orders'), ...partBErrors(401) },
+  });
+  path({
+    method: 'post',
+    path: '/api/storefront/orders/{id}/fulfillment',
+    tags: ['Storefront'],
+    summary: 'Send tracking for an order to its store',
+    security: SESSION,
+    request: {
+      params: z.object({ id: B.storefrontIdParam('ord') }),
+      body: { required: true, content: { 'application/json': { schema: B.fulfillmentBody } } },
+    },
+    responses: {
+      200: json(R.fulfillmentAnswer, 'fulfilled: the order'),
+      202: json(R.fulfillmentAnswer, 'still sending'),
+      ...partBErrors(400, 401, 404, 409, 502),
+    },
+  });
+
+  // ---------------------------------------------------------------- payments (Part B)
+  path({
+    method: 'get',
+    path: '/api/payments/plans',
+    tags: ['Payments'],
+    summary: 'Plans and token packs with their Stripe prices',
+    security: PUBLIC,
+    responses: { 200: json(R.plansList, 'the plans and packs') },
+  });
+  path({
+    method: 'post',
+    path: '/api/payments/checkout',
+    tags: ['Payments'],
+    summary: 'Start a Stripe Checkout for a plan (subscription) or a token pack (payment)',
+    security: SESSION,
+    request: { body: { required: true, content: { 'application/json': { schema: B.checkoutBody } } } },
+    responses: { 200: json(R.checkoutStarted, 'the hosted checkout page'), ...partBErrors(400, 401, 409, 502, 503) },
+  });
+  path({
+    method: 'post',
+    path: '/api/payments/portal',
+    tags: ['Payments'],
+    summary: "Open Stripe's billing portal (plan change, card, invoices, cancel)",
+    security: SESSION,
+    responses: { 200: json(R.portalStarted, 'the portal page'), ...partBErrors(401, 502, 503) },
+  });
+  path({
+    method: 'get',
+    path: '/api/payments/subscription',
+    tags: ['Payments'],
+    summary: "The user's subscription",
+    security: SESSION,
+    responses: { 200: json(R.subscriptionAnswer, 'the subscription, or null'), ...partBErrors(401) },
+  });
+  path({
+    method: 'post',
+    path: '/api/payments/webhook',
+    tags: ['Payments'],
+    summary: "Stripe's events (Stripe-Signature over the raw body, 300 s tolerance); stored, then applied once",
+    security: PUBLIC,
+    request: {
+      headers: z.object({ 'Stripe-Signature': z.string().meta({ description: 't=<unix>,v1=<hex HMAC-SHA256>' }) }),
+      body: { required: true, content: { 'application/json': { schema: { type: 'object' } } } },
+    },
+    responses: { 200: json(R.stripeAck, 'stored (also for a repeated event)'), ...partBErrors(400, 503) },
+  });
+
+  // ---------------------------------------------------------------- design chat (Part B)
+  const providerHeader = {
+    'X-Image-Provider': {
+      description: 'who drew the graphic: gemini, openai or local',
+      schema: { type: 'string' as const },
+    },
+  };
+  path({
+    method: 'post',
+    path: '/api/chat',
+    tags: ['Design chat'],
+    summary: 'A prompt becomes a graphic, a print-ready file and two mockups (12, 45 or 90 tokens by model)',
+    security: SESSION,
+    request: { body: { required: true, content: { 'application/json': { schema: B.chatBody } } } },
+    responses: {
+      200: json(R.chatAnswer, 'done', providerHeader),
+      202: json(R.chatRunning, 'still running after CHAT_SYNC_TIMEOUT_MS: poll GET /api/chat/jobs/{jobId}'),
+      ...partBErrors(400, 401, 402, 404, 429),
+      500: json(R.partBError, 'Generation failed: every provider failed; the tokens were refunded'),
+    },
+  });
+  path({
+    method: 'get',
+    path: '/api/chat/jobs/{jobId}',
+    tags: ['Design chat'],
+    summary: 'A chat job: still running, or the answer POST /api/chat would have given',
+    security: SESSION,
+    request: { params: z.object({ jobId: z.string().meta({ description: 'job_<n>_<suffix>' }) }) },
+    responses: {
+      200: json(R.chatAnswer, 'done', providerHeader),
+      202: json(R.chatRunning, 'still running'),
+      ...partBErrors(400, 401, 402, 404),
+      500: json(R.partBError, 'Generation failed'),
+    },
+  });
+  path({
+    method: 'get',
+    path: '/api/chat/threads',
+    tags: ['Design chat'],
+    summary: "The user's threads, newest first",
+    security: SESSION,
+    request: { query: B.threadsQuery },
+    responses: { 200: json(R.chatThreadPage, 'a page of threads'), ...partBErrors(400, 401) },
+  });
+  path({
+    method: 'get',
+    path: '/api/chat/threads/{id}',
+    tags: ['Design chat'],
+    summary: 'A thread with its messages, graphics, print files and mockups',
+    security: SESSION,
+    request: { params: z.object({ id: z.string() }) },
+    responses: { 200: json(R.chatThread, 'the thread'), ...partBErrors(401, 404) },
+  });
+
+  // ---------------------------------------------------------------- outbound: generation callbacks
+  registry.registerWebhook({
+    method: 'post',
+    path: 'generationCallback',
+    tags: ['Webhooks'],
+    summary: 'Sent to webhookUrl when a generation completes or fails',
+    description:
+      'Verify X-Mockup-Signature before trusting the body: `t=<unix seconds>,v1=<hex HMAC-SHA256>` of ' +
+      '`<t>.<raw body>` keyed with your signing secret (GET /api/v1/webhooks/secret); more than one v1 during a ' +
+      'rotation. Answer 2xx within 10 seconds; other answers are retried with backoff for 24 hours. Recipe: /docs.',
+    security: PUBLIC,
+    request: {
+      headers: z.object({
+        'X-Mockup-Signature': z.string().meta({ description: 't=<unix seconds>,v1=<hex signature>[,v1=…]' }),
+        'X-Mockup-Event': z.enum(['generation.completed', 'generation.failed']),
+        'X-Mockup-Delivery-Id': z.string().meta({ description: 'the same on every retry: dedupe on it' }),
+        'X-Mockup-Timestamp': z.string().meta({ description: 'Unix seconds when this attempt was signed' }),
+      }),
+      body: { required: true, content: { 'application/json': { schema: R.webhookPayload } } },
+    },
+    responses: { 200: { description: 'received (any 2xx counts)' } },
+  });
+}
+
+const WEBHOOKS_DOC = path.resolve(__dirname, '../../docs/webhooks.md');
+const RECIPE_SECTIONS = ['Headers', 'Verifying the signature', 'Rotating the secret'];
+
+/**
+ * The webhook verification recipe, taken from docs/webhooks.md (one source for the repository's docs and the
+ * reference): its headers table, the verification steps with the Node.js receiver, and rotation, as markdown.
+ */
+export function webhookRecipe(file = WEBHOOKS_DOC): string {
+  let md: string;
+  try {
+    md = readFileSync(file, 'utf8');
+  } catch {
+    return 'See docs/webhooks.md in the repository for the signature verification recipe.';
+  }
+  const sections = md.split(/^## /m).slice(1);
+  const picked = sections.filter((sec) => RECIPE_SECTIONS.some((name) => sec.startsWith(`${name}\n`)));
+  return picked.map((sec) => `### ${sec.trim()}`).join('\n\n');
+}
+
+/** Builds the document. The session cookie's name comes from the configuration. */
+export function buildOpenApiDocument(config: Pick<Config, 'publicBaseUrl' | 'sessionCookieName' | 'rateLimit'>) {
+  const registry = new OpenAPIRegistry();
+  registry.registerComponent('securitySchemes', 'bearerKey', {
+    type: 'http',
+    scheme: 'bearer',
+    description: 'An API key: Authorization: Bearer <prefix>_live_<64 hex>. Create keys in the dashboard.',
+  });
+  registry.registerComponent('securitySchemes', 'sessionCookie', {
+    type: 'apiKey',
+    in: 'cookie',
+    name: config.sessionCookieName,
+    description:
+      'The browser session from /api/auth/login. Part A routes accept it instead of a key (the dashboard); ' +
+      'a call that changes something must then come from the app origin.',
+  });
+  const int = { type: 'integer' as const };
+  const rl = config.rateLimit;
+  registry.registerComponent('headers', 'X-RateLimit-Limit', {
+    description: `requests allowed in the window closest to running out (per key: ${rl.perMinute}/minute, ${rl.perHour}/hour, and each endpoint's own minute budget)`,
+    schema: int,
+  });
+  registry.registerComponent('headers', 'X-RateLimit-Remaining', {
+    description: 'requests left in that window',
+    schema: int,
+  });
+  registry.registerComponent('headers', 'X-RateLimit-Reset', {
+    description: 'Unix time (seconds) when that window resets',
+    schema: int,
+  });
+  registry.registerComponent('headers', 'Retry-After', { description: 'seconds to wait before retrying', schema: int });
+  registry.registerComponent('headers', 'X-Tokens-Remaining', {
+    description: "the account's token balance (after this request's charge)",
+    schema: int,
+  });
+  register(registry);
+
+  const doc = new OpenApiGeneratorV31(registry.definitions, { sortComponents: 'alphabetically' }).generateDocument({
+    openapi: '3.1.0',
+    info: {
+      title: 'Apparel mockup service',
+      version: '1.0.0',
+      description:
+        'Part A is the public API at /api/v1 (API keys; errors `{error: {code, message, details?}}`). Part B is the ' +
+        'app routes at /api (browser session; errors `{error: string}`). Generation costs 1 token; upload, ' +
+        'analysis, the catalogue and previews are free.\n\n' +
+        '## Verifying generation callbacks\n\n' +
+        'A generation with a webhookUrl POSTs its outcome there (see Webhooks below), signed with your ' +
+        "account's secret.\n\n" +
+        webhookRecipe(),
+    },
+    servers: [{ url: config.publicBaseUrl }],
+    security: KEY_OR_SESSION,
+    tags: [
+      { name: 'Account', description: 'Part B: sign up, sign in, the session' },
+      { name: 'Keys', description: 'Part A key management (session only: a key cannot mint keys)' },
+      { name: 'Catalogue' },
+      { name: 'Designs', description: 'Upload and printability analysis' },
+      { name: 'Generations', description: 'Mockups, batches and the free preview' },
+      { name: 'Webhooks', description: 'Signed generation callbacks: the secret and the delivery log' },
+      { name: 'Storefront', description: 'Part B: Shopify connection, publishing, orders (preview)' },
+      { name: 'Service', description: 'Health, files and this reference' },
+    ],
+  });
+  return doc;
+}
+
+export type OpenApiDocument = ReturnType<typeof buildOpenApiDocument>;

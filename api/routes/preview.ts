@@ -1,0 +1,25 @@
+// POST /api/v1/preview (issue 15): a free, synchronous JPEG of a placement, at most 640 px on its long side, from
+// the engine that renders paid mockups. Body: the generate body without webhookUrl. Keyed like every Part A route
+// (or the dashboard's session), with a budget of its own: RATE_LIMIT_PREVIEW_PER_MINUTE (120) per key.
+import { Router } from 'express';
+import type { AppDeps } from '../context';
+import { parse } from '../errors';
+import { previewBody } from '../http/schemas';
+import { jsonBody } from '../middleware/body';
+import { partA } from '../middleware/part-a';
+import { createPreviewer } from '../services/preview';
+
+export function previewRoutes(deps: AppDeps): Router {
+  const r = Router();
+  const render = createPreviewer(deps);
+
+  r.post('/preview', ...partA(deps, 'preview'), jsonBody(), async (req, res) => {
+    const body = parse(previewBody, req.body);
+    const preview = await render(body);
+    res.setHeader('Cache-Control', 'no-store');
+    res.setHeader('X-Preview-Size', `${preview.width}x${preview.height}`);
+    res.type('image/jpeg').send(preview.jpeg);
+  });
+
+  return r;
+}

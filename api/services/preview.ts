@@ -1,0 +1,102 @@
+// POST /api/v1/preview (issue 15): the placement preview the dashboard redraws while the user drags, scales and
+// rotates. It is free and synchronous, so it runs in the API process, on the same compositing engine and placement
+// maths as a paid generation (lib/compositing composite()), on blanks shrunk to PREVIEW_MAX_SIDE: the same garment,
+// zone rectangle (in fractions of the blank) and placement give the same picture, downscaled.
+import { getGarment } from '../../db/garments';
+import { ownFileKey, UrlFetchError } from '../../lib/fetch';
+import { BadImageUrlError, createUserImageLoader } from '../../lib/fetch/user-images';
+import { composite, DesignImageError, PreparedBlankCache, type DesignSource } from '../../lib/compositing';
+import { decodePrepared, preparedKey } from '../../lib/images/design-levels';
+import type { Placement, Zone } from '../../lib/generation/types';
+import type { AppDeps } from '../context';
+import { ApiError, badRequest, notFound } from '../errors';
+import { resolveBlank, zoneOf } from './generations';
+
+/** Long side of a preview, in pixels (the issue's bound). */
+export const PREVIEW_MAX_SIDE = 640;
+/** Shrunk blanks kept by the API process: ~2.5 MB each at 640x640 with their maps and lookup tables. */
+const PREVIEW_BLANK_CACHE_BYTES = 64 * 1024 * 1024;
+
+export interface PreviewRequest {
+  designUrl: string;
+  garmentId: string;
+  garmentImageUrl: string;
+  color?: string;
+  zone: Zone;
+  placement: Placement;
+  applyTexture: boolean;
+}
+
+export interface Preview {
+  jpeg: Buffer;
+  width: number;
+  height: number;
+}
+
+export type Previewer = (body: PreviewRequest) => Promise<Preview>;
+
+/** Input the client can fix (bad URL, not an image, refused address): 400; the remote side's trouble: 503. */
+function asApiError(err: unknown, what: string): unknown {
+  if (err instanceof ApiError) return err;
+  if (err instanceof BadImageUrlError || err instanceof DesignImageError || err instanceof RangeError)
+    return badRequest(`${what}: ${(err as Error).message}`);
+  if (err instanceof UrlFetchError || (err as Error)?.cause instanceof UrlFetchError)
+    return new ApiError(
+      503,
+      'service_unavailable',
+      `${what}: ${(err as Error).message}; try again`,
+      { retryAfter: 2 },
+      {
+        'Retry-After': '2',
+      },
+    );
+  return err;
+}
+
+/** One previewer per app: its shrunk-blank cache is shared by every request. */
+export function createPreviewer(deps: Pick<AppDeps, 'config' | 'sql' | 'storage'>): Previewer {
+  const loadUserImage = createUserImageLoader(deps);
+  const blanks = new PreparedBlankCache({
+    maxSide: PREVIEW_MAX_SIDE,
+    maxBytes: PREVIEW_BLANK_CACHE_BYTES,
+    load: async (key) => {
+      if (!key.startsWith('url:')) return (await deps.storage.get(key))?.body ?? null;
+      return loadUserImage(key.slice(4));
+    },
+  });
+
+  return async (body) => {
+    const garment = await getGarment(deps.sql, body.garmentId);
+    if (!garment) throw notFound(`Garment ${JSON.stringify(body.garmentId)} not found`);
+    const zone = zoneOf(garment, body.zone);
+    const resolved = resolveBlank(deps, garment, body.garmentImageUrl, body.color, zone.view);
+    const blank = await blanks.get(resolved.key).catch((err: unknown) => {
+      throw asApiError(err, 'Blank image');
+    });
+    // As the generation activity does: our own uploads are named by their key (never reused) and come with levels
+    // prepared at upload time; anything else is read (SSRF-guarded) and identified by its hash.
+    const ownKey = ownFileKey(deps.config.publicBaseUrl, body.designUrl);
+    const design: DesignSource = {
+      id: ownKey ? `file:${ownKey}` : undefined,
+      loadPrepared: ownKey
+        ? async () => {
+            const obj = await deps.storage.get(preparedKey(ownKey)).catch(() => null);
+            return obj ? decodePrepared(obj.body) : null;
+          }
+        : undefined,
+      load: () => loadUserImage(body.designUrl),
+    };
+    try {
+      const out = await composite({
+        blank,
+        design,
+        zone: { x: zone.x, y: zone.y, width: zone.w, height: zone.h },
+        placement: body.placement,
+        applyTexture: body.applyTexture,
+      });
+      return { jpeg: out.mockup, width: out.width, height: out.height };
+    } catch (err) {
+      throw asApiError(err, 'Design image');
+    }
+  };
+}

@@ -1,0 +1,94 @@
+// The dashboard's HTTP client. Everything goes to this origin with the session cookie: Part B routes take it, and
+// Part A routes accept it instead of an API key (docs/api-choices.md), so no key ever lives in the browser.
+
+export class ApiError extends Error {
+  constructor(status, body) {
+    // Part A: {error: {code, message, details}}; Part B: {error: string, ...}
+    const e = body?.error;
+    const message =
+      typeof e === 'string' ? e : (e?.message ?? (status ? `Request failed (HTTP ${status})` : 'Network error'));
+    super(message);
+    this.status = status;
+    this.code = typeof e === 'object' ? e?.code : undefined;
+    this.details = typeof e === 'object' ? e?.details : body;
+    this.body = body;
+  }
+}
+
+async function parse(res) {
+  const type = res.headers.get('content-type') ?? '';
+  if (type.includes('json')) return res.json();
+  if (type.startsWith('image/')) return res.blob();
+  return res.text();
+}
+
+/** fetch + JSON, throwing ApiError for any non-2xx answer. */
+export async function api(method, path, body, opts = {}) {
+  const headers = { accept: 'application/json', ...(opts.headers ?? {}) };
+  let payload;
+  if (body instanceof FormData) payload = body;
+  else if (body !== undefined) {
+    headers['content-type'] = 'application/json';
+    payload = JSON.stringify(body);
+  }
+  let res;
+  try {
+    res = await fetch(path, { method, headers, body: payload, credentials: 'same-origin', signal: opts.signal });
+  } catch (err) {
+    if (err?.name === 'AbortError') throw err;
+    throw new ApiError(0, { error: 'Cannot reach the service: check your connection and try again' });
+  }
+  const data = res.status === 204 ? null : await parse(res);
+  if (!res.ok) throw new ApiError(res.status, data);
+  const tokens = res.headers.get('x-tokens-remaining');
+  if (tokens !== null) document.dispatchEvent(new CustomEvent('tokens', { detail: Number(tokens) }));
+  return opts.withResponse ? { data, res } : data;
+}
+
+/** True when a route exists: for features other branches build (payments, chat), a 404 means "not yet". */
+export async function exists(path) {
+  try {
+    const res = await fetch(path, { credentials: 'same-origin', headers: { accept: 'application/json' } });
+    return res.status !== 404;
+  } catch {
+    return false;
+  }
+}
+
+/** Multipart upload with progress events (fetch has none for request bodies). Resolves the upload resource. */
+export function uploadWithProgress(file, onProgress) {
+  return new Promise((resolve, reject) => {
+    const xhr = new XMLHttpRequest();
+    xhr.open('POST', '/api/v1/upload');
+    xhr.responseType = 'json';
+    xhr.setRequestHeader('accept', 'application/json');
+    xhr.upload.addEventListener('progress', (e) => {
+      if (e.lengthComputable) onProgress(e.loaded / e.total);
+    });
+    xhr.addEventListener('load', () => {
+      if (xhr.status >= 200 && xhr.status < 300) {
+        const tokens = xhr.getResponseHeader('x-tokens-remaining');
+        if (tokens !== null) document.dispatchEvent(new CustomEvent('tokens', { detail: Number(tokens) }));
+        resolve(xhr.response);
+      } else reject(new ApiError(xhr.status, xhr.response));
+    });
+    xhr.addEventListener('error', () => reject(new ApiError(0, { error: 'Upload failed: network error' })));
+    const form = new FormData();
+    form.append('file', file);
+    xhr.send(form);
+  });
+}
+
+/** Every garment, following the cursor. */
+export async function allGarments() {
+  const out = [];
+  let cursor;
+  for (let page = 0; page < 20; page++) {
+    const q = new URLSearchParams({ limit: '100', ...(cursor ? { cursor } : {}) });
+    const data = await api('GET', `/api/v1/garments?${q}`);
+    out.push(...data.garments);
+    if (!data.pagination.hasMore) break;
+    cursor = data.pagination.nextCursor;
+  }
+  return out;
+}

@@ -1,0 +1,93 @@
+// The dashboard: a small client app served by the API at / (plain ES modules, no build step). Hash routes
+// (#/studio, #/keys, ...) so every page is a static file; the session cookie authenticates every call.
+import { api, exists } from './api.js';
+import { renderShell, session, refreshUser } from './state.js';
+import { announce, render } from './dom.js';
+import { accountPage } from './pages/account.js';
+import { billingPage } from './pages/billing.js';
+import { chatPage } from './pages/chat.js';
+import { designsPage } from './pages/designs.js';
+import { keysPage } from './pages/keys.js';
+import { storefrontPage } from './pages/storefront.js';
+import { studioPage } from './pages/studio.js';
+
+const PAGES = {
+  '/signin': { page: accountPage('signin'), public: true, title: 'Sign in' },
+  '/signup': { page: accountPage('signup'), public: true, title: 'Create an account' },
+  '/studio': { page: studioPage, title: 'Mockup studio' },
+  '/designs': { page: designsPage, title: 'Designs' },
+  '/keys': { page: keysPage, title: 'API keys' },
+  '/billing': { page: billingPage, title: 'Billing' },
+  '/chat': { page: chatPage, title: 'Design chat' },
+  '/storefront': { page: storefrontPage, title: 'Storefront' },
+};
+
+let current = 0;
+async function route() {
+  const hash = location.hash.replace(/^#/, '') || '/';
+  const [path, query = ''] = hash.split('?');
+  const params = new URLSearchParams(query);
+  const main = document.getElementById('main');
+  // The storefront's OAuth callback returns to /?storefront=connected&connectionId=…
+  const search = new URLSearchParams(location.search);
+  if (search.get('storefront') === 'connected') {
+    history.replaceState(null, '', `/#/storefront?connected=${encodeURIComponent(search.get('connectionId') ?? '')}`);
+    return route();
+  }
+  let target = PAGES[path];
+  if (!session.user && !target?.public) {
+    if (path !== '/signin' && path !== '/signup') {
+      location.replace(`#/signin`);
+      return;
+    }
+  }
+  if (!target || path === '/') {
+    location.replace(session.user ? '#/studio' : '#/signin');
+    return;
+  }
+  if (session.user && target.public) {
+    location.replace('#/studio');
+    return;
+  }
+  const n = ++current;
+  document.title = `${target.title} · Apparel mockups`;
+  for (const a of document.querySelectorAll('#nav a')) {
+    if (a.getAttribute('href') === `#${path}`) a.setAttribute('aria-current', 'page');
+    else a.removeAttribute('aria-current');
+  }
+  // Each visit renders into a fresh container: a page still loading for an earlier visit writes into its own
+  // (detached) container, never over the current one.
+  const view = document.createElement('div');
+  render(main, view);
+  main.setAttribute('aria-busy', 'true');
+  try {
+    await target.page(view, { params, session, isCurrent: () => n === current });
+  } catch (err) {
+    if (n === current) announce(err.message ?? String(err), 'error');
+  } finally {
+    if (n === current) main.removeAttribute('aria-busy');
+  }
+  if (n === current) view.querySelector('h1')?.focus();
+}
+
+document.getElementById('signout').addEventListener('click', async () => {
+  try {
+    await api('POST', '/api/auth/logout');
+  } finally {
+    session.user = null;
+    renderShell();
+    announce('Signed out');
+    location.hash = '#/signin';
+  }
+});
+
+window.addEventListener('hashchange', route);
+
+async function start() {
+  const [payments, chat] = await Promise.all([exists('/api/payments/plans'), exists('/api/chat/threads')]);
+  session.features = { payments, chat };
+  await refreshUser();
+  await route();
+}
+
+start();

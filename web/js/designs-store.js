@@ -1,0 +1,37 @@
+// The designs this browser uploaded, per account (the API has no "list my uploads" route: an upload is a URL).
+// Kept in localStorage so the studio can offer them; the newest first, at most 50.
+import { session } from './state.js';
+
+const key = () => `designs:${session.user?.id ?? 'anonymous'}`;
+
+export function listDesigns() {
+  try {
+    const list = JSON.parse(localStorage.getItem(key()) ?? '[]');
+    return Array.isArray(list) ? list : [];
+  } catch {
+    return [];
+  }
+}
+
+export function saveDesign(upload, name, analysis) {
+  const list = listDesigns().filter((d) => d.id !== upload.id);
+  list.unshift({
+    id: upload.id,
+    url: upload.url,
+    thumbnailUrl: upload.thumbnailUrl,
+    dimensions: upload.dimensions,
+    name,
+    analysis: analysis ?? null,
+    createdAt: new Date().toISOString(),
+  });
+  localStorage.setItem(key(), JSON.stringify(list.slice(0, 50)));
+}
+
+export function updateAnalysis(id, analysis) {
+  const list = listDesigns().map((d) => (d.id === id ? { ...d, analysis } : d));
+  localStorage.setItem(key(), JSON.stringify(list));
+}
+
+export function forgetDesign(id) {
+  localStorage.setItem(key(), JSON.stringify(listDesigns().filter((d) => d.id !== id)));
+}

@@ -1,0 +1,204 @@
+// Page 6: design chat (issue 13: POST /api/chat, GET /api/chat/threads[/<id>], GET /api/chat/jobs/<id>). Shown
+// once the chat routes exist on this server (GET /api/chat/threads answering 404 means not built here yet).
+import { allGarments, api, exists } from '../api.js';
+import { announce, busy, errorBox, field, h, heading, render, when } from '../dom.js';
+import { refreshUser, renderShell, session } from '../state.js';
+
+const MODELS = [
+  { id: 'nano-banana', tokens: 12, label: 'standard, about 5 s' },
+  { id: 'nano-banana-pro', tokens: 45, label: 'high quality, about 15 s' },
+  { id: 'nano-banana-pro-4k', tokens: 90, label: 'print-ready 4K, about 25 s' },
+];
+
+/** Images of a chat answer or message, whatever the record calls them. */
+function images(m) {
+  const out = [];
+  const add = (url, label) => url && typeof url === 'string' && out.push({ url, label });
+  add(m.graphicUrl, 'Design graphic');
+  add(m.printAssetUrl, 'Print file');
+  for (const [i, u] of (m.mockups ?? m.mockupUrls ?? []).entries()) add(u, `Mockup ${i + 1}`);
+  for (const a of m.assets ?? m.images ?? []) add(typeof a === 'string' ? a : a?.url, a?.kind ?? 'Image');
+  return out;
+}
+
+function gallery(m) {
+  const list = images(m);
+  if (list.length === 0) return null;
+  return h(
+    'ul',
+    { class: 'chat-images' },
+    list.map((img) =>
+      h(
+        'li',
+        {},
+        h(
+          'a',
+          { href: img.url, target: '_blank', rel: 'noopener' },
+          h('img', { src: img.url, alt: img.label, loading: 'lazy' }),
+        ),
+        h('small', {}, img.label, ' · ', h('a', { href: img.url, download: '' }, 'Download')),
+      ),
+    ),
+  );
+}
+
+export async function chatPage(main, ctx) {
+  const available = await exists('/api/chat/threads');
+  if (!ctx.isCurrent()) return;
+  if (available !== session.features.chat) {
+    session.features.chat = available; // the routes landed (or went) since the app started: show the menu item
+    renderShell();
+  }
+  if (!available) {
+    render(
+      main,
+      heading('Design chat'),
+      h(
+        'p',
+        { class: 'notice' },
+        'Design chat is not available on this server yet. Upload your own designs meanwhile.',
+      ),
+      h('a', { class: 'button', href: '#/designs' }, 'Upload a design'),
+    );
+    return;
+  }
+
+  const threadList = h('ul', { class: 'threads' });
+  const thread = h('div', { class: 'thread', 'aria-live': 'polite' });
+  let threadId = ctx.params.get('thread');
+
+  async function loadThreads() {
+    const data = await api('GET', '/api/chat/threads');
+    const threads = data.threads ?? [];
+    render(
+      threadList,
+      h('li', {}, h('a', { href: '#/chat', 'aria-current': threadId ? undefined : 'page' }, 'New design')),
+      threads.map((t) =>
+        h(
+          'li',
+          {},
+          h(
+            'a',
+            {
+              href: `#/chat?thread=${encodeURIComponent(t.id)}`,
+              'aria-current': t.id === threadId ? 'page' : undefined,
+            },
+            t.title ?? t.id,
+          ),
+          h('small', { class: 'muted' }, ` ${when(t.updatedAt ?? t.createdAt)}`),
+        ),
+      ),
+    );
+  }
+
+  async function loadThread() {
+    if (!threadId) {
+      render(thread, h('p', { class: 'muted' }, 'Describe a design to start a thread.'));
+      return;
+    }
+    const data = await api('GET', `/api/chat/threads/${encodeURIComponent(threadId)}`);
+    const messages = data.messages ?? data.thread?.messages ?? [];
+    render(
+      thread,
+      h('h2', {}, data.title ?? data.thread?.title ?? 'Thread'),
+      messages.map((m) =>
+        h(
+          'article',
+          { class: `message ${m.role ?? ''}` },
+          h(
+            'p',
+            { class: 'who' },
+            m.role === 'user' ? 'You' : 'Designer',
+            m.model ? ` · ${m.model}` : '',
+            m.tokensSpent ? ` · ${m.tokensSpent} tokens` : '',
+          ),
+          m.prompt || m.content || m.text ? h('p', {}, m.prompt ?? m.content ?? m.text) : null,
+          gallery(m),
+        ),
+      ),
+    );
+  }
+
+  const garments = await allGarments().catch(() => []);
+  const prompt = h('textarea', { name: 'prompt', rows: '3', required: true, minlength: '8' });
+  const model = h(
+    'select',
+    { name: 'model' },
+    MODELS.map((m) => h('option', { value: m.id }, `${m.id}: ${m.tokens} tokens (${m.label})`)),
+  );
+  const garmentBoxes = garments.slice(0, 12).map((g) => {
+    const c = g.colors.find((x) => x.available) ?? g.colors[0];
+    return {
+      url: c.imageUrl,
+      box: h('input', { type: 'checkbox', value: c.imageUrl }),
+      label: `${g.name} (${c.name})`,
+    };
+  });
+  const send = h('button', { type: 'submit', class: 'primary' }, 'Create design');
+  const out = h('div', { 'aria-live': 'polite' });
+  const form = h(
+    'form',
+    {
+      class: 'card',
+      onsubmit: async (e) => {
+        e.preventDefault();
+        await busy(send, out, 'Designing… (up to a minute)', async () => {
+          render(out);
+          try {
+            const body = {
+              prompt: prompt.value,
+              model: model.value,
+              threadId: threadId ?? null,
+              garmentUrls: garmentBoxes.filter((g) => g.box.checked).map((g) => g.url),
+            };
+            let { data, res } = await api('POST', '/api/chat', body, { withResponse: true });
+            if (res.status === 202 && data.jobId) {
+              for (let i = 0; i < 300 && data.status !== 'completed' && !data.threadId; i++) {
+                await new Promise((r) => setTimeout(r, 1000));
+                data = await api('GET', `/api/chat/jobs/${encodeURIComponent(data.jobId)}`);
+                if (data.status === 'failed') throw new Error(data.error ?? 'Generation failed');
+              }
+            }
+            announce(`Design ready: ${data.tokensSpent} tokens spent, ${data.tokensRemaining} left`);
+            render(out, gallery(data));
+            prompt.value = '';
+            await refreshUser();
+            if (data.threadId && data.threadId !== threadId)
+              location.hash = `#/chat?thread=${encodeURIComponent(data.threadId)}`;
+            else await Promise.all([loadThread(), loadThreads()]);
+          } catch (err) {
+            const extra =
+              err.status === 402 && err.body?.tokensNeeded !== undefined
+                ? ` (needs ${err.body.tokensNeeded}, you have ${err.body.tokensAvailable})`
+                : '';
+            render(out, errorBox(new Error(err.message + extra)));
+          }
+        });
+      },
+    },
+    field('Describe the design', prompt, 'At least 8 characters, e.g. "a retro sunset over mountains, three colours".'),
+    field('Model', model),
+    garmentBoxes.length
+      ? h(
+          'fieldset',
+          { class: 'garment-picks' },
+          h('legend', {}, 'Mockups on (optional)'),
+          garmentBoxes.map((g) => h('label', {}, g.box, ` ${g.label}`)),
+        )
+      : null,
+    send,
+    out,
+  );
+
+  render(
+    main,
+    heading('Design chat'),
+    h(
+      'div',
+      { class: 'chat' },
+      h('nav', { 'aria-label': 'Threads', class: 'card' }, h('h2', {}, 'Threads'), threadList),
+      h('div', {}, thread, form),
+    ),
+  );
+  await Promise.all([loadThreads(), loadThread()]).catch((err) => render(thread, errorBox(err)));
+}
