@@ -13,6 +13,7 @@ import { chromium, type Browser, type BrowserContext, type Page } from 'playwrig
 import sharp from 'sharp';
 import { randomSuffix } from '../../lib/ids';
 import { startDevShop, type DevShop } from '../../scripts/stand-ins/shopify-shop';
+import { checkoutSession, signedEvent } from '../../scripts/stand-ins/stripe-events';
 import * as F from '../helpers/fixtures';
 import { http } from '../helpers/http';
 import { startStack, type Stack } from '../helpers/stack';
@@ -478,133 +479,116 @@ describe('dashboard in a real browser', function () {
     await shot('09-chat');
   });
 
-  // Payments (issue 12) and chat (issue 13) are built on other branches. Until their routes exist here, the pages are
-  // also driven against those issues' route contracts, answered inside the browser (page.route on this origin), so
-  // the code that fills the pages in is exercised now; once the real routes answer, these two are skipped and the
-  // tests above see the real thing.
-  it('fills billing in from the payment routes (issue 12 contract, answered in the page while they are absent)', async function () {
-    if ((await http(origin, 'GET', '/api/payments/plans')).status !== 404) this.skip();
-    const plans = {
-      plans: [
-        { id: 'free', name: 'Free', tokensPerMonth: 50, priceUsd: 0, priceId: null, rollover: false },
-        { id: 'pro', name: 'Pro', tokensPerMonth: 500, priceUsd: 29, priceId: 'price_pro', rollover: false },
-        { id: 'business', name: 'Business', tokensPerMonth: 2000, priceUsd: 99, priceId: 'price_biz', rollover: false },
-        { id: 'enterprise', name: 'Enterprise', tokensPerMonth: null, priceUsd: null, priceId: null, rollover: false },
-      ],
-      tokenPacks: [{ priceId: 'price_pack100', tokens: 100, priceUsd: 9 }],
-    };
-    const calls: { path: string; body: unknown }[] = [];
-    await page.route(`${origin}/api/payments/**`, (route) => {
-      const req = route.request();
-      const p = new URL(req.url()).pathname;
-      calls.push({ path: p, body: req.postData() ? JSON.parse(req.postData()!) : null });
-      if (p === '/api/payments/plans') return route.fulfill({ json: plans });
-      if (p === '/api/payments/subscription')
-        return route.fulfill({
-          json: { plan: { id: 'pro', name: 'Pro' }, status: 'active', cancelAtPeriodEnd: false },
-        });
-      if (p === '/api/payments/checkout')
-        return route.fulfill({ json: { url: `${origin}/#/billing?checkout=done`, sessionId: 'cs_test_1' } });
-      if (p === '/api/payments/portal') return route.fulfill({ json: { url: `${origin}/#/billing?portal=done` } });
-      return route.fulfill({ status: 404, json: { error: 'Not found' } });
-    });
-    try {
-      await visit('#/billing', /Billing/);
-      await page.getByRole('heading', { name: 'Plans' }).waitFor();
-      assert.equal(await page.locator('.plans .plan').count(), 5);
-      await page.getByText('By arrangement').waitFor();
-      await page.getByText('Pro · active').waitFor();
-      await assertLabelled('billing with payments');
-      await assertContrast('billing with payments');
-      await shot('08b-billing-with-payments');
-      await page.getByRole('button', { name: 'Choose Pro' }).click();
-      await page.waitForURL(/checkout=done/);
-      assert.deepEqual(calls.find((c) => c.path === '/api/payments/checkout')!.body, {
-        priceId: 'price_pro',
-        mode: 'subscription',
-      });
-      await visit('#/billing', /Billing/);
-      await page.getByRole('button', { name: 'Buy 100 tokens' }).click();
-      await page.waitForURL(/checkout=done/);
-      assert.deepEqual(calls.filter((c) => c.path === '/api/payments/checkout')[1]!.body, {
-        priceId: 'price_pack100',
-        mode: 'payment',
-      });
-      await visit('#/billing', /Billing/);
-      await page.getByRole('button', { name: 'Manage billing' }).click();
-      await page.waitForURL(/portal=done/);
-    } finally {
-      await page.unroute(`${origin}/api/payments/**`);
-    }
+  /** The signed-in user, read with the page's own session. */
+  const me = async () =>
+    ((await page.evaluate(() => fetch('/api/auth/me').then((r) => r.json()))) as { user: any }).user;
+
+  /** Stripe's hosted pages are answered inside the browser: the redirect is checked, nothing leaves the machine. */
+  async function answerStripePages(): Promise<string[]> {
+    const visited: string[] = [];
+    await page.route(
+      (u) => /(^|\.)stripe\.(com|me)$/.test(u.hostname),
+      (route) => {
+        visited.push(route.request().url());
+        return route.fulfill({ contentType: 'text/html', body: '<title>Stripe (test)</title><h1>Stripe</h1>' });
+      },
+    );
+    return visited;
+  }
+
+  it('designs in the chat with the real route: 402 for a model above the balance, then a design with mockups', async () => {
+    const balance = (await me()).tokenBalance as number;
+    assert.ok(balance < 90, `the 402 check needs a balance below 90, got ${balance}`);
+    await visit('#/chat', /Design chat/);
+    const prompt = page.getByLabel('Describe the design');
+    await prompt.fill('a retro sunset over blue mountains');
+    await page.getByLabel('Model').selectOption('nano-banana-pro-4k');
+    await page.getByRole('button', { name: 'Create design' }).click();
+    await page.getByRole('alert').getByText(`Token balance too low (needs 90, you have ${balance})`).waitFor();
+
+    await page.getByLabel('Model').selectOption('nano-banana');
+    await page.locator('.garment-picks input[type=checkbox]').first().check();
+    const answer = page.waitForResponse((r) => r.url() === `${origin}/api/chat` && r.request().method() === 'POST');
+    await page.getByRole('button', { name: 'Create design' }).click();
+    const res = await answer;
+    assert.equal(res.status(), 200);
+    assert.equal(res.headers()['x-image-provider'], 'local');
+    const body = await res.json();
+    assert.equal(body.mockups.length, 2);
+    await page.getByText(`Design ready: 12 tokens spent, ${balance - 12} left`).waitFor();
+    // the thread: the prompt and the assistant's graphic, print file and two mockups, all from this origin
+    await page.getByText('a retro sunset over blue mountains', { exact: true }).first().waitFor();
+    await page.waitForFunction(
+      () => (globalThis as any).document.querySelectorAll('.message.assistant img').length >= 4,
+    );
+    await page
+      .getByRole('link', { name: /a retro sunset over blue mountains/ })
+      .first()
+      .waitFor();
+    await assertLabelled('chat with a design');
+    await assertContrast('chat with a design');
+    await shot('09b-chat-design');
   });
 
-  it('fills design chat in from the chat routes (issue 13 contract, answered in the page while they are absent)', async function () {
-    if ((await http(origin, 'GET', '/api/chat/threads')).status !== 404) this.skip();
-    const img = `${origin}/favicon.svg`;
-    const posts: any[] = [];
-    const assistant = {
-      role: 'assistant',
-      model: 'nano-banana',
-      tokensSpent: 12,
-      graphicUrl: img,
-      printAssetUrl: img,
-      mockups: [img, img],
-    };
-    await page.route(`${origin}/api/chat**`, (route) => {
-      const req = route.request();
-      const p = new URL(req.url()).pathname;
-      if (p === '/api/chat/threads')
-        return route.fulfill({
-          json: { threads: [{ id: 'thr_1', title: 'Retro sunset', createdAt: new Date().toISOString() }] },
-        });
-      if (p === '/api/chat/threads/thr_1')
-        return route.fulfill({
-          json: {
-            id: 'thr_1',
-            title: 'Retro sunset',
-            messages: [{ role: 'user', prompt: 'a retro sunset' }, assistant],
-          },
-        });
-      if (p === '/api/chat' && req.method() === 'POST') {
-        posts.push(JSON.parse(req.postData()!));
-        if (posts.length === 1)
-          return route.fulfill({
-            status: 402,
-            json: { error: 'Token balance too low', tokensNeeded: 45, tokensAvailable: 12 },
-          });
-        return route.fulfill({
-          json: { threadId: 'thr_1', messageId: 'msg_2', ...assistant, tokensRemaining: 37 },
-        });
-      }
-      return route.fulfill({ status: 404, json: { error: 'Not found' } });
-    });
+  it('buys through Stripe Checkout (stripe-mock), and shows the tokens and plan a signed event grants', async () => {
+    const stripePages = await answerStripePages();
     try {
-      await page.goto(`${origin}/#/chat?thread=thr_1`);
-      await page.getByRole('heading', { level: 1, name: 'Design chat' }).waitFor();
-      assert.equal(await page.locator('#nav-chat').isVisible(), true);
-      await page.getByRole('link', { name: 'Retro sunset' }).waitFor();
-      await page.getByText('a retro sunset', { exact: true }).waitFor();
-      assert.equal(await page.locator('.message.assistant img').count(), 4);
-      await page.getByLabel('Describe the design').fill('make the sun bigger and blue');
-      await page.getByLabel('Model').selectOption('nano-banana-pro');
-      await page.locator('.garment-picks input[type=checkbox]').first().check();
-      await page.getByRole('button', { name: 'Create design' }).click();
-      await page.getByRole('alert').getByText('Token balance too low (needs 45, you have 12)').waitFor();
-      await page.getByLabel('Model').selectOption('nano-banana');
-      await page.getByRole('button', { name: 'Create design' }).click();
-      await page.getByText(/Design ready: 12 tokens spent, 37 left/).waitFor();
-      assert.equal(posts[1].threadId, 'thr_1');
-      assert.equal(posts[1].model, 'nano-banana');
-      assert.equal(posts[1].prompt, 'make the sun bigger and blue');
-      assert.equal(posts[1].garmentUrls.length, 1);
-      assert.match(posts[1].garmentUrls[0], /^http:\/\/127\.0\.0\.1:\d+\/files\//);
-      await assertLabelled('chat with routes');
-      await assertContrast('chat with routes');
-      await shot('09b-chat-with-routes');
+      const plans = (await http(origin, 'GET', '/api/payments/plans')).body;
+      const pack = plans.tokenPacks[0];
+      const pro = plans.plans.find((p: any) => p.id === 'pro');
+      await visit('#/billing', /Billing/);
+      await page.getByRole('heading', { name: 'Plans' }).waitFor();
+      assert.equal(await page.locator('.plans .plan').count(), plans.plans.length + plans.tokenPacks.length);
+      await page.getByText('No paid subscription.').waitFor();
+
+      // Checkout: the page asks our API for a session at Stripe (stripe-mock) and goes to its hosted page.
+      let checkout = page.waitForRequest((r) => r.url() === `${origin}/api/payments/checkout`);
+      await page.getByRole('button', { name: `Buy ${pack.tokens} tokens` }).click();
+      assert.deepEqual(JSON.parse((await checkout).postData()!), { priceId: pack.priceId, mode: 'payment' });
+      await page.waitForURL(/stripe\.com/);
+      await visit('#/billing', /Billing/);
+      checkout = page.waitForRequest((r) => r.url() === `${origin}/api/payments/checkout`);
+      await page.getByRole('button', { name: 'Choose Pro' }).click();
+      assert.deepEqual(JSON.parse((await checkout).postData()!), { priceId: pro.priceId, mode: 'subscription' });
+      await page.waitForURL(/stripe\.com/);
+      await visit('#/billing', /Billing/);
+      await page.getByRole('button', { name: 'Manage billing' }).click();
+      await page.waitForURL(/stripe\.me/);
+      assert.ok(stripePages.length >= 3, 'checkout twice and the portal');
+
+      // Stripe tells the service the purchases went through (signed events): the page shows the result.
+      await visit('#/billing', /Billing/);
+      const user = await me();
+      const before = user.tokenBalance as number;
+      const secret = stack.config.payments.webhookSecret!;
+      const deliver = async (type: string, object: unknown) => {
+        const e = signedEvent(secret, type, object);
+        const r = await http(origin, 'POST', '/api/payments/webhook', {
+          body: e.body,
+          headers: { 'content-type': 'application/json', 'stripe-signature': e.signature },
+        });
+        assert.equal(r.status, 200);
+        for (let i = 0; i < 300; i++) {
+          const [row] = await stack.sql<{ status: string }[]>`select status from stripe_events where id = ${e.id}`;
+          if (row?.status === 'processed') return;
+          await new Promise((res) => setTimeout(res, 100));
+        }
+        throw new Error(`event ${e.id} was not processed`);
+      };
+      await deliver(
+        'checkout.session.completed',
+        checkoutSession({ userId: user.id, mode: 'payment', tokens: pack.tokens }),
+      );
+      await deliver('checkout.session.completed', checkoutSession({ userId: user.id, mode: 'subscription' }));
+      await page.reload(); // the app keeps the signed-in user: read it afresh
+      await page.getByRole('heading', { level: 1, name: /Billing/ }).waitFor();
+      await page.getByText(String(before + pack.tokens + pro.tokensPerMonth), { exact: true }).waitFor();
+      await page.getByText(/Pro · active/).waitFor();
+      await assertLabelled('billing with a subscription');
+      await assertContrast('billing with a subscription');
+      await shot('08b-billing-subscribed');
     } finally {
-      await page.unroute(`${origin}/api/chat**`);
-      // the start-up probe remembered chat as present: load the app afresh
-      await page.goto(`${origin}/#/studio`);
+      await page.unrouteAll({ behavior: 'ignoreErrors' });
     }
   });
 

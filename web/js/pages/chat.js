@@ -110,7 +110,7 @@ export async function chatPage(main, ctx) {
             { class: 'who' },
             m.role === 'user' ? 'You' : 'Designer',
             m.model ? ` · ${m.model}` : '',
-            m.tokensSpent ? ` · ${m.tokensSpent} tokens` : '',
+            (m.tokensSpent ?? m.tokens) ? ` · ${m.tokensSpent ?? m.tokens} tokens` : '',
           ),
           m.prompt || m.content || m.text ? h('p', {}, m.prompt ?? m.content ?? m.text) : null,
           gallery(m),
