@@ -2,7 +2,6 @@
 // parser accepts it, it is served at GET /api/v1/openapi.json, and what the routes answer fits the schemas it is
 // generated from. GET /docs serves Scalar's reference from node_modules with the webhook recipe.
 import assert from 'node:assert/strict';
-import type { Router } from 'express';
 import { validate } from '@readme/openapi-parser';
 import sharp from 'sharp';
 import type { z } from 'zod';
@@ -11,32 +10,14 @@ import * as R from '../../api/http/resources';
 import { buildOpenApiDocument, webhookRecipe } from '../../api/openapi/document';
 import { createLogger } from '../../lib/log';
 import { account, http } from '../helpers/http';
+import { appRoutes } from '../helpers/routes';
 import { startStack, type Stack } from '../helpers/stack';
 
-type Layer = {
-  route?: { path: string | string[]; methods: Record<string, boolean> };
-  handle?: Router & { stack?: Layer[] };
-  rawPath?: string;
-  name?: string;
-};
-
 /** Every (method, path) the app routes, in OpenAPI syntax: `:id` → `{id}`, `*key` → `{key}`. */
-function routesOf(stack: Layer[], prefix = ''): string[] {
-  const out: string[] = [];
-  for (const layer of stack) {
-    if (layer.route) {
-      const paths = Array.isArray(layer.route.path) ? layer.route.path : [layer.route.path];
-      for (const p of paths) {
-        const full = `${prefix}${p}`.replace(/:(\w+)/g, '{$1}').replace(/\*(\w+)/g, '{$1}');
-        for (const [m, on] of Object.entries(layer.route.methods)) if (on && m !== '_all') out.push(`${m} ${full}`);
-      }
-    } else if (layer.handle?.stack && layer.name === 'router') {
-      const mount = layer.rawPath && layer.rawPath !== '/' ? layer.rawPath : '';
-      out.push(...routesOf(layer.handle.stack, prefix + mount));
-    }
-  }
-  return out;
-}
+const routesOf = (app: Parameters<typeof appRoutes>[0]) =>
+  appRoutes(app).map(
+    (r) => `${r.method.toLowerCase()} ${r.path.replace(/:(\w+)/g, '{$1}').replace(/\*(\w+)/g, '{$1}')}`,
+  );
 
 function documented(doc: ReturnType<typeof buildOpenApiDocument>): string[] {
   const out: string[] = [];
@@ -73,7 +54,7 @@ describe('OpenAPI document (GET /api/v1/openapi.json) and the reference (GET /do
       temporal: stack.client,
       log: createLogger({ level: 'error' }),
     });
-    const routes = new Set(routesOf((app as unknown as { router: { stack: Layer[] } }).router.stack));
+    const routes = new Set(routesOf(app));
     assert.ok(routes.size > 30, `found only ${routes.size} routes: is the router walk still right?`);
     assert.ok(routes.has('post /api/v1/preview') && routes.has('delete /api/storefront/connect/{id}'));
     const doc = new Set(documented(buildOpenApiDocument(stack.config)));
