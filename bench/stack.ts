@@ -536,8 +536,13 @@ export function externalStack(say: (m: string) => void): BenchStack {
 
 const CLK_TCK = 100; // Linux USER_HZ
 
-/** CPU ms of every process below `root` (this benchmark), grouped: worker, api, temporal, postgres, bench, other. */
-export function cpuByGroup(pids: BenchStack['pids']): Record<string, number> {
+/**
+ * CPU ms of every process below this one (the benchmark), grouped: worker, api, temporal, postgres, bench. `pids`
+ * names the worker and API processes (one each, or lists of them for a cluster).
+ */
+export function cpuByGroup(pids: BenchStack['pids'] & { workers?: number[]; apis?: number[] }): Record<string, number> {
+  const workers = new Set([...(pids.workers ?? []), ...(pids.worker ? [pids.worker] : [])]);
+  const apis = new Set([...(pids.apis ?? []), ...(pids.api ? [pids.api] : [])]);
   const procs: { pid: number; ppid: number; comm: string; cpuMs: number }[] = [];
   let entries: string[];
   try {
@@ -567,16 +572,15 @@ export function cpuByGroup(pids: BenchStack['pids']): Record<string, number> {
   const out: Record<string, number> = { worker: 0, api: 0, temporal: 0, postgres: 0, bench: 0 };
   const walk = (pid: number) => {
     for (const c of children.get(pid) ?? []) {
-      const g =
-        c.pid === pids.worker
-          ? 'worker'
-          : c.pid === pids.api
-            ? 'api'
-            : /temporal/.test(c.comm)
-              ? 'temporal'
-              : /postgres|postmaster/.test(c.comm)
-                ? 'postgres'
-                : 'bench';
+      const g = workers.has(c.pid)
+        ? 'worker'
+        : apis.has(c.pid)
+          ? 'api'
+          : /temporal/.test(c.comm)
+            ? 'temporal'
+            : /postgres|postmaster/.test(c.comm)
+              ? 'postgres'
+              : 'bench';
       out[g] = (out[g] ?? 0) + c.cpuMs;
       walk(c.pid);
     }

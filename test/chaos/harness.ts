@@ -410,7 +410,9 @@ async function inject(
       note('stopping PostgreSQL');
       await c.restartPostgres(f.downMs);
       note('PostgreSQL started again');
-      windows.push({ what: 'PostgreSQL restart', from, to: Date.now() + 2000 });
+      // a pooled connection idle since before the restart can surface it on its next use, until the pool's idle timeout
+      // (30 s, db/client.ts) has closed every such connection: a 503 to retry, like those during the restart itself
+      windows.push({ what: 'PostgreSQL restart', from, to: Date.now() + 30_000 });
       return;
     }
     case 'receiver-down': {
