@@ -5,6 +5,8 @@ ENV NODE_ENV=production
 # A font for the design chat's local renderer (SVG text through librsvg and fontconfig).
 RUN apt-get update && apt-get install -y --no-install-recommends fonts-dejavu-core && rm -rf /var/lib/apt/lists/*
 COPY package.json package-lock.json ./
+# npm install's postinstall patches the postgres driver (a crash when a connection closes under a write)
+COPY scripts/patch-postgres.cjs scripts/
 # Production dependencies only (tsx runs the TypeScript sources; the node@22 devDependency is not needed here).
 RUN npm install --omit=dev --no-audit --no-fund && npm cache clean --force
 COPY . .

@@ -3,6 +3,7 @@ import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { grantFreeAllowancePage } from '../db/accounts';
 import type { Sql } from '../db/client';
 import { failAndRefund, staleUnfinishedGenerations } from '../db/generations';
+import type { Config } from '../lib/config';
 import type { Logger } from '../lib/log';
 import { purgeExpiredSessions } from '../db/sessions';
 
@@ -11,6 +12,8 @@ export interface MaintenanceDeps {
   log: Logger;
   /** Needed only by recoverOrphanedGenerations. */
   temporal?: Client;
+  /** GENERATION_ORPHAN_AFTER; 10 minutes when not given */
+  config?: Pick<Config, 'generationOrphanAfterMs'>;
 }
 
 /** Free accounts per statement of the allowance grant. */
@@ -25,11 +28,12 @@ function activityContext(): Context | undefined {
   }
 }
 
-/** A generation still pending after this long without a workflow was orphaned by an API crash. */
-const ORPHAN_AFTER_MINUTES = 10;
+/** A generation still pending after this long without a workflow was orphaned by an API crash (GENERATION_ORPHAN_AFTER). */
+const DEFAULT_ORPHAN_AFTER_MS = 10 * 60_000;
 
 /** Housekeeping run by the maintenance schedule. Each step is idempotent, so a retried or doubled run is harmless. */
-export function createMaintenanceActivities({ sql, log, temporal }: MaintenanceDeps) {
+export function createMaintenanceActivities({ sql, log, temporal, config }: MaintenanceDeps) {
+  const orphanAfterMs = config?.generationOrphanAfterMs ?? DEFAULT_ORPHAN_AFTER_MS;
   return {
     async purgeExpiredSessions(): Promise<number> {
       const n = await purgeExpiredSessions(sql);
@@ -58,14 +62,14 @@ export function createMaintenanceActivities({ sql, log, temporal }: MaintenanceD
     },
 
     /**
-     * Generations nothing will finish: still pending or processing 10 minutes on, and their workflow does not exist
-     * (the API died between charging and starting it) or has closed without finishing them (terminated, timed
-     * out, failed after the begin step). Each is failed and refunded in one transaction. A generation whose
+     * Generations nothing will finish: still pending or processing GENERATION_ORPHAN_AFTER (10 minutes) on, and their
+     * workflow does not exist (the API died between charging and starting it) or has closed without finishing them
+     * (terminated, timed out, failed after the begin step). Each is failed and refunded in one transaction. A generation whose
      * workflow is still running is merely queued or slow, and is left alone.
      */
     async recoverOrphanedGenerations(): Promise<number> {
       if (!temporal) return 0;
-      const stale = await staleUnfinishedGenerations(sql, ORPHAN_AFTER_MINUTES);
+      const stale = await staleUnfinishedGenerations(sql, orphanAfterMs);
       let recovered = 0;
       for (const { id, status, workflowId } of stale) {
         let reason: string;

@@ -80,10 +80,50 @@ export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
   }
 };
 
-/** Maps anything thrown to an ApiError; unknown errors become a 500 whose message reveals nothing internal. */
-function toApiError(err: unknown): ApiError {
+/**
+ * Error codes meaning PostgreSQL could not be reached or dropped the connection (connection refused or cut, the
+ * server shutting down or starting up: 57P01-57P03, class 08), as the postgres driver reports them.
+ */
+const DATABASE_UNREACHABLE = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  'CONNECTION_CLOSED',
+  'CONNECTION_ENDED',
+  'CONNECTION_DESTROYED',
+  'CONNECT_TIMEOUT',
+  '57P01',
+  '57P02',
+  '57P03',
+]);
+/** gRPC UNAVAILABLE: the Temporal server could not be reached. */
+const GRPC_UNAVAILABLE = 14;
+
+/**
+ * True when an error (or one of its causes) says a service the request needs, PostgreSQL or Temporal, is unreachable
+ * for the moment: a restart, a failover. Such a request may be retried.
+ */
+export function isDependencyUnavailable(err: unknown): boolean {
+  let e = err as { code?: unknown; cause?: unknown } | undefined;
+  for (let depth = 0; e && typeof e === 'object' && depth < 5; depth++, e = e.cause as typeof e) {
+    if (e.code === GRPC_UNAVAILABLE) return true;
+    if (typeof e.code === 'string' && (DATABASE_UNREACHABLE.has(e.code) || /^08[0-9A-Z]{3}$/.test(e.code))) return true;
+  }
+  return false;
+}
+
+/**
+ * Maps anything thrown to an ApiError: a dependency that is unreachable for the moment becomes a 503 with
+ * Retry-After (clients and load balancers retry it); other unknown errors a 500 whose message reveals nothing internal.
+ */
+export function toApiError(err: unknown): ApiError {
   if (err instanceof ApiError) return err;
   if (err instanceof z.ZodError) return fromZod(err);
+  if (isDependencyUnavailable(err))
+    return new ApiError(503, 'service_unavailable', 'Service temporarily unavailable; try again shortly', undefined, {
+      'Retry-After': '1',
+    });
   const e = err as { type?: string; status?: number; statusCode?: number; expose?: boolean; message?: string };
   // body-parser errors carry a status and a type
   if (e?.type === 'entity.parse.failed') return badRequest('Malformed JSON body');

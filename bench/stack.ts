@@ -3,6 +3,9 @@
 // running `npm start` is not disturbed; migrations and seed; then the worker and the API as child processes with
 // the same entry points as npm start. Their JSON log lines are kept (request durations, the activity's per-step
 // timings) and their memory is read from /proc/<pid>/status.
+// startCluster runs several APIs (behind a small load balancer for PUBLIC_BASE_URL) and workers on one PostgreSQL
+// and one Temporal server, each process killable and restartable, and PostgreSQL and Temporal restartable: the
+// scale-out benchmark (bench/scale.ts) and the chaos suite (test/chaos/) use it; startBenchStack is one of each.
 import { spawn, type ChildProcess } from 'node:child_process';
 import {
   createWriteStream,
@@ -13,6 +16,8 @@ import {
   writeFileSync,
   type WriteStream,
 } from 'node:fs';
+import { createServer, request as httpRequest } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { createSql } from '../db/client';
@@ -53,6 +58,7 @@ export type LogLine = Record<string, unknown> & { msg?: string; time?: string };
 export class LogTap {
   readonly kept: LogLine[] = [];
   private readonly file: WriteStream;
+  private readonly listeners = new Set<(l: LogLine) => void>();
   constructor(
     file: string,
     private readonly keep: (l: LogLine) => boolean,
@@ -67,10 +73,15 @@ export class LogTap {
       try {
         const l = JSON.parse(line) as LogLine;
         if (this.keep(l)) this.kept.push(l);
+        for (const f of this.listeners) f(l);
       } catch {
         /* not a JSON line */
       }
     });
+  }
+  /** Calls `f` with every JSON line from now on. */
+  listen(f: (l: LogLine) => void): void {
+    this.listeners.add(f);
   }
   close(): void {
     this.file.end();
@@ -112,6 +123,8 @@ export interface BenchStack {
   stop(): Promise<void>;
 }
 
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
 async function waitForReady(baseUrl: string, children: ChildProcess[], ms = 180_000): Promise<void> {
   const until = Date.now() + ms;
   let last = '';
@@ -126,71 +139,272 @@ async function waitForReady(baseUrl: string, children: ChildProcess[], ms = 180_
     } catch (err) {
       last = (err as Error).message;
     }
-    await new Promise((r) => setTimeout(r, 300));
+    await sleep(300);
   }
   throw new Error(`the API was not ready within ${ms / 1000} s: ${last}`);
 }
 
-/** Starts the whole stack for the benchmark in `dataDir` (Temporal history is started fresh each run). */
-export async function startBenchStack(opts: {
+/** One API or worker process of a cluster: the same entry points as npm start, killed and started again at will. */
+export class AppProcess {
+  proc: ChildProcess | undefined;
+  /** exits the cluster did not ask for: a crash (`afterStart`) or a failed start, with the time and the exit status */
+  readonly unplannedExits: { at: number; code: number | null; signal: string | null; afterStart: boolean }[] = [];
+  private planned = false;
+  private readyWaiters: (() => void)[] = [];
+  private started = false;
+  private restartTimer: NodeJS.Timeout | undefined;
+  private supervising = true;
+
+  constructor(
+    readonly name: string,
+    readonly kind: 'api' | 'worker',
+    private readonly env: Record<string, string>,
+    readonly log: LogTap,
+    /** the API's own port (APIs only) */
+    readonly port: number | undefined,
+    /** start it again after an exit nobody asked for, as a process manager would */
+    private readonly supervise: boolean,
+    private readonly say: (m: string) => void,
+  ) {
+    log.listen((l) => {
+      if (l.msg === 'worker started' || l.msg === 'api listening') {
+        this.started = true;
+        for (const w of this.readyWaiters.splice(0)) w();
+      }
+    });
+  }
+
+  /** The API's own address (APIs only). */
+  get url(): string {
+    return `http://127.0.0.1:${this.port}`;
+  }
+
+  get pid(): number | undefined {
+    return this.proc?.pid;
+  }
+
+  get running(): boolean {
+    return !!this.proc && this.proc.exitCode === null && this.proc.signalCode === null;
+  }
+
+  /** Spawns the process (again); `ready()` resolves once it says it is listening or polling. */
+  spawn(): void {
+    if (this.running) return;
+    clearTimeout(this.restartTimer);
+    this.planned = false;
+    this.started = false;
+    const proc = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, this.kind, 'main.ts')], {
+      env: this.env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    this.log.attach(proc.stdout!);
+    this.log.attach(proc.stderr!);
+    proc.once('exit', (code, signal) => {
+      if (this.planned || !this.supervising) return;
+      this.unplannedExits.push({ at: Date.now(), code, signal, afterStart: this.started });
+      if (!this.supervise) return;
+      this.say(`${this.name} exited on its own (code ${code}, signal ${signal}); starting it again in 1 s`);
+      this.restartTimer = setTimeout(() => this.spawn(), 1000);
+    });
+    this.proc = proc;
+  }
+
+  /** Resolves when the current process has started (log line), rejects after `ms`. */
+  async ready(ms = 180_000): Promise<void> {
+    if (this.started && this.running) return;
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      await Promise.race([
+        new Promise<void>((r) => this.readyWaiters.push(r)),
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(() => reject(new Error(`${this.name} did not start within ${ms / 1000} s`)), ms);
+        }),
+      ]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** Sends `signal` (SIGKILL by default: no graceful shutdown, nothing flushed) and waits for the exit. */
+  async kill(signal: NodeJS.Signals = 'SIGKILL'): Promise<void> {
+    clearTimeout(this.restartTimer);
+    if (!this.proc || !this.running) return;
+    this.planned = true;
+    await stopProcess(this.proc, this.name, signal === 'SIGKILL' ? 0 : 20_000, signal);
+  }
+
+  /** Graceful stop for good (SIGTERM, SIGKILL after 20 s); no supervision afterwards. */
+  async stop(): Promise<void> {
+    this.supervising = false;
+    await this.kill('SIGTERM');
+  }
+}
+
+/**
+ * A small round-robin HTTP load balancer in this process, in front of several APIs: what PUBLIC_BASE_URL points at
+ * when a cluster has more than one API (file URLs, OAuth redirects). A backend that refuses the connection is
+ * skipped for the next one, as a load balancer's health check would.
+ */
+export async function startBalancer(
+  backends: () => string[],
+): Promise<{ url: string; stop(): Promise<void>; served: Map<string, number> }> {
+  let next = 0;
+  const served = new Map<string, number>();
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks);
+      const list = backends();
+      const attempt = (tries: number) => {
+        if (tries >= list.length || list.length === 0) {
+          if (!res.headersSent) res.writeHead(502, { 'content-type': 'text/plain' });
+          res.end('no API answered');
+          return;
+        }
+        const target = new URL(list[next++ % list.length]!);
+        const out = httpRequest(
+          {
+            host: target.hostname,
+            port: target.port,
+            method: req.method,
+            path: req.url,
+            headers: { ...req.headers, host: target.host },
+          },
+          (up) => {
+            served.set(target.origin, (served.get(target.origin) ?? 0) + 1);
+            res.writeHead(up.statusCode ?? 502, up.headers);
+            up.pipe(res);
+          },
+        );
+        out.on('error', (err: NodeJS.ErrnoException) => {
+          if (err.code === 'ECONNREFUSED' && !res.headersSent) attempt(tries + 1);
+          else res.destroy();
+        });
+        out.end(body);
+      };
+      attempt(0);
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  const port = (server.address() as AddressInfo).port;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    served,
+    stop: () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
+  };
+}
+
+export interface ClusterOptions {
   dataDir: string;
   say: (m: string) => void;
+  /** API processes (default 1); with more than one, PUBLIC_BASE_URL is a load balancer in this process */
+  apis?: number;
+  /** worker processes (default 1), all on the same task queue */
+  workers?: number;
+  /** environment of every API and worker on top of the defaults (after `limits`) */
+  env?: Record<string, string>;
+  /** environment of the workers only */
   workerEnv?: Record<string, string>;
+  /** rate limits for the run (default LIFTED_LIMITS) */
+  limits?: Record<string, string>;
   temporalInMemory?: boolean;
-}): Promise<BenchStack> {
+  /** start a process again after an exit the cluster did not ask for (default false) */
+  supervise?: boolean;
+  /** log lines kept in memory (default: request lines, rendered mockups and errors) */
+  keepLog?: (l: LogLine, kind: 'api' | 'worker') => boolean;
+}
+
+/** Several APIs and workers on one PostgreSQL and one Temporal dev server, each of which can be restarted. */
+export interface Cluster {
+  /** PUBLIC_BASE_URL: the only API, or the load balancer in front of them */
+  baseUrl: string;
+  databaseUrl: string;
+  temporalAddress: string;
+  namespace: string;
+  taskQueue: string;
+  dataDir: string;
+  apis: AppProcess[];
+  workers: AppProcess[];
+  /** the environment every process was started with */
+  env: Record<string, string>;
+  /** stops PostgreSQL (fast shutdown: connections are cut), waits `downMs`, starts it again on the same cluster */
+  restartPostgres(downMs: number): Promise<void>;
+  /** SIGKILLs the Temporal dev server, waits `downMs`, starts it again on the same database file and port */
+  restartTemporal(downMs: number): Promise<void>;
+  stop(): Promise<void>;
+}
+
+const DEFAULT_KEEP = (l: LogLine, kind: 'api' | 'worker') =>
+  (kind === 'api' ? l.msg === 'request' : l.msg === 'mockup rendered') || l.level === 'error';
+
+/** Starts PostgreSQL (embedded, in dataDir/pg), the Temporal dev server, migrations and seed, then the processes. */
+export async function startCluster(opts: ClusterOptions): Promise<Cluster> {
   const { dataDir, say } = opts;
+  const nApis = opts.apis ?? 1;
+  const nWorkers = opts.workers ?? 1;
   mkdirSync(dataDir, { recursive: true });
-  const services: RunningService[] = [];
-  const children: { name: string; proc: ChildProcess }[] = [];
-  const logs: { api?: LogTap; worker?: LogTap } = {};
+  const services: { stop(): Promise<void> }[] = [];
+  const processes: AppProcess[] = [];
+  const logs: LogTap[] = [];
+  let balancer: Awaited<ReturnType<typeof startBalancer>> | undefined;
+  let pg: RunningService & { url: string };
+  let temporalServer: Awaited<ReturnType<typeof startTemporalDev>>;
   const stop = async () => {
-    for (const c of [...children].reverse()) await stopProcess(c.proc, c.name, 20_000);
-    logs.api?.close();
-    logs.worker?.close();
+    for (const p of [...processes].reverse()) await p.stop();
+    for (const l of logs) l.close();
+    await balancer?.stop();
     for (const s of [...services].reverse()) await s.stop().catch((e) => say(`stop failed: ${e}`));
   };
   try {
     let pgPort = await freePort();
     while (pgPort === 5432) pgPort = await freePort();
-    say(`embedded PostgreSQL on 127.0.0.1:${pgPort} (cluster in ${path.join(dataDir, 'pg')})`);
-    const pg = await startEmbeddedPostgres({
-      dir: path.join(dataDir, 'pg'),
-      port: pgPort,
-      database: 'mockups',
-      log: say,
-    });
-    services.push(pg);
+    const pgOpts = { dir: path.join(dataDir, 'pg'), port: pgPort, database: 'mockups', log: say };
+    say(`embedded PostgreSQL on 127.0.0.1:${pgPort} (cluster in ${pgOpts.dir})`);
+    pg = await startEmbeddedPostgres(pgOpts);
+    services.push({ stop: () => pg.stop() });
 
     const cli = await resolveTemporalCli({ log: say });
     const temporalPort = await freePort();
     const dbFile = opts.temporalInMemory ? undefined : path.join(dataDir, 'temporal.db');
-    if (dbFile) rmSync(dbFile, { force: true }); // a fresh history per run: the numbers do not depend on earlier runs
+    if (dbFile) for (const f of [dbFile, `${dbFile}-wal`, `${dbFile}-shm`]) rmSync(f, { force: true }); // fresh history
     say(
       `Temporal dev server on 127.0.0.1:${temporalPort} (${dbFile ? `state in ${dbFile}, as npm start keeps it` : 'in memory'})`,
     );
-    const t = await startTemporalDev({
+    const temporalOpts = {
       cli,
       port: temporalPort,
       dbFile,
       logFile: path.join(dataDir, 'logs', 'temporal.log'),
       log: say,
-    });
-    services.push(t);
+    };
+    temporalServer = await startTemporalDev(temporalOpts);
+    services.push({ stop: () => temporalServer.stop() });
 
-    const apiPort = await freePort();
-    const baseUrl = `http://127.0.0.1:${apiPort}`;
+    const apiPorts = await Promise.all(Array.from({ length: nApis }, () => freePort()));
+    const apiUrls = apiPorts.map((p) => `http://127.0.0.1:${p}`);
+    if (nApis > 1) {
+      balancer = await startBalancer(() => processes.filter((p) => p.kind === 'api' && p.running).map((p) => p.url));
+      say(`load balancer in front of ${nApis} APIs at ${balancer.url}`);
+    }
+    const baseUrl = balancer?.url ?? apiUrls[0]!;
+    const taskQueue = opts.env?.TEMPORAL_TASK_QUEUE ?? 'mockups';
     const env: Record<string, string> = {
       ...(process.env as Record<string, string>),
       NODE_ENV: 'development',
       LOG_LEVEL: 'info',
       DATABASE_URL: pg.url,
-      TEMPORAL_ADDRESS: t.address,
+      TEMPORAL_ADDRESS: temporalServer.address,
       DATA_DIR: dataDir,
       HOST: '127.0.0.1',
-      PORT: String(apiPort),
       PUBLIC_BASE_URL: baseUrl,
-      TEMPORAL_TASK_QUEUE: 'mockups',
-      ...LIFTED_LIMITS,
+      TEMPORAL_TASK_QUEUE: taskQueue,
+      ...(opts.limits ?? LIFTED_LIMITS),
+      ...opts.env,
     };
     delete env.TEMPORAL_UI_URL;
     const config = loadConfig(env);
@@ -211,43 +425,86 @@ export async function startBenchStack(opts: {
       await sql.end();
     }
 
-    logs.api = new LogTap(path.join(dataDir, 'logs', 'api.log'), (l) => l.msg === 'request' || l.level === 'error');
-    logs.worker = new LogTap(
-      path.join(dataDir, 'logs', 'worker.log'),
-      (l) => l.msg === 'mockup rendered' || l.level === 'error',
-    );
-    for (const name of ['worker', 'api'] as const) {
+    const keep = opts.keepLog ?? DEFAULT_KEEP;
+    const make = (kind: 'api' | 'worker', i: number, n: number) => {
+      const name = n > 1 ? `${kind}-${i + 1}` : kind;
+      const log = new LogTap(path.join(dataDir, 'logs', `${name}.log`), (l) => keep(l, kind));
+      logs.push(log);
       // as npm start (scripts/start.ts): glibc malloc tuned for image work unless the environment says otherwise
-      const childEnv = { ...IMAGE_PROCESS_MALLOC_ENV, ...env, ...(name === 'worker' ? opts.workerEnv : {}) };
-      const proc = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, name, 'main.ts')], {
-        env: childEnv,
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      logs[name]!.attach(proc.stdout!);
-      logs[name]!.attach(proc.stderr!);
-      children.push({ name, proc });
-    }
-    say('waiting for the worker and the API (the worker bundles the workflows first)');
+      const childEnv = {
+        ...IMAGE_PROCESS_MALLOC_ENV,
+        ...env,
+        ...(kind === 'api' ? { PORT: String(apiPorts[i]) } : opts.workerEnv),
+      };
+      const p = new AppProcess(
+        name,
+        kind,
+        childEnv,
+        log,
+        kind === 'api' ? apiPorts[i] : undefined,
+        !!opts.supervise,
+        say,
+      );
+      processes.push(p);
+      return p;
+    };
+    const workers = Array.from({ length: nWorkers }, (_, i) => make('worker', i, nWorkers));
+    const apis = Array.from({ length: nApis }, (_, i) => make('api', i, nApis));
+    for (const p of [...workers, ...apis]) p.spawn();
+    say(`waiting for ${nWorkers} worker(s) and ${nApis} API(s) (each worker bundles the workflows first)`);
+    await Promise.all([...workers, ...apis].map((p) => p.ready()));
     await waitForReady(
-      baseUrl,
-      children.map((c) => c.proc),
+      apiUrls[0]!,
+      processes.map((p) => p.proc!),
     );
     return {
       baseUrl,
       databaseUrl: pg.url,
-      temporalAddress: t.address,
+      temporalAddress: temporalServer.address,
       namespace: config.temporal.namespace,
+      taskQueue,
       dataDir,
-      pids: { worker: children[0]!.proc.pid, api: children[1]!.proc.pid },
-      apiLog: logs.api,
-      workerLog: logs.worker,
-      owned: true,
+      apis,
+      workers,
+      env,
+      async restartPostgres(downMs: number) {
+        await pg.stop();
+        await sleep(downMs);
+        pg = await startEmbeddedPostgres(pgOpts);
+      },
+      async restartTemporal(downMs: number) {
+        await temporalServer.kill();
+        await sleep(downMs);
+        temporalServer = await startTemporalDev(temporalOpts);
+      },
       stop,
     };
   } catch (err) {
     await stop();
     throw err;
   }
+}
+
+/** Starts the whole stack for the benchmark in `dataDir` (Temporal history is started fresh each run). */
+export async function startBenchStack(opts: {
+  dataDir: string;
+  say: (m: string) => void;
+  workerEnv?: Record<string, string>;
+  temporalInMemory?: boolean;
+}): Promise<BenchStack> {
+  const c = await startCluster({ ...opts, apis: 1, workers: 1 });
+  return {
+    baseUrl: c.baseUrl,
+    databaseUrl: c.databaseUrl,
+    temporalAddress: c.temporalAddress,
+    namespace: c.namespace,
+    dataDir: c.dataDir,
+    pids: { worker: c.workers[0]!.pid, api: c.apis[0]!.pid },
+    apiLog: c.apis[0]!.log,
+    workerLog: c.workers[0]!.log,
+    owned: true,
+    stop: () => c.stop(),
+  };
 }
 
 /** A stack someone else runs (BENCH_BASE_URL): DATABASE_URL and TEMPORAL_ADDRESS are needed for tokens and history. */
@@ -280,8 +537,13 @@ export function externalStack(say: (m: string) => void): BenchStack {
 
 const CLK_TCK = 100; // Linux USER_HZ
 
-/** CPU ms of every process below `root` (this benchmark), grouped: worker, api, temporal, postgres, bench, other. */
-export function cpuByGroup(pids: BenchStack['pids']): Record<string, number> {
+/**
+ * CPU ms of every process below this one (the benchmark), grouped: worker, api, temporal, postgres, bench. `pids`
+ * names the worker and API processes (one each, or lists of them for a cluster).
+ */
+export function cpuByGroup(pids: BenchStack['pids'] & { workers?: number[]; apis?: number[] }): Record<string, number> {
+  const workers = new Set([...(pids.workers ?? []), ...(pids.worker ? [pids.worker] : [])]);
+  const apis = new Set([...(pids.apis ?? []), ...(pids.api ? [pids.api] : [])]);
   const procs: { pid: number; ppid: number; comm: string; cpuMs: number }[] = [];
   let entries: string[];
   try {
@@ -311,16 +573,15 @@ export function cpuByGroup(pids: BenchStack['pids']): Record<string, number> {
   const out: Record<string, number> = { worker: 0, api: 0, temporal: 0, postgres: 0, bench: 0 };
   const walk = (pid: number) => {
     for (const c of children.get(pid) ?? []) {
-      const g =
-        c.pid === pids.worker
-          ? 'worker'
-          : c.pid === pids.api
-            ? 'api'
-            : /temporal/.test(c.comm)
-              ? 'temporal'
-              : /postgres|postmaster/.test(c.comm)
-                ? 'postgres'
-                : 'bench';
+      const g = workers.has(c.pid)
+        ? 'worker'
+        : apis.has(c.pid)
+          ? 'api'
+          : /temporal/.test(c.comm)
+            ? 'temporal'
+            : /postgres|postmaster/.test(c.comm)
+              ? 'postgres'
+              : 'bench';
       out[g] = (out[g] ?? 0) + c.cpuMs;
       walk(c.pid);
     }

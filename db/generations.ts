@@ -247,12 +247,12 @@ export async function failAndRefund(sql: Sql, ids: string[], error: string): Pro
 }
 
 /**
- * Generations still `pending` or `processing` `minutes` after they were created or started, with the id of the
+ * Generations still `pending` or `processing` `olderThanMs` after they were created or started, with the id of the
  * workflow that should be running them (a batch item's is its batch's).
  */
-export function staleUnfinishedGenerations(sql: Sql, minutes: number) {
+export function staleUnfinishedGenerations(sql: Sql, olderThanMs: number) {
   return sql<{ id: string; status: GenerationStatus; workflowId: string }[]>`
     select id, status, coalesce(batch_id, id) as "workflowId" from generations
     where status in ('pending', 'processing')
-      and coalesce(started_at, created_at) < now() - make_interval(mins => ${minutes})`;
+      and coalesce(started_at, created_at) < now() - make_interval(secs => ${olderThanMs / 1000})`;
 }

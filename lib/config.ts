@@ -176,6 +176,9 @@ const envSchema = z.object({
   WEBHOOK_SECRET_GRACE: duration('24h', 0),
 
   GENERATE_SYNC_TIMEOUT_MS: int(60_000, 1000, 600_000),
+  // The maintenance sweep fails and refunds a generation still unfinished this long after it was created or started
+  // when no workflow is running it (the API died between charging and starting it). The chaos suite shortens it.
+  GENERATION_ORPHAN_AFTER: duration('10m', 5000),
 
   // Storefront: Shopify OAuth, publishing, order webhooks, fulfillment (issue 14). Unset SHOPIFY_API_KEY: `npm
   // start` runs the local development shop and passes its credentials and address.
@@ -294,6 +297,8 @@ export interface Config {
     secretGraceMs: number;
   };
   generateSyncTimeoutMs: number;
+  /** how long an unfinished generation without a running workflow waits before the maintenance sweep recovers it */
+  generationOrphanAfterMs: number;
   payments: {
     /** Unset: payments are not configured (npm start runs stripe-mock and sets it). */
     secretKey: string | undefined;
@@ -436,6 +441,7 @@ export function loadConfig(
       secretGraceMs: e.WEBHOOK_SECRET_GRACE,
     },
     generateSyncTimeoutMs: e.GENERATE_SYNC_TIMEOUT_MS,
+    generationOrphanAfterMs: e.GENERATION_ORPHAN_AFTER,
     payments: {
       secretKey: e.STRIPE_SECRET_KEY,
       apiUrl: e.STRIPE_API_URL?.replace(/\/+$/, ''),

@@ -264,7 +264,7 @@ export async function startTemporalDev(opts: {
   dbFile?: string;
   logFile: string;
   log: Log;
-}): Promise<RunningService & { address: string; uiUrl?: string }> {
+}): Promise<RunningService & { address: string; uiUrl?: string; kill(): Promise<void> }> {
   if (await portOpen(opts.port)) {
     throw new Error(
       `Port ${opts.port} is already in use: stop what listens there, set TEMPORAL_DEV_PORT, or set TEMPORAL_ADDRESS to use that server`,
@@ -297,11 +297,18 @@ export async function startTemporalDev(opts: {
     address: `127.0.0.1:${opts.port}`,
     uiUrl: opts.uiPort ? `http://localhost:${opts.uiPort}` : undefined,
     stop: () => stopProcess(proc, 'Temporal dev server', 15_000),
+    // SIGKILL, for the chaos suite: nothing flushed beyond what SQLite's write-ahead log already holds
+    kill: () => stopProcess(proc, 'Temporal dev server', 0, 'SIGKILL'),
   };
 }
 
-/** SIGTERM, then SIGKILL after a grace period. Resolves when the process has exited. */
-export function stopProcess(proc: ChildProcess, _what: string, graceMs: number): Promise<void> {
+/** SIGTERM (or `signal`), then SIGKILL after a grace period. Resolves when the process has exited. */
+export function stopProcess(
+  proc: ChildProcess,
+  _what: string,
+  graceMs: number,
+  signal: NodeJS.Signals = 'SIGTERM',
+): Promise<void> {
   if (proc.exitCode !== null || proc.signalCode !== null) return Promise.resolve();
   return new Promise((resolve) => {
     const timer = setTimeout(() => proc.kill('SIGKILL'), graceMs);
@@ -309,7 +316,7 @@ export function stopProcess(proc: ChildProcess, _what: string, graceMs: number):
       clearTimeout(timer);
       resolve();
     });
-    proc.kill('SIGTERM');
+    proc.kill(signal);
   });
 }
 

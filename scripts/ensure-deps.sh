@@ -8,6 +8,8 @@ stamp=node_modules/.install-stamp
 deps=$(sed -n '/"dependencies": {/,/^  }/p; /"devDependencies": {/,/^  }/p; /"allowScripts": {/,/^  }/p' package.json)
 want=$( (printf '%s' "$deps"; cat package-lock.json 2>/dev/null) | sha256sum | cut -d' ' -f1)
 if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] && [ -x node_modules/.bin/node ]; then
+  # the driver patch (scripts/patch-postgres.cjs) also reaches installs made before it existed; idempotent
+  node scripts/patch-postgres.cjs
   exit 0
 fi
 echo "installing dependencies (npm install)..." >&2
