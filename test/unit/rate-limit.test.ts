@@ -50,7 +50,7 @@ describe('rate limit: configuration', () => {
       perMinute: 60,
       perHour: 1000,
       concurrency: 10,
-      endpointPerMinute: { generate: 30, analyze: 60, garments: 60, upload: 20 },
+      endpointPerMinute: { generate: 30, analyze: 60, garments: 60, upload: 20, preview: 120 },
       leaseMs: 30_000,
       storeTimeoutMs: 500,
       onStoreError: 'local',
