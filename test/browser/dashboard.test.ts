@@ -584,6 +584,9 @@ describe('dashboard in a real browser', function () {
       await page.getByRole('heading', { level: 1, name: /Billing/ }).waitFor();
       await page.getByText(String(before + pack.tokens + pro.tokensPerMonth), { exact: true }).waitFor();
       await page.getByText(/Pro · active/).waitFor();
+      // a subscriber changes plan in the portal, not with a second checkout
+      assert.equal(await page.getByRole('button', { name: /^Choose / }).count(), 0);
+      await page.getByRole('button', { name: 'Switch to Business in the portal' }).waitFor();
       await assertLabelled('billing with a subscription');
       await assertContrast('billing with a subscription');
       await shot('08b-billing-subscribed');

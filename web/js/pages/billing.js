@@ -77,6 +77,7 @@ export async function billingPage(main, ctx) {
   );
 
   const sub = subscription?.subscription ?? subscription;
+  const subscribed = Boolean(sub && ['active', 'trialing', 'past_due'].includes(sub.status));
   render(
     body,
     sub && sub.status
@@ -115,15 +116,18 @@ export async function billingPage(main, ctx) {
             u.plan.id === p.id
               ? h('p', { class: 'badge active' }, 'Your plan')
               : p.priceId
-                ? h(
-                    'button',
-                    {
-                      type: 'button',
-                      class: 'primary',
-                      onclick: (e) => checkout(p.priceId, 'subscription', e.currentTarget),
-                    },
-                    `Choose ${p.name}`,
-                  )
+                ? subscribed
+                  ? // a subscriber changes plan in Stripe's portal (a second checkout would be a second subscription)
+                    h('button', { type: 'button', onclick: () => portal.click() }, `Switch to ${p.name} in the portal`)
+                  : h(
+                      'button',
+                      {
+                        type: 'button',
+                        class: 'primary',
+                        onclick: (e) => checkout(p.priceId, 'subscription', e.currentTarget),
+                      },
+                      `Choose ${p.name}`,
+                    )
                 : null,
           ),
         ),
