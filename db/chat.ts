@@ -5,7 +5,7 @@
 import type { ChatFailureReason, ChatModel, ChatRecord, ProviderAttempt, ProviderName } from '../lib/chat/types';
 import { timeId } from '../lib/ids';
 import type { Sql } from './client';
-import { refundDebitIn, tokenBalance } from './ledger';
+import { refundDebitIn, tokenBalance, type Tx } from './ledger';
 
 export type JobStatus = 'running' | 'completed' | 'failed';
 
@@ -143,6 +143,15 @@ export type RecordOutcome =
   | { status: 'completed'; threadId: string; messageId: string; provider: ProviderName; duplicate: boolean }
   | { status: 'failed' | 'missing' };
 
+/** The job row, locked for the transaction: what recording and failing decide on. */
+async function lockJob(tx: Tx, jobId: string) {
+  const [job] = await tx<
+    { status: JobStatus; threadId: string | null; assistantMessageId: string | null; provider: ProviderName }[]
+  >`select status, thread_id as "threadId", assistant_message_id as "assistantMessageId", provider
+    from render_jobs where id = ${jobId} for update`;
+  return job;
+}
+
 /**
  * The record step: in one transaction, under the job row's lock, the thread (when new; titled by the prompt), the
  * user and assistant messages, one render asset per output image, the token usage entry, and the job completed
@@ -151,10 +160,7 @@ export type RecordOutcome =
  */
 export async function recordChatJob(sql: Sql, r: ChatRecord): Promise<RecordOutcome> {
   return sql.begin(async (tx) => {
-    const [job] = await tx<
-      { status: JobStatus; threadId: string | null; assistantMessageId: string | null; provider: ProviderName }[]
-    >`select status, thread_id as "threadId", assistant_message_id as "assistantMessageId", provider
-      from render_jobs where id = ${r.jobId} for update`;
+    const job = await lockJob(tx, r.jobId);
     if (!job) return { status: 'missing' as const };
     if (job.status === 'completed')
       return {
@@ -264,10 +270,7 @@ export async function failChatJob(
   },
 ): Promise<FailOutcome> {
   return sql.begin(async (tx) => {
-    const [job] = await tx<
-      { status: JobStatus; threadId: string | null; assistantMessageId: string | null; provider: ProviderName }[]
-    >`select status, thread_id as "threadId", assistant_message_id as "assistantMessageId", provider
-      from render_jobs where id = ${f.jobId} for update`;
+    const job = await lockJob(tx, f.jobId);
     if (!job) return { status: 'missing' as const };
     if (job.status === 'completed')
       return {

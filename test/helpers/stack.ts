@@ -2,7 +2,7 @@
 // a Worker on a task queue unique to the test file, and the API listening on a random port. Tests talk HTTP.
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Client, Connection } from '@temporalio/client';
+import { Client, Connection, WorkflowNotFoundError } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import { bundleWorkflowCode, NativeConnection, Runtime, type Worker, type WorkflowBundle } from '@temporalio/worker';
 import type { Activities } from '../../activities';
@@ -172,4 +172,24 @@ export function unreachableTemporal(): Client {
     throw Object.assign(new Error('14 UNAVAILABLE: No connection established'), { code: 14 });
   };
   return { workflow: { start: fail, getHandle: () => ({ result: fail, describe: fail }) } } as unknown as Client;
+}
+
+/**
+ * The result of a workflow that is started after an answer (inbound events): waits for it to exist, then for its
+ * result.
+ */
+export async function workflowResultWhenStarted<T = unknown>(
+  client: Client,
+  workflowId: string,
+  ms = 30_000,
+): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    try {
+      return (await client.workflow.getHandle(workflowId).result()) as T;
+    } catch (err) {
+      if (!(err instanceof WorkflowNotFoundError) || Date.now() > end) throw err;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
 }

@@ -21,9 +21,8 @@ import {
 } from '../../scripts/stand-ins/stripe-events';
 import { inboundEventsSweep } from '../../workflows';
 import { account, http } from '../helpers/http';
-import { startStack, unreachableTemporal, type Stack } from '../helpers/stack';
+import { startStack, unreachableTemporal, workflowResultWhenStarted, type Stack } from '../helpers/stack';
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const now = () => Math.floor(Date.now() / 1000);
 const DAY = 86_400;
 
@@ -58,17 +57,8 @@ describe('payments: Stripe checkout, portal and events', function () {
   }
 
   /** The event's workflow starts right after the answer: wait for it to exist, then for its result. */
-  async function processed(eventId: string): Promise<any> {
-    const end = Date.now() + 30_000;
-    for (;;) {
-      try {
-        return await stack.client.workflow.getHandle(`stripe-event-${eventId}`).result();
-      } catch (err) {
-        if (!(err instanceof WorkflowNotFoundError) || Date.now() > end) throw err;
-        await sleep(50);
-      }
-    }
-  }
+  const processed = (eventId: string): Promise<any> =>
+    workflowResultWhenStarted(stack.client, `stripe-event-${eventId}`);
 
   async function deliver(type: string, object: Record<string, unknown>, opts: { id?: string; created?: number } = {}) {
     const r = await send(type, object, opts);
@@ -201,15 +191,7 @@ describe('payments: Stripe checkout, portal and events', function () {
   it('grants a pack once: unpaid at completion, then async_payment_succeeded, repeated', async () => {
     const acct = await account(stack.baseUrl);
     const before = (await me(acct.cookie)).tokenBalance;
-    const session = {
-      id: `cs_test_${randomSuffix(12)}`,
-      object: 'checkout.session',
-      mode: 'payment',
-      status: 'complete',
-      payment_status: 'unpaid',
-      client_reference_id: acct.userId,
-      metadata: { userId: acct.userId, tokens: '100' },
-    };
+    const session = checkoutSession({ userId: acct.userId, mode: 'payment', tokens: 100, paid: false });
     const first = await deliver('checkout.session.completed', session);
     assert.equal(first.status, 'ignored');
     assert.equal((await me(acct.cookie)).tokenBalance, before);
@@ -357,14 +339,7 @@ describe('payments: Stripe checkout, portal and events', function () {
     });
     try {
       const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-      const session = {
-        id: `cs_test_${randomSuffix(12)}`,
-        object: 'checkout.session',
-        mode: 'payment',
-        payment_status: 'paid',
-        client_reference_id: acct.userId,
-        metadata: { userId: acct.userId, tokens: '500' },
-      };
+      const session = checkoutSession({ userId: acct.userId, mode: 'payment', tokens: 500 });
       const r = await send('checkout.session.completed', session, { baseUrl });
       assert.equal(r.status, 200);
       assert.deepEqual(r.body, { received: true });
@@ -418,14 +393,7 @@ describe('payments: Stripe checkout, portal and events', function () {
         throw new Error('the worker stopped before reporting the result');
       },
     });
-    const session = {
-      id: `cs_test_${randomSuffix(12)}`,
-      object: 'checkout.session',
-      mode: 'payment',
-      payment_status: 'paid',
-      client_reference_id: acct.userId,
-      metadata: { userId: acct.userId, tokens: '100' },
-    };
+    const session = checkoutSession({ userId: acct.userId, mode: 'payment', tokens: 100 });
     const r = await send('checkout.session.completed', session);
     assert.equal(r.status, 200);
     await reached;

@@ -17,7 +17,7 @@ import { decryptToken } from '../../lib/token-cipher';
 import { signBody, startDevShop, type DevShop } from '../../scripts/stand-ins/shopify-shop';
 import { inboundEventsSweep } from '../../workflows';
 import { account, http } from '../helpers/http';
-import { startStack, unreachableTemporal, type Stack } from '../helpers/stack';
+import { startStack, unreachableTemporal, workflowResultWhenStarted, type Stack } from '../helpers/stack';
 
 const TOKEN_KEY = randomBytes(32).toString('base64');
 const API_KEY = 'test-app-key';
@@ -81,14 +81,7 @@ describe('storefront: Shopify connect, publish, orders, fulfillment', function (
 
   /** The webhook's workflow starts right after the answer: wait for it to exist, then for its result. */
   const webhookProcessed = (webhookId: string) =>
-    until('the webhook workflow', async () => {
-      try {
-        return { result: await stack.client.workflow.getHandle(`shopify-webhook-${webhookId}`).result() };
-      } catch (err) {
-        if (err instanceof WorkflowNotFoundError) return undefined;
-        throw err;
-      }
-    });
+    workflowResultWhenStarted(stack.client, `shopify-webhook-${webhookId}`);
 
   const newShop = () => `dev-${randomSuffix(8)}.myshopify.com`;
 
