@@ -424,6 +424,11 @@ describe('dashboard in a real browser', function () {
       const frame = page.getByRole('group', { name: /Design placement/ });
       await frame.focus();
       await page.keyboard.press('ArrowDown');
+      // the placement change reaches the preview on the next animation frame (and may itself be paced by the
+      // minimum interval): wait for its request to be answered, not merely for the stage to look idle
+      const deadline = Date.now() + 10_000;
+      while (sent.length < 1 && Date.now() < deadline) await page.waitForTimeout(20);
+      assert.equal(sent.length, 1, 'the first placement change sends one preview');
       await page.waitForFunction(() => !(globalThis as any).document.querySelector('.stage[aria-busy]'));
       await page.keyboard.press('ArrowDown'); // paced: waits for the budget
       await page.getByText('Preview in a moment…').waitFor();
