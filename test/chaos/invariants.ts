@@ -288,7 +288,10 @@ export async function completedRuns(client: Client): Promise<Map<string, number>
   return runs;
 }
 
-/** No workflow left running, none completed twice for one id (the schedules' own sweeps aside). */
+/**
+ * No workflow left running, none completed twice for one id, none closed without completing (failed, timed out,
+ * terminated, cancelled); the schedules' own sweeps aside.
+ */
 export async function checkWorkflows(client: Client, runs: Map<string, number>): Promise<InvariantResult> {
   const v: string[] = [];
   const open: string[] = [];
@@ -301,13 +304,17 @@ export async function checkWorkflows(client: Client, runs: Map<string, number>):
     total += n;
     if (n > 1) v.push(`${id} completed ${n} times`);
   }
+  // A run that failed, timed out, was terminated or cancelled is work the service did not finish: a violation.
+  // (Continued-as-new runs are a run handing over to its next one, not an outcome.)
   const failedRuns: string[] = [];
   for await (const w of client.workflow.list({
-    query: 'ExecutionStatus != "Running" AND ExecutionStatus != "Completed"',
+    query: 'ExecutionStatus != "Running" AND ExecutionStatus != "Completed" AND ExecutionStatus != "ContinuedAsNew"',
   }))
     failedRuns.push(`${w.type} ${w.workflowId} ${w.status.name}`);
+  for (const f of failedRuns)
+    if (!/ (maintenance-sweep|inbound-events-sweep)/.test(f)) v.push(`closed without completing: ${f}`);
   return result(
-    'no workflow left running or completed twice',
+    'no workflow left running, completed twice or closed without completing',
     `${total} completed runs, ${open.length} open, ${failedRuns.length} closed otherwise${failedRuns.length ? ` (${first(failedRuns, 3).join('; ')})` : ''}`,
     first(v),
   );
