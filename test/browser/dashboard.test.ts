@@ -11,6 +11,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import sharp from 'sharp';
+import { MODEL_COST } from '../../lib/chat/types';
 import { randomSuffix } from '../../lib/ids';
 import { startDevShop, type DevShop } from '../../scripts/stand-ins/shopify-shop';
 import { checkoutSession, signedEvent } from '../../scripts/stand-ins/stripe-events';
@@ -474,7 +475,10 @@ describe('dashboard in a real browser', function () {
       assert.equal(await page.locator('#nav-chat').isVisible(), true);
       await page.getByLabel('Describe the design').waitFor();
       await page.getByLabel('Model').selectOption('nano-banana');
-      assert.match(await page.getByLabel('Model').innerText(), /nano-banana-pro: 45 tokens/);
+      // every model with the cost the server charges (lib/chat/types.ts), so the page cannot drift from it
+      const options = await page.getByLabel('Model').innerText();
+      for (const [model, cost] of Object.entries(MODEL_COST))
+        assert.ok(options.includes(`${model}: ${cost} tokens`), `${model} at ${cost} tokens in "${options}"`);
     } else {
       assert.equal(await page.locator('#nav-chat').isVisible(), false);
       await page.getByText('not available on this server yet').waitFor();
@@ -664,6 +668,9 @@ describe('dashboard in a real browser', function () {
       ['#/studio', /Mockup studio/, '12-phone-studio'],
       ['#/keys', /API keys/, '13-phone-keys'],
       ['#/designs', /Designs/, '14-phone-designs'],
+      ['#/billing', /Billing/, '15-phone-billing'],
+      ['#/chat', /Design chat/, '16-phone-chat'],
+      ['#/storefront', /Storefront/, '17-phone-storefront'],
     ] as const) {
       await visit(hash, title);
       if (hash === '#/studio') await page.getByText('Preview up to date').waitFor();
