@@ -1,16 +1,17 @@
 // S3-compatible object storage (AWS S3, MinIO, Cloudflare R2, ...) through the official AWS SDK for JavaScript v3:
 // the credential provider chain (environment, shared files, SSO, web identity, ECS task and EC2 instance roles)
-// when no static keys are configured, request checksums, retries with backoff, regional endpoints.
+// when no static keys are configured, request checksums, retries with backoff, regional endpoints, and multipart
+// upload (`@aws-sdk/lib-storage`) for objects larger than one part.
 import {
   CreateBucketCommand,
   DeleteObjectCommand,
   GetObjectCommand,
   HeadBucketCommand,
   HeadObjectCommand,
-  PutObjectCommand,
   S3Client,
   S3ServiceException,
 } from '@aws-sdk/client-s3';
+import { Upload } from '@aws-sdk/lib-storage';
 import { assertValidKey, contentTypeForKey, type Storage, type StoredObject } from './types';
 
 export interface S3Options {
@@ -30,7 +31,15 @@ export interface S3Options {
   timeoutMs?: number;
   /** Attempts per call, the SDK's standard retry strategy with backoff (default 3). */
   maxAttempts?: number;
+  /**
+   * Objects larger than this go as a multipart upload in parts of this size, up to 4 parts at a time (default
+   * 8 MiB; S3's minimum part size is 5 MiB). Each part is retried on its own; a failed upload is aborted.
+   */
+  partSize?: number;
 }
+
+/** Default multipart part size: objects up to 8 MiB go as one PUT. */
+export const S3_PART_SIZE = 8 * 1024 * 1024;
 
 export class S3Error extends Error {
   override readonly name = 'S3Error';
@@ -97,15 +106,20 @@ export class S3Storage implements Storage {
   async put(key: string, body: Buffer, contentType: string): Promise<void> {
     try {
       // Keys are never rewritten (new content gets a new key), so anything reading the bucket may cache forever.
-      await this.client.send(
-        new PutObjectCommand({
+      // Upload sends one PutObject for a body up to one part, and a multipart upload (aborted on failure) above it.
+      await new Upload({
+        client: this.client,
+        params: {
           Bucket: this.opts.bucket,
           Key: this.key(key),
           Body: body,
           ContentType: contentType,
           CacheControl: 'public, max-age=31536000, immutable',
-        }),
-      );
+        },
+        partSize: Math.max(5 * 1024 * 1024, this.opts.partSize ?? S3_PART_SIZE),
+        queueSize: 4,
+        leavePartsOnError: false,
+      }).done();
     } catch (err) {
       this.fail(err, `PUT ${key}`);
     }

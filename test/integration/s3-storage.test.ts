@@ -1,11 +1,13 @@
 // S3 storage through the AWS SDK against a real S3 server (MinIO, started by scripts/test.ts), and the whole
 // upload -> generate -> serve path of the API with STORAGE_DRIVER=s3.
 import assert from 'node:assert/strict';
+import { HeadObjectCommand } from '@aws-sdk/client-s3';
 import sharp from 'sharp';
 import { fabricMapKeys } from '../../lib/compositing';
 import { loadConfig } from '../../lib/config';
 import { randomSuffix } from '../../lib/ids';
 import { createStorage, LocalDiskStorage, S3Storage } from '../../lib/storage';
+import { S3_PART_SIZE } from '../../lib/storage/s3';
 import { account, http } from '../helpers/http';
 import { startStack, type Stack } from '../helpers/stack';
 
@@ -47,12 +49,19 @@ describe('S3 storage (AWS SDK) on a real S3 server', function () {
     await s3.delete('uploads/upl_1_abc.png'); // deleting a missing key is not an error
   });
 
-  it('stores an object of several megabytes intact', async () => {
+  it('stores an object of several megabytes intact, as a multipart upload above one part', async () => {
     const s3 = storage();
     const big = Buffer.alloc(12 * 1024 * 1024);
     for (let i = 0; i < big.length; i += 4096) big[i] = i % 251;
     await s3.put('mockups/big.jpg', big, 'image/jpeg');
     assert.ok((await s3.get('mockups/big.jpg'))!.body.equals(big));
+    // an S3 ETag ends in -<parts> exactly when the object was assembled from a multipart upload
+    const etag = async (k: string) => (await s3.client.send(new HeadObjectCommand({ Bucket: bucket, Key: k }))).ETag;
+    assert.match((await etag('mockups/big.jpg'))!, /-2"$/, '12 MiB in 8 MiB parts: two parts');
+    const small = big.subarray(0, S3_PART_SIZE);
+    await s3.put('mockups/one-part.jpg', small, 'image/jpeg');
+    assert.doesNotMatch((await etag('mockups/one-part.jpg'))!, /-\d+"$/, 'up to one part: a single PUT');
+    assert.ok((await s3.get('mockups/one-part.jpg'))!.body.equals(small));
   });
 
   it('applies the key prefix', async () => {
