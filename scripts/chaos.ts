@@ -41,7 +41,7 @@ async function main(): Promise<number> {
     let s3;
     if (values.s3) {
       minio = await startMinio({
-        bin: resolveMinio({ log: say }),
+        bin: await resolveMinio({ log: say }),
         dir: path.join(dataDir, 'minio'),
         port: await freePort(),
         consolePort: await freePort(),

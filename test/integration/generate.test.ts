@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import sharp from 'sharp';
-import { Client, Connection } from '@temporalio/client';
+import { Client, Connection, type WorkflowHandle, type WorkflowStartOptions } from '@temporalio/client';
 import { createApp } from '../../api/app';
 import { tokenBalance } from '../../db/ledger';
 import { createLogger } from '../../lib/log';
@@ -393,6 +393,109 @@ describe('mockup generation (POST /api/v1/generate, GET /api/v1/generations)', (
       server.closeAllConnections();
       server.close();
     }
+  });
+
+  describe('an ambiguous workflow start (the start reaches Temporal, its answer is lost)', () => {
+    /** Serves the app with `temporal` as its Temporal client while `run` runs. */
+    async function withApp(temporal: Client, run: (url: string) => Promise<void>): Promise<void> {
+      const app = createApp({ ...stack, temporal, log: createLogger({ level: 'error' }) });
+      const server = await new Promise<Server>((r) => {
+        const srv = app.listen(0, '127.0.0.1', () => r(srv));
+      });
+      try {
+        await run(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+      } finally {
+        server.closeAllConnections();
+        server.close();
+      }
+    }
+
+    /**
+     * A client whose workflow start does reach Temporal, then fails as a start whose answer timed out does (gRPC
+     * DEADLINE_EXCEEDED), after `meanwhile` (the workflow may run in between). Records the workflow ids it started.
+     */
+    function lostAnswer(meanwhile: (handle: WorkflowHandle) => Promise<void>, started: string[]): Client {
+      return {
+        workflow: {
+          start: async (workflow: never, options: WorkflowStartOptions) => {
+            const handle = await stack.client.workflow.start(workflow, options);
+            started.push(handle.workflowId);
+            await meanwhile(handle);
+            throw Object.assign(new Error('4 DEADLINE_EXCEEDED: Deadline exceeded'), { code: 4 });
+          },
+          getHandle: (id: string) => stack.client.workflow.getHandle(id),
+        },
+      } as unknown as Client;
+    }
+
+    const ledgerOf = async (id: string) => {
+      const [row] = await stack.sql<{ debits: number; refunds: number }[]>`
+        select (select count(*)::int from token_debits where reference = ${id}) as debits,
+               (select count(*)::int from token_grants where reference = ${`refund:${id}`}) as refunds`;
+      return row!;
+    };
+
+    it('fails and refunds the generation exactly once, also when its workflow runs afterwards', async () => {
+      const started: string[] = [];
+      const before = await tokenBalance(stack.sql, acct.userId);
+      // No worker while the API answers: the workflow exists but runs only once the worker is back.
+      await stack.stopWorker();
+      try {
+        await withApp(
+          lostAnswer(async () => {}, started),
+          async (url) => {
+            const res = await http(url, 'POST', '/api/v1/generate', { key: acct.key, json: body() });
+            assert.ok(res.status >= 500, res.text);
+            assert.equal(typeof res.body.error.code, 'string');
+          },
+        );
+      } finally {
+        await stack.startWorker();
+      }
+      const [id] = started;
+      assert.ok(id);
+      const [row] = await stack.sql<{ status: string; error: string; tokensUsed: number }[]>`
+        select status, error, tokens_used as "tokensUsed" from generations where id = ${id}`;
+      assert.deepEqual(row, { status: 'failed', error: 'Could not start the generation', tokensUsed: 0 });
+      assert.deepEqual(await ledgerOf(id), { debits: 1, refunds: 1 });
+      assert.equal(await tokenBalance(stack.sql, acct.userId), before);
+
+      // The workflow runs now: its generation has failed already, so it neither renders nor refunds again.
+      const result = await stack.client.workflow.getHandle(id).result();
+      assert.deepEqual(result, { status: 'failed', error: 'Could not start the generation' });
+      const after = await http(stack.baseUrl, 'GET', `/api/v1/generations/${id}`, { key: acct.key });
+      assert.equal(after.body.status, 'failed');
+      assert.equal(after.body.mockupUrl, undefined);
+      assert.deepEqual(await ledgerOf(id), { debits: 1, refunds: 1 });
+      assert.equal(await tokenBalance(stack.sql, acct.userId), before);
+    });
+
+    it('never refunds a generation that completed before the failure path ran: it stays completed and keeps its token', async () => {
+      const started: string[] = [];
+      const before = await tokenBalance(stack.sql, acct.userId);
+      await withApp(
+        // the answer is lost only after the workflow has finished the generation
+        lostAnswer(async (handle) => void (await handle.result()), started),
+        async (url) => {
+          const res = await http(url, 'POST', '/api/v1/generate', { key: acct.key, json: body() });
+          assert.ok(res.status >= 500, res.text);
+          assert.equal(typeof res.body.error.code, 'string');
+        },
+      );
+      const [id] = started;
+      assert.ok(id);
+      const [row] = await stack.sql<{ status: string; error: string | null; tokensUsed: number; mockupKey: string }[]>`
+        select status, error, tokens_used as "tokensUsed", mockup_key as "mockupKey" from generations where id = ${id}`;
+      assert.equal(row!.status, 'completed');
+      assert.equal(row!.error, null);
+      assert.equal(row!.tokensUsed, 1);
+      assert.ok(row!.mockupKey);
+      assert.deepEqual(await ledgerOf(id), { debits: 1, refunds: 0 });
+      assert.equal(await tokenBalance(stack.sql, acct.userId), before - 1);
+      const read = await http(stack.baseUrl, 'GET', `/api/v1/generations/${id}`, { key: acct.key });
+      assert.equal(read.body.status, 'completed');
+      assert.equal(typeof read.body.mockupUrl, 'string');
+    });
   });
 
   it("answers another account's generation with 404 and lists only one's own, newest first, paginated", async () => {
