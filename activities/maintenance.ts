@@ -5,6 +5,7 @@ import type { Sql } from '../db/client';
 import { failAndRefund, staleUnfinishedGenerations } from '../db/generations';
 import type { Config } from '../lib/config';
 import type { Logger } from '../lib/log';
+import { purgeExpiredIdempotencyKeys } from '../db/idempotency';
 import { purgeExpiredSessions } from '../db/sessions';
 
 export interface MaintenanceDeps {
@@ -38,6 +39,13 @@ export function createMaintenanceActivities({ sql, log, temporal, config }: Main
     async purgeExpiredSessions(): Promise<number> {
       const n = await purgeExpiredSessions(sql);
       if (n > 0) log.info('purged expired sessions', { count: n });
+      return n;
+    },
+
+    /** Deletes Idempotency-Keys past their lifetime (IDEMPOTENCY_KEY_TTL, 24 h), 5,000 rows per statement. */
+    async purgeExpiredIdempotencyKeys(): Promise<number> {
+      const n = await purgeExpiredIdempotencyKeys(sql);
+      if (n > 0) log.info('purged expired idempotency keys', { count: n });
       return n;
     },
 

@@ -1,5 +1,6 @@
 import type { Client } from '@temporalio/client';
 import type { Sql } from '../db/client';
+import type { IdempotencyRef } from '../db/idempotency';
 import type { Config } from '../lib/config';
 import type { Logger } from '../lib/log';
 import type { Storage } from '../lib/storage';
@@ -29,6 +30,10 @@ declare global {
       apiKeyId?: string;
       /** Set when a Part A route was called with the session cookie instead of a key (the dashboard). */
       sessionUserId?: string;
+      /** The bytes of a JSON body as received (jsonBody), for the Idempotency-Key fingerprint. */
+      rawBody?: Buffer;
+      /** The Idempotency-Key this request holds (api/middleware/idempotency.ts), passed to the charge. */
+      idempotency?: IdempotencyRef;
     }
   }
 }

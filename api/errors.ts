@@ -2,6 +2,7 @@
 // {error: string} plus optional fields, as the spec's chat and payment routes do.
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { z } from 'zod';
+import { IdempotencyKeyLost } from '../db/idempotency';
 
 /** Part A error codes (`error.code`); the OpenAPI document lists the same values. */
 export const ERROR_CODES = [
@@ -11,6 +12,8 @@ export const ERROR_CODES = [
   'insufficient_tokens',
   'not_found',
   'conflict',
+  'idempotency_conflict',
+  'idempotency_key_in_use',
   'rate_limited',
   'payload_too_large',
   'unsupported_media_type',
@@ -38,6 +41,17 @@ export const unauthorized = (message: string, details?: Record<string, unknown>)
   new ApiError(401, 'unauthorized', message, details);
 export const notFound = (message: string) => new ApiError(404, 'not_found', message);
 export const conflict = (message: string) => new ApiError(409, 'conflict', message);
+
+/** Seconds a client is told to wait before retrying a request whose Idempotency-Key another request holds. */
+export const IDEMPOTENCY_IN_USE_RETRY_AFTER_S = 2;
+export const idempotencyKeyInUse = () =>
+  new ApiError(
+    409,
+    'idempotency_key_in_use',
+    'Another request with this Idempotency-Key is still in progress: retry after it has answered',
+    { retryAfter: IDEMPOTENCY_IN_USE_RETRY_AFTER_S },
+    { 'Retry-After': String(IDEMPOTENCY_IN_USE_RETRY_AFTER_S) },
+  );
 
 /** Turns zod issues into a message a client can act on and details listing each field. */
 export function fromZod(err: z.ZodError, what = 'request'): ApiError {
@@ -119,6 +133,7 @@ export function isDependencyUnavailable(err: unknown): boolean {
  */
 export function toApiError(err: unknown): ApiError {
   if (err instanceof ApiError) return err;
+  if (err instanceof IdempotencyKeyLost) return idempotencyKeyInUse();
   if (err instanceof z.ZodError) return fromZod(err);
   if (isDependencyUnavailable(err))
     return new ApiError(503, 'service_unavailable', 'Service temporarily unavailable; try again shortly', undefined, {

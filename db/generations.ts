@@ -9,6 +9,7 @@
 // own allocations, so a refund (reference refund:<generation id>) gives back one generation's token.
 import { GENERATION_FINISHED_CHANNEL, type GenerationStatus, type Placement } from '../lib/generation/types';
 import type { Sql } from './client';
+import { recordRecoveryPoint, type IdempotencyRef } from './idempotency';
 import { refundDebitIn, spendableGrants } from './ledger';
 
 export interface GenerationRow {
@@ -83,9 +84,14 @@ export async function insertAndChargeGenerations(
     apiKeyId: string | null;
     /** the batch's workflow id; null for a single generation */ batchId: string | null;
     rows: BatchGenerationRow[];
+    /**
+     * The request's Idempotency-Key: the generation ids are recorded on it in this transaction (its recovery
+     * point), and nothing is charged when another request has taken the key over.
+     */
+    idempotency?: { ref: IdempotencyRef; lockMs: number };
   },
 ): Promise<BatchChargeResult> {
-  const { userId, apiKeyId, batchId, rows } = opts;
+  const { userId, apiKeyId, batchId, rows, idempotency } = opts;
   if (rows.length === 0) throw new Error('a batch needs at least one generation');
   return sql.begin(async (tx) => {
     const [user] = await tx`select id from users where id = ${userId} for update`;
@@ -94,6 +100,10 @@ export async function insertAndChargeGenerations(
     const available = grants.reduce((s, g) => s + g.remaining, 0);
     const required = rows.length;
     if (available < required) return { ok: false as const, required, available };
+    if (idempotency) {
+      const point = { generationIds: rows.map((r) => r.id), batchId };
+      await recordRecoveryPoint(tx, idempotency.ref, point, idempotency.lockMs);
+    }
 
     await tx`insert into generations ${tx(
       rows.map((r) => ({

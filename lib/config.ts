@@ -179,6 +179,11 @@ const envSchema = z.object({
   // The maintenance sweep fails and refunds a generation still unfinished this long after it was created or started
   // when no workflow is running it (the API died between charging and starting it). The chaos suite shortens it.
   GENERATION_ORPHAN_AFTER: duration('10m', 5000),
+  // Idempotency-Key on POST /generate, /generate/batch and /upload: how long a key (and its stored answer) lives, and
+  // how long a request holds its key before the key counts as abandoned by a dead API process. The lock is never
+  // shorter than GENERATE_SYNC_TIMEOUT_MS + 30 s, so a synchronous generate still waiting is not taken for dead.
+  IDEMPOTENCY_KEY_TTL: duration('24h', 60_000),
+  IDEMPOTENCY_LOCK: duration('90s', 1000),
 
   // Storefront: Shopify OAuth, publishing, order webhooks, fulfillment (issue 14). Unset SHOPIFY_API_KEY: `npm
   // start` runs the local development shop and passes its credentials and address.
@@ -299,6 +304,12 @@ export interface Config {
   generateSyncTimeoutMs: number;
   /** how long an unfinished generation without a running workflow waits before the maintenance sweep recovers it */
   generationOrphanAfterMs: number;
+  idempotency: {
+    /** lifetime of a key and its stored answer (IDEMPOTENCY_KEY_TTL) */
+    ttlMs: number;
+    /** how long a running request holds its key: IDEMPOTENCY_LOCK, at least generateSyncTimeoutMs + 30 s */
+    lockMs: number;
+  };
   payments: {
     /** Unset: payments are not configured (npm start runs stripe-mock and sets it). */
     secretKey: string | undefined;
@@ -442,6 +453,10 @@ export function loadConfig(
     },
     generateSyncTimeoutMs: e.GENERATE_SYNC_TIMEOUT_MS,
     generationOrphanAfterMs: e.GENERATION_ORPHAN_AFTER,
+    idempotency: {
+      ttlMs: e.IDEMPOTENCY_KEY_TTL,
+      lockMs: Math.max(e.IDEMPOTENCY_LOCK, e.GENERATE_SYNC_TIMEOUT_MS + 30_000),
+    },
     payments: {
       secretKey: e.STRIPE_SECRET_KEY,
       apiUrl: e.STRIPE_API_URL?.replace(/\/+$/, ''),

@@ -34,6 +34,20 @@ export const placementSchema = z
 export const prefersAsync = (header: string | undefined) =>
   !!header && header.split(',').some((p) => p.trim().split(/[;=]/)[0]!.trim().toLowerCase() === 'respond-async');
 
+/** The Idempotency-Key header (Stripe's): 1 to 255 visible ASCII characters, e.g. a UUID. */
+export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
+export const idempotencyKeyHeader = z
+  .string()
+  .min(1, 'must not be empty')
+  .max(MAX_IDEMPOTENCY_KEY_LENGTH, `must be at most ${MAX_IDEMPOTENCY_KEY_LENGTH} characters`)
+  .regex(/^[\x21-\x7e]+$/, 'must be visible ASCII characters only (no spaces), e.g. a UUID')
+  .meta({
+    description:
+      'Makes a retry safe: the same key with the same body within 24 hours replays the first answer ' +
+      '(Idempotent-Replayed: true) without new work or charge. 1 to 255 visible ASCII characters, e.g. a UUID; ' +
+      'scoped to the account.',
+  });
+
 const zone = z
   .enum(ZONES, { message: `must be one of ${ZONES.join(', ')}` })
   .meta({ description: 'print zone; the garment must offer it' });

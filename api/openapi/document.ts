@@ -248,14 +248,30 @@ function register(registry: OpenAPIRegistry): void {
     responses: { 200: json(R.garmentResource, 'the garment', KEYED_HEADERS), ...keyed([404]) },
   });
 
+  // ---------------------------------------------------------------- Idempotency-Key (upload, generate, batch)
+  const idempotencyHeaders = z.object({ 'Idempotency-Key': A.idempotencyKeyHeader.optional() });
+  const REPLAYABLE_HEADERS = { ...KEYED_HEADERS, 'Idempotent-Replayed': ref('Idempotent-Replayed') };
+  const idempotencyErrors: Responses = {
+    409: json(
+      R.partAError,
+      'idempotency_conflict: the Idempotency-Key was used for a different request within 24 hours; ' +
+        'idempotency_key_in_use: a request with this key is still running (Retry-After)',
+      { 'Retry-After': ref('Retry-After') },
+    ),
+  };
+
   // ---------------------------------------------------------------- uploads and analysis
   path({
     method: 'post',
     path: '/api/v1/upload',
     tags: ['Designs'],
     summary: 'Upload a design (free): multipart part `file`, or JSON imageData',
+    description:
+      'With an Idempotency-Key, the same image (whichever form carries it) within 24 hours replays the first ' +
+      'answer.',
     security: KEY_OR_SESSION,
     request: {
+      headers: idempotencyHeaders,
       body: {
         required: true,
         content: {
@@ -264,7 +280,11 @@ function register(registry: OpenAPIRegistry): void {
         },
       },
     },
-    responses: { 201: json(R.uploadResource, 'stored', KEYED_HEADERS), ...keyed([400, 413, 503]) },
+    responses: {
+      201: json(R.uploadResource, 'stored', REPLAYABLE_HEADERS),
+      ...keyed([400, 413, 503]),
+      ...idempotencyErrors,
+    },
   });
   path({
     method: 'post',
@@ -277,7 +297,7 @@ function register(registry: OpenAPIRegistry): void {
   });
 
   // ---------------------------------------------------------------- generations
-  const prefer = z.object({
+  const prefer = idempotencyHeaders.extend({
     Prefer: z
       .string()
       .optional()
@@ -290,16 +310,18 @@ function register(registry: OpenAPIRegistry): void {
     summary: 'Make a mockup (1 token)',
     description:
       'Synchronous by default: 200 with the completed (or failed) generation. 202 with a Location to poll when it ' +
-      'takes longer than the synchronous budget, or when asked with Prefer: respond-async.',
+      'takes longer than the synchronous budget, or when asked with Prefer: respond-async. With an ' +
+      'Idempotency-Key, a retry with the same body within 24 hours replays the first answer without a new charge.',
     security: KEY_OR_SESSION,
     request: { headers: prefer, body: { required: true, content: { 'application/json': { schema: A.generateBody } } } },
     responses: {
-      200: json(R.generationResource, 'finished', KEYED_HEADERS),
+      200: json(R.generationResource, 'finished', REPLAYABLE_HEADERS),
       202: json(R.generationResource, 'accepted, still running', {
-        ...KEYED_HEADERS,
+        ...REPLAYABLE_HEADERS,
         Location: { schema: { type: 'string' }, description: 'GET this generation' },
       }),
       ...keyed([400, 402, 404]),
+      ...idempotencyErrors,
     },
   });
   path({
@@ -307,12 +329,16 @@ function register(registry: OpenAPIRegistry): void {
     path: '/api/v1/generate/batch',
     tags: ['Generations'],
     summary: 'One design on up to 25 colors or zones (1 token each, all or nothing)',
+    description:
+      'With an Idempotency-Key, a retry with the same body within 24 hours replays the first answer without a ' +
+      'new charge.',
     security: KEY_OR_SESSION,
     request: { headers: prefer, body: { required: true, content: { 'application/json': { schema: A.batchBody } } } },
     responses: {
-      200: json(R.batchResult, 'all finished', KEYED_HEADERS),
-      202: json(R.batchResult, 'accepted, still running', KEYED_HEADERS),
+      200: json(R.batchResult, 'all finished', REPLAYABLE_HEADERS),
+      202: json(R.batchResult, 'accepted, still running', REPLAYABLE_HEADERS),
       ...keyed([400, 402, 404]),
+      ...idempotencyErrors,
     },
   });
   path({
@@ -648,6 +674,12 @@ export function buildOpenApiDocument(config: Pick<Config, 'publicBaseUrl' | 'ses
     schema: int,
   });
   registry.registerComponent('headers', 'Retry-After', { description: 'seconds to wait before retrying', schema: int });
+  registry.registerComponent('headers', 'Idempotent-Replayed', {
+    description:
+      '`true` when this answer is the stored answer of an earlier request with the same Idempotency-Key (nothing ' +
+      'was done or charged again); its X-Tokens-Remaining is the balance of that first answer',
+    schema: { type: 'string', enum: ['true'] },
+  });
   registry.registerComponent('headers', 'X-Tokens-Remaining', {
     description: "the account's token balance (after this request's charge)",
     schema: int,

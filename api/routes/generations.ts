@@ -1,6 +1,7 @@
-// Part A generation: POST /generate starts the durable workflow; GET /generations[/<id>] reads the resource.
-import { Router } from 'express';
-import { getGeneration, listGenerations } from '../../db/generations';
+// Part A generation: POST /generate starts the durable workflow (Idempotency-Key: api/middleware/idempotency.ts);
+// GET /generations[/<id>] reads the resource.
+import { Router, type Request, type Response } from 'express';
+import { getGeneration, listGenerations, type GenerationRow } from '../../db/generations';
 import { decodeCursor, encodeCursor } from '../../lib/cursor';
 import type { AppDeps } from '../context';
 import { badRequest, notFound, parse } from '../errors';
@@ -8,28 +9,46 @@ import { GenerationNotices } from '../generation-notices';
 import { presentGeneration } from '../http/present';
 import { GENERATION_ID, generateBody, generationListQuery, prefersAsync } from '../http/schemas';
 import { jsonBody } from '../middleware/body';
+import { idempotent } from '../middleware/idempotency';
 import { partA } from '../middleware/part-a';
 import { DEFAULT_PAGE_LIMIT } from '../pagination';
-import { createGeneration } from '../services/generations';
+import { createGeneration, recoveredGenerations } from '../services/generations';
 
 export function generationRoutes(deps: AppDeps): Router {
   const r = Router();
   const notices = new GenerationNotices(deps.sql, deps.log);
 
-  r.post('/generate', ...partA(deps, 'generate'), jsonBody(), async (req, res) => {
-    const body = parse(generateBody, req.body);
-    const async = prefersAsync(req.get('prefer'));
-    const caller = { userId: req.user!.id, apiKeyId: req.apiKeyId ?? null };
-    const started = await createGeneration(deps, notices, caller, body, { sync: !async, log: req.log });
-    res.setHeader('X-Tokens-Remaining', String(started.balance));
-    if (started.finished) {
-      res.status(200).json(presentGeneration(deps, started.result));
+  /** 200 with the finished generation, or 202 with the resource to poll. */
+  const answer = (req: Request, res: Response, row: GenerationRow, finished: boolean) => {
+    if (finished) {
+      res.status(200).json(presentGeneration(deps, row));
       return;
     }
     // Asked for, or longer than the synchronous budget: hand the client the resource to poll.
-    res.setHeader('Location', `${deps.config.publicBaseUrl}/api/v1/generations/${started.result.id}`);
-    if (async) res.setHeader('Preference-Applied', 'respond-async');
-    res.status(202).json(presentGeneration(deps, started.result));
+    res.setHeader('Location', `${deps.config.publicBaseUrl}/api/v1/generations/${row.id}`);
+    if (prefersAsync(req.get('prefer'))) res.setHeader('Preference-Applied', 'respond-async');
+    res.status(202).json(presentGeneration(deps, row));
+  };
+
+  const idempotency = idempotent(deps, {
+    body: (req) => req.rawBody,
+    recover: async (req, res, point) => {
+      const { generations, finished } = await recoveredGenerations(deps, req.user!.id, point);
+      answer(req, res, generations[0]!, finished);
+    },
+  });
+
+  r.post('/generate', ...partA(deps, 'generate'), jsonBody(), idempotency, async (req, res) => {
+    const body = parse(generateBody, req.body);
+    const async = prefersAsync(req.get('prefer'));
+    const caller = { userId: req.user!.id, apiKeyId: req.apiKeyId ?? null };
+    const started = await createGeneration(deps, notices, caller, body, {
+      sync: !async,
+      log: req.log,
+      idempotency: req.idempotency,
+    });
+    res.setHeader('X-Tokens-Remaining', String(started.balance));
+    answer(req, res, started.result, started.finished);
   });
 
   r.get('/generations', ...partA(deps), async (req, res) => {

@@ -3,13 +3,18 @@
 import { Router } from 'express';
 import type { AppDeps } from '../context';
 import { receiveImage } from '../http/image-body';
+import { idempotent } from '../middleware/idempotency';
 import { partA } from '../middleware/part-a';
 import { storeUpload } from '../services/uploads';
 
 export function uploadRoutes(deps: AppDeps): Router {
   const r = Router();
 
-  r.post('/upload', ...partA(deps, 'upload'), receiveImage, async (req, res) => {
+  // Idempotency-Key: the fingerprint is the image's bytes, the same whichever form carried them (a multipart
+  // boundary differs from one try to the next). An upload charges nothing, so it keeps no recovery point.
+  const idempotency = idempotent(deps, { body: (_req, res) => res.locals.image as Buffer | undefined });
+
+  r.post('/upload', ...partA(deps, 'upload'), receiveImage, idempotency, async (req, res) => {
     const upload = await storeUpload(deps, req.user!.id, res.locals.image as Buffer);
     req.log.info('upload stored', { uploadId: upload.id, bytes: upload.fileSize, mimeType: upload.mimeType });
     res.status(201).json(upload);

@@ -13,6 +13,7 @@ import {
   type BatchGenerationRow,
   type GenerationRow,
 } from '../../db/generations';
+import type { IdempotencyRef, RecoveryPoint } from '../../db/idempotency';
 import type {
   GenerationBatchInput,
   GenerationBatchResult,
@@ -72,6 +73,31 @@ export interface Started<T> {
   result: T;
   balance: number;
   finished: boolean;
+}
+
+/** How a generate call runs: synchronously or not, its logger, and the Idempotency-Key it holds (if any). */
+export interface StartOptions {
+  sync: boolean;
+  log: AppDeps['log'];
+  idempotency?: IdempotencyRef | undefined;
+}
+
+const keyed = (deps: AppDeps, ref: IdempotencyRef | undefined) =>
+  ref ? { idempotency: { ref, lockMs: deps.config.idempotency.lockMs } } : {};
+
+/**
+ * The generations a request created under an Idempotency-Key before it stopped without storing its answer (its
+ * API process died, or it failed after charging), as they are now; `finished` when none is still running.
+ */
+export async function recoveredGenerations(
+  deps: AppDeps,
+  userId: string,
+  point: RecoveryPoint,
+): Promise<{ batchId: string | null; generations: GenerationRow[]; finished: boolean }> {
+  const generations = await getGenerations(deps.sql, userId, point.generationIds);
+  if (generations.length === 0) throw notFound('The generations of this Idempotency-Key no longer exist');
+  const finished = generations.every((g) => g.status === 'completed' || g.status === 'failed');
+  return { batchId: point.batchId ?? null, generations, finished };
 }
 
 const insufficient = (required: number, available: number, what: string) =>
@@ -178,7 +204,7 @@ export async function createGeneration(
   notices: GenerationNotices,
   caller: Caller,
   body: GenerateRequest,
-  opts: { sync: boolean; log: AppDeps['log'] },
+  opts: StartOptions,
 ): Promise<Started<GenerationRow>> {
   const garment = await getGarment(deps.sql, body.garmentId);
   if (!garment) throw notFound(`Garment ${JSON.stringify(body.garmentId)} not found`);
@@ -206,6 +232,7 @@ export async function createGeneration(
         webhookUrl: body.webhookUrl ?? null,
       },
     ],
+    ...keyed(deps, opts.idempotency),
   });
   if (!charge.ok) throw insufficient(1, charge.available, 'this generation');
 
@@ -286,7 +313,7 @@ export async function createBatch(
   deps: AppDeps,
   caller: Caller,
   body: BatchRequest,
-  opts: { sync: boolean; log: AppDeps['log'] },
+  opts: StartOptions,
 ): Promise<Started<{ batchId: string; generations: GenerationRow[] }>> {
   const ids = [...new Set(body.items.map((it) => it.garmentId ?? body.garmentId!))];
   const garments = new Map<string, GarmentRow>();
@@ -341,6 +368,7 @@ export async function createBatch(
     apiKeyId: caller.apiKeyId,
     batchId,
     rows,
+    ...keyed(deps, opts.idempotency),
   });
   if (!charge.ok) throw insufficient(charge.required, charge.available, `this batch of ${charge.required}`);
 
