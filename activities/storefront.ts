@@ -7,6 +7,7 @@ import {
   connectionsOfShop,
   customerOrders,
   disconnect,
+  eraseExpiredWebhookData,
   finishWebhook,
   getConnection,
   getOrder,
@@ -52,6 +53,9 @@ export interface StorefrontActivityDeps {
 
 const fail = (type: string, message: string) => ApplicationFailure.nonRetryable(message, type);
 
+/** Webhook rows per statement of the retention sweep. */
+const RETENTION_PAGE = 5000;
+
 export function createStorefrontActivities({ sql, config, log }: StorefrontActivityDeps) {
   const gateway = (): ShopifyGateway => {
     const g = gatewayFor(config);
@@ -63,6 +67,7 @@ export function createStorefrontActivities({ sql, config, log }: StorefrontActiv
   const tokenOf = (c: ConnectionRow | undefined): string => {
     if (!c || c.status !== 'active' || !c.accessTokenEnc)
       throw fail(StorefrontErrors.StoreNotConnected, 'Store is not connected');
+    if (!config.shopify.tokenKey) throw fail(StorefrontErrors.StoreNotConnected, 'TOKEN_ENCRYPTION_KEY is not set');
     return decryptToken(config.shopify.tokenKey, c.accessTokenEnc);
   };
 
@@ -122,13 +127,31 @@ export function createStorefrontActivities({ sql, config, log }: StorefrontActiv
       await markPublishFailed(sql, input.publishedProductId, input.error.slice(0, 1000));
     },
 
-    /** Applies a stored webhook by topic; idempotent (orders upsert, statuses only move forward). */
+    /**
+     * Applies a stored webhook by topic; idempotent (orders upsert, statuses only move forward). A malformed payload
+     * marks the row failed and fails non-retryably, so neither a retry nor the inbound sweep takes it up again.
+     */
     async processShopifyWebhook({ webhookId }: { webhookId: string }): Promise<ShopifyWebhookResult> {
       const w = await getWebhook(sql, webhookId);
       if (!w) throw fail(StorefrontErrors.BadWebhook, `webhook ${webhookId} not stored`);
-      const done = async (status: 'processed' | 'ignored', result: unknown = null): Promise<ShopifyWebhookResult> => {
-        await finishWebhook(sql, webhookId, status, result);
+      // a re-run after the outcome was recorded (its body may be erased by now) changes nothing
+      if (w.status === 'processed' || w.status === 'ignored') return { status: w.status, topic: w.topic };
+      if (w.status === 'failed') throw fail(StorefrontErrors.BadWebhook, `webhook ${webhookId} failed before`);
+      const done = async (
+        status: 'processed' | 'ignored',
+        result: unknown = null,
+        opts: { eraseBody?: boolean } = {},
+      ): Promise<ShopifyWebhookResult> => {
+        await finishWebhook(sql, webhookId, status, result, opts);
         return { status, topic: w.topic };
+      };
+      const malformed = async (error: string): Promise<never> => {
+        await finishWebhook(sql, webhookId, 'failed', { error });
+        throw fail(StorefrontErrors.BadWebhook, error);
+      };
+      const compliance = async () => {
+        const parsed = parseCompliance(w.body);
+        return parsed.ok ? parsed.request : malformed(parsed.error);
       };
       const connections = await connectionsOfShop(sql, w.shopDomain);
 
@@ -136,10 +159,7 @@ export function createStorefrontActivities({ sql, config, log }: StorefrontActiv
         case 'orders/create':
         case 'orders/paid': {
           const parsed = parseOrder(w.body);
-          if (!parsed.ok) {
-            await finishWebhook(sql, webhookId, 'failed', { error: parsed.error });
-            throw fail(StorefrontErrors.BadWebhook, parsed.error);
-          }
+          if (!parsed.ok) return malformed(parsed.error);
           const o = parsed.order;
           const active = connections.filter((c) => c.status === 'active');
           for (const c of active) {
@@ -173,10 +193,10 @@ export function createStorefrontActivities({ sql, config, log }: StorefrontActiv
           return done('processed', { disconnected: rows.map((r) => r.id) });
         }
         case 'customers/data_request': {
-          const parsed = parseCompliance(w.body);
-          if (!parsed.ok) throw fail(StorefrontErrors.BadWebhook, parsed.error);
-          const rows = await customerOrders(sql, w.shopDomain, parsed.request.customer, parsed.request.orderIds);
-          // The export: every order held for this customer with the customer data it carries.
+          const request = await compliance();
+          const rows = await customerOrders(sql, w.shopDomain, request.customer, request.orderIds);
+          // The export (GET /api/storefront/data-requests): every order held for this customer with the customer
+          // data it carries, and what was asked, so it stands alone once the raw body is erased.
           const exported = rows.map((r) => ({
             order: r.shopifyOrderId,
             name: r.name,
@@ -191,21 +211,45 @@ export function createStorefrontActivities({ sql, config, log }: StorefrontActiv
             shop: w.shopDomain,
             orders: exported.length,
           });
-          return done('processed', { export: exported });
+          return done('processed', {
+            customer: { id: request.customer.id ?? null, email: request.customer.email ?? null },
+            ordersRequested: request.orderIds,
+            export: exported,
+          });
         }
         case 'customers/redact': {
-          const parsed = parseCompliance(w.body);
-          if (!parsed.ok) throw fail(StorefrontErrors.BadWebhook, parsed.error);
-          const n = await redactCustomer(sql, w.shopDomain, parsed.request.customer, parsed.request.orderIds);
-          return done('processed', { ordersRedacted: n });
+          const request = await compliance();
+          const n = await redactCustomer(sql, w.shopDomain, request.customer, request.orderIds, webhookId);
+          return done('processed', { ordersRedacted: n.orders, webhooksErased: n.webhooks }, { eraseBody: true });
         }
         case 'shop/redact': {
-          const n = await redactShop(sql, w.shopDomain);
-          return done('processed', { ordersDeleted: n });
+          const n = await redactShop(sql, w.shopDomain, webhookId);
+          return done('processed', { ordersDeleted: n.orders, webhooksErased: n.webhooks }, { eraseBody: true });
         }
         default:
           return done('ignored');
       }
+    },
+
+    /**
+     * Retention, run by the hourly maintenance sweep: erases raw webhook bodies SHOPIFY_WEBHOOK_BODY_RETENTION after
+     * processing and data_request exports SHOPIFY_DATA_REQUEST_RETENTION after they were made, a page at a time.
+     */
+    async eraseExpiredShopifyWebhookData(): Promise<{ bodies: number; exports: number }> {
+      const total = { bodies: 0, exports: 0 };
+      for (;;) {
+        const n = await eraseExpiredWebhookData(
+          sql,
+          config.shopify.webhookBodyRetentionMs,
+          config.shopify.dataRequestRetentionMs,
+          RETENTION_PAGE,
+        );
+        total.bodies += n.bodies;
+        total.exports += n.exports;
+        if (n.bodies < RETENTION_PAGE && n.exports < RETENTION_PAGE) break;
+      }
+      if (total.bodies || total.exports) log.info('erased expired shopify webhook data', total);
+      return total;
     },
 
     /**

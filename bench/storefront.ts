@@ -1,6 +1,6 @@
 // Storefront benchmark: publish latency (POST /api/storefront/publish → productSet on the local development shop →
-// recorded; target ≤ 1 s) and webhook acknowledgement (signed orders/create → stored → workflow started → 200;
-// target p50 ≤ 20 ms). Starts the stack like npm start (bench/stack.ts) with the local shop in this process.
+// recorded; target ≤ 1 s) and webhook acknowledgement (signed orders/create → stored → 200, the workflow is started
+// after the answer; target p50 ≤ 20 ms). Starts the stack like npm start (bench/stack.ts) with the local shop in this process.
 // Run: node --import tsx bench/storefront.ts. Prints a table and writes bench/results/storefront.json.
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';

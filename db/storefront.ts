@@ -228,30 +228,56 @@ export function customerOrders(
       or ${orderIds.length ? sql`shopify_order_id in ${sql(orderIds)}` : sql`false`})`;
 }
 
-/** customers/redact: erases a customer's name, email and id from the shop's orders. */
+/**
+ * customers/redact: erases a customer's name, email and id from the shop's orders, and the stored webhooks that
+ * carry them: the raw bodies of order webhooks for those orders or that customer, and earlier compliance requests
+ * (and data_request exports) naming the customer. `exceptWebhookId` is the redact request itself, erased when it is
+ * finished (finishWebhook) so that a retried step still has its body.
+ */
 export async function redactCustomer(
   sql: Sql,
   shopDomain: string,
   customer: { id?: string; email?: string },
   orderIds: string[],
+  exceptWebhookId: string,
 ) {
-  const rows = await sql`update shopify_orders set customer_id = null, customer_name = null, customer_email = null,
-      updated_at = now()
-    where shop_domain = ${shopDomain} and (
-      ${customer.id ? sql`customer_id = ${customer.id}` : sql`false`}
-      or ${customer.email ? sql`lower(customer_email) = lower(${customer.email})` : sql`false`}
-      or ${orderIds.length ? sql`shopify_order_id in ${sql(orderIds)}` : sql`false`})
-    returning id`;
-  return rows.length;
+  return sql.begin(async (tx) => {
+    const rows = await tx`update shopify_orders set customer_id = null, customer_name = null, customer_email = null,
+        updated_at = now()
+      where shop_domain = ${shopDomain} and (
+        ${customer.id ? tx`customer_id = ${customer.id}` : tx`false`}
+        or ${customer.email ? tx`lower(customer_email) = lower(${customer.email})` : tx`false`}
+        or ${orderIds.length ? tx`shopify_order_id in ${tx(orderIds)}` : tx`false`})
+      returning id`;
+    const email = customer.email?.toLowerCase();
+    const webhooks = await tx`update shopify_webhooks set body = null, result = null
+      where shop_domain = ${shopDomain} and id <> ${exceptWebhookId} and (body is not null or result is not null) and (
+        ${customer.id ? tx`body->'customer'->>'id' = ${customer.id}` : tx`false`}
+        or ${email ? tx`strpos(lower(body::text), ${email}) > 0 or strpos(lower(result::text), ${email}) > 0` : tx`false`}
+        or ${
+          orderIds.length
+            ? tx`(topic like 'orders/%' and (body->>'admin_graphql_api_id' in ${tx(orderIds)}
+                or ('gid://shopify/Order/' || (body->>'id')) in ${tx(orderIds)}))`
+            : tx`false`
+        })
+      returning id`;
+    return { orders: rows.length, webhooks: webhooks.length };
+  });
 }
 
-/** shop/redact: erases everything held about a shop's customers and drops its tokens. */
-export async function redactShop(sql: Sql, shopDomain: string) {
+/**
+ * shop/redact: erases everything held about a shop's customers (its orders, the bodies and results of its stored
+ * webhooks but the request's own, which finishWebhook erases) and drops its tokens.
+ */
+export async function redactShop(sql: Sql, shopDomain: string, exceptWebhookId: string) {
   return sql.begin(async (tx) => {
     const orders = await tx`delete from shopify_orders where shop_domain = ${shopDomain} returning id`;
+    const webhooks = await tx`update shopify_webhooks set body = null, result = null
+      where shop_domain = ${shopDomain} and id <> ${exceptWebhookId} and (body is not null or result is not null)
+      returning id`;
     await tx`update shopify_connections set status = 'disconnected', access_token_enc = null, updated_at = now()
       where shop_domain = ${shopDomain}`;
-    return orders.length;
+    return { orders: orders.length, webhooks: webhooks.length };
   });
 }
 
@@ -259,7 +285,8 @@ export interface StoredWebhook {
   id: string;
   topic: string;
   shopDomain: string;
-  body: Record<string, unknown>;
+  /** null once erased (a redaction, or the retention sweep) */
+  body: Record<string, unknown> | null;
   status: 'received' | 'processed' | 'ignored' | 'failed';
 }
 
@@ -284,9 +311,51 @@ export async function getWebhook(sql: Sql, id: string) {
   return row;
 }
 
-export async function finishWebhook(sql: Sql, id: string, status: 'processed' | 'ignored' | 'failed', result: unknown) {
+/** Records the outcome of a webhook still `received`; `eraseBody` drops its raw body (a redaction request). */
+export async function finishWebhook(
+  sql: Sql,
+  id: string,
+  status: 'processed' | 'ignored' | 'failed',
+  result: unknown,
+  opts: { eraseBody?: boolean } = {},
+) {
   await sql`update shopify_webhooks set status = ${status}, result = ${result === null ? null : sql.json(result as never)},
-    processed_at = now() where id = ${id} and status = 'received'`;
+    processed_at = now() ${opts.eraseBody ? sql`, body = null` : sql``} where id = ${id} and status = 'received'`;
+}
+
+/**
+ * Retention: erases the raw body of webhooks processed (or failed, or ignored) more than `bodyMs` ago and the
+ * export of customers/data_request webhooks processed more than `exportMs` ago (other results hold counts and ids).
+ */
+export async function eraseExpiredWebhookData(sql: Sql, bodyMs: number, exportMs: number, limit: number) {
+  const bodies = await sql`update shopify_webhooks set body = null where id in (
+      select id from shopify_webhooks where body is not null and status <> 'received'
+        and processed_at < now() - ${bodyMs} * interval '1 millisecond' limit ${limit})
+    returning id`;
+  const exports = await sql`update shopify_webhooks set result = null where id in (
+      select id from shopify_webhooks where result is not null and topic = 'customers/data_request'
+        and processed_at < now() - ${exportMs} * interval '1 millisecond' limit ${limit})
+    returning id`;
+  return { bodies: bodies.length, exports: exports.length };
+}
+
+export interface DataRequestRow {
+  id: string;
+  shopDomain: string;
+  result: Record<string, unknown>;
+  receivedAt: Date;
+  processedAt: Date | null;
+}
+
+/** The exports of customers/data_request webhooks of the shops the user connected (not yet erased), newest first. */
+export function listDataRequests(sql: Sql, userId: string) {
+  return sql<DataRequestRow[]>`
+    select w.id, w.shop_domain as "shopDomain", w.result, w.received_at as "receivedAt",
+      w.processed_at as "processedAt"
+    from shopify_webhooks w
+    where w.topic = 'customers/data_request' and w.status = 'processed' and w.result is not null and w.shop_domain in (
+      select shop_domain from shopify_connections where user_id = ${userId} and status <> 'pending')
+    order by w.received_at desc, w.id desc limit 200`;
 }
 
 /**

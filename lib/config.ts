@@ -200,6 +200,9 @@ const envSchema = z.object({
     .string()
     .refine((v) => Buffer.from(v, 'base64').length === 32, 'must be 32 bytes, base64-encoded')
     .optional(),
+  // Retention (docs/storefront.md): raw bodies of processed Shopify webhooks, customers/data_request exports.
+  SHOPIFY_WEBHOOK_BODY_RETENTION: duration('7d', 0, 365 * 86_400_000),
+  SHOPIFY_DATA_REQUEST_RETENTION: duration('30d', 0, 365 * 86_400_000),
 
   // Payments through Stripe (issue 12). Unset STRIPE_SECRET_KEY: `npm start` runs stripe-mock and points the client
   // at it; elsewhere the payment routes other than the plan list answer 503.
@@ -330,8 +333,12 @@ export interface Config {
     stateTtlMs: number;
     /** How long POST /api/storefront/publish and fulfillment wait for their workflow before answering 202. */
     syncTimeoutMs: number;
-    /** AES-256-GCM key for shop access tokens at rest. */
-    tokenKey: Buffer;
+    /** AES-256-GCM key for shop access tokens at rest; undefined in production when the storefront is not configured. */
+    tokenKey: Buffer | undefined;
+    /** The raw body of a processed webhook is erased this long after processing. */
+    webhookBodyRetentionMs: number;
+    /** A customers/data_request export is erased this long after it was made. */
+    dataRequestRetentionMs: number;
   };
   chat: ChatConfig;
 }
@@ -470,14 +477,22 @@ export function loadConfig(
     },
     shopify: {
       apiKey: e.SHOPIFY_API_KEY,
-      apiSecret: e.SHOPIFY_API_SECRET,
+      apiSecret:
+        e.SHOPIFY_API_SECRET ??
+        (e.NODE_ENV === 'production'
+          ? requiredWith(e.SHOPIFY_API_KEY, 'SHOPIFY_API_SECRET', 'SHOPIFY_API_KEY is set')
+          : undefined),
       scopes: e.SHOPIFY_SCOPES,
       shopBaseUrl: e.SHOPIFY_SHOP_BASE_URL?.replace(/\/+$/, ''),
       stateTtlMs: e.SHOPIFY_STATE_TTL_S * 1000,
       syncTimeoutMs: e.SHOPIFY_SYNC_TIMEOUT_MS,
       tokenKey: e.TOKEN_ENCRYPTION_KEY
         ? Buffer.from(e.TOKEN_ENCRYPTION_KEY, 'base64')
-        : Buffer.from(persistedFile(dataDir, e.NODE_ENV, 'token-encryption-key', 'TOKEN_ENCRYPTION_KEY'), 'base64'),
+        : e.NODE_ENV === 'production'
+          ? requiredWith(e.SHOPIFY_API_KEY, 'TOKEN_ENCRYPTION_KEY', 'SHOPIFY_API_KEY is set (32 bytes, base64)')
+          : Buffer.from(persistedFile(dataDir, e.NODE_ENV, 'token-encryption-key', 'TOKEN_ENCRYPTION_KEY'), 'base64'),
+      webhookBodyRetentionMs: e.SHOPIFY_WEBHOOK_BODY_RETENTION,
+      dataRequestRetentionMs: e.SHOPIFY_DATA_REQUEST_RETENTION,
     },
     chat: {
       gemini: { apiKey: e.GEMINI_API_KEY, baseUrl: e.GEMINI_BASE_URL, timeoutMs: e.GEMINI_TIMEOUT_MS },
@@ -496,8 +511,8 @@ function requiredWith(other: string | undefined, variable: string, because: stri
   return undefined;
 }
 
-// Outside production a missing TOKEN_ENCRYPTION_KEY is generated once (32 random bytes, base64) into DATA_DIR,
-// like APP_SECRET; production must set it.
+// Outside production a missing TOKEN_ENCRYPTION_KEY (or Stripe webhook secret) is generated once (32 random bytes,
+// base64) into DATA_DIR, like APP_SECRET; production must set it when the feature is configured (requiredWith).
 function persistedFile(dataDir: string, env: Env['NODE_ENV'], name: string, variable: string): string {
   if (env === 'production')
     throw new ConfigError(`Invalid configuration:\n  ${variable}: required in production (32 bytes, base64)`);

@@ -36,7 +36,10 @@ async function main(): Promise<void> {
       body: JSON.stringify({ productId: row.productId, title: row.title, price: (row.price! / 100).toFixed(2) }),
     });
     const body = (await res.json()) as { order: { name: string }; deliveries: unknown };
-    if (!res.ok) throw new Error(`the development shop refused: ${JSON.stringify(body)}`);
+    if (!res.ok) {
+      const hint = /no subscription/.test(JSON.stringify(body)) ? ' (connect the store again to register them)' : '';
+      throw new Error(`the development shop refused: ${JSON.stringify(body)}${hint}`);
+    }
     process.stdout.write(
       `[dev shop] placed order ${body.order.name} in ${row.shop}; webhooks: ${JSON.stringify(body.deliveries)}\n`,
     );

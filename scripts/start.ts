@@ -164,7 +164,7 @@ async function main(): Promise<void> {
       TEMPORAL_ADDRESS: temporalAddress,
       DATA_DIR: config.dataDir,
       APP_SECRET: config.appSecret,
-      TOKEN_ENCRYPTION_KEY: config.shopify.tokenKey.toString('base64'),
+      ...(config.shopify.tokenKey ? { TOKEN_ENCRYPTION_KEY: config.shopify.tokenKey.toString('base64') } : {}),
       ...devShop?.env,
     };
     for (const name of ['worker', 'api'] as const) {

@@ -1,13 +1,18 @@
 import { patched, proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 
-const { purgeExpiredSessions, purgeExpiredIdempotencyKeys, grantFreeAllowances, recoverOrphanedGenerations } =
-  proxyActivities<Activities>({
-    startToCloseTimeout: '5 minutes',
-    // the allowance grant heartbeats after each page of accounts and resumes from the last one on a retry
-    heartbeatTimeout: '1 minute',
-    retry: { initialInterval: '5 seconds', backoffCoefficient: 2, maximumInterval: '5 minutes', maximumAttempts: 10 },
-  });
+const {
+  purgeExpiredSessions,
+  purgeExpiredIdempotencyKeys,
+  grantFreeAllowances,
+  recoverOrphanedGenerations,
+  eraseExpiredShopifyWebhookData,
+} = proxyActivities<Activities>({
+  startToCloseTimeout: '5 minutes',
+  // the allowance grant heartbeats after each page of accounts and resumes from the last one on a retry
+  heartbeatTimeout: '1 minute',
+  retry: { initialInterval: '5 seconds', backoffCoefficient: 2, maximumInterval: '5 minutes', maximumAttempts: 10 },
+});
 
 /** Hourly housekeeping, started by the `maintenance-sweep` schedule. */
 export async function maintenanceSweep(): Promise<{
@@ -15,6 +20,7 @@ export async function maintenanceSweep(): Promise<{
   allowancesGranted: number;
   generationsRecovered: number;
   idempotencyKeysPurged: number;
+  shopifyWebhookData?: { bodies: number; exports: number };
 }> {
   // sweeps recorded before the idempotency-key purge existed replay without it
   const purgeKeys = patched('purge-idempotency-keys');
@@ -24,7 +30,11 @@ export async function maintenanceSweep(): Promise<{
     recoverOrphanedGenerations(),
     purgeKeys ? purgeExpiredIdempotencyKeys() : 0,
   ]);
-  return { sessionsPurged, allowancesGranted, generationsRecovered, idempotencyKeysPurged };
+  const done = { sessionsPurged, allowancesGranted, generationsRecovered, idempotencyKeysPurged };
+  // added after sweeps were recorded: runs that started before it replay without the step
+  if (!patched('shopify-webhook-retention')) return done;
+  const shopifyWebhookData = await eraseExpiredShopifyWebhookData();
+  return { ...done, shopifyWebhookData };
 }
 
 const { startWaitingInboundEvents } = proxyActivities<Activities>({

@@ -340,6 +340,30 @@ export const fulfillmentAnswer = z
   .union([orderResource, z.object({ id: z.string(), status: z.literal('fulfilling') })])
   .meta({ id: 'FulfillmentResult' });
 export const webhookAck = z.object({ ok: z.literal(true) }).meta({ id: 'WebhookAck' });
+export const dataRequestResource = z
+  .object({
+    id: z.string().meta({ description: 'the X-Shopify-Webhook-Id of the customers/data_request' }),
+    shopDomain: z.string(),
+    customer: z.object({ id: z.string().nullable(), email: z.string().nullable() }),
+    ordersRequested: z.array(z.string()),
+    orders: z.array(
+      z.object({
+        order: z.string(),
+        name: z.string(),
+        customer: z.object({ id: z.string().nullable(), name: z.string().nullable(), email: z.string().nullable() }),
+        lineItems: orderResource.shape.lineItems,
+        total: z.string(),
+        currency: z.string(),
+        createdAt: timestamp,
+      }),
+    ),
+    receivedAt: timestamp,
+    processedAt: timestamp.nullable(),
+  })
+  .meta({ id: 'CustomerDataRequest' });
+export const dataRequestList = z
+  .object({ dataRequests: z.array(dataRequestResource) })
+  .meta({ id: 'CustomerDataRequests' });
 
 // ------------------------------------------------------------------ payments
 

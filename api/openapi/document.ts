@@ -400,7 +400,7 @@ function register(registry: OpenAPIRegistry): void {
     summary: 'Start connecting a Shopify store (OAuth)',
     security: SESSION,
     request: { body: { required: true, content: { 'application/json': { schema: B.installBody } } } },
-    responses: { 200: json(R.installStarted, 'where to send the merchant'), ...partBErrors(400, 401) },
+    responses: { 200: json(R.installStarted, 'where to send the merchant'), ...partBErrors(400, 401, 503) },
   });
   path({
     method: 'get',
@@ -416,7 +416,7 @@ function register(registry: OpenAPIRegistry): void {
         description: 'back to the app: /?storefront=connected&connectionId=<id>',
         headers: { Location: { schema: { type: 'string' } } },
       },
-      ...partBErrors(400, 401, 502),
+      ...partBErrors(400, 401, 502, 503),
     },
   });
   path({
@@ -446,7 +446,7 @@ function register(registry: OpenAPIRegistry): void {
     responses: {
       200: json(R.publishAnswer, 'published'),
       202: json(R.publishAnswer, 'still publishing'),
-      ...partBErrors(400, 401, 404, 409, 502),
+      ...partBErrors(400, 401, 404, 409, 502, 503),
     },
   });
   path({
@@ -472,7 +472,7 @@ function register(registry: OpenAPIRegistry): void {
       }),
       body: { required: true, content: { 'application/json': { schema: { type: 'object' } } } },
     },
-    responses: { 200: json(R.webhookAck, 'taken in'), ...partBErrors(400, 401) },
+    responses: { 200: json(R.webhookAck, 'taken in'), ...partBErrors(400, 401, 503) },
   });
   path({
     method: 'get',
@@ -481,6 +481,14 @@ function register(registry: OpenAPIRegistry): void {
     summary: 'Orders from the connected stores',
     security: SESSION,
     responses: { 200: json(R.orderList, 'the orders'), ...partBErrors(401) },
+  });
+  path({
+    method: 'get',
+    path: '/api/storefront/data-requests',
+    tags: ['Storefront'],
+    summary: "Customers' data requests (customers/data_request) from the connected stores, with their export",
+    security: SESSION,
+    responses: { 200: json(R.dataRequestList, 'the exports'), ...partBErrors(401) },
   });
   path({
     method: 'post',
@@ -495,7 +503,7 @@ function register(registry: OpenAPIRegistry): void {
     responses: {
       200: json(R.fulfillmentAnswer, 'fulfilled: the order'),
       202: json(R.fulfillmentAnswer, 'still sending'),
-      ...partBErrors(400, 401, 404, 409, 502),
+      ...partBErrors(400, 401, 404, 409, 502, 503),
     },
   });
 

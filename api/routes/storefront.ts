@@ -11,6 +11,7 @@ import { jsonBody } from '../middleware/body';
 import {
   completeCallback,
   connections,
+  dataRequests,
   disconnectConnection,
   fulfill,
   orders,
@@ -69,6 +70,10 @@ export function storefrontRoutes(deps: AppDeps): Router {
 
   r.get('/storefront/orders', session, async (req, res) => {
     res.json({ orders: await orders(deps, req.user!.id) });
+  });
+
+  r.get('/storefront/data-requests', session, async (req, res) => {
+    res.json({ dataRequests: await dataRequests(deps, req.user!.id) });
   });
 
   r.post('/storefront/orders/:id/fulfillment', session, jsonBody(), async (req, res) => {

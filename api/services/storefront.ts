@@ -3,7 +3,7 @@
 // started by reference; the callback's token exchange and webhook registration run inline (the merchant's browser
 // waits on that redirect).
 import type { z } from 'zod';
-import type { connectionResource, orderResource, productResource } from '../http/resources';
+import type { connectionResource, dataRequestResource, orderResource, productResource } from '../http/resources';
 import { randomBytes } from 'node:crypto';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import type { Request, Response } from 'express';
@@ -20,6 +20,7 @@ import {
   insertOAuthState,
   insertPublishedProduct,
   listConnections,
+  listDataRequests,
   listOrders,
   listPublishedProducts,
   storeConnectionToken,
@@ -58,15 +59,15 @@ export const INVALID_HMAC = 'Invalid HMAC';
 export const INVALID_STATE = 'Invalid state: the authorization took too long or was abandoned';
 export const NOT_CONNECTED = 'Store is not connected';
 
-function gateway(deps: AppDeps): ShopifyGateway {
+export const NOT_CONFIGURED =
+  'Storefront is not configured: set SHOPIFY_API_KEY, SHOPIFY_API_SECRET and TOKEN_ENCRYPTION_KEY';
+
+/** The Shopify gateway and the token key; 503 when the storefront is not configured (production without Shopify). */
+function configured(deps: AppDeps): { g: ShopifyGateway; tokenKey: Buffer } {
   const g = gatewayFor(deps.config);
-  if (!g)
-    throw new ApiError(
-      503,
-      'service_unavailable',
-      'Storefront is not configured: set SHOPIFY_API_KEY and SHOPIFY_API_SECRET',
-    );
-  return g;
+  const tokenKey = deps.config.shopify.tokenKey;
+  if (!g || !tokenKey) throw new ApiError(503, 'service_unavailable', NOT_CONFIGURED);
+  return { g, tokenKey };
 }
 
 export function validShopDomain(shop: string): boolean {
@@ -75,7 +76,7 @@ export function validShopDomain(shop: string): boolean {
 
 /** POST /connect/install: a single-use state bound to the user and shop, and the authorize URL. */
 export async function startInstall(deps: AppDeps, userId: string, shop: string): Promise<{ url: string }> {
-  const g = gateway(deps);
+  const { g } = configured(deps);
   const state = randomBytes(24).toString('base64url');
   await insertOAuthState(deps.sql, { state, userId, shop, ttlMs: deps.config.shopify.stateTtlMs });
   return { url: g.authorizeUrl(shop, state) };
@@ -86,7 +87,7 @@ export async function startInstall(deps: AppDeps, userId: string, shop: string):
  * encrypted token, the shop's name, the webhook subscriptions, active. Returns where to send the browser.
  */
 export async function completeCallback(deps: AppDeps, query: Record<string, string>): Promise<string> {
-  const g = gateway(deps);
+  const { g, tokenKey } = configured(deps);
   if (!query.hmac || !(await g.validCallbackHmac(query))) throw badRequest(INVALID_HMAC);
   const shop = query.shop ?? '';
   if (!validShopDomain(shop) || !query.state) throw badRequest(INVALID_STATE);
@@ -97,7 +98,7 @@ export async function completeCallback(deps: AppDeps, query: Record<string, stri
   const conn = await upsertConnection(deps.sql, { id: `shc_${randomSuffix(16)}`, userId, shopDomain: shop });
   try {
     const { accessToken, scope } = await g.exchangeCode(shop, query.code);
-    await storeConnectionToken(deps.sql, conn.id, encryptToken(deps.config.shopify.tokenKey, accessToken), scope);
+    await storeConnectionToken(deps.sql, conn.id, encryptToken(tokenKey, accessToken), scope);
     const { shop: info } = await g.graphql<ShopNameData>(shop, accessToken, SHOP_NAME_QUERY);
     const callbackUrl = `${deps.config.publicBaseUrl}/api/storefront/webhooks/orders`;
     for (const topic of SUBSCRIBED_TOPICS) {
@@ -179,6 +180,7 @@ async function within<T>(deps: AppDeps, result: () => Promise<T>): Promise<T | u
 
 /** POST /publish: checks, the row, workflow publish-<id>; 200 when published within the sync budget, else 202. */
 export async function publish(deps: AppDeps, userId: string, body: PublishRequest) {
+  configured(deps);
   const gen = await getGeneration(deps.sql, userId, body.generationId);
   if (!gen) throw notFound('Generation not found');
   if (gen.status !== 'completed' || !gen.mockupKey) throw conflict('Generation is not completed');
@@ -231,7 +233,7 @@ export async function products(deps: AppDeps, userId: string) {
  * workflow shopify-webhook-<id> started. A redelivery of a processed webhook starts nothing.
  */
 export async function receiveWebhook(deps: AppDeps, req: Request, res: Response, rawBody: string) {
-  const g = gateway(deps);
+  const { g } = configured(deps);
   const v = await g.api.webhooks.validate({ rawBody, rawRequest: req, rawResponse: res });
   if (!v.valid) {
     if ('missingHeaders' in v) throw badRequest(`Missing headers: ${v.missingHeaders.join(', ')}`);
@@ -290,6 +292,7 @@ export async function orders(deps: AppDeps, userId: string) {
 
 /** POST /orders/<id>/fulfillment: workflow fulfillment-<order id>; 200 once the store has it, else 202. */
 export async function fulfill(deps: AppDeps, userId: string, orderId: string, tracking: Tracking) {
+  configured(deps);
   const order = await getOrder(deps.sql, orderId, userId);
   if (!order) throw notFound('Order not found');
   if (order.status === 'fulfilled') throw conflict('Order is already fulfilled');
@@ -315,4 +318,23 @@ export async function fulfill(deps: AppDeps, userId: string, orderId: string, tr
     throw new ApiError(502, 'service_unavailable', `Fulfillment failed: ${result.error}`);
   }
   return { status: 200, body: presentOrder((await getOrder(deps.sql, order.id, userId))!) };
+}
+
+/**
+ * GET /data-requests: the exports made for customers/data_request webhooks of the user's shops, for the merchant to
+ * hand to the customer (Shopify has no API to deliver them). Erased after SHOPIFY_DATA_REQUEST_RETENTION.
+ */
+export async function dataRequests(deps: AppDeps, userId: string) {
+  return (await listDataRequests(deps.sql, userId)).map((r): z.infer<typeof dataRequestResource> => ({
+    id: r.id,
+    shopDomain: r.shopDomain,
+    customer: (r.result.customer as { id: string | null; email: string | null } | undefined) ?? {
+      id: null,
+      email: null,
+    },
+    ordersRequested: (r.result.ordersRequested as string[] | undefined) ?? [],
+    orders: (r.result.export as z.infer<typeof dataRequestResource>['orders'] | undefined) ?? [],
+    receivedAt: r.receivedAt.toISOString(),
+    processedAt: r.processedAt?.toISOString() ?? null,
+  }));
 }

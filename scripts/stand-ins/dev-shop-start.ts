@@ -1,6 +1,6 @@
 // `npm start` without SHOPIFY_API_KEY: starts the local development shop (a stand-in, not Shopify) with app
-// credentials kept in DATA_DIR, points the service at it, and records its address in DATA_DIR/dev-shop.json for
-// `npm run shop:order`.
+// credentials and state (products, webhook subscriptions, orders) kept in DATA_DIR, points the service at it, and
+// records its address in DATA_DIR/dev-shop.json for `npm run shop:order`.
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -8,6 +8,8 @@ import type { Config } from '../../lib/config';
 import { startDevShop } from './shopify-shop';
 
 export const DEV_SHOP_FILE = 'dev-shop.json';
+/** The dev shop's products, webhook subscriptions and orders, kept across `npm start` restarts. */
+export const DEV_SHOP_STATE_FILE = 'dev-shop-state.json';
 export const DEV_SHOP_API_KEY = 'dev-shop-app';
 
 export async function startDevShopForStart(config: Config, say: (m: string) => void) {
@@ -15,7 +17,12 @@ export async function startDevShopForStart(config: Config, say: (m: string) => v
   const secretFile = path.join(config.dataDir, 'dev-shop-secret');
   if (!existsSync(secretFile)) writeFileSync(secretFile, randomBytes(24).toString('hex'), { mode: 0o600 });
   const apiSecret = readFileSync(secretFile, 'utf8').trim();
-  const shop = await startDevShop({ port: 0, apiKey: DEV_SHOP_API_KEY, apiSecret });
+  const shop = await startDevShop({
+    port: 0,
+    apiKey: DEV_SHOP_API_KEY,
+    apiSecret,
+    stateFile: path.join(config.dataDir, DEV_SHOP_STATE_FILE),
+  });
   writeFileSync(path.join(config.dataDir, DEV_SHOP_FILE), JSON.stringify({ url: shop.url, apiSecret }), {
     mode: 0o600,
   });

@@ -8,6 +8,7 @@
 // Admin GraphQL operations the service uses (checking the access token and the shapes sent), and signed webhooks
 // (X-Shopify-Hmac-Sha256 = base64 HMAC-SHA256 of the raw body).
 import { createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -18,6 +19,18 @@ export interface DevShopOptions {
   apiSecret: string;
   /** Called after productSet stored the product, before it answers (tests hold the answer to crash a worker). */
   onProductSet?: (shop: string, product: DevProduct) => Promise<void> | void;
+  /**
+   * A JSON file that keeps the shops' products, webhook subscriptions and orders across restarts (`npm start` uses
+   * DATA_DIR/dev-shop-state.json); read at start, rewritten after every change. Unset: memory only.
+   */
+  stateFile?: string;
+}
+
+interface DevShopState {
+  nextId: number;
+  products: [string, [string, DevProduct][]][];
+  subscriptions: [string, { topic: string; callbackUrl: string }[]][];
+  orders: [string, DevOrder][];
 }
 
 export interface DevProduct {
@@ -84,7 +97,9 @@ export const signBody = (secret: string, body: string) => createHmac('sha256', s
 
 export async function startDevShop(opts: DevShopOptions): Promise<DevShop> {
   const codes = new Map<string, string>(); // code → shop
-  let nextId = 1000;
+  const saved: DevShopState | undefined =
+    opts.stateFile && existsSync(opts.stateFile) ? JSON.parse(readFileSync(opts.stateFile, 'utf8')) : undefined;
+  let nextId = saved?.nextId ?? 1000;
   const gid = (type: string) => `gid://shopify/${type}/${++nextId}`;
 
   const tokenFor = (shop: string) =>
@@ -94,9 +109,9 @@ export async function startDevShop(opts: DevShopOptions): Promise<DevShop> {
     url: '',
     apiKey: opts.apiKey,
     apiSecret: opts.apiSecret,
-    products: new Map(),
-    subscriptions: new Map(),
-    orders: new Map(),
+    products: new Map(saved?.products.map(([k, v]) => [k, new Map(v)])),
+    subscriptions: new Map(saved?.subscriptions),
+    orders: new Map(saved?.orders),
     productSetCalls: 0,
     tokenFor,
     async sendWebhook(shopDomain, topic, payload, o = {}) {
@@ -159,6 +174,7 @@ export async function startDevShop(opts: DevShopOptions): Promise<DevShop> {
         payload,
       };
       shop.orders.set(payload.admin_graphql_api_id, order);
+      save();
       const deliveries = [];
       deliveries.push({ topic: 'orders/create', ...(await shop.sendWebhook(shopDomain, 'orders/create', payload)) });
       const paid = { ...payload, financial_status: 'paid' };
@@ -169,6 +185,19 @@ export async function startDevShop(opts: DevShopOptions): Promise<DevShop> {
       server.closeAllConnections();
       await new Promise<void>((r) => server.close(() => r()));
     },
+  };
+
+  /** Writes the state file (whole, then renamed into place) after a change. */
+  const save = () => {
+    if (!opts.stateFile) return;
+    const state: DevShopState = {
+      nextId,
+      products: [...shop.products].map(([k, v]) => [k, [...v]]),
+      subscriptions: [...shop.subscriptions],
+      orders: [...shop.orders],
+    };
+    writeFileSync(`${opts.stateFile}.tmp`, JSON.stringify(state), { mode: 0o600 });
+    renameSync(`${opts.stateFile}.tmp`, opts.stateFile);
   };
 
   const send = (res: ServerResponse, status: number, body: unknown) => {
@@ -228,6 +257,7 @@ export async function startDevShop(opts: DevShopOptions): Promise<DevShop> {
         media: (input.files ?? []).map((f: Json) => ({ originalSource: f.originalSource, alt: f.alt })),
       };
       byHandle.set(key, product);
+      save();
       await opts.onProductSet?.(shopDomain, product);
       return { data: { productSet: { product: { id: product.id, handle: product.handle }, userErrors: [] } } };
     }
@@ -254,6 +284,7 @@ export async function startDevShop(opts: DevShopOptions): Promise<DevShop> {
           },
         };
       subs.push({ topic: t, callbackUrl });
+      save();
       return {
         data: {
           webhookSubscriptionCreate: { webhookSubscription: { id: gid('WebhookSubscription'), topic }, userErrors: [] },
@@ -290,6 +321,7 @@ export async function startDevShop(opts: DevShopOptions): Promise<DevShop> {
       for (const fo of open) fo.status = 'CLOSED';
       const fulfillment = { id: gid('Fulfillment'), trackingInfo: f.trackingInfo };
       order.fulfillments.push(fulfillment);
+      save();
       return {
         data: { fulfillmentCreate: { fulfillment: { id: fulfillment.id, status: 'SUCCESS' }, userErrors: [] } },
       };

@@ -4,18 +4,29 @@
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import sharp from 'sharp';
 import { createApp } from '../../api/app';
+import * as R from '../../api/http/resources';
+import { loadConfig } from '../../lib/config';
 import { randomSuffix } from '../../lib/ids';
 import { createLogger } from '../../lib/log';
 import { fileUrl } from '../../lib/storage';
 import { decryptToken } from '../../lib/token-cipher';
-import { signBody, startDevShop, type DevShop } from '../../scripts/stand-ins/shopify-shop';
-import { inboundEventsSweep } from '../../workflows';
+import { DEV_SHOP_FILE } from '../../scripts/stand-ins/dev-shop-start';
+import {
+  signBody,
+  signQuery,
+  startDevShop,
+  type DevShop,
+  type DevShopOptions,
+} from '../../scripts/stand-ins/shopify-shop';
+import { inboundEventsSweep, maintenanceSweep } from '../../workflows';
 import { account, http } from '../helpers/http';
 import { startStack, unreachableTemporal, workflowResultWhenStarted, type Stack } from '../helpers/stack';
 
@@ -23,6 +34,7 @@ const TOKEN_KEY = randomBytes(32).toString('base64');
 const API_KEY = 'test-app-key';
 const API_SECRET = `test-app-secret-${randomSuffix(16)}`;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const ROOT = path.resolve(__dirname, '../..');
 
 async function until<T>(what: string, f: () => Promise<T | undefined | false>, ms = 30_000): Promise<T> {
   const end = Date.now() + ms;
@@ -42,19 +54,24 @@ describe('storefront: Shopify connect, publish, orders, fulfillment', function (
   let garment: any;
   let hold: { armed: boolean; reached?: () => void; release?: () => void } = { armed: false };
 
+  // the dev shop keeps its state in a file, as under `npm start` (DATA_DIR/dev-shop-state.json)
+  const devDataDir = mkdtempSync(path.join(tmpdir(), 'storefront-dev-shop-'));
+  const shopOptions: DevShopOptions = {
+    apiKey: API_KEY,
+    apiSecret: API_SECRET,
+    stateFile: path.join(devDataDir, 'dev-shop-state.json'),
+    onProductSet: async () => {
+      if (!hold.armed) return;
+      hold.armed = false;
+      await new Promise<void>((release) => {
+        hold.release = release;
+        hold.reached?.();
+      });
+    },
+  };
+
   before(async () => {
-    shop = await startDevShop({
-      apiKey: API_KEY,
-      apiSecret: API_SECRET,
-      onProductSet: async () => {
-        if (!hold.armed) return;
-        hold.armed = false;
-        await new Promise<void>((release) => {
-          hold.release = release;
-          hold.reached?.();
-        });
-      },
-    });
+    shop = await startDevShop(shopOptions);
     stack = await startStack('storefront', {
       env: {
         ALLOW_PRIVATE_URLS: 'true',
@@ -262,6 +279,144 @@ describe('storefront: Shopify connect, publish, orders, fulfillment', function (
     );
   });
 
+  it("refuses a state issued for one shop in another shop's callback (400 Invalid state)", async () => {
+    const acct = await account(stack.baseUrl);
+    const callback = new URL(await authorize(acct.cookie, newShop()));
+    // a correctly signed callback for another shop, carrying the first shop's state
+    const params = Object.fromEntries(callback.searchParams);
+    delete params.hmac;
+    params.shop = newShop();
+    params.hmac = signQuery(API_SECRET, params);
+    const res = await http(stack.baseUrl, 'GET', `${callback.pathname}?${new URLSearchParams(params)}`);
+    assert.deepEqual(
+      [res.status, res.body],
+      [400, { error: 'Invalid state: the authorization took too long or was abandoned' }],
+    );
+    const own = await http(stack.baseUrl, 'GET', callback.pathname + callback.search);
+    assert.equal(own.status, 302, 'the state still works for its own shop');
+  });
+
+  it('answers 503 "Storefront is not configured" in production without Shopify credentials', async () => {
+    const config = loadConfig(process.env, {
+      NODE_ENV: 'production',
+      APP_SECRET: stack.config.appSecret,
+      DATA_DIR: mkdtempSync(path.join(tmpdir(), 'storefront-prod-')),
+      SHOPIFY_API_KEY: '',
+      SHOPIFY_API_SECRET: '',
+      TOKEN_ENCRYPTION_KEY: '',
+      STRIPE_SECRET_KEY: '',
+      STRIPE_WEBHOOK_SECRET: '',
+    });
+    assert.equal(config.shopify.tokenKey, undefined);
+    const server: Server = await new Promise((resolve) => {
+      const s = createApp({
+        sql: stack.sql,
+        storage: stack.storage,
+        temporal: stack.client,
+        config,
+        log: createLogger({ level: 'error', write: () => {} }), // the 503s below are logged as errors
+      }).listen(0, '127.0.0.1', () => resolve(s));
+    });
+    try {
+      const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      config.publicBaseUrl = base;
+      const acct = await account(stack.baseUrl);
+      const expected = {
+        error: 'Storefront is not configured: set SHOPIFY_API_KEY, SHOPIFY_API_SECRET and TOKEN_ENCRYPTION_KEY',
+      };
+      const body = JSON.stringify({ id: 1 });
+      for (const [method, p, opts] of [
+        ['POST', '/api/storefront/connect/install', { cookie: acct.cookie, json: { shop: newShop() } }],
+        ['GET', `/api/storefront/callback?shop=${newShop()}&state=s&code=c&hmac=00&timestamp=1`, {}],
+        [
+          'POST',
+          '/api/storefront/webhooks/orders',
+          {
+            headers: { 'content-type': 'application/json', 'x-shopify-hmac-sha256': signBody(API_SECRET, body) },
+            body,
+          },
+        ],
+        [
+          'POST',
+          '/api/storefront/publish',
+          { cookie: acct.cookie, json: { generationId: 'gen_x', connectionId: 'shc_x', title: 'Tee' } },
+        ],
+        [
+          'POST',
+          '/api/storefront/orders/ord_x/fulfillment',
+          { cookie: acct.cookie, json: { trackingNumber: '1', trackingCompany: 'UPS' } },
+        ],
+      ] as const) {
+        const res = await http(base, method, p, opts as never);
+        assert.deepEqual([res.status, res.body], [503, expected], `${method} ${p}`);
+      }
+      const list = await http(base, 'GET', '/api/storefront/connect', { cookie: acct.cookie });
+      assert.deepEqual([list.status, list.body], [200, { connections: [] }], 'the lists still answer');
+    } finally {
+      await new Promise((r) => server.close(r));
+    }
+  });
+
+  it('refuses publishing a generation that is not completed (409)', async () => {
+    const acct = await account(stack.baseUrl);
+    const connectionId = await connect(acct.cookie, newShop());
+    if (!garment) await completedGeneration(acct);
+    const failed = await http(stack.baseUrl, 'POST', '/api/v1/generate', {
+      key: acct.key,
+      json: {
+        designUrl: fileUrl(stack.config, `test-designs/missing-${randomSuffix()}.png`),
+        garmentId: garment.id,
+        garmentImageUrl: garment.colors[0].imageUrl,
+      },
+    });
+    assert.equal(failed.body.status, 'failed', failed.text);
+    const res = await http(stack.baseUrl, 'POST', '/api/storefront/publish', {
+      cookie: acct.cookie,
+      json: { generationId: failed.body.id, connectionId, title: 'Tee' },
+    });
+    assert.deepEqual([res.status, res.body], [409, { error: 'Generation is not completed' }]);
+  });
+
+  it('`npm run shop:order` places a paid order after the dev shop restarted (its state is kept in a file)', async function () {
+    this.timeout(180_000);
+    const acct = await account(stack.baseUrl);
+    const shopDomain = newShop();
+    const connectionId = await connect(acct.cookie, shopDomain);
+    const generationId = await completedGeneration(acct);
+    const pub = await http(stack.baseUrl, 'POST', '/api/storefront/publish', {
+      cookie: acct.cookie,
+      json: { generationId, connectionId, title: 'Restart tee' },
+    });
+    assert.equal(pub.status, 200, pub.text);
+    const subscriptions = shop.subscriptions.get(shopDomain);
+
+    // restart the dev shop on the same address, as `npm start` restarted would give it its state back
+    const port = Number(new URL(shop.url).port);
+    await shop.stop();
+    shop = await startDevShop({ ...shopOptions, port });
+    assert.deepEqual(shop.subscriptions.get(shopDomain), subscriptions, 'subscriptions survive the restart');
+    writeFileSync(path.join(devDataDir, DEV_SHOP_FILE), JSON.stringify({ url: shop.url, apiSecret: API_SECRET }));
+
+    const child = spawn('npm', ['run', '--silent', 'shop:order', '--', connectionId], {
+      cwd: ROOT,
+      env: { ...process.env, DATA_DIR: devDataDir, LOG_LEVEL: 'warn' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (out += d));
+    const code = await new Promise((r) => child.once('exit', r));
+    assert.equal(code, 0, out);
+    assert.match(out, /\[dev shop\] placed order #\d+ in /);
+    const order = await until('the paid order', async () => {
+      const r = await http(stack.baseUrl, 'GET', '/api/storefront/orders', { cookie: acct.cookie });
+      return r.body.orders.find((o: any) => o.status === 'paid');
+    });
+    assert.equal(order.shopDomain, shopDomain);
+    assert.equal(order.lineItems[0].publishedProductId, pub.body.id);
+    assert.equal(order.total, '59.99');
+  });
+
   it('validates install input and ownership of connections', async () => {
     const acct = await account(stack.baseUrl);
     for (const bad of ['example.com', 'evil.myshopify.com.example.com', '-x.myshopify.com', '']) {
@@ -399,24 +554,42 @@ describe('storefront: Shopify connect, publish, orders, fulfillment', function (
     }
   });
 
-  it('handles the compliance topics: exports, then erases a customer, then the shop', async () => {
+  /** Rows of the storefront tables whose text contains `needle` (case-insensitive), as `table: row`. */
+  async function heldAnywhere(needle: string): Promise<string[]> {
+    const rows = await stack.sql<{ t: string; text: string }[]>`
+      select 'shopify_webhooks' as t, row_to_json(x)::text as text from shopify_webhooks x
+      union all select 'shopify_orders', row_to_json(x)::text from shopify_orders x
+      union all select 'shopify_connections', row_to_json(x)::text from shopify_connections x
+      union all select 'shopify_oauth_states', row_to_json(x)::text from shopify_oauth_states x
+      union all select 'published_products', row_to_json(x)::text from published_products x`;
+    return rows.filter((r) => r.text.toLowerCase().includes(needle.toLowerCase())).map((r) => `${r.t}: ${r.text}`);
+  }
+
+  it('handles the compliance topics: exports (retrievable), then erases a customer everywhere, then the shop', async () => {
     const acct = await account(stack.baseUrl);
     const shopDomain = newShop();
     await connect(acct.cookie, shopDomain);
+    const tag = randomSuffix(8);
+    const alan = { email: `alan-${tag}@example.test`, last: `Turing${tag}` };
+    const grace = { email: `grace-${tag}@example.test`, last: `Hopper${tag}` };
     const order = {
       id: 777001,
       name: '#7001',
+      email: alan.email,
       currency: 'EUR',
       total_price: '30.00',
-      customer: { id: 31, first_name: 'Alan', last_name: 'Turing', email: 'alan@example.test' },
+      customer: { id: 31, first_name: 'Alan', last_name: alan.last, email: alan.email },
+      shipping_address: { name: `Alan ${alan.last}`, address1: '1 Bletchley Park' },
       line_items: [{ title: 'Tee', quantity: 1, price: '30.00', product_id: 1 }],
     };
-    await shop.sendWebhook(shopDomain, 'orders/create', order, {
-      url: `${stack.baseUrl}/api/storefront/webhooks/orders`,
-    });
-    const orders = async () =>
-      (await http(stack.baseUrl, 'GET', '/api/storefront/orders', { cookie: acct.cookie })).body.orders;
-    await until('the order', async () => (await orders()).length === 1);
+    const other = {
+      ...order,
+      id: 777002,
+      name: '#7002',
+      email: grace.email,
+      customer: { id: 32, first_name: 'Grace', last_name: grace.last, email: grace.email },
+      shipping_address: { name: `Grace ${grace.last}`, address1: '2 Arlington' },
+    };
     const url = `${stack.baseUrl}/api/storefront/webhooks/orders`;
     const run = async (topic: string, payload: unknown) => {
       const { webhookId } = await shop.sendWebhook(shopDomain, topic, payload, { url });
@@ -424,23 +597,138 @@ describe('storefront: Shopify connect, publish, orders, fulfillment', function (
       const [row] = await stack.sql<{ result: any }[]>`select result from shopify_webhooks where id = ${webhookId}`;
       return row!.result;
     };
+    await run('orders/create', order);
+    await run('orders/paid', { ...order, financial_status: 'paid' });
+    await run('orders/create', other);
+    const orders = async () =>
+      (await http(stack.baseUrl, 'GET', '/api/storefront/orders', { cookie: acct.cookie })).body.orders;
+    assert.equal((await orders()).length, 2);
+
     const exported = await run('customers/data_request', {
       shop_domain: shopDomain,
-      customer: { id: 31, email: 'alan@example.test' },
+      customer: { id: 31, email: alan.email },
       orders_requested: [777001],
     });
     assert.equal(exported.export.length, 1);
-    assert.deepEqual(exported.export[0].customer, { id: '31', name: 'Alan Turing', email: 'alan@example.test' });
+    assert.deepEqual(exported.export[0].customer, { id: '31', name: `Alan ${alan.last}`, email: alan.email });
+    // the merchant retrieves it; nobody else sees it
+    const requests = await http(stack.baseUrl, 'GET', '/api/storefront/data-requests', { cookie: acct.cookie });
+    assert.equal(requests.status, 200, requests.text);
+    assert.ok(R.dataRequestList.safeParse(requests.body).success, requests.text);
+    const mine = requests.body.dataRequests.filter((d: any) => d.shopDomain === shopDomain);
+    assert.equal(mine.length, 1);
+    assert.deepEqual(mine[0].customer, { id: '31', email: alan.email });
+    assert.deepEqual(mine[0].ordersRequested, ['gid://shopify/Order/777001']);
+    assert.deepEqual(
+      mine[0].orders.map((o: any) => [o.name, o.customer.email, o.total]),
+      [['#7001', alan.email, '30.00']],
+    );
+    const stranger = await account(stack.baseUrl);
+    const none = await http(stack.baseUrl, 'GET', '/api/storefront/data-requests', { cookie: stranger.cookie });
+    assert.deepEqual(none.body, { dataRequests: [] });
+    assert.equal((await http(stack.baseUrl, 'GET', '/api/storefront/data-requests')).status, 401);
+
+    assert.ok((await heldAnywhere(alan.email)).length >= 4, 'the orders, raw bodies and export hold the email');
     const redacted = await run('customers/redact', {
       shop_domain: shopDomain,
-      customer: { id: 31, email: 'alan@example.test' },
+      customer: { id: 31, email: alan.email },
       orders_to_redact: [777001],
     });
     assert.equal(redacted.ordersRedacted, 1);
-    assert.deepEqual((await orders())[0].customer, { name: null, email: null });
+    assert.ok(redacted.webhooksErased >= 3, JSON.stringify(redacted));
+    const after = await orders();
+    assert.deepEqual(after.find((o: any) => o.name === '#7001').customer, { name: null, email: null });
+    assert.deepEqual(after.find((o: any) => o.name === '#7002').customer, {
+      name: `Grace ${grace.last}`,
+      email: grace.email,
+    });
+    assert.deepEqual(await heldAnywhere(alan.email), [], 'the email is nowhere in the storefront tables');
+    assert.deepEqual(await heldAnywhere(alan.last), [], 'the name is nowhere in the storefront tables');
+    assert.ok((await heldAnywhere(grace.email)).length >= 2, "another customer's data is kept");
+    const afterRedact = await http(stack.baseUrl, 'GET', '/api/storefront/data-requests', { cookie: acct.cookie });
+    assert.equal(afterRedact.body.dataRequests.filter((d: any) => d.shopDomain === shopDomain).length, 0);
+
     const erased = await run('shop/redact', { shop_domain: shopDomain });
-    assert.equal(erased.ordersDeleted, 1);
+    assert.equal(erased.ordersDeleted, 2);
     assert.equal((await orders()).length, 0);
+    assert.deepEqual(await heldAnywhere(grace.email), [], 'shop/redact leaves no customer data of the shop');
+    assert.deepEqual(await heldAnywhere(grace.last), []);
+    const left = await stack.sql`select id from shopify_webhooks
+      where shop_domain = ${shopDomain} and (body is not null or (result is not null and result ? 'export'))`;
+    assert.equal(left.length, 0, 'no raw body or export of the shop is kept');
+  });
+
+  it('erases processed webhook bodies and old exports after their retention (hourly maintenance sweep)', async () => {
+    const acct = await account(stack.baseUrl);
+    const shopDomain = newShop();
+    await connect(acct.cookie, shopDomain);
+    const payload = (id: number) => ({
+      id,
+      name: `#${id}`,
+      currency: 'USD',
+      total_price: '10.00',
+      customer: { id: 41, first_name: 'Kept', last_name: 'Brief', email: 'brief@example.test' },
+      line_items: [{ title: 'Tee', quantity: 1, price: '10.00', product_id: 1 }],
+    });
+    const url = `${stack.baseUrl}/api/storefront/webhooks/orders`;
+    const send = async (topic: string, body: unknown) => {
+      const { webhookId } = await shop.sendWebhook(shopDomain, topic, body, { url });
+      await webhookProcessed(webhookId);
+      return webhookId;
+    };
+    const old = await send('orders/create', payload(881001));
+    const fresh = await send('orders/create', payload(881002));
+    const oldExport = await send('customers/data_request', { customer: { id: 41 }, orders_requested: [881001] });
+    const freshExport = await send('customers/data_request', { customer: { id: 41 }, orders_requested: [881002] });
+    await stack.sql`update shopify_webhooks set processed_at = now() - interval '8 days' where id = ${old}`;
+    await stack.sql`update shopify_webhooks set processed_at = now() - interval '31 days' where id = ${oldExport}`;
+
+    const result = await stack.client.workflow.execute(maintenanceSweep, {
+      workflowId: `maintenance-sweep-test-${randomSuffix(6)}`,
+      taskQueue: stack.taskQueue,
+    });
+    assert.ok(result.shopifyWebhookData!.bodies >= 2, JSON.stringify(result));
+    assert.ok(result.shopifyWebhookData!.exports >= 1, JSON.stringify(result));
+    const rows = await stack.sql<{ id: string; hasBody: boolean; hasResult: boolean }[]>`
+      select id, body is not null as "hasBody", result is not null as "hasResult" from shopify_webhooks
+      where id in ${stack.sql([old, fresh, oldExport, freshExport])}`;
+    const by = Object.fromEntries(rows.map((r) => [r.id, [r.hasBody, r.hasResult]]));
+    assert.deepEqual(by[old], [false, false], 'body erased after 7 days');
+    assert.deepEqual(by[fresh], [true, false], 'a recent body is kept');
+    assert.deepEqual(by[oldExport], [false, false], 'export erased after 30 days');
+    assert.deepEqual(by[freshExport], [true, true], 'a recent export is kept');
+    assert.equal(
+      (await http(stack.baseUrl, 'GET', '/api/storefront/orders', { cookie: acct.cookie })).body.orders.length,
+      2,
+    );
+  });
+
+  it('marks a signed but malformed compliance payload failed, and the inbound sweep does not restart it', async () => {
+    const shopDomain = newShop();
+    const { status, webhookId } = await shop.sendWebhook(
+      shopDomain,
+      'customers/redact',
+      { shop_domain: shopDomain, customer: 'not an object', orders_to_redact: ['x'] },
+      { url: `${stack.baseUrl}/api/storefront/webhooks/orders` },
+    );
+    assert.equal(status, 200);
+    await assert.rejects(webhookProcessed(webhookId));
+    const [row] = await stack.sql<{ status: string; result: any }[]>`
+      select status, result from shopify_webhooks where id = ${webhookId}`;
+    assert.equal(row!.status, 'failed');
+    assert.match(row!.result.error, /compliance payload/);
+    const handle = stack.client.workflow.getHandle(`shopify-webhook-${webhookId}`);
+    const before = await handle.describe();
+    assert.equal(before.status.name, 'FAILED');
+
+    await stack.sql`update shopify_webhooks set received_at = now() - interval '5 minutes' where id = ${webhookId}`;
+    await stack.client.workflow.execute(inboundEventsSweep, {
+      workflowId: `inbound-events-sweep-test-${randomSuffix(6)}`,
+      taskQueue: stack.taskQueue,
+    });
+    const afterSweep = await handle.describe();
+    assert.equal(afterSweep.runId, before.runId, 'the sweep started no new run');
+    assert.equal(afterSweep.status.name, 'FAILED');
   });
 
   it('blocks publishing after app/uninstalled and restores it on reconnect', async () => {
@@ -510,7 +798,7 @@ describe('storefront: Shopify connect, publish, orders, fulfillment', function (
     const generationId = await completedGeneration(acct);
 
     await stack.stopWorker();
-    const root = path.resolve(__dirname, '../..');
+    const root = ROOT;
     let child: ChildProcess | undefined = spawn(
       process.execPath,
       ['--import', 'tsx', path.join(root, 'worker/main.ts')],
