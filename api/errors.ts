@@ -13,6 +13,7 @@ export const ERROR_CODES = [
   'conflict',
   'rate_limited',
   'payload_too_large',
+  'storage_quota_exceeded',
   'unsupported_media_type',
   'internal_error',
   'service_unavailable',

@@ -1,4 +1,4 @@
-import { proxyActivities } from '@temporalio/workflow';
+import { patched, proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 
 const { purgeExpiredSessions, grantFreeAllowances, recoverOrphanedGenerations } = proxyActivities<Activities>({
@@ -8,18 +8,32 @@ const { purgeExpiredSessions, grantFreeAllowances, recoverOrphanedGenerations } 
   retry: { initialInterval: '5 seconds', backoffCoefficient: 2, maximumInterval: '5 minutes', maximumAttempts: 10 },
 });
 
+// The storage sweep deletes files a page of uploads at a time (a backlog can take a while), heartbeating after each
+// page; a retry resumes from the last one.
+const { sweepStorage } = proxyActivities<Activities>({
+  startToCloseTimeout: '30 minutes',
+  heartbeatTimeout: '1 minute',
+  retry: { initialInterval: '5 seconds', backoffCoefficient: 2, maximumInterval: '5 minutes', maximumAttempts: 10 },
+});
+
+const NO_STORAGE_SWEEP = { levelsExpired: 0, bytesReleased: 0, usageCorrected: 0 };
+
 /** Hourly housekeeping, started by the `maintenance-sweep` schedule. */
 export async function maintenanceSweep(): Promise<{
   sessionsPurged: number;
   allowancesGranted: number;
   generationsRecovered: number;
+  storage: { levelsExpired: number; bytesReleased: number; usageCorrected: number };
 }> {
-  const [sessionsPurged, allowancesGranted, generationsRecovered] = await Promise.all([
+  // runs recorded before the storage step existed replay without it
+  const withStorage = patched('storage-sweep');
+  const [sessionsPurged, allowancesGranted, generationsRecovered, storage] = await Promise.all([
     purgeExpiredSessions(),
     grantFreeAllowances(),
     recoverOrphanedGenerations(),
+    withStorage ? sweepStorage() : Promise.resolve(NO_STORAGE_SWEEP),
   ]);
-  return { sessionsPurged, allowancesGranted, generationsRecovered };
+  return { sessionsPurged, allowancesGranted, generationsRecovered, storage };
 }
 
 const { startWaitingInboundEvents } = proxyActivities<Activities>({
