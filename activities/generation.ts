@@ -5,6 +5,7 @@ import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Sql } from '../db/client';
 import { beginGeneration, completeGeneration, failAndRefund } from '../db/generations';
 import { debitTokens } from '../db/ledger';
+import { touchUploadLevels } from '../db/uploads';
 import type { Config } from '../lib/config';
 import type { Logger } from '../lib/log';
 import { fileUrl, type Storage } from '../lib/storage';
@@ -119,6 +120,13 @@ export function createGenerationActivities(deps: GenerationDeps) {
       // Our own files never change under a key (uploads get new keys), so the key names the content and a
       // prepared design is found without reading the file; anything else is read and identified by its hash.
       const ownKey = ownFileKey(config.publicBaseUrl, job.designUrl);
+      // an upload used by a generation keeps its prepared levels (their retention counts from the last use); in
+      // parallel with the render, and never failing it
+      const touched = ownKey?.startsWith('uploads/')
+        ? touchUploadLevels(sql, ownKey).catch((err: unknown) =>
+            log.warn('could not record the use of an upload', { generationId, err }),
+          )
+        : undefined;
       const design: DesignSource = {
         id: ownKey ? `file:${ownKey}` : undefined,
         // an upload's levels prepared at upload time (absent for other files and for uploads made before them)
@@ -153,6 +161,7 @@ export function createGenerationActivities(deps: GenerationDeps) {
         storage.put(keys.thumbnail, out.thumbnail, 'image/jpeg'),
         storage.put(keys.mockup, out.mockup, 'image/jpeg'),
       ]);
+      await touched;
       lap('store');
       const row = await completeGeneration(sql, generationId, { mockupKey: keys.mockup, thumbnailKey: keys.thumbnail });
       if (!row) throw ApplicationFailure.nonRetryable(`generation ${generationId} already failed`, 'BadInputError');

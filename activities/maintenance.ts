@@ -7,14 +7,36 @@ import type { Config } from '../lib/config';
 import type { Logger } from '../lib/log';
 import { purgeExpiredIdempotencyKeys } from '../db/idempotency';
 import { purgeExpiredSessions } from '../db/sessions';
+import { expiredLevelsPage, reconcileStorageUsagePage, releaseExpiredLevels } from '../db/uploads';
+import { preparedKey } from '../lib/images/design-levels';
+import type { Storage } from '../lib/storage';
 
 export interface MaintenanceDeps {
   sql: Sql;
   log: Logger;
   /** Needed only by recoverOrphanedGenerations. */
   temporal?: Client;
-  /** GENERATION_ORPHAN_AFTER; 10 minutes when not given */
-  config?: Pick<Config, 'generationOrphanAfterMs'>;
+  /** GENERATION_ORPHAN_AFTER (10 minutes) and PREPARED_LEVELS_RETENTION (30 days) when not given */
+  config?: Pick<Config, 'generationOrphanAfterMs'> & Partial<Pick<Config, 'uploads'>>;
+  /** Needed only by sweepStorage. */
+  storage?: Storage;
+}
+
+/** Uploads per page of the prepared-levels retention, and accounts per page of the usage correction. */
+export const STORAGE_SWEEP_PAGE = 500;
+/** Prepared-level files deleted at once. */
+const DELETE_CONCURRENCY = 8;
+/** An account's storage total is corrected only when nothing changed it for this long (no upload in flight). */
+export const STORAGE_USAGE_QUIET_MS = 3600_000;
+const DEFAULT_LEVELS_RETENTION_MS = 30 * 86_400_000;
+
+export interface StorageSweepResult {
+  /** uploads whose prepared levels were deleted */
+  levelsExpired: number;
+  /** bytes given back to the accounts' quotas by that */
+  bytesReleased: number;
+  /** accounts whose stored-bytes total was corrected */
+  usageCorrected: number;
 }
 
 /** Free accounts per statement of the allowance grant. */
@@ -33,9 +55,68 @@ function activityContext(): Context | undefined {
 const DEFAULT_ORPHAN_AFTER_MS = 10 * 60_000;
 
 /** Housekeeping run by the maintenance schedule. Each step is idempotent, so a retried or doubled run is harmless. */
-export function createMaintenanceActivities({ sql, log, temporal, config }: MaintenanceDeps) {
+export function createMaintenanceActivities({ sql, log, temporal, config, storage }: MaintenanceDeps) {
   const orphanAfterMs = config?.generationOrphanAfterMs ?? DEFAULT_ORPHAN_AFTER_MS;
+  const retentionMs = config?.uploads?.preparedLevelsRetentionMs ?? DEFAULT_LEVELS_RETENTION_MS;
   return {
+    /**
+     * Storage housekeeping. (1) Prepared levels no generation used for PREPARED_LEVELS_RETENTION (30 days): their files
+     * are deleted, then their bytes given back to the accounts' quotas, a page of STORAGE_SWEEP_PAGE uploads at a
+     * time; a heartbeat carries the cursor, so a retried attempt resumes. Deleting a missing file is no error and a
+     * released upload is not released twice, so a repeated run changes nothing. The worker decodes a design whose
+     * levels are gone from its original, to the same pixels. (2) Each account's stored-bytes total is set to the
+     * sum of its uploads' files when they differ and nothing changed the total for an hour (a crash between an
+     * upload's reservation and its row leaves it too high).
+     */
+    async sweepStorage(): Promise<StorageSweepResult> {
+      const result: StorageSweepResult = { levelsExpired: 0, bytesReleased: 0, usageCorrected: 0 };
+      if (!storage) return result;
+      const ctx = activityContext();
+      const resumed = ctx?.info.heartbeatDetails as { levelsAfter?: string | null; usageAfter?: string } | undefined;
+      let levelsAfter = resumed?.levelsAfter ?? null;
+      let usageAfter: string | null = resumed?.usageAfter ?? null;
+      // a resumed attempt whose retention step had finished goes straight to the correction
+      let levelsDone = resumed?.usageAfter !== undefined;
+      while (!levelsDone) {
+        const page = await expiredLevelsPage(sql, {
+          olderThanMs: retentionMs,
+          after: levelsAfter,
+          limit: STORAGE_SWEEP_PAGE,
+        });
+        const deleted: string[] = [];
+        for (let i = 0; i < page.rows.length; i += DELETE_CONCURRENCY) {
+          const batch = page.rows.slice(i, i + DELETE_CONCURRENCY);
+          const outcomes = await Promise.allSettled(batch.map((r) => storage.delete(preparedKey(r.storageKey))));
+          outcomes.forEach((o, j) => {
+            if (o.status === 'fulfilled') deleted.push(batch[j]!.id);
+            else log.warn('could not delete prepared levels', { uploadId: batch[j]!.id, err: o.reason });
+          });
+        }
+        const released = await releaseExpiredLevels(sql, deleted);
+        result.levelsExpired += released.uploads;
+        result.bytesReleased += released.bytes;
+        levelsAfter = page.next;
+        levelsDone = page.next === null;
+        ctx?.heartbeat(levelsDone ? { usageAfter: '' } : { levelsAfter });
+      }
+      for (;;) {
+        const page = await reconcileStorageUsagePage(sql, {
+          afterUserId: usageAfter || null,
+          limit: STORAGE_SWEEP_PAGE,
+          quietMs: STORAGE_USAGE_QUIET_MS,
+        });
+        result.usageCorrected += page.corrected;
+        if (page.next === null) break;
+        usageAfter = page.next;
+        ctx?.heartbeat({ usageAfter });
+      }
+      if (result.levelsExpired > 0)
+        log.info('deleted unused prepared levels', { uploads: result.levelsExpired, bytes: result.bytesReleased });
+      if (result.usageCorrected > 0)
+        log.warn("corrected accounts' stored-bytes totals", { count: result.usageCorrected });
+      return result;
+    },
+
     async purgeExpiredSessions(): Promise<number> {
       const n = await purgeExpiredSessions(sql);
       if (n > 0) log.info('purged expired sessions', { count: n });

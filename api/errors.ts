@@ -16,6 +16,7 @@ export const ERROR_CODES = [
   'idempotency_key_in_use',
   'rate_limited',
   'payload_too_large',
+  'storage_quota_exceeded',
   'unsupported_media_type',
   'internal_error',
   'service_unavailable',

@@ -249,9 +249,14 @@ async function uploads(ctx: Ctx, design: Buffer) {
   const multipart: number[] = [];
   const inline: number[] = [];
   let url = '';
+  // each upload is new bytes (same pixels): the same bytes again would be answered with the first upload
   for (let i = 0; i < N(5, 2); i++) {
     const form = new FormData();
-    form.append('file', new Blob([design], { type: 'image/png' }), 'design.png');
+    form.append(
+      'file',
+      new Blob([pngVariant(design, `upload ${i} ${randomSuffix(8)}`)], { type: 'image/png' }),
+      'design.png',
+    );
     const t0 = performance.now();
     const res = await fetch(`${ctx.base}/api/v1/upload`, { method: 'POST', headers: auth, body: form });
     const body: any = await res.json().catch(() => ({}));
@@ -263,8 +268,8 @@ async function uploads(ctx: Ctx, design: Buffer) {
       };
     url ||= body.url;
   }
-  const dataUrl = `data:image/png;base64,${design.toString('base64')}`;
   for (let i = 0; i < N(3, 1); i++) {
+    const dataUrl = `data:image/png;base64,${pngVariant(design, `json ${i} ${randomSuffix(8)}`).toString('base64')}`;
     const t0 = performance.now();
     const r = await json(ctx.base, 'POST', '/api/v1/upload', { imageData: dataUrl }, auth);
     inline.push(performance.now() - t0);

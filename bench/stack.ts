@@ -50,6 +50,8 @@ export const LIFTED_LIMITS: Record<string, string> = {
   RATE_LIMIT_UPLOAD_PER_MINUTE: '10000000',
   RATE_LIMIT_PREVIEW_PER_MINUTE: '10000000',
   AUTH_SIGNUPS_PER_IP: '10000000',
+  // the benchmark account uploads ~90 distinct 2400x3000 designs (~12 MB each with their prepared levels)
+  STORAGE_QUOTA_BYTES: String(64 * 1024 ** 3),
 };
 
 export type LogLine = Record<string, unknown> & { msg?: string; time?: string };
@@ -519,7 +521,7 @@ export function externalStack(say: (m: string) => void): BenchStack {
   }
   const pid = (v: string | undefined) => (v && /^\d+$/.test(v) ? Number(v) : undefined);
   say(
-    `using the running stack at ${baseUrl}; its rate limits must be lifted (RATE_LIMIT_* env) or the load phases get 429s`,
+    `using the running stack at ${baseUrl}; its rate limits must be lifted (RATE_LIMIT_* env) or the load phases get 429s, and STORAGE_QUOTA_BYTES raised to a few GiB or the uploads get 413s`,
   );
   return {
     baseUrl,

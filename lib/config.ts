@@ -148,6 +148,11 @@ const envSchema = z.object({
     .regex(/^[a-z0-9][a-z0-9._-]*\/$/i, 'must be a key prefix ending in / such as mockups/')
     .optional(),
 
+  // Storage per account (issue 11, docs/storage.md): the bytes an account's uploads may take (original, thumbnail
+  // and prepared levels; 1 GiB), and how long prepared levels no generation used are kept.
+  STORAGE_QUOTA_BYTES: int(1024 ** 3, 0),
+  PREPARED_LEVELS_RETENTION: duration('30d', 3600_000, 3650 * 86_400_000),
+
   // Part A limits per API key (issue 5, spec "Limits"); tests lower them. Windows are fixed: they start at a
   // key's first request and last a minute or an hour.
   RATE_LIMIT_PER_MINUTE: int(60, 1),
@@ -290,6 +295,13 @@ export interface Config {
       forcePathStyle: boolean;
       prefix: string | undefined;
     };
+  };
+  /** Storage per account (docs/storage.md). */
+  uploads: {
+    /** Bytes an account's uploads may take: originals, thumbnails and prepared levels. */
+    quotaBytes: number;
+    /** Prepared levels no generation used for this long are deleted by the maintenance sweep. */
+    preparedLevelsRetentionMs: number;
   };
   rateLimit: RateLimitConfig;
   webhooks: {
@@ -435,6 +447,10 @@ export function loadConfig(
         forcePathStyle: e.S3_FORCE_PATH_STYLE,
         prefix: e.S3_PREFIX,
       },
+    },
+    uploads: {
+      quotaBytes: e.STORAGE_QUOTA_BYTES,
+      preparedLevelsRetentionMs: e.PREPARED_LEVELS_RETENTION,
     },
     rateLimit: {
       perMinute: e.RATE_LIMIT_PER_MINUTE,

@@ -4,7 +4,7 @@ import { inboundEventsSweep, maintenanceSweep } from '../workflows';
 
 /** The worker's schedules: created once; a second worker (or a restart) finds them already there. */
 const SCHEDULES = [
-  // Housekeeping: expired sessions, Free allowances, orphaned generations.
+  // Housekeeping: expired sessions, Free allowances, orphaned generations, unused prepared levels.
   { id: 'maintenance-sweep', every: '1 hour', workflowType: maintenanceSweep },
   // Stored inbound events (Shopify webhooks, Stripe events) whose workflow was never started.
   { id: 'inbound-events-sweep', every: '1 minute', workflowType: inboundEventsSweep },

@@ -14,24 +14,36 @@ const {
   retry: { initialInterval: '5 seconds', backoffCoefficient: 2, maximumInterval: '5 minutes', maximumAttempts: 10 },
 });
 
+// The storage sweep deletes files a page of uploads at a time (a backlog can take a while), heartbeating after each
+// page; a retry resumes from the last one.
+const { sweepStorage } = proxyActivities<Activities>({
+  startToCloseTimeout: '30 minutes',
+  heartbeatTimeout: '1 minute',
+  retry: { initialInterval: '5 seconds', backoffCoefficient: 2, maximumInterval: '5 minutes', maximumAttempts: 10 },
+});
+
+const NO_STORAGE_SWEEP = { levelsExpired: 0, bytesReleased: 0, usageCorrected: 0 };
+
 /** Hourly housekeeping, started by the `maintenance-sweep` schedule. */
 export async function maintenanceSweep(): Promise<{
   sessionsPurged: number;
   allowancesGranted: number;
   generationsRecovered: number;
   idempotencyKeysPurged: number;
+  storage: { levelsExpired: number; bytesReleased: number; usageCorrected: number };
   shopifyWebhookData?: { bodies: number; exports: number };
 }> {
-  // sweeps recorded before the idempotency-key purge existed replay without it
+  // Steps added after sweeps were recorded sit behind patched(): runs recorded before them replay without them.
   const purgeKeys = patched('purge-idempotency-keys');
-  const [sessionsPurged, allowancesGranted, generationsRecovered, idempotencyKeysPurged] = await Promise.all([
+  const withStorage = patched('storage-sweep');
+  const [sessionsPurged, allowancesGranted, generationsRecovered, idempotencyKeysPurged, storage] = await Promise.all([
     purgeExpiredSessions(),
     grantFreeAllowances(),
     recoverOrphanedGenerations(),
     purgeKeys ? purgeExpiredIdempotencyKeys() : 0,
+    withStorage ? sweepStorage() : Promise.resolve(NO_STORAGE_SWEEP),
   ]);
-  const done = { sessionsPurged, allowancesGranted, generationsRecovered, idempotencyKeysPurged };
-  // added after sweeps were recorded: runs that started before it replay without the step
+  const done = { sessionsPurged, allowancesGranted, generationsRecovered, idempotencyKeysPurged, storage };
   if (!patched('shopify-webhook-retention')) return done;
   const shopifyWebhookData = await eraseExpiredShopifyWebhookData();
   return { ...done, shopifyWebhookData };

@@ -44,7 +44,7 @@ const ERROR_TEXT: Record<number, string> = {
   403: 'forbidden: a session-authenticated call from another origin',
   404: 'not_found',
   409: 'conflict',
-  413: 'payload_too_large',
+  413: 'payload_too_large; on upload also storage_quota_exceeded (details.usedBytes, requiredBytes, limitBytes)',
   429: 'rate_limited: details.retryAfter and the Retry-After header carry the seconds to wait',
   502: 'service_unavailable: an outside service (the shop) refused or could not be reached',
   503: 'service_unavailable: at capacity or a dependency is down; Retry-After says when to retry',
@@ -266,9 +266,6 @@ function register(registry: OpenAPIRegistry): void {
     path: '/api/v1/upload',
     tags: ['Designs'],
     summary: 'Upload a design (free): multipart part `file`, or JSON imageData',
-    description:
-      'With an Idempotency-Key, the same image (whichever form carries it) within 24 hours replays the first ' +
-      'answer.',
     security: KEY_OR_SESSION,
     request: {
       headers: idempotencyHeaders,
@@ -280,8 +277,14 @@ function register(registry: OpenAPIRegistry): void {
         },
       },
     },
+    description:
+      'An account sending bytes it has uploaded before gets that upload back (200, same id and URLs) and nothing is ' +
+      'stored. 413 storage_quota_exceeded when the upload would take the account past its storage quota ' +
+      '(details.usedBytes, requiredBytes, limitBytes). With an Idempotency-Key, the same image (whichever form ' +
+      'carries it) within 24 hours replays the first answer.',
     responses: {
       201: json(R.uploadResource, 'stored', REPLAYABLE_HEADERS),
+      200: json(R.uploadResource, 'the same bytes were uploaded before: that upload', REPLAYABLE_HEADERS),
       ...keyed([400, 413, 503]),
       ...idempotencyErrors,
     },

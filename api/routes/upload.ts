@@ -1,5 +1,6 @@
 // Part A design upload (spec "Upload", POST /upload). Free, keyed. Two request forms: multipart with the part
 // `file`, or JSON `imageData` (a base64 data URL, or bare base64). The format is decided from the bytes only.
+// Storage per account is limited (413 storage_quota_exceeded) and the same bytes are stored once per account.
 import { Router } from 'express';
 import type { AppDeps } from '../context';
 import { receiveImage } from '../http/image-body';
@@ -15,9 +16,14 @@ export function uploadRoutes(deps: AppDeps): Router {
   const idempotency = idempotent(deps, { body: (_req, res) => res.locals.image as Buffer | undefined });
 
   r.post('/upload', ...partA(deps, 'upload'), receiveImage, idempotency, async (req, res) => {
-    const upload = await storeUpload(deps, req.user!.id, res.locals.image as Buffer);
-    req.log.info('upload stored', { uploadId: upload.id, bytes: upload.fileSize, mimeType: upload.mimeType });
-    res.status(201).json(upload);
+    const { upload, created } = await storeUpload(deps, req.user!.id, res.locals.image as Buffer);
+    req.log.info(created ? 'upload stored' : 'upload already stored', {
+      uploadId: upload.id,
+      bytes: upload.fileSize,
+      mimeType: upload.mimeType,
+    });
+    // 201 for a new upload; 200 with the account's earlier upload when it sent the same bytes again
+    res.status(created ? 201 : 200).json(upload);
   });
 
   return r;

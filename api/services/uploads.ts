@@ -1,5 +1,6 @@
-// Upload use case: inspect the image from its bytes, decode it strictly into the design levels the worker
-// composites from (lib/images/design-levels.ts) and a thumbnail, store the files, record the row.
+// Upload use case: inspect the image from its bytes, answer the account's earlier upload of the same bytes if there
+// is one, decode it strictly into the design levels the worker composites from (lib/images/design-levels.ts) and a
+// thumbnail, reserve their bytes against the account's storage quota, store the files, record the row.
 import type { z } from 'zod';
 import type { uploadResource } from '../http/resources';
 import { webcrypto } from 'node:crypto';
@@ -11,29 +12,76 @@ import {
   makeThumbnailFromRaw,
   MAX_INPUT_PIXELS,
   openImage,
+  preparedBytes,
   preparedKey,
   prepareDesignLevels,
 } from '../../lib/images';
 import { timeId } from '../../lib/ids';
 import { fileUrl } from '../../lib/storage';
+import { insertUpload, releaseStorage, reserveStorage, uploadPrecheck, type UploadRow } from '../../db/uploads';
 import type { AppDeps } from '../context';
+import { ApiError } from '../errors';
 import { imageProblem } from '../http/image-body';
-
-interface Stored {
-  key: string;
-  thumbKey: string;
-}
 
 /** The upload resource (spec "Upload"). */
 export type UploadResource = z.infer<typeof uploadResource>;
 
-export async function storeUpload(deps: AppDeps, userId: string, bytes: Buffer): Promise<UploadResource> {
+export interface StoredUpload {
+  upload: UploadResource;
+  /** false: the account had uploaded the same bytes before, and this is that upload (nothing was stored) */
+  created: boolean;
+}
+
+const mib = (n: number) => `${(n / 1024 ** 2).toFixed(1)} MiB`;
+
+/** 413 storage_quota_exceeded: the upload would take the account's stored bytes past STORAGE_QUOTA_BYTES. */
+export function storageQuotaExceeded(usedBytes: number, requiredBytes: number, limitBytes: number): ApiError {
+  return new ApiError(
+    413,
+    'storage_quota_exceeded',
+    `Storage quota exceeded: this upload needs ${mib(requiredBytes)} (image, thumbnail and prepared levels) and the ` +
+      `account stores ${mib(usedBytes)} of its ${mib(limitBytes)}`,
+    { usedBytes, requiredBytes, limitBytes },
+  );
+}
+
+function present(deps: AppDeps, row: UploadRow): UploadResource {
+  return {
+    id: row.id,
+    url: fileUrl(deps.config, row.storageKey),
+    thumbnailUrl: fileUrl(deps.config, row.thumbnailKey),
+    dimensions: { width: row.width, height: row.height },
+    fileSize: row.sizeBytes,
+    mimeType: row.mimeType as UploadResource['mimeType'],
+  };
+}
+
+/**
+ * Stores an upload for the account, or returns its earlier upload of the same bytes. The bytes it stores (original,
+ * thumbnail, prepared levels) are reserved against the account's quota before anything is written, and given back
+ * if storing fails.
+ */
+export async function storeUpload(deps: AppDeps, userId: string, bytes: Buffer): Promise<StoredUpload> {
+  const limit = deps.config.uploads.quotaBytes;
   let info;
+  try {
+    info = inspectImage(bytes); // format from magic bytes, pixel bombs refused from the header
+  } catch (err) {
+    throw imageProblem(err);
+  }
+  // WebCrypto hashes on the libuv pool, so 10 MB is not hashed on the event loop.
+  const sha256 = Buffer.from(await webcrypto.subtle.digest('SHA-256', bytes));
+  const pre = await uploadPrecheck(deps.sql, userId, sha256);
+  if (pre.existing) return { upload: present(deps, pre.existing), created: false };
+  // The original and its prepared levels (their size follows from the header) already pass the quota: refused
+  // before decoding anything.
+  const atLeast = bytes.length + preparedBytes(info);
+  if (pre.usedBytes + atLeast > limit) throw storageQuotaExceeded(pre.usedBytes, atLeast, limit);
+
   let thumb;
   let dims;
   let prepared: Buffer | null = null;
   try {
-    info = inspectImage(bytes); // format from magic bytes, pixel bombs refused from the header
     const meta = await decoding(() => openImage(bytes).metadata());
     // As displayed: EXIF rotation applied, like the thumbnail and every browser.
     const upright = { width: meta.autoOrient?.width ?? info.width, height: meta.autoOrient?.height ?? info.height };
@@ -55,34 +103,55 @@ export async function storeUpload(deps: AppDeps, userId: string, bytes: Buffer):
     throw imageProblem(err);
   }
 
+  const total = bytes.length + thumb.body.length + (prepared?.length ?? 0);
+  const reserved = await reserveStorage(deps.sql, userId, total, limit);
+  if (!reserved.ok) throw storageQuotaExceeded(reserved.usedBytes, total, limit);
+
   const id = timeId('upl');
-  const stored: Stored = { key: `uploads/${id}.${info.ext}`, thumbKey: `uploads/${id}.thumb.${thumb.ext}` };
-  // WebCrypto hashes on the libuv pool, so 10 MB is not hashed on the event loop.
-  const sha256 = Buffer.from(await webcrypto.subtle.digest('SHA-256', bytes));
-  await Promise.all([
-    deps.storage.put(stored.key, bytes, info.mimeType),
-    deps.storage.put(stored.thumbKey, thumb.body, thumb.mimeType),
-    ...(prepared ? [deps.storage.put(preparedKey(stored.key), prepared, 'application/octet-stream')] : []),
-  ]);
-  try {
-    await deps.sql`
-      insert into uploads (id, user_id, storage_key, thumbnail_key, mime_type, size_bytes, width, height, sha256)
-      values (${id}, ${userId}, ${stored.key}, ${stored.thumbKey}, ${info.mimeType}, ${bytes.length}, ${dims.width}, ${dims.height}, ${sha256})`;
-  } catch (err) {
-    // Without its row the upload belongs to no one: do not leave the files behind.
-    await Promise.allSettled([
-      deps.storage.delete(stored.key),
-      deps.storage.delete(stored.thumbKey),
-      deps.storage.delete(preparedKey(stored.key)),
+  const key = `uploads/${id}.${info.ext}`;
+  const thumbKey = `uploads/${id}.thumb.${thumb.ext}`;
+  const row: UploadRow = {
+    id,
+    storageKey: key,
+    thumbnailKey: thumbKey,
+    mimeType: info.mimeType,
+    sizeBytes: bytes.length,
+    width: dims.width,
+    height: dims.height,
+  };
+  // Files without their row belong to no one, and a reservation without them counts for nothing: both undone.
+  const undo = () =>
+    Promise.allSettled([
+      deps.storage.delete(key),
+      deps.storage.delete(thumbKey),
+      ...(prepared ? [deps.storage.delete(preparedKey(key))] : []),
+      releaseStorage(deps.sql, userId, total),
     ]);
+  let recorded;
+  try {
+    // every write settled before anything is undone, so no file lands after its delete
+    const puts = await Promise.allSettled([
+      deps.storage.put(key, bytes, info.mimeType),
+      deps.storage.put(thumbKey, thumb.body, thumb.mimeType),
+      ...(prepared ? [deps.storage.put(preparedKey(key), prepared, 'application/octet-stream')] : []),
+    ]);
+    const failed = puts.find((p) => p.status === 'rejected');
+    if (failed) throw failed.reason;
+    recorded = await insertUpload(deps.sql, {
+      ...row,
+      userId,
+      sha256,
+      thumbnailBytes: thumb.body.length,
+      levelsBytes: prepared?.length ?? 0,
+    });
+  } catch (err) {
+    await undo();
     throw err;
   }
-  return {
-    id,
-    url: fileUrl(deps.config, stored.key),
-    thumbnailUrl: fileUrl(deps.config, stored.thumbKey),
-    dimensions: dims,
-    fileSize: bytes.length,
-    mimeType: info.mimeType,
-  };
+  if (!recorded.inserted) {
+    // An identical upload of the account got there first: that one is the upload.
+    await undo();
+    return { upload: present(deps, recorded.existing), created: false };
+  }
+  return { upload: present(deps, row), created: true };
 }

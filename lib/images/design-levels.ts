@@ -60,6 +60,19 @@ export function preparedLevelsFor(src: Size): number[] {
   return out;
 }
 
+/** Bytes of the prepared levels file (encodePrepared) of a design of size `src`; 0 when no level applies. */
+export function preparedBytes(src: Size): number {
+  const ks = preparedLevelsFor(src);
+  if (ks.length === 0) return 0;
+  return ks.reduce(
+    (n, k) => {
+      const s = levelSize(src, k);
+      return n + s.width * s.height * 4;
+    },
+    17 + 9 * ks.length,
+  );
+}
+
 export interface DecodeOptions {
   limitInputPixels: number;
   /** 'warning' for a strict check of untrusted uploads (see lib/images/decode.ts); only failures change, not pixels */

@@ -9,6 +9,7 @@ import { createLogger } from '../../lib/log';
 import { randomSuffix } from '../../lib/ids';
 import { fileUrl } from '../../lib/storage';
 import { preparedKey } from '../../lib/images';
+import { pngVariant } from '../../bench/lib';
 import * as F from '../helpers/fixtures';
 import { account, http } from '../helpers/http';
 import { startStack, type Stack } from '../helpers/stack';
@@ -205,11 +206,12 @@ describe('mockup generation (POST /api/v1/generate, GET /api/v1/generations)', (
   it('renders an upload from the level prepared at upload time, without reading the original, to the same pixels', async () => {
     // two uploads of the same 2400x3000 design: the first keeps only its prepared level (the original is removed,
     // so a read of it would fail the generation), the second only its original (as uploads made before prepared
-    // levels existed); the worker must produce byte-identical mockups from the two
+    // levels existed); the worker must produce byte-identical mockups from the two. The second is the same PNG with
+    // a text chunk added (same pixels), as the same bytes would be the same upload.
     const png = await F.crispLogo();
-    const up = async () => {
+    const up = async (bytes: Buffer) => {
       const form = new FormData();
-      form.append('file', new Blob([new Uint8Array(png)], { type: 'image/png' }), 'logo.png');
+      form.append('file', new Blob([new Uint8Array(bytes)], { type: 'image/png' }), 'logo.png');
       const res = await http(stack.baseUrl, 'POST', '/api/v1/upload', { key: acct.key, body: form });
       assert.equal(res.status, 201, res.text);
       return {
@@ -217,7 +219,7 @@ describe('mockup generation (POST /api/v1/generate, GET /api/v1/generations)', (
         key: decodeURIComponent(new URL(res.body.url).pathname.replace(/^\/files\//, '')),
       };
     };
-    const [a, b] = [await up(), await up()];
+    const [a, b] = [await up(png), await up(pngVariant(png, 'second upload'))];
     await stack.storage.delete(a.key);
     await stack.storage.delete(preparedKey(b.key));
     const placement = { x: 45, y: 40, scale: 0.55, rotation: 10 };

@@ -12,6 +12,7 @@ import {
   levelFor,
   levelSize,
   prepareDesignLevels,
+  preparedBytes,
   preparedLevelsFor,
   uprightSize,
   type PreparedDesign,
@@ -83,6 +84,30 @@ describe('design levels', () => {
     assert.equal(decodePrepared(png), null);
     assert.equal(decodePrepared(buf.subarray(0, 1000)), null);
     assert.equal(decodePrepared(Buffer.concat([buf, Buffer.alloc(4)])), null);
+  });
+
+  it('knows the size of the prepared levels file from the dimensions alone (what an upload reserves)', () => {
+    const fake = (src: { width: number; height: number }) =>
+      encodePrepared({
+        src,
+        levels: new Map(
+          preparedLevelsFor(src).map((k) => {
+            const s = levelSize(src, k);
+            return [k, { ...s, data: Buffer.alloc(s.width * s.height * 4) }];
+          }),
+        ),
+      }).length;
+    for (const src of [
+      { width: 2400, height: 3000 },
+      { width: 3000, height: 2400 },
+      { width: 1601, height: 999 },
+      { width: 1000, height: 800 },
+      { width: 6000, height: 4000 },
+      { width: 16384, height: 2441 },
+    ])
+      assert.equal(preparedBytes(src), fake(src), `${src.width}x${src.height}`);
+    assert.equal(preparedBytes({ width: 2400, height: 3000 }), 17 + 18 + 1200 * 1500 * 4 + 600 * 750 * 4);
+    assert.equal(preparedBytes({ width: 600, height: 600 }), 0);
   });
 
   for (const [label, boxW, boxH, fromOriginal] of [
