@@ -84,6 +84,10 @@ export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
     res.end();
     return;
   }
+  // A static file's headers may already be set (a 412 or 416 from express.static): the body is JSON, not the file,
+  // and an error is not to be kept for the file's cache lifetime.
+  for (const h of ['Content-Type', 'ETag', 'Last-Modified']) res.removeHeader(h);
+  if (res.getHeader('Cache-Control') !== undefined) res.setHeader('Cache-Control', 'no-store');
   for (const [k, v] of Object.entries(apiErr.headers ?? {})) res.setHeader(k, v);
   res.status(apiErr.status);
   if (isPartA(req.path) || !req.path.startsWith('/api/')) {
@@ -144,6 +148,8 @@ export function toApiError(err: unknown): ApiError {
   // body-parser errors carry a status and a type
   if (e?.type === 'entity.parse.failed') return badRequest('Malformed JSON body');
   if (e?.type === 'entity.too.large') return new ApiError(413, 'payload_too_large', 'Request body too large');
+  // the router's decodeURIComponent of a path parameter (status 400, but not marked `expose`)
+  if (err instanceof URIError) return badRequest('Malformed percent-encoding in the URL path');
   if (e?.type === 'encoding.unsupported' || e?.type === 'charset.unsupported')
     return badRequest('Unsupported body encoding');
   const status = e?.status ?? e?.statusCode;

@@ -1,6 +1,6 @@
 // What the Part A limiter costs per request under load (issue 5).
 //
-//   node --import tsx bench/rate-limit.ts [--seconds 5] [--clients 1,10,50] [--keys per-client|one]
+//   node --import tsx bench/rate-limit.ts [--seconds 5] [--clients 1,10,50] [--keys per-client|one-account|one]
 //                                         [--scenarios baseline,limiter,...] [--rounds 1]
 //
 // Starts a throw-away embedded PostgreSQL (or uses DATABASE_URL, creating and dropping a scratch database),
@@ -8,7 +8,8 @@
 // only in the middleware in front of the handler:
 //
 //   baseline         a stub that sets req.apiKeyId (no database work at all)
-//   limiter          the stub + the production limiter chain for 'garments' (concurrency lease + 3 windows)
+//   limiter          the stub + the production limiter chain for 'garments' (key and account concurrency leases,
+//                    6 windows: endpoint minute, minute and hour, per key and per account)
 //   limiter-memslots the stub + the same windows, concurrency slots counted in process (no lease queries)
 //   auth             requireApiKey only (what every keyed route paid before the limiter)
 //   auth+limiter     requireApiKey + the limiter chain: what a keyed Part A request pays now
@@ -43,7 +44,8 @@ const arg = (name: string, def: string) => {
 };
 const SECONDS = Number(arg('seconds', '5'));
 const CLIENTS = arg('clients', '1,10,50').split(',').map(Number);
-const KEYS = arg('keys', 'per-client') as 'per-client' | 'one';
+// per-client: a key and an account per client; one-account: a key per client, all of one account; one: one key.
+const KEYS = arg('keys', 'per-client') as 'per-client' | 'one-account' | 'one';
 const ONLY = arg('scenarios', '').split(',').filter(Boolean);
 // Rounds repeat every row and keep each row's median-throughput run: the machine may be shared and noisy.
 const ROUNDS = Number(arg('rounds', '1'));
@@ -96,15 +98,22 @@ async function database(): Promise<{ url: string; stop: () => Promise<void> }> {
   };
 }
 
-async function createKeys(sql: Sql, n: number): Promise<{ key: string; id: string }[]> {
-  const uid = userId();
-  await sql`insert into users (id, email, password_hash) values (${uid}, ${`${uid}@bench.test`}, 'x')`;
+async function createKeys(
+  sql: Sql,
+  n: number,
+  accounts: 'per-key' | 'one',
+): Promise<{ key: string; id: string; userId: string }[]> {
   const keys = [];
+  let uid = '';
   for (let i = 0; i < n; i++) {
+    if (i === 0 || accounts === 'per-key') {
+      uid = userId();
+      await sql`insert into users (id, email, password_hash) values (${uid}, ${`${uid}@bench.test`}, 'x')`;
+    }
     const key = generateKey('amk');
     const id = keyId();
     await sql`insert into api_keys (id, user_id, name, key_hash, last_four) values (${id}, ${uid}, 'bench', ${hashKey(key)}, ${key.slice(-4)})`;
-    keys.push({ key, id });
+    keys.push({ key, id, userId: uid });
   }
   return keys;
 }
@@ -177,7 +186,7 @@ async function main() {
   try {
     await migrate(sql);
     const maxClients = Math.max(...CLIENTS);
-    const keys = await createKeys(sql, KEYS === 'one' ? 1 : maxClients);
+    const keys = await createKeys(sql, KEYS === 'one' ? 1 : maxClients, KEYS === 'per-client' ? 'per-key' : 'one');
     const big = '1000000000';
     const config = loadConfig(
       { ...process.env, NODE_ENV: 'test', APP_SECRET: 'b'.repeat(32), DATABASE_URL: db.url },
@@ -186,14 +195,20 @@ async function main() {
         RATE_LIMIT_PER_HOUR: big,
         RATE_LIMIT_CONCURRENCY: big,
         RATE_LIMIT_GARMENTS_PER_MINUTE: big,
+        RATE_LIMIT_ACCOUNT_PER_MINUTE: big,
+        RATE_LIMIT_ACCOUNT_PER_HOUR: big,
+        RATE_LIMIT_ACCOUNT_CONCURRENCY: big,
+        RATE_LIMIT_ACCOUNT_GARMENTS_PER_MINUTE: big,
       },
     );
     const log = createLogger({ level: 'warn', write: (l) => process.stderr.write(l + '\n') });
     const deps = { config, sql, log } as unknown as AppDeps;
     // Resolves the key id without the database, so the limiter rows can be compared with a no-op baseline.
-    const byKey = new Map(keys.map((k) => [k.key, k.id]));
+    const byKey = new Map(keys.map((k) => [k.key, k]));
     const stubKey: RequestHandler = (req, _res, next) => {
-      req.apiKeyId = byKey.get((req.get('authorization') ?? '').slice(7));
+      const k = byKey.get((req.get('authorization') ?? '').slice(7));
+      req.apiKeyId = k?.id;
+      if (k) req.user = { id: k.userId, email: `${k.userId}@bench.test`, plan: 'free', createdAt: new Date() };
       next();
     };
     const scenarios: [string, () => RequestHandler[]][] = [

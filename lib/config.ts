@@ -164,6 +164,18 @@ const envSchema = z.object({
   RATE_LIMIT_UPLOAD_PER_MINUTE: int(20, 1),
   // POST /preview (issue 15) has its own budget only: it does not count against the key's minute and hour windows.
   RATE_LIMIT_PREVIEW_PER_MINUTE: int(120, 1),
+  // Account-wide ceilings (issue 11), on top of the per-key limits: an account's keys (and its dashboard session)
+  // share these. Unset, each is 3 times its per-key counterpart (180/min, 3000/h, 30 concurrent, generate 90/min,
+  // ...). Concurrent analyses per account default to the per-key concurrency (10): one key keeps the spec's 10.
+  RATE_LIMIT_ACCOUNT_PER_MINUTE: z.coerce.number().int().min(1).max(2_147_483_647).optional(),
+  RATE_LIMIT_ACCOUNT_PER_HOUR: z.coerce.number().int().min(1).max(2_147_483_647).optional(),
+  RATE_LIMIT_ACCOUNT_CONCURRENCY: z.coerce.number().int().min(1).max(2_147_483_647).optional(),
+  RATE_LIMIT_ACCOUNT_GENERATE_PER_MINUTE: z.coerce.number().int().min(1).max(2_147_483_647).optional(),
+  RATE_LIMIT_ACCOUNT_ANALYZE_PER_MINUTE: z.coerce.number().int().min(1).max(2_147_483_647).optional(),
+  RATE_LIMIT_ACCOUNT_GARMENTS_PER_MINUTE: z.coerce.number().int().min(1).max(2_147_483_647).optional(),
+  RATE_LIMIT_ACCOUNT_UPLOAD_PER_MINUTE: z.coerce.number().int().min(1).max(2_147_483_647).optional(),
+  RATE_LIMIT_ACCOUNT_PREVIEW_PER_MINUTE: z.coerce.number().int().min(1).max(2_147_483_647).optional(),
+  RATE_LIMIT_ACCOUNT_ANALYZE_CONCURRENCY: z.coerce.number().int().min(1).max(2_147_483_647).optional(),
   // A concurrency slot is a lease in PostgreSQL, renewed while its request runs; the slots of an instance that
   // died come back after this long.
   RATE_LIMIT_LEASE_SECONDS: int(30, 3, 3600),
@@ -376,12 +388,27 @@ export interface ChatConfig {
   perHour: number;
 }
 
+/** Account-wide ceilings default to this many times the per-key limit: three keys at full speed, then they share. */
+export const ACCOUNT_FACTOR = 3;
+/** Limits go to PostgreSQL as `integer`. */
+const INT4_MAX = 2_147_483_647;
+const accountLimit = (own: number | undefined, perKey: number) => own ?? Math.min(INT4_MAX, ACCOUNT_FACTOR * perKey);
+
 export interface RateLimitConfig {
   perMinute: number;
   perHour: number;
   concurrency: number;
   /** Per-endpoint budgets per key per minute, on top of perMinute and perHour. */
   endpointPerMinute: { generate: number; analyze: number; garments: number; upload: number; preview: number };
+  /** Ceilings shared by all keys (and the session) of one account, on top of the per-key limits. */
+  account: {
+    perMinute: number;
+    perHour: number;
+    concurrency: number;
+    /** POST /analyze requests in flight per account: bounds its share of the analysis worker pool. */
+    analyzeConcurrency: number;
+    endpointPerMinute: { generate: number; analyze: number; garments: number; upload: number; preview: number };
+  };
   leaseMs: number;
   storeTimeoutMs: number;
   onStoreError: 'local' | 'closed';
@@ -462,6 +489,19 @@ export function loadConfig(
         garments: e.RATE_LIMIT_GARMENTS_PER_MINUTE,
         upload: e.RATE_LIMIT_UPLOAD_PER_MINUTE,
         preview: e.RATE_LIMIT_PREVIEW_PER_MINUTE,
+      },
+      account: {
+        perMinute: accountLimit(e.RATE_LIMIT_ACCOUNT_PER_MINUTE, e.RATE_LIMIT_PER_MINUTE),
+        perHour: accountLimit(e.RATE_LIMIT_ACCOUNT_PER_HOUR, e.RATE_LIMIT_PER_HOUR),
+        concurrency: accountLimit(e.RATE_LIMIT_ACCOUNT_CONCURRENCY, e.RATE_LIMIT_CONCURRENCY),
+        analyzeConcurrency: e.RATE_LIMIT_ACCOUNT_ANALYZE_CONCURRENCY ?? Math.min(INT4_MAX, e.RATE_LIMIT_CONCURRENCY),
+        endpointPerMinute: {
+          generate: accountLimit(e.RATE_LIMIT_ACCOUNT_GENERATE_PER_MINUTE, e.RATE_LIMIT_GENERATE_PER_MINUTE),
+          analyze: accountLimit(e.RATE_LIMIT_ACCOUNT_ANALYZE_PER_MINUTE, e.RATE_LIMIT_ANALYZE_PER_MINUTE),
+          garments: accountLimit(e.RATE_LIMIT_ACCOUNT_GARMENTS_PER_MINUTE, e.RATE_LIMIT_GARMENTS_PER_MINUTE),
+          upload: accountLimit(e.RATE_LIMIT_ACCOUNT_UPLOAD_PER_MINUTE, e.RATE_LIMIT_UPLOAD_PER_MINUTE),
+          preview: accountLimit(e.RATE_LIMIT_ACCOUNT_PREVIEW_PER_MINUTE, e.RATE_LIMIT_PREVIEW_PER_MINUTE),
+        },
       },
       leaseMs: e.RATE_LIMIT_LEASE_SECONDS * 1000,
       storeTimeoutMs: e.RATE_LIMIT_STORE_TIMEOUT_MS,

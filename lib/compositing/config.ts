@@ -73,16 +73,20 @@ export class BufferPool {
     const list = this.free.get(size);
     const buf = list?.pop();
     if (!buf) return Buffer.allocUnsafe(size);
+    if (list!.length === 0) this.free.delete(size); // no entry without buffers: the map cannot fill with sizes
     this.bytes -= buf.length;
     return buf;
   }
 
   give(buf: Buffer): void {
     const size = buf.length;
-    const list = this.free.get(size) ?? [];
-    this.free.delete(size);
-    this.free.set(size, list); // most recently used
-    if (list.length >= this.max || size > this.maxBytes) return;
+    if (size > this.maxBytes || this.max < 1) return; // never kept, so never an entry
+    const list = this.free.get(size);
+    if (list) {
+      this.free.delete(size);
+      this.free.set(size, list); // most recently used
+      if (list.length >= this.max) return;
+    }
     for (const [other, buffers] of this.free) {
       if (this.bytes + size <= this.maxBytes) break;
       if (other === size) continue;
@@ -90,8 +94,14 @@ export class BufferPool {
       this.free.delete(other);
     }
     if (this.bytes + size > this.maxBytes) return;
-    list.push(buf);
+    if (list) list.push(buf);
+    else this.free.set(size, [buf]);
     this.bytes += size;
+  }
+
+  /** Sizes with idle buffers (map entries); never more than the buffers held. */
+  get sizes(): number {
+    return this.free.size;
   }
 
   /** Bytes held by idle buffers. */

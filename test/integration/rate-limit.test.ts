@@ -16,7 +16,7 @@ import { requireApiKey } from '../../api/auth/api-keys';
 import { requestContext } from '../../api/middleware/request-context';
 import { createLogger } from '../../lib/log';
 import type { Env } from '../../lib/config';
-import { account, http, type HttpResult } from '../helpers/http';
+import { account, createKey, http, type HttpResult } from '../helpers/http';
 import { startStack, type Stack } from '../helpers/stack';
 
 type EnvOverrides = Partial<Record<keyof Env, string>>;
@@ -100,6 +100,10 @@ class TestApp {
       });
     }
     app.get('/t/hold', ...chain('other'), async (_req, res) => {
+      await new Promise<void>((r) => t.gates.push(r));
+      res.json({ held: true });
+    });
+    app.get('/t/hold-analyze', ...chain('analyze'), async (_req, res) => {
       await new Promise<void>((r) => t.gates.push(r));
       res.json({ held: true });
     });
@@ -420,6 +424,154 @@ describe('rate limits (issue 5)', function () {
       assert.equal(await leases(a.keyId), 3);
       assert.equal((await garments(s, a.key)).status, 200);
       await until('expired leases dropped', async () => (await leases(a.keyId)) === 0);
+    });
+  });
+
+  describe('account-wide ceilings (issue 11)', () => {
+    let s: Stack;
+    let t: TestApp;
+    // Per key: 5 a minute, generate 2 a minute, 2 at once. Per account: 8 a minute, generate 3 a minute, 3 at once,
+    // 2 analyses at once.
+    before(async () => {
+      s = await stack('rl-account', {
+        RATE_LIMIT_PER_MINUTE: '5',
+        RATE_LIMIT_GENERATE_PER_MINUTE: '2',
+        RATE_LIMIT_CONCURRENCY: '2',
+        RATE_LIMIT_ACCOUNT_PER_MINUTE: '8',
+        RATE_LIMIT_ACCOUNT_GENERATE_PER_MINUTE: '3',
+        RATE_LIMIT_ACCOUNT_CONCURRENCY: '3',
+        RATE_LIMIT_ACCOUNT_ANALYZE_CONCURRENCY: '2',
+      });
+      t = await testApp(s);
+    });
+
+    /** An account with `n` API keys. */
+    async function accountWithKeys(n: number) {
+      const a = await account(s.baseUrl);
+      const keys = [a.key];
+      for (let i = 1; i < n; i++) keys.push((await createKey(s.baseUrl, a.cookie, { name: `key ${i}` })).key);
+      return { ...a, keys };
+    }
+
+    // Leases held by the account's requests in flight, over all its keys.
+    const accountLeases = (userId: string) =>
+      s.sql<{ n: number }[]>`
+        select count(*)::int as n from rate_limit_slots s cross join jsonb_object_keys(s.leases)
+        where s.key = ${`account-concurrency:${userId}`}`.then((r) => r[0]!.n);
+
+    it("several keys of one account share the account's minute budget; another account is unaffected", async () => {
+      const a = await accountWithKeys(3);
+      const b = await account(s.baseUrl);
+      for (let i = 1; i <= 4; i++)
+        assert.equal((await http(t.baseUrl, 'GET', '/t/other', { key: a.keys[0] })).status, 200);
+      let last: HttpResult | undefined;
+      for (let i = 1; i <= 4; i++) {
+        last = await http(t.baseUrl, 'GET', '/t/other', { key: a.keys[1] });
+        assert.equal(last.status, 200, last.text);
+      }
+      // The second key has 1 of its own 5 left, the account 0 of 8: the headers report the account's window.
+      assert.deepEqual([limitHeaders(last!).limit, limitHeaders(last!).remaining], [8, 0]);
+      // A third key that has made no call, on the other instance (the real app): refused by the account's window.
+      const refused = await garments(s, a.keys[2]!);
+      const retryAfter = assertRateLimited(refused, 'account-minute', 8);
+      assert.ok(retryAfter <= 60);
+      assert.match(refused.body.error.message, /per account/);
+      assert.deepEqual([limitHeaders(refused).limit, limitHeaders(refused).remaining], [8, 0]);
+      // The first key still has 1 of its own: the account refuses it too.
+      assertRateLimited(await http(t.baseUrl, 'GET', '/t/other', { key: a.keys[0] }), 'account-minute', 8);
+      const other = await garments(s, b.key);
+      assert.equal(other.status, 200, other.text);
+      assert.deepEqual([limitHeaders(other).limit, limitHeaders(other).remaining], [5, 4]);
+    });
+
+    it("several keys of one account share the account's generate budget", async () => {
+      const a = await accountWithKeys(2);
+      for (let i = 0; i < 2; i++)
+        assert.equal((await http(t.baseUrl, 'GET', '/t/generate', { key: a.keys[0] })).status, 200);
+      assert.equal((await http(t.baseUrl, 'GET', '/t/generate', { key: a.keys[1] })).status, 200);
+      assertRateLimited(await http(t.baseUrl, 'GET', '/t/generate', { key: a.keys[1] }), 'account-generate-minute', 3);
+      // The account's other budgets are still there.
+      assert.equal((await http(t.baseUrl, 'GET', '/t/other', { key: a.keys[1] })).status, 200);
+    });
+
+    it('several keys of one account share its concurrency; another account is unaffected', async () => {
+      const a = await accountWithKeys(2);
+      const b = await account(s.baseUrl);
+      const before = t.gates.length;
+      const held = [
+        http(t.baseUrl, 'GET', '/t/hold', { key: a.keys[0] }),
+        http(t.baseUrl, 'GET', '/t/hold', { key: a.keys[0] }),
+        http(t.baseUrl, 'GET', '/t/hold', { key: a.keys[1] }),
+      ];
+      await until('3 held', async () => t.gates.length === before + 3 && (await accountLeases(a.userId)) === 3);
+      // The second key holds 1 of its own 2 slots, but the account's 3 are taken, on either instance.
+      const refused = await garments(s, a.keys[1]!);
+      assert.equal(assertRateLimited(refused, 'account-concurrency', 3), 1);
+      assertRateLimited(await http(t.baseUrl, 'GET', '/t/other', { key: a.keys[1] }), 'account-concurrency', 3);
+      // Refused requests took no slot and counted in no window: 1 of the key's 5 minute calls is used (its hold).
+      assert.deepEqual([limitHeaders(refused).limit, limitHeaders(refused).remaining], [5, 4]);
+      assert.equal(await accountLeases(a.userId), 3);
+      assert.equal((await garments(s, b.key)).status, 200);
+      t.openGates();
+      for (const r of await Promise.all(held)) assert.equal(r.status, 200);
+      await until('slots released', async () => (await accountLeases(a.userId)) === 0);
+      assert.equal((await garments(s, a.keys[1]!)).status, 200);
+    });
+
+    it('bounds the analyses an account has in flight, whatever its keys', async () => {
+      const a = await accountWithKeys(3);
+      const b = await account(s.baseUrl);
+      const before = t.gates.length;
+      const held = [
+        http(t.baseUrl, 'GET', '/t/hold-analyze', { key: a.keys[0] }),
+        http(t.baseUrl, 'GET', '/t/hold-analyze', { key: a.keys[1] }),
+      ];
+      await until('2 analyses held', async () => t.gates.length === before + 2);
+      assertRateLimited(
+        await http(t.baseUrl, 'GET', '/t/analyze', { key: a.keys[2] }),
+        'account-analyze-concurrency',
+        2,
+      );
+      // Other calls of the account still have its third slot; another account analyzes.
+      assert.equal((await http(t.baseUrl, 'GET', '/t/other', { key: a.keys[2] })).status, 200);
+      assert.equal((await http(t.baseUrl, 'GET', '/t/analyze', { key: b.key })).status, 200);
+      t.openGates();
+      await Promise.all(held);
+      await until('analysis slots released', async () => (await accountLeases(a.userId)) === 0);
+      assert.equal((await http(t.baseUrl, 'GET', '/t/analyze', { key: a.keys[2] })).status, 200);
+    });
+  });
+
+  describe('account-wide ceilings weigh batches too', () => {
+    it("a batch that does not fit the account's generate budget is refused, uncharged", async () => {
+      const s = await stack('rl-account-batch', {
+        RATE_LIMIT_GENERATE_PER_MINUTE: '5',
+        RATE_LIMIT_ACCOUNT_GENERATE_PER_MINUTE: '5',
+      });
+      const a = await account(s.baseUrl);
+      const second = await createKey(s.baseUrl, a.cookie, { name: 'second' });
+      const g = (await garments(s, a.key)).body.garments[0];
+      const colors = g.colors.filter((c: { available: boolean }) => c.available).slice(0, 3);
+      const batch = (key: string, n: number) =>
+        http(s.baseUrl, 'POST', '/api/v1/generate/batch', {
+          key,
+          headers: { prefer: 'respond-async' },
+          json: {
+            designUrl: g.colors[0].imageUrl,
+            garmentId: g.id,
+            items: colors.slice(0, n).map((c: { name: string }) => ({ color: c.name })),
+          },
+        });
+      const first = await batch(a.key, 3);
+      assert.equal(first.status, 202, first.text);
+      const before = await http(s.baseUrl, 'GET', '/api/auth/me', { cookie: a.cookie });
+      // The second key has its own 5, but the account has 2 left.
+      const refused = await batch(second.key, 3);
+      assertRateLimited(refused, 'account-generate-minute', 5);
+      const after = await http(s.baseUrl, 'GET', '/api/auth/me', { cookie: a.cookie });
+      assert.equal(after.body.user.tokenBalance, before.body.user.tokenBalance, 'nothing charged');
+      const [row] = await s.sql`select hits from rate_limit_hits where key = ${`generate-minute:${second.id}`}`;
+      assert.equal(row!.hits, 1, "the refused batch's items were not counted against the key either");
     });
   });
 

@@ -734,4 +734,28 @@ describe('output buffer pool', () => {
     assert.equal(again.length, 60);
     assert.ok(pool.pooledBytes <= 40);
   });
+
+  it('keeps no entry for a size it does not hold: its bookkeeping stays bounded by the buffers it keeps', () => {
+    const pool = new BufferPool(2, 100);
+    // foreign blanks of many sizes too large to keep
+    for (let size = 101; size <= 5000; size++) pool.give(Buffer.alloc(size));
+    assert.equal(pool.sizes, 0);
+    assert.equal(pool.pooledBytes, 0);
+    // sizes that fit, given and taken again: the emptied entries go too
+    for (let size = 1; size <= 2000; size++) {
+      pool.give(Buffer.alloc(size % 90 || 1));
+      const b = pool.take(size % 90 || 1);
+      assert.equal(b.length, size % 90 || 1);
+      assert.equal(pool.sizes, 0, `after size ${size}`);
+    }
+    // evicted sizes leave no entry either; never more entries than buffers
+    for (let size = 1; size <= 60; size++) {
+      pool.give(Buffer.alloc(size));
+      assert.ok(pool.sizes <= pool.pooledBytes, `${pool.sizes} entries for ${pool.pooledBytes} bytes`);
+    }
+    assert.ok(pool.sizes <= 100);
+    const emptyPool = new BufferPool(0, 100);
+    emptyPool.give(Buffer.alloc(10));
+    assert.equal(emptyPool.sizes, 0);
+  });
 });

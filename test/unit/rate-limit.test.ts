@@ -51,6 +51,13 @@ describe('rate limit: configuration', () => {
       perHour: 1000,
       concurrency: 10,
       endpointPerMinute: { generate: 30, analyze: 60, garments: 60, upload: 20, preview: 120 },
+      account: {
+        perMinute: 180,
+        perHour: 3000,
+        concurrency: 30,
+        analyzeConcurrency: 10,
+        endpointPerMinute: { generate: 90, analyze: 180, garments: 180, upload: 60, preview: 360 },
+      },
       leaseMs: 30_000,
       storeTimeoutMs: 500,
       onStoreError: 'local',
@@ -62,7 +69,25 @@ describe('rate limit: configuration', () => {
       RATE_LIMIT_ON_STORE_ERROR: 'closed',
     });
     assert.equal(low.rateLimit.perMinute, 5);
+    assert.equal(low.rateLimit.account.perMinute, 15, 'account ceilings follow the per-key figures by default');
     assert.equal(low.rateLimit.onStoreError, 'closed');
+    const own = loadConfig({
+      NODE_ENV: 'test',
+      APP_SECRET: 'x'.repeat(32),
+      RATE_LIMIT_ACCOUNT_PER_MINUTE: '100',
+      RATE_LIMIT_ACCOUNT_CONCURRENCY: '12',
+      RATE_LIMIT_ACCOUNT_ANALYZE_CONCURRENCY: '4',
+      RATE_LIMIT_ACCOUNT_GENERATE_PER_MINUTE: '40',
+    });
+    assert.deepEqual(
+      [own.rateLimit.account.perMinute, own.rateLimit.account.concurrency, own.rateLimit.account.analyzeConcurrency],
+      [100, 12, 4],
+    );
+    assert.equal(own.rateLimit.account.endpointPerMinute.generate, 40);
+    assert.throws(
+      () => loadConfig({ APP_SECRET: 'x'.repeat(32), RATE_LIMIT_ACCOUNT_CONCURRENCY: '0' }),
+      /RATE_LIMIT_ACCOUNT_CONCURRENCY/,
+    );
     assert.throws(
       () => loadConfig({ APP_SECRET: 'x'.repeat(32), RATE_LIMIT_CONCURRENCY: '0' }),
       /RATE_LIMIT_CONCURRENCY/,
@@ -128,6 +153,18 @@ describe('rate limit: what the client is told', () => {
       /20 upload requests per minute/,
     );
     assert.match(rateLimited({ scope: 'concurrency', limit: 10, retryAfter: 1 }).message, /10 concurrent requests/);
+    assert.match(
+      rateLimited({ scope: 'account-generate-minute', limit: 90, retryAfter: 1 }).message,
+      /90 generate requests per minute per account/,
+    );
+    assert.match(
+      rateLimited({ scope: 'account-concurrency', limit: 30, retryAfter: 1 }).message,
+      /30 concurrent requests per account/,
+    );
+    assert.match(
+      rateLimited({ scope: 'account-analyze-concurrency', limit: 10, retryAfter: 1 }).message,
+      /10 concurrent analyze requests per account/,
+    );
   });
 });
 
@@ -325,7 +362,7 @@ describe('rate limit: housekeeping', () => {
 });
 
 describe('rate limit: one round trip per request', () => {
-  it('takes the slot and counts endpoint, minute and hour windows with a single query, and reports from it', async () => {
+  it('takes the slots and counts endpoint, minute and hour windows of key and account in one query, and reports from it', async () => {
     const hits = new Map<string, number>();
     const queries: string[] = [];
     const taken: string[] = [];
@@ -333,16 +370,17 @@ describe('rate limit: one round trip per request', () => {
     const sql = ((strings: TemplateStringsArray, ...values: unknown[]) => {
       const text = strings.join('?');
       queries.push(text);
-      if (text.includes('set leases = s.leases - r.ids')) released.push(...(values[1] as string[]));
+      if (text.includes('set leases = s.leases - r.ids'))
+        released.push(...(values[0] as string[]).map((k, i) => `${k} ${(values[1] as string[])[i]}`));
       if (text.includes('rate_limit_admit')) {
-        const [slotKey, leaseId, , , keys] = values as [string, string, number, number, string[]];
-        taken.push(leaseId);
+        const [slotKeys, , leaseId, , keys] = values as [string[], number[], string, number, string[]];
+        for (const k of slotKeys) taken.push(`${k} ${leaseId}`);
         const windows = keys.map((k) => ({
           outKey: k,
           outHits: (hits.set(k, (hits.get(k) ?? 0) + 1), hits.get(k)!),
           outMsLeft: 30_000,
         }));
-        return Promise.resolve([{ outKey: slotKey, outHits: 1, outMsLeft: 0 }, ...windows]);
+        return Promise.resolve([...slotKeys.map((k) => ({ outKey: k, outHits: 1, outMsLeft: 0 })), ...windows]);
       }
       return Promise.resolve([]);
     }) as unknown as Sql;
@@ -351,7 +389,11 @@ describe('rate limit: one round trip per request', () => {
     const app = express();
     app.get(
       '/g',
-      (req, _res, next) => ((req.apiKeyId = 'key_unit'), next()),
+      (req, _res, next) => {
+        req.apiKeyId = 'key_unit';
+        req.user = { id: 'user_unit', email: 'u@example.test', plan: 'free', createdAt: new Date() };
+        next();
+      },
       ...limits.chain('garments'),
       (_req, res) => {
         res.json({});
@@ -370,14 +412,25 @@ describe('rate limit: one round trip per request', () => {
       assert.equal(
         queries.filter((q) => /rate_limit_(admit|hit|acquire)/.test(q)).length,
         1,
-        'one query for the slot and three windows',
+        'one query for the two slots and six windows',
       );
-      assert.deepEqual([...hits.keys()].sort(), ['garments-minute:key_unit', 'hour:key_unit', 'minute:key_unit']);
+      assert.deepEqual(
+        [...hits.keys()],
+        [
+          'garments-minute:key_unit',
+          'minute:key_unit',
+          'account-garments-minute:user_unit',
+          'account-minute:user_unit',
+          'hour:key_unit',
+          'account-hour:user_unit',
+        ],
+        'short windows first, a key before its account',
+      );
       await fetch(url);
       const third = await fetch(url);
       assert.equal(third.status, 429);
       assert.equal(queries.filter((q) => q.includes('rate_limit_admit')).length, 3);
-      await until('every lease released', () => released.length === 3);
+      await until('every lease released', () => released.length === 6);
       assert.deepEqual(released.sort(), taken.sort());
     } finally {
       server.closeAllConnections();

@@ -1,9 +1,10 @@
-// One round trip per request for all of its limits. A keyed request takes a concurrency slot and passes three
-// windows (endpoint minute, key minute, key hour); asking the database once for each cost about three times as
+// One round trip per request for all of its limits. A keyed request takes its concurrency slots (its key's, its
+// account's, and for POST /analyze its account's analysis slot) and passes up to six windows (endpoint minute, key
+// minute and key hour, each per key and per account); asking the database once for each cost about three times as
 // much under load as asking once for all (bench/rate-limit.ts). So admit() runs before the limiters, takes the
-// slot and counts the windows with rate_limit_admit (db/migrations/004_rate_limits.sql), and runs the rest of
-// the chain in an AsyncLocalStorage context where PgSlots and PgWindowStore pick up their results. The limiters
-// themselves (the concurrency middleware and the express-rate-limit instances) still make every decision.
+// slots and counts the windows with rate_limit_admit_slots (db/migrations/012_account_rate_limits.sql), and runs
+// the rest of the chain in an AsyncLocalStorage context where PgSlots and PgWindowStore pick up their results. The
+// limiters themselves (the concurrency middleware and the express-rate-limit instances) still make every decision.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import type { Request, RequestHandler } from 'express';
@@ -11,9 +12,18 @@ import type { IncrementResponse } from 'express-rate-limit';
 import type { Sql } from '../../../db/client';
 import type { StoreGuard } from './store-guard';
 
+export interface AdmittedSlot {
+  leaseId: string;
+  taken: boolean;
+  /** Taken, then given back by the database because a later slot was full: the request is refused anyway. */
+  givenBack: boolean;
+  /** Set once PgSlots has turned it into a lease. */
+  used: boolean;
+}
+
 export interface Admission {
-  /** The slot rate_limit_admit tried to take; `used` once PgSlots has turned it into a lease. */
-  slot?: { key: string; leaseId: string; taken: boolean; used: boolean };
+  /** The slots rate_limit_admit_slots tried to take, by key (slots after a full one are not tried). */
+  slots?: Map<string, AdmittedSlot>;
   /** Window results by prefixed key; each is taken out once by its store. */
   windows: Map<string, IncrementResponse>;
 }
@@ -55,12 +65,12 @@ export interface AdmitOptions {
   /** Window specs for this request, in checking order. */
   windows: (req: Request) => WindowSpec[];
   /**
-   * The concurrency slot to take, when slots live in PostgreSQL. Without it (per-process slots: the benchmark's
-   * comparison) only windows are counted here, so a request later refused for concurrency has been counted.
+   * The concurrency slots to take, in order, when slots live in PostgreSQL. Without them (per-process slots: the
+   * benchmark's comparison) only windows are counted here, so a request later refused for concurrency has been
+   * counted.
    */
-  slot?: {
-    key: (req: Request) => string;
-    limit: number;
+  slots?: {
+    keys: (req: Request) => { key: string; limit: number }[];
     leaseMs: number;
     /** Hands back a lease taken by a query that answered after the guard stopped waiting. */
     giveBack: (key: string, leaseId: string) => void;
@@ -68,10 +78,10 @@ export interface AdmitOptions {
 }
 
 export function admit(opts: AdmitOptions): RequestHandler {
-  const { sql, guard, slot } = opts;
+  const { sql, guard, slots } = opts;
   return async (req, _res, next) => {
     const windows = opts.windows(req);
-    if (!slot) {
+    if (!slots) {
       const r = await guard.run('increment', () => hitWindows(sql, windows));
       current.run(
         r.ok ? { windows: new Map(r.value.map((row) => [row.outKey, toIncrement(row)])) } : 'unavailable',
@@ -79,29 +89,32 @@ export function admit(opts: AdmitOptions): RequestHandler {
       );
       return;
     }
-    const slotKey = slot.key(req);
+    const wanted = slots.keys(req);
     const leaseId = randomUUID();
     const r = await guard.run(
       'admit',
       () => sql<HitRow[]>`
         select out_key as "outKey", out_hits as "outHits", out_ms_left as "outMsLeft"
-        from rate_limit_admit(${slotKey}, ${leaseId}, ${slot.limit}::int, ${slot.leaseMs}::int,
+        from rate_limit_admit_slots(${wanted.map((s) => s.key)}::text[], ${wanted.map((s) => s.limit)}::int[],
+          ${leaseId}, ${slots.leaseMs}::int,
           ${windows.map((w) => w.key)}::text[], ${windows.map((w) => w.windowMs)}::int[], ${windows.map((w) => w.limit)}::int[])`,
       (rows) => {
-        if (rows[0]?.outHits === 1) slot.giveBack(slotKey, leaseId);
+        // Slots are given back by the database when one is full; otherwise each taken one is ours to give back.
+        const slotRows = rows.slice(0, wanted.length);
+        if (slotRows.every((row) => row.outHits === 1)) for (const row of slotRows) slots.giveBack(row.outKey, leaseId);
       },
     );
     if (!r.ok) {
       current.run('unavailable', next);
       return;
     }
-    const [first, ...rest] = r.value;
-    current.run(
-      {
-        slot: { key: slotKey, leaseId, taken: first?.outHits === 1, used: false },
-        windows: new Map(rest.map((row) => [row.outKey, toIncrement(row)])),
-      },
-      next,
-    );
+    const slotRows = r.value.slice(0, wanted.length);
+    const refused = slotRows.some((row) => row.outHits !== 1);
+    const admitted = new Map<string, AdmittedSlot>();
+    for (const row of slotRows)
+      admitted.set(row.outKey, { leaseId, taken: row.outHits === 1, givenBack: refused, used: false });
+    // A request refused for a slot has no window rows: the slot rows are then all there is.
+    const windowRows = refused ? [] : r.value.slice(wanted.length);
+    current.run({ slots: admitted, windows: new Map(windowRows.map((row) => [row.outKey, toIncrement(row)])) }, next);
   };
 }

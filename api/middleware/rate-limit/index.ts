@@ -1,12 +1,14 @@
-// Part A limits per API key (spec "Limits", issue 5): a concurrency slot, then the endpoint's own minute window
-// (if it has one), the key's minute window and the key's hour window, each an express-rate-limit instance on a
-// PostgreSQL store, then one middleware that reports the window closest to running out in X-RateLimit-*.
-// admit() takes the slot and counts the request in all its windows in one round trip, before the limiters read
-// the results and decide.
+// Part A limits per API key (spec "Limits", issue 5), with account-wide ceilings on top (issue 11): concurrency slots
+// (the key's, the account's, and for POST /analyze the account's analysis slot), then the minute and hour windows,
+// each an express-rate-limit instance on a PostgreSQL store, then one middleware that reports the window closest to
+// running out in X-RateLimit-*. admit() takes the slots and counts the request in all its windows in one round
+// trip, before the limiters read the results and decide.
 //
 // Order matters because a refused request has already been counted by the windows checked before the refusing
 // one, never by those after it. Short windows come first so that a client hammering a per-minute limit does not
-// also burn its hour budget; the concurrency check comes first so that requests refused "at once" cost nothing.
+// also burn its hour budget, and a key's window comes before its account's, so a key over its own limit does not
+// eat into the budget its account's other keys share. The concurrency checks come first so that requests refused
+// "at once" cost nothing.
 import type { RequestHandler } from 'express';
 import { rateLimit, type RateLimitInfo, type RateLimitRequestHandler } from 'express-rate-limit';
 import type { Sql } from '../../../db/client';
@@ -37,6 +39,7 @@ export interface RateLimitDeps {
 
 interface WindowLimiter {
   name: string;
+  counted: Counted;
   limit: number;
   windowMs: number;
   store: PgWindowStore;
@@ -46,11 +49,17 @@ interface WindowLimiter {
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
 
-/** Who a limit counts for: the request's API key, or its signed-in user (`session:<user id>`, the dashboard). */
+/**
+ * Who a limit counts for: the request's API key, or its signed-in user (`session:<user id>`, the dashboard); and
+ * the account both belong to (the user), for the account-wide ceilings.
+ */
 interface Limited {
   apiKeyId?: string;
   sessionUserId?: string;
+  user?: { id: string };
 }
+
+type Counted = 'key' | 'account';
 
 /** Requests reach the limiters only after Part A's authentication, so every limit is per API key (or session). */
 function apiKeyOf(req: Limited): string {
@@ -59,7 +68,19 @@ function apiKeyOf(req: Limited): string {
   throw new Error('rate limiter mounted without Part A authentication in front of it');
 }
 
-const slotKey = (req: Limited) => `concurrency:${apiKeyOf(req)}`;
+function accountOf(req: Limited): string {
+  if (req.user?.id) return req.user.id;
+  throw new Error('rate limiter mounted without Part A authentication in front of it');
+}
+
+const whoOf = (req: Limited, counted: Counted) => (counted === 'key' ? apiKeyOf(req) : accountOf(req));
+
+/** A concurrency slot: `scope` names it in a refusal. */
+interface SlotLimit {
+  scope: 'concurrency' | 'account-concurrency' | 'account-analyze-concurrency';
+  limit: number;
+  key: (req: Limited) => string;
+}
 const infoOf = (req: unknown, name: string) => (req as Record<string, RateLimitInfo | undefined>)[propertyName(name)];
 const propertyName = (name: string) => `rateLimit:${name}`;
 
@@ -69,7 +90,9 @@ export class RateLimits {
   private readonly housekeeping: Housekeeping;
   private readonly minute: WindowLimiter;
   private readonly hour: WindowLimiter;
-  private readonly endpoints = new Map<LimitedEndpoint, WindowLimiter>();
+  private readonly accountMinute: WindowLimiter;
+  private readonly accountHour: WindowLimiter;
+  private readonly endpoints = new Map<string, WindowLimiter>();
   private readonly chains = new Map<LimitedEndpoint, RequestHandler[]>();
 
   constructor(
@@ -80,8 +103,10 @@ export class RateLimits {
     this.guard = new StoreGuard({ timeoutMs: rl.storeTimeoutMs, mode: rl.onStoreError, log: deps.log });
     this.housekeeping = new Housekeeping(deps.sql, this.guard);
     this.slots = opts.slots ?? new PgSlots({ sql: deps.sql, guard: this.guard, leaseMs: rl.leaseMs });
-    this.minute = this.window('minute', rl.perMinute, MINUTE);
-    this.hour = this.window('hour', rl.perHour, HOUR);
+    this.minute = this.window('minute', 'key', rl.perMinute, MINUTE);
+    this.hour = this.window('hour', 'key', rl.perHour, HOUR);
+    this.accountMinute = this.window('account-minute', 'account', rl.account.perMinute, MINUTE);
+    this.accountHour = this.window('account-hour', 'account', rl.account.perHour, HOUR);
   }
 
   /** The middleware for one endpoint, to mount right after requireApiKey. */
@@ -89,83 +114,110 @@ export class RateLimits {
     const cached = this.chains.get(endpoint);
     if (cached) return cached;
     const rl = this.deps.config.rateLimit;
-    const shared = OWN_BUDGET_ONLY.has(endpoint) ? [] : [this.minute, this.hour];
-    const windows = [this.endpointWindow(endpoint), ...shared].filter((w): w is WindowLimiter => w !== undefined);
+    const [keyEndpoint, accountEndpoint] = this.endpointWindows(endpoint);
+    const windows = (
+      OWN_BUDGET_ONLY.has(endpoint)
+        ? [keyEndpoint, accountEndpoint]
+        : [keyEndpoint, this.minute, accountEndpoint, this.accountMinute, this.hour, this.accountHour]
+    ).filter((w): w is WindowLimiter => w !== undefined);
+    const slotLimits: SlotLimit[] = [
+      { scope: 'concurrency', limit: rl.concurrency, key: (req) => `concurrency:${apiKeyOf(req)}` },
+      {
+        scope: 'account-concurrency',
+        limit: rl.account.concurrency,
+        key: (req) => `account-concurrency:${accountOf(req)}`,
+      },
+    ];
+    // POST /analyze holds a place on the analysis worker pool (shared by every account) while it runs.
+    if (endpoint === 'analyze')
+      slotLimits.push({
+        scope: 'account-analyze-concurrency',
+        limit: rl.account.analyzeConcurrency,
+        key: (req) => `account-analyze-concurrency:${accountOf(req)}`,
+      });
     const pgSlots = this.slots instanceof PgSlots ? this.slots : undefined;
     const admission = admit({
       sql: this.deps.sql,
       guard: this.guard,
       windows: (req) =>
-        windows.map((w) => ({ key: w.store.prefix + apiKeyOf(req), windowMs: w.windowMs, limit: w.limit })),
-      slot: pgSlots && {
-        key: slotKey,
-        limit: rl.concurrency,
+        windows.map((w) => ({ key: w.store.prefix + whoOf(req, w.counted), windowMs: w.windowMs, limit: w.limit })),
+      slots: pgSlots && {
+        keys: (req) => slotLimits.map((s) => ({ key: s.key(req), limit: s.limit })),
         leaseMs: rl.leaseMs,
         giveBack: (k, id) => pgSlots.giveBack(k, id),
       },
     });
-    const concurrency = concurrencyLimiter({
-      pool: this.slots,
-      limit: rl.concurrency,
-      key: slotKey,
-      refuse: async (req) =>
-        rateLimited({
-          scope: 'concurrency',
-          limit: rl.concurrency,
-          // Slots free up as responses end; a second is the shortest wait worth advising.
-          retryAfter: 1,
-          reported: closestToRunningOut(await Promise.all(windows.map((w) => peek(w, apiKeyOf(req))))),
-        }),
-    });
-    const chain = [admission, concurrency, ...windows.map((w) => w.middleware), reportClosest(windows)];
+    const concurrency = slotLimits.map((s) =>
+      concurrencyLimiter({
+        pool: this.slots,
+        limit: s.limit,
+        key: s.key,
+        refuse: async (req) =>
+          rateLimited({
+            scope: s.scope,
+            limit: s.limit,
+            // Slots free up as responses end; a second is the shortest wait worth advising.
+            retryAfter: 1,
+            reported: closestToRunningOut(await Promise.all(windows.map((w) => peek(w, whoOf(req, w.counted))))),
+          }),
+      }),
+    );
+    const chain = [admission, ...concurrency, ...windows.map((w) => w.middleware), reportClosest(windows)];
     this.chains.set(endpoint, chain);
     return chain;
   }
 
   /**
-   * Counts `extra` more hits of the endpoint's per-minute window for this request's key, so a request doing the
-   * work of N (a batch of N items) costs N against it. When they do not fit, nothing more is counted and the request
-   * is refused with 429 rate_limited naming the window. Returns the window's state after the weighing (undefined
-   * when there is nothing to weigh, or the window lives only in this process because the database was unavailable).
+   * Counts `extra` more hits of the endpoint's per-minute windows (the key's and the account's) for this request, so
+   * a request doing the work of N (a batch of N items) costs N against them. When they do not fit in both, nothing
+   * more is counted and the request is refused with 429 rate_limited naming the window. Returns the state of the
+   * one closer to running out after the weighing (undefined when there is nothing to weigh, or the windows live only
+   * in this process because the database was unavailable).
    */
   async weigh(req: Limited, endpoint: LimitedEndpoint, extra: number): Promise<WindowState | undefined> {
-    const w = this.endpointWindow(endpoint);
-    if (!w || extra <= 0) return undefined;
-    const key = w.store.prefix + apiKeyOf(req);
-    const [row] = await this.deps.sql<{ hits: number; msLeft: number; fits: boolean }[]>`
-      with added as (
-        update rate_limit_hits set hits = hits + ${extra}
-        where key = ${key} and reset_at > now() and hits + ${extra} <= ${w.limit}
-        returning hits, (extract(epoch from reset_at - now()) * 1000)::float8 as ms_left
-      )
-      select hits, ms_left as "msLeft", true as fits from added
-      union all
-      select hits, (extract(epoch from reset_at - now()) * 1000)::float8, false from rate_limit_hits
-      where key = ${key} and reset_at > now() and not exists (select 1 from added)`;
-    if (!row) return undefined;
-    const resetTime = new Date(Date.now() + row.msLeft);
-    if (!row.fits) {
-      throw rateLimited({
-        scope: w.name,
-        limit: w.limit,
-        retryAfter: secondsUntil(resetTime),
-        reported: { name: w.name, limit: w.limit, remaining: Math.max(0, w.limit - row.hits), resetTime },
-      });
+    const ws = this.endpointWindows(endpoint).filter((w): w is WindowLimiter => w !== undefined);
+    if (ws.length === 0 || extra <= 0) return undefined;
+    const keys = ws.map((w) => w.store.prefix + whoOf(req, w.counted));
+    const rows = await this.deps.sql<{ key: string; hits: number; msLeft: number; fits: boolean }[]>`
+      select out_key as key, out_hits as hits, out_ms_left as "msLeft", out_fits as fits
+      from rate_limit_weigh(${keys}::text[], ${ws.map((w) => w.limit)}::int[], ${extra}::int)`;
+    const states: WindowState[] = [];
+    for (const row of rows) {
+      const w = ws[keys.indexOf(row.key)]!;
+      const resetTime = new Date(Date.now() + row.msLeft);
+      if (!row.fits && row.hits + extra > w.limit) {
+        throw rateLimited({
+          scope: w.name,
+          limit: w.limit,
+          retryAfter: secondsUntil(resetTime),
+          reported: { name: w.name, limit: w.limit, remaining: Math.max(0, w.limit - row.hits), resetTime },
+        });
+      }
+      states.push({ name: w.name, limit: w.limit, remaining: Math.max(0, w.limit - row.hits), resetTime });
     }
-    return { name: w.name, limit: w.limit, remaining: Math.max(0, w.limit - row.hits), resetTime };
+    return closestToRunningOut(states);
   }
 
-  private endpointWindow(endpoint: LimitedEndpoint): WindowLimiter | undefined {
-    if (endpoint === 'other') return undefined;
-    let w = this.endpoints.get(endpoint);
+  /** The endpoint's per-minute windows: the key's, then the account's (none for `other`). */
+  private endpointWindows(endpoint: LimitedEndpoint): [WindowLimiter | undefined, WindowLimiter | undefined] {
+    if (endpoint === 'other') return [undefined, undefined];
+    const rl = this.deps.config.rateLimit;
+    return [
+      this.endpointWindow(`${endpoint}-minute`, 'key', rl.endpointPerMinute[endpoint]),
+      this.endpointWindow(`account-${endpoint}-minute`, 'account', rl.account.endpointPerMinute[endpoint]),
+    ];
+  }
+
+  private endpointWindow(name: string, counted: Counted, limit: number): WindowLimiter {
+    let w = this.endpoints.get(name);
     if (!w) {
-      w = this.window(`${endpoint}-minute`, this.deps.config.rateLimit.endpointPerMinute[endpoint], MINUTE);
-      this.endpoints.set(endpoint, w);
+      w = this.window(name, counted, limit, MINUTE);
+      this.endpoints.set(name, w);
     }
     return w;
   }
 
-  private window(name: string, limit: number, windowMs: number): WindowLimiter {
+  private window(name: string, counted: Counted, limit: number, windowMs: number): WindowLimiter {
     const { sql, log } = this.deps;
     const store = new PgWindowStore({
       sql,
@@ -182,7 +234,7 @@ export class RateLimits {
       legacyHeaders: false,
       standardHeaders: false,
       requestPropertyName: propertyName(name),
-      keyGenerator: apiKeyOf,
+      keyGenerator: (req) => whoOf(req, counted),
       // The store never fails in `local` mode and throws a 503 in `closed` mode; nothing is let through silently.
       passOnStoreError: false,
       handler: (req, _res, next) => {
@@ -201,7 +253,7 @@ export class RateLimits {
         warn: (err, msg) => log.warn(msg ?? 'express-rate-limit warning', { err }),
       },
     });
-    return { name, limit, windowMs, store, middleware };
+    return { name, counted, limit, windowMs, store, middleware };
   }
 }
 

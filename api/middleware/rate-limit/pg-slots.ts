@@ -21,10 +21,12 @@ export class PgSlots implements SlotPool {
   async acquire(key: string, limit: number): Promise<Lease | null> {
     const admission = currentAdmission();
     if (admission === 'unavailable') return this.local.tryAcquire(key, limit);
-    const slot = admission?.slot;
-    if (slot && slot.key === key && !slot.used) {
+    const slot = admission?.slots?.get(key);
+    if (slot && !slot.used) {
       slot.used = true;
-      return slot.taken ? this.lease(key, slot.leaseId) : null;
+      if (!slot.taken) return null;
+      // Given back already (a later slot of the request was full): nothing to renew or release.
+      return slot.givenBack ? { release: () => {} } : this.lease(key, slot.leaseId);
     }
     const { sql, guard, leaseMs } = this.opts;
     const leaseId = randomUUID();

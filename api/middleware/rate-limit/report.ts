@@ -43,13 +43,15 @@ const DESCRIBE: Record<string, string> = {
   minute: 'requests per minute',
   hour: 'requests per hour',
   concurrency: 'concurrent requests',
+  'analyze-concurrency': 'concurrent analyze requests',
 };
 
-function describe(name: string): string {
-  const known = DESCRIBE[name];
-  if (known) return known;
-  const [endpoint] = name.split('-');
-  return `${endpoint} requests per minute`;
+/** e.g. `60 requests per minute per API key`, `90 generate requests per minute per account`. */
+function describe(scope: string, limit: number): string {
+  const account = scope.startsWith('account-');
+  const name = account ? scope.slice('account-'.length) : scope;
+  const what = DESCRIBE[name] ?? `${name.split('-')[0]} requests per minute`;
+  return `${limit} ${what} per ${account ? 'account (all its API keys together)' : 'API key'}`;
 }
 
 /**
@@ -66,7 +68,7 @@ export function rateLimited(opts: {
   return new ApiError(
     429,
     'rate_limited',
-    `Rate limit exceeded: at most ${limit} ${describe(scope)} per API key; retry in ${retryAfter} s`,
+    `Rate limit exceeded: at most ${describe(scope, limit)}; retry in ${retryAfter} s`,
     { retryAfter, limit, scope },
     { ...(reported ? rateLimitHeaders(reported) : {}), 'Retry-After': String(retryAfter) },
   );
