@@ -179,6 +179,9 @@ const envSchema = z.object({
   // The maintenance sweep fails and refunds a generation still unfinished this long after it was created or started
   // when no workflow is running it (the API died between charging and starting it). The chaos suite shortens it.
   GENERATION_ORPHAN_AFTER: duration('10m', 5000),
+  // The inbound sweep starts the workflow of a stored Stripe event or Shopify webhook still waiting this long after it
+  // arrived; younger ones are left to the API that stored them (it starts their workflow right after answering).
+  INBOUND_SWEEP_GRACE_SECONDS: int(15, 0, 3600),
 
   // Storefront: Shopify OAuth, publishing, order webhooks, fulfillment (issue 14). Unset SHOPIFY_API_KEY: `npm
   // start` runs the local development shop and passes its credentials and address.
@@ -299,6 +302,8 @@ export interface Config {
   generateSyncTimeoutMs: number;
   /** how long an unfinished generation without a running workflow waits before the maintenance sweep recovers it */
   generationOrphanAfterMs: number;
+  /** seconds a stored inbound event waits for the API to start its workflow before the inbound sweep starts it */
+  inboundSweepGraceSeconds: number;
   payments: {
     /** Unset: payments are not configured (npm start runs stripe-mock and sets it). */
     secretKey: string | undefined;
@@ -442,6 +447,7 @@ export function loadConfig(
     },
     generateSyncTimeoutMs: e.GENERATE_SYNC_TIMEOUT_MS,
     generationOrphanAfterMs: e.GENERATION_ORPHAN_AFTER,
+    inboundSweepGraceSeconds: e.INBOUND_SWEEP_GRACE_SECONDS,
     payments: {
       secretKey: e.STRIPE_SECRET_KEY,
       apiUrl: e.STRIPE_API_URL?.replace(/\/+$/, ''),
