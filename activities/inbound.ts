@@ -4,7 +4,7 @@ import type { Client } from '@temporalio/client';
 import type { Sql } from '../db/client';
 import { waitingStripeEvents } from '../db/payments';
 import { waitingWebhooks } from '../db/storefront';
-import { INBOUND_SWEEP_GRACE_SECONDS, startInboundWorkflow, type InboundWorkflowStart } from '../lib/inbound';
+import { startInboundWorkflow, type InboundWorkflowStart } from '../lib/inbound';
 import type { Config } from '../lib/config';
 import type { Logger } from '../lib/log';
 import { stripeEventStart } from '../lib/payments/start';
@@ -26,21 +26,19 @@ export interface InboundSweepResult {
 }
 
 export function createInboundActivities({ sql, log, config, temporal }: InboundDeps) {
+  // Events younger than this are left to the API that stored them (INBOUND_SWEEP_GRACE_SECONDS).
+  const grace = config.inboundSweepGraceSeconds;
   /** Lists of waiting events, one per kind of inbound event; each gives the workflow start of its events. */
   const sources: { kind: string; waiting: () => Promise<InboundWorkflowStart[]> }[] = [
     {
       kind: 'shopify-webhook',
       waiting: async () =>
-        (await waitingWebhooks(sql, INBOUND_SWEEP_GRACE_SECONDS, SWEEP_PAGE)).map((w) =>
-          shopifyWebhookStart(w.id, w.userId),
-        ),
+        (await waitingWebhooks(sql, grace, SWEEP_PAGE)).map((w) => shopifyWebhookStart(w.id, w.userId)),
     },
     {
       kind: 'stripe-event',
       waiting: async () =>
-        (await waitingStripeEvents(sql, INBOUND_SWEEP_GRACE_SECONDS, SWEEP_PAGE)).map((e) =>
-          stripeEventStart(e.id, e.userId),
-        ),
+        (await waitingStripeEvents(sql, grace, SWEEP_PAGE)).map((e) => stripeEventStart(e.id, e.userId)),
     },
   ];
 

@@ -3,11 +3,17 @@
 // ledger's unique references make the second run change nothing.
 import { ApplicationFailure } from '@temporalio/activity';
 import type { Sql } from '../db/client';
-import { applyStripeOutcome, getStripeEvent, listPlans } from '../db/payments';
+import { applyStripeOutcome, failStripeEvent, getStripeEvent, listPlans } from '../db/payments';
 import type { Config } from '../lib/config';
 import type { Logger } from '../lib/log';
 import type { PlanRow } from '../lib/payments/catalog';
-import { interpretEvent, subscriptionFacts, subscriptionToRetrieve } from '../lib/payments/events';
+import {
+  firstInvoiceOf,
+  interpretEvent,
+  subscriptionFacts,
+  subscriptionToRetrieve,
+  type EventOutcome,
+} from '../lib/payments/events';
 import { createStripeClient, type Stripe } from '../lib/payments/stripe';
 import { PaymentErrors, type StripeEventResult, type SubscriptionFacts } from '../lib/payments/types';
 
@@ -38,12 +44,31 @@ export function createPaymentActivities({ sql, config, log }: PaymentActivityDep
   };
 
   return {
-    /** Reads a subscription's current state from Stripe; a 4xx other than 429 is final. */
+    /**
+     * Reads a subscription's current state from Stripe, with its first invoice: from the expanded latest invoice
+     * while that is the one that created the subscription, else by listing its invoices. A 4xx other than 429 is
+     * final.
+     */
     async retrieveStripeSubscription({ subscriptionId }: { subscriptionId: string }): Promise<SubscriptionFacts> {
       try {
-        const sub = await client().subscriptions.retrieve(subscriptionId);
-        return subscriptionFacts(sub, Math.floor(Date.now() / 1000));
+        const sub = await client().subscriptions.retrieve(subscriptionId, { expand: ['latest_invoice'] });
+        let facts: SubscriptionFacts;
+        try {
+          facts = subscriptionFacts(sub, Math.floor(Date.now() / 1000));
+        } catch (err) {
+          throw fail(PaymentErrors.Malformed, `subscription ${subscriptionId}: ${(err as Error).message}`);
+        }
+        if (!facts.firstInvoiceId) {
+          const invoices: { id?: string; billing_reason: string | null; created: number }[] = [];
+          for await (const inv of client().invoices.list({ subscription: subscriptionId, limit: 100 })) {
+            invoices.push({ id: inv.id, billing_reason: inv.billing_reason, created: inv.created });
+            if (inv.billing_reason === 'subscription_create') break;
+          }
+          facts.firstInvoiceId = firstInvoiceOf(invoices);
+        }
+        return facts;
       } catch (err) {
+        if (err instanceof ApplicationFailure) throw err;
         const status = (err as { statusCode?: number }).statusCode;
         if (status && status >= 400 && status < 500 && status !== 429)
           throw fail(PaymentErrors.Rejected, `Stripe refused to read ${subscriptionId}: ${(err as Error).message}`);
@@ -60,22 +85,36 @@ export function createPaymentActivities({ sql, config, log }: PaymentActivityDep
       subscription: SubscriptionFacts | null;
     }): Promise<StripeEventResult | { status: 'needs_subscription'; subscriptionId: string }> {
       const ev = await stored(input.eventId);
+      // Failed before (malformed, or a retry after the worker died having recorded it): fails the same way.
+      if (ev.status === 'failed')
+        throw fail(PaymentErrors.Malformed, (ev.result as { error?: string } | null)?.error ?? 'the event failed');
       if (ev.status !== 'received' && ev.result) {
         const r = ev.result as Awaited<ReturnType<typeof applyStripeOutcome>>;
         return { status: r.status, type: ev.type, granted: 0, ...(r.reason ? { reason: r.reason } : {}) };
       }
       const event = ev.payload as Stripe.Event;
-      const toRead = subscriptionToRetrieve(event);
-      if (toRead && !input.subscription) return { status: 'needs_subscription', subscriptionId: toRead };
-      const applied = await applyStripeOutcome(
-        sql,
-        ev.id,
-        interpretEvent(event, {
-          catalog: config.payments,
-          plans: await plans(),
-          ...(input.subscription ? { subscription: input.subscription } : {}),
-        }),
-      );
+      // The engine is pure: what it throws on an event it throws every time, so the event is recorded as failed and
+      // the step is not retried (nor restarted by the sweep, which only starts events still `received`).
+      const planRows = await plans();
+      let outcome: EventOutcome | { status: 'needs_subscription'; subscriptionId: string };
+      try {
+        const toRead = subscriptionToRetrieve(event);
+        outcome =
+          toRead && !input.subscription
+            ? { status: 'needs_subscription', subscriptionId: toRead }
+            : interpretEvent(event, {
+                catalog: config.payments,
+                plans: planRows,
+                ...(input.subscription ? { subscription: input.subscription } : {}),
+              });
+      } catch (err) {
+        const error = `malformed ${ev.type} event: ${(err as Error).message}`;
+        await failStripeEvent(sql, ev.id, error);
+        log.warn('stripe event failed: malformed', { eventId: ev.id, type: ev.type, error });
+        throw fail(PaymentErrors.Malformed, error);
+      }
+      if ('status' in outcome) return outcome;
+      const applied = await applyStripeOutcome(sql, ev.id, outcome);
       if (applied.granted > 0)
         log.info('stripe event granted tokens', {
           eventId: ev.id,
@@ -93,8 +132,7 @@ export function createPaymentActivities({ sql, config, log }: PaymentActivityDep
 
     /** Records an event that cannot be applied (Stripe refused what it needs), so no sweep starts it again. */
     async failStripeEvent({ eventId, error }: { eventId: string; error: string }): Promise<void> {
-      await sql`update stripe_events set status = 'failed', result = ${sql.json({ error })}, processed_at = now()
-        where id = ${eventId} and status = 'received'`;
+      await failStripeEvent(sql, eventId, error);
     },
   };
 }

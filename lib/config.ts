@@ -201,6 +201,9 @@ const envSchema = z.object({
   // shorter than GENERATE_SYNC_TIMEOUT_MS + 30 s, so a synchronous generate still waiting is not taken for dead.
   IDEMPOTENCY_KEY_TTL: duration('24h', 60_000),
   IDEMPOTENCY_LOCK: duration('90s', 1000),
+  // The inbound sweep starts the workflow of a stored Stripe event or Shopify webhook still waiting this long after it
+  // arrived; younger ones are left to the API that stored them (it starts their workflow right after answering).
+  INBOUND_SWEEP_GRACE_SECONDS: int(15, 0, 3600),
 
   // Storefront: Shopify OAuth, publishing, order webhooks, fulfillment (issue 14). Unset SHOPIFY_API_KEY: `npm
   // start` runs the local development shop and passes its credentials and address.
@@ -337,6 +340,8 @@ export interface Config {
     /** how long a running request holds its key: IDEMPOTENCY_LOCK, at least generateSyncTimeoutMs + 30 s */
     lockMs: number;
   };
+  /** seconds a stored inbound event waits for the API to start its workflow before the inbound sweep starts it */
+  inboundSweepGraceSeconds: number;
   payments: {
     /** Unset: payments are not configured (npm start runs stripe-mock and sets it). */
     secretKey: string | undefined;
@@ -520,6 +525,7 @@ export function loadConfig(
       ttlMs: e.IDEMPOTENCY_KEY_TTL,
       lockMs: Math.max(e.IDEMPOTENCY_LOCK, e.GENERATE_SYNC_TIMEOUT_MS + 30_000),
     },
+    inboundSweepGraceSeconds: e.INBOUND_SWEEP_GRACE_SECONDS,
     payments: {
       secretKey: e.STRIPE_SECRET_KEY,
       apiUrl: e.STRIPE_API_URL?.replace(/\/+$/, ''),

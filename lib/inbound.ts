@@ -38,6 +38,3 @@ export async function startInboundWorkflow(
     throw err;
   }
 }
-
-/** Events younger than this are left to the API that stored them (it starts their workflow right after answering). */
-export const INBOUND_SWEEP_GRACE_SECONDS = 15;

@@ -1,8 +1,11 @@
 // `npm run stripe:event -- <type> [--user <email>] [--tokens N] [--plan pro|business] [--subscription sub_…]`:
 // sends a correctly signed Stripe test event to the running service (PUBLIC_BASE_URL), the way `stripe trigger`
-// does, so a developer can buy tokens or start, renew, change and cancel a subscription locally. Development only.
+// does, so a developer can buy tokens or start, renew, change and cancel a subscription locally. Development only:
+// the service must run against stripe-mock (npm start without STRIPE_SECRET_KEY).
+import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
-import { createSql } from '../db/client';
+import { createSql, type Sql } from '../db/client';
+import { currentSubscription } from '../db/payments';
 import { loadConfig } from '../lib/config';
 import { checkoutSession, paidInvoice, postEvent, signedEvent, subscription } from './stand-ins/stripe-events';
 
@@ -14,11 +17,18 @@ const TYPES = [
   'customer.subscription.deleted',
 ] as const;
 
+const PLANS = ['pro', 'business'] as const;
+type PaidPlan = (typeof PLANS)[number];
+
+/** How long a subscription start waits for each of its events to be applied before sending the next. */
+const APPLY_WAIT_MS = 60_000;
+
 const USAGE = `usage: npm run stripe:event -- <type> [--user <email>] [--tokens N] [--plan pro|business] [--subscription <sub id>]
 types: ${TYPES.join(', ')}
   checkout.session.completed with --tokens N buys a token pack; without it, starts a subscription (--plan, default pro)
   invoice.paid renews the user's subscription; customer.subscription.updated changes its plan (--plan);
-  customer.subscription.deleted cancels it. --user defaults to the most recently created account.`;
+  customer.subscription.deleted cancels it. Without --plan, these keep the subscription's current plan.
+  --user defaults to the most recently created account.`;
 
 async function main(): Promise<void> {
   const { positionals, values } = parseArgs({
@@ -26,13 +36,14 @@ async function main(): Promise<void> {
     options: {
       user: { type: 'string' },
       tokens: { type: 'string' },
-      plan: { type: 'string', default: 'pro' },
+      plan: { type: 'string' },
       subscription: { type: 'string' },
     },
   });
   const type = positionals[0] as (typeof TYPES)[number] | undefined;
   if (!type || !TYPES.includes(type)) throw new Error(USAGE);
-  if (values.plan !== 'pro' && values.plan !== 'business') throw new Error('--plan must be pro or business');
+  if (values.plan !== undefined && !PLANS.includes(values.plan as PaidPlan))
+    throw new Error('--plan must be pro or business');
   const tokens = values.tokens === undefined ? undefined : Number(values.tokens);
   if (tokens !== undefined && (!Number.isInteger(tokens) || tokens < 1))
     throw new Error('--tokens must be a positive integer');
@@ -40,11 +51,11 @@ async function main(): Promise<void> {
   const config = loadConfig();
   const secret = config.payments.webhookSecret;
   if (!secret) throw new Error('STRIPE_WEBHOOK_SECRET is not set');
-  const price = config.payments.planPrices[values.plan];
   const sql = createSql(
     config.databaseUrl ?? `postgres://postgres:mockups-local@127.0.0.1:${config.embeddedPgPort}/mockups`,
     { max: 1 },
   );
+  const url = `${config.publicBaseUrl}/api/payments/webhook`;
   try {
     const [user] = values.user
       ? await sql<
@@ -52,13 +63,29 @@ async function main(): Promise<void> {
         >`select id, email from users where email = ${values.user.toLowerCase()}`
       : await sql<{ id: string; email: string }[]>`select id, email from users order by created_at desc limit 1`;
     if (!user) throw new Error(values.user ? `no account with email ${values.user}` : 'no account yet: sign up first');
-    const [current] = await sql<{ id: string }[]>`select stripe_subscription_id as id from subscriptions
-      where user_id = ${user.id} order by updated_at desc limit 1`;
-    const subId = values.subscription ?? current?.id;
+    const current = await currentSubscription(sql, user.id);
+    const subId = values.subscription ?? current?.stripeSubscriptionId;
     const needSub = () => {
       if (!subId) throw new Error(`${user.email} has no subscription: send checkout.session.completed first`);
       return subId;
     };
+    // The plan named, else the subscription's current one (a renewal or an update never changes it silently).
+    const plan = (values.plan ?? current?.planId ?? 'pro') as PaidPlan;
+    if (!PLANS.includes(plan)) throw new Error(`${user.email} is on ${plan}: name the plan with --plan pro|business`);
+    const price = config.payments.planPrices[plan];
+
+    const send = async (t: string, object: unknown, opts: { created?: number } = {}) => {
+      const event = signedEvent(secret, t, object, opts);
+      const res = await postEvent(url, event);
+      process.stdout.write(`${t} ${event.id} for ${user.email} → ${url}: ${res.status} ${await res.text()}\n`);
+      if (!res.ok) throw new Error(`the service answered ${res.status}`);
+      return event.id;
+    };
+
+    if (type === 'checkout.session.completed' && !tokens) {
+      await startSubscription(sql, send, { userId: user.id, plan, price, subscriptionId: values.subscription });
+      return;
+    }
     const object =
       type === 'checkout.session.completed' || type === 'checkout.session.async_payment_succeeded'
         ? tokens
@@ -72,13 +99,66 @@ async function main(): Promise<void> {
               price,
               ...(type === 'customer.subscription.deleted' ? { status: 'canceled' } : {}),
             });
-    const event = signedEvent(secret, type, object);
-    const url = `${config.publicBaseUrl}/api/payments/webhook`;
-    const res = await postEvent(url, event);
-    process.stdout.write(`${type} ${event.id} for ${user.email} → ${url}: ${res.status} ${await res.text()}\n`);
-    if (!res.ok) process.exitCode = 1;
+    await send(type, object);
   } finally {
     await sql.end();
+  }
+}
+
+/**
+ * A new subscription, as Stripe reports one: the first invoice paid (granting the plan's tokens), then the checkout.
+ * The service reads the subscription from Stripe while applying the checkout, and stripe-mock answers every read
+ * with the same fixture price (Pro's default), so a `customer.subscription.updated` naming the chosen plan follows.
+ * Each event is sent once the previous one is applied, so they apply in this order.
+ */
+async function startSubscription(
+  sql: Sql,
+  send: (type: string, object: unknown, opts?: { created?: number }) => Promise<string>,
+  o: { userId: string; plan: PaidPlan; price: string; subscriptionId: string | undefined },
+): Promise<void> {
+  const sub = o.subscriptionId ?? `sub_test_${randomBytes(9).toString('hex')}`;
+  const firstInvoice = `in_test_${randomBytes(9).toString('hex')}`;
+  const now = Math.floor(Date.now() / 1000);
+  await applied(
+    sql,
+    await send(
+      'invoice.paid',
+      paidInvoice({
+        userId: o.userId,
+        subscription: sub,
+        price: o.price,
+        id: firstInvoice,
+        billingReason: 'subscription_create',
+      }),
+      { created: now - 1 },
+    ),
+  );
+  await applied(
+    sql,
+    await send(
+      'checkout.session.completed',
+      checkoutSession({ userId: o.userId, mode: 'subscription', subscription: sub, invoice: firstInvoice }),
+    ),
+  );
+  await applied(
+    sql,
+    await send('customer.subscription.updated', subscription({ userId: o.userId, id: sub, price: o.price })),
+  );
+}
+
+/** Waits until the service has applied (or refused) a stored event; the worker must be running. */
+async function applied(sql: Sql, eventId: string): Promise<void> {
+  const until = Date.now() + APPLY_WAIT_MS;
+  for (;;) {
+    const [row] = await sql<{ status: string; result: unknown }[]>`
+      select status, result from stripe_events where id = ${eventId}`;
+    if (row && row.status !== 'received') {
+      process.stdout.write(`  ${eventId}: ${row.status} ${JSON.stringify(row.result)}\n`);
+      return;
+    }
+    if (Date.now() > until)
+      throw new Error(`${eventId} was not applied within ${APPLY_WAIT_MS / 1000} s: is the worker running?`);
+    await new Promise((r) => setTimeout(r, 200));
   }
 }
 

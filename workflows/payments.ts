@@ -18,13 +18,16 @@ const stripe = proxyActivities<PaymentActivities>({
 });
 
 // PostgreSQL work, as local activities: an event is applied inside its first workflow task (no activity task round
-// trip through the server), retried without limit (an outage delays a grant, never loses it).
+// trip through the server). A malformed event fails at once (non-retryable, recorded `failed`); other errors are
+// retried 8 times over about 1.5 minutes, then the run fails with the event still `received`, and the inbound sweep
+// starts it again a minute later: an outage delays a grant, never loses it, and nothing is retried in a tight loop.
 const db = proxyLocalActivities<PaymentActivities>({
   startToCloseTimeout: '30 seconds',
   retry: {
     initialInterval: '1 second',
     backoffCoefficient: 2,
-    maximumInterval: '1 minute',
+    maximumInterval: '30 seconds',
+    maximumAttempts: 8,
     nonRetryableErrorTypes: NON_RETRYABLE_PAYMENT_ERRORS,
   },
 });

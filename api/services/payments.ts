@@ -14,6 +14,7 @@ import {
 } from '../../db/payments';
 import { startInboundWorkflow } from '../../lib/inbound';
 import { packForPrice, planForPrice, priceForPlan } from '../../lib/payments/catalog';
+import { MAX_STRIPE_SECONDS } from '../../lib/payments/events';
 import { stripeEventStart } from '../../lib/payments/start';
 import { createStripeClient, verifyStripeEvent, type Stripe } from '../../lib/payments/stripe';
 import type { AppDeps } from '../context';
@@ -159,7 +160,7 @@ export async function subscription(deps: AppDeps, userId: string) {
 const storedEvent = z.object({
   id: z.string().regex(/^evt_\w{1,200}$/, 'id must be a Stripe event id'),
   type: z.string().regex(/^[a-z_.]{1,100}$/),
-  created: z.number().int().positive(),
+  created: z.number().int().positive().max(MAX_STRIPE_SECONDS),
   livemode: z.boolean(),
   data: z.object({ object: z.record(z.string(), z.unknown()) }),
 });

@@ -50,6 +50,26 @@ export const PLAN_HOLDING_STATUSES = ['active', 'trialing', 'past_due'];
 const idOf = (v: string | { id: string } | null | undefined): string | null =>
   v == null ? null : typeof v === 'string' ? v : v.id;
 
+/**
+ * An event that can never be applied as it is (a subscription checkout without a subscription, a time out of range).
+ * The activity turns this, and anything else this engine throws on an event, into a non-retryable failure and marks
+ * the stored event `failed`.
+ */
+export class MalformedStripeEventError extends Error {
+  override name = 'MalformedStripeEventError';
+}
+
+/** Latest second PostgreSQL and JavaScript dates both hold comfortably: 9999-12-31T23:59:59Z. */
+export const MAX_STRIPE_SECONDS = 253_402_300_799;
+
+/** A Stripe time in seconds, or null when absent; anything else is malformed. */
+function seconds(v: unknown, what: string): number | null {
+  if (v == null) return null;
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v > MAX_STRIPE_SECONDS)
+    throw new MalformedStripeEventError(`${what} is not a time in seconds: ${JSON.stringify(v)}`);
+  return v;
+}
+
 /** The subscription a stored event needs read from Stripe before it can be applied, if any. */
 export function subscriptionToRetrieve(event: Stripe.Event): string | null {
   if (event.type !== 'checkout.session.completed' && event.type !== 'checkout.session.async_payment_succeeded')
@@ -61,23 +81,41 @@ export function subscriptionToRetrieve(event: Stripe.Event): string | null {
 /** The facts kept of a subscription object (from the API or from a customer.subscription.* event). */
 export function subscriptionFacts(sub: Stripe.Subscription, asOf: number): SubscriptionFacts {
   const item = sub.items?.data?.[0];
+  const start = seconds(item?.current_period_start, 'current_period_start');
+  const end = seconds(item?.current_period_end, 'current_period_end');
   // A period whose end is not after its start is no period (stripe-mock's fixture has one): kept as unknown.
-  const usable =
-    item?.current_period_start != null &&
-    item?.current_period_end != null &&
-    item.current_period_end > item.current_period_start;
+  const usable = start != null && end != null && end > start;
+  const latest = sub.latest_invoice;
   return {
     id: sub.id,
     customerId: idOf(sub.customer),
     status: sub.status,
     cancelAtPeriodEnd: Boolean(sub.cancel_at_period_end),
     priceId: item?.price?.id ?? null,
-    periodStart: usable ? item.current_period_start : null,
-    periodEnd: usable ? item.current_period_end : null,
-    latestInvoiceId: idOf(sub.latest_invoice),
+    periodStart: usable ? start : null,
+    periodEnd: usable ? end : null,
+    // Known from the subscription alone only while its latest invoice (expanded) is the one that created it.
+    firstInvoiceId:
+      latest && typeof latest === 'object' && latest.billing_reason === 'subscription_create'
+        ? (latest.id ?? null)
+        : null,
     userId: sub.metadata?.userId ?? null,
     asOf,
   };
+}
+
+/**
+ * A subscription's first invoice among all of its invoices: the one with billing_reason `subscription_create`, else
+ * the oldest (a subscription's first invoice is the one made when it was created).
+ */
+export function firstInvoiceOf(
+  invoices: readonly { id?: string | null; billing_reason?: string | null; created: number }[],
+): string | null {
+  const create = invoices.find((i) => i.billing_reason === 'subscription_create' && i.id);
+  if (create) return create.id!;
+  let oldest: { id?: string | null; created: number } | undefined;
+  for (const i of invoices) if (i.id && (!oldest || i.created < oldest.created)) oldest = i;
+  return oldest?.id ?? null;
 }
 
 /** Seconds: the same day and time one calendar month later (UTC), clamped to the month's last day. */
@@ -119,13 +157,16 @@ function fromCheckout(event: Stripe.Event, s: Stripe.Checkout.Session, ctx: Even
     };
   }
   if (s.mode !== 'subscription') return { kind: 'ignore', reason: `checkout mode ${s.mode} is not used` };
+  if (!user.subscriptionId) throw new MalformedStripeEventError(`subscription checkout ${s.id} names no subscription`);
   const sub = ctx.subscription;
   if (!sub) throw new Error(`subscription ${user.subscriptionId} was not read before applying ${event.id}`);
   const planId = planForPrice(ctx.catalog, sub.priceId);
   if (!planId) return { kind: 'ignore', reason: `price ${sub.priceId} is not a plan` };
   user.userId ??= sub.userId;
   user.customerId ??= sub.customerId;
-  const invoice = idOf(s.invoice) ?? sub.latestInvoiceId;
+  // The first period's grant is referenced by the first invoice, as its invoice.paid is. A session naming no invoice
+  // uses the subscription's first invoice, never its latest: applied after a renewal, the latest is the renewal's.
+  const invoice = idOf(s.invoice) ?? sub.firstInvoiceId;
   const granting = ['active', 'trialing'].includes(sub.status) && invoice;
   return {
     kind: 'apply',
@@ -156,8 +197,8 @@ function fromInvoice(event: Stripe.Event, inv: Stripe.Invoice, ctx: EventContext
   const priceId = idOf(line?.pricing?.price_details?.price);
   const planId = planForPrice(ctx.catalog, priceId);
   if (!planId) return { kind: 'ignore', reason: `price ${priceId} is not a plan` };
-  const periodStart = line?.period?.start ?? null;
-  const periodEnd = line?.period?.end ?? null;
+  const periodStart = seconds(line?.period?.start, 'the line period start');
+  const periodEnd = seconds(line?.period?.end, 'the line period end');
   return {
     kind: 'apply',
     user: { userId: details?.metadata?.userId ?? null, customerId: idOf(inv.customer), subscriptionId },

@@ -6,7 +6,7 @@ export interface StripeEventInput {
 }
 
 export interface StripeEventResult {
-  status: 'processed' | 'ignored';
+  status: 'processed' | 'ignored' | 'failed';
   type: string;
   /** Tokens granted by this event (0 when the grant had already been made by another event). */
   granted: number;
@@ -24,7 +24,11 @@ export interface SubscriptionFacts {
   /** Seconds since the epoch, from the first item (API 2026-10-28 keeps periods on items). */
   periodStart: number | null;
   periodEnd: number | null;
-  latestInvoiceId: string | null;
+  /**
+   * The subscription's first invoice (billing_reason `subscription_create`, else its oldest), when known: the
+   * reference of a checkout's grant when the session names no invoice.
+   */
+  firstInvoiceId: string | null;
   userId: string | null;
   /** Seconds since the epoch: when this state was true at Stripe (event `created`, or when it was read). */
   asOf: number;
@@ -35,6 +39,8 @@ export const PaymentErrors = {
   EventNotFound: 'StripeEventNotFound',
   /** Stripe refused the request (4xx other than 429): retrying will not help. */
   Rejected: 'StripeRejected',
+  /** The stored event cannot be applied as it is (the engine refused or threw on it): retrying will not help. */
+  Malformed: 'StripeEventMalformed',
 } as const;
 
 export const NON_RETRYABLE_PAYMENT_ERRORS: string[] = Object.values(PaymentErrors);

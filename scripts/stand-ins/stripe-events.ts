@@ -17,8 +17,10 @@ export function checkoutSession(o: {
   mode: 'payment' | 'subscription';
   paid?: boolean;
   tokens?: number;
-  subscription?: string;
-  invoice?: string;
+  /** null: none (a malformed subscription session) */
+  subscription?: string | null;
+  /** null: the session names no invoice */
+  invoice?: string | null;
   customer?: string;
   id?: string;
 }) {
@@ -30,20 +32,28 @@ export function checkoutSession(o: {
     payment_status: o.paid === false ? 'unpaid' : 'paid',
     client_reference_id: o.userId,
     customer: o.customer ?? rid('cus'),
-    subscription: o.mode === 'subscription' ? (o.subscription ?? rid('sub_test')) : null,
-    invoice: o.mode === 'subscription' ? (o.invoice ?? rid('in_test')) : null,
+    subscription: o.mode === 'subscription' ? (o.subscription === undefined ? rid('sub_test') : o.subscription) : null,
+    invoice: o.mode === 'subscription' ? (o.invoice === undefined ? rid('in_test') : o.invoice) : null,
     metadata: { userId: o.userId, ...(o.tokens ? { tokens: String(o.tokens) } : {}) },
   };
 }
 
-export function paidInvoice(o: { userId: string; subscription: string; price: string; id?: string; period?: Period }) {
+export function paidInvoice(o: {
+  userId: string;
+  subscription: string;
+  price: string;
+  id?: string;
+  period?: Period;
+  /** `subscription_cycle` (a renewal) unless told: `subscription_create` is a subscription's first invoice. */
+  billingReason?: string;
+}) {
   const period = o.period ?? { start: now(), end: now() + 30 * DAY_S };
   return {
     id: o.id ?? rid('in_test'),
     object: 'invoice',
     customer: rid('cus'),
     status: 'paid',
-    billing_reason: 'subscription_cycle',
+    billing_reason: o.billingReason ?? 'subscription_cycle',
     parent: {
       type: 'subscription_details',
       subscription_details: { subscription: o.subscription, metadata: { userId: o.userId } },

@@ -4,7 +4,14 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Client, Connection, WorkflowNotFoundError } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
-import { bundleWorkflowCode, NativeConnection, Runtime, type Worker, type WorkflowBundle } from '@temporalio/worker';
+import {
+  bundleWorkflowCode,
+  makeTelemetryFilterString,
+  NativeConnection,
+  Runtime,
+  type Worker,
+  type WorkflowBundle,
+} from '@temporalio/worker';
 import type { Activities } from '../../activities';
 import { createApp } from '../../api/app';
 import { createSql, type Sql } from '../../db/client';
@@ -39,7 +46,11 @@ const quietBundlerLogger = {
 /** Temporal's own logs only for errors: the test output stays readable. Call before creating any Worker. */
 export function installQuietRuntime(): void {
   if (runtimeInstalled) return;
-  Runtime.install({ logger: quietBundlerLogger });
+  // The SDK's native logs (e.g. poll retries while a test stops the Temporal server) go to that logger too.
+  Runtime.install({
+    logger: quietBundlerLogger,
+    telemetryOptions: { logging: { filter: makeTelemetryFilterString({ core: 'ERROR' }), forward: {} } },
+  });
   runtimeInstalled = true;
 }
 

@@ -1,12 +1,17 @@
 // Payments (issue 12) through HTTP against the real stack: outbound calls to stripe-mock (started by the test
-// bootstrap), inbound events built and signed here with the library's test header helper. Plans; checkout and portal;
-// missing and bad signatures; the same event twice; checkout and the first invoice.paid in either order (one grant);
-// a renewal (a second grant); a pack paid late (async_payment_succeeded); plan change; cancel; an event arriving
-// while Temporal is unreachable; the worker killed mid-grant.
+// bootstrap) through a recording proxy, inbound events built and signed here with the library's test header helper.
+// Plans; checkout and portal, and what they send to Stripe; missing and bad signatures; the same event twice;
+// checkout and the first invoice.paid in either order (one grant); a renewal (a second grant); a checkout naming no
+// invoice applied after a renewal; a pack paid late (async_payment_succeeded); plan change; cancel; poison events;
+// an event arriving while the API cannot reach Temporal; the worker stopping after the grant committed;
+// `npm run stripe:event`. Temporal killed and the worker SIGKILLed: payments-temporal-restart and payments-crash.
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { WorkflowNotFoundError } from '@temporalio/client';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { ActivityFailure, ApplicationFailure, WorkflowFailedError, WorkflowNotFoundError } from '@temporalio/client';
 import { createPaymentActivities } from '../../activities/payments';
 import { createApp } from '../../api/app';
 import { randomSuffix } from '../../lib/ids';
@@ -22,6 +27,7 @@ import {
 import { inboundEventsSweep } from '../../workflows';
 import { account, http } from '../helpers/http';
 import { startStack, unreachableTemporal, workflowResultWhenStarted, type Stack } from '../helpers/stack';
+import { startStripeProxy, type StripeProxy, type StripeRequest } from '../helpers/stripe-proxy';
 
 const now = () => Math.floor(Date.now() / 1000);
 const DAY = 86_400;
@@ -29,16 +35,22 @@ const DAY = 86_400;
 describe('payments: Stripe checkout, portal and events', function () {
   this.timeout(120_000);
   let stack: Stack;
+  let stripe: StripeProxy;
   let proPrice: string;
   let businessPrice: string;
 
   before(async () => {
-    stack = await startStack('payments');
+    stripe = await startStripeProxy(process.env.STRIPE_API_URL!);
+    // Grace 0: the inbound sweep started by a test considers every waiting event at once.
+    stack = await startStack('payments', {
+      env: { STRIPE_API_URL: stripe.url, INBOUND_SWEEP_GRACE_SECONDS: '0' },
+    });
     proPrice = stack.config.payments.planPrices.pro;
     businessPrice = stack.config.payments.planPrices.business;
   });
   after(async () => {
     await stack?.stop();
+    await stripe?.stop();
   });
 
   /** Signs and posts an event the way Stripe does; returns the answer and the event id. */
@@ -142,6 +154,97 @@ describe('payments: Stripe checkout, portal and events', function () {
     assert.equal((await stack.sql`select 1 from stripe_customers where user_id = ${acct.userId}`).length, 1);
     r = await http(stack.baseUrl, 'POST', '/api/payments/portal');
     assert.equal(r.status, 401);
+  });
+
+  it('sends Stripe the user, metadata, redirect URLs and an idempotency key on each create call', async () => {
+    const acct = await account(stack.baseUrl);
+    const pack = stack.config.payments.tokenPacks[0]!;
+    const key = (r: StripeRequest | undefined) => r?.headers['idempotency-key'];
+
+    // The library retries a 5xx: the retry must carry the same key, so Stripe cannot create a second session.
+    stripe.failNext(
+      (r) => r.path === '/v1/checkout/sessions' && r.form.get('client_reference_id') === acct.userId,
+      500,
+      {
+        'stripe-should-retry': 'true',
+      },
+    );
+    const sub = await http(stack.baseUrl, 'POST', '/api/payments/checkout', {
+      cookie: acct.cookie,
+      json: { priceId: proPrice, mode: 'subscription' },
+    });
+    assert.equal(sub.status, 200, sub.text);
+    const packRes = await http(stack.baseUrl, 'POST', '/api/payments/checkout', {
+      cookie: acct.cookie,
+      json: { priceId: pack.priceId, mode: 'payment', cancelUrl: `${stack.baseUrl}/pricing` },
+    });
+    assert.equal(packRes.status, 200, packRes.text);
+    const portal = await http(stack.baseUrl, 'POST', '/api/payments/portal', { cookie: acct.cookie });
+    assert.equal(portal.status, 200, portal.text);
+    const customerId = (
+      await stack.sql<{ customerId: string }[]>`
+        select customer_id as "customerId" from stripe_customers where user_id = ${acct.userId}`
+    )[0]?.customerId;
+    assert.ok(customerId);
+    // This user's successful calls: by the user id in the metadata, or by the customer (the portal).
+    const mine = (method: string, p: string) =>
+      stripe.requests.filter(
+        (r) =>
+          r.method === method &&
+          r.path === p &&
+          r.status === 200 &&
+          (r.form.get('metadata[userId]') === acct.userId || r.form.get('customer') === customerId),
+      );
+
+    const customers = mine('POST', '/v1/customers');
+    assert.equal(customers.length, 1, 'one customer created');
+    assert.equal(customers[0]!.form.get('email'), acct.email);
+    assert.equal(key(customers[0]), `customer-${acct.userId}`);
+
+    const sessions = mine('POST', '/v1/checkout/sessions');
+    assert.equal(sessions.length, 2);
+    const [s1, s2] = sessions as [StripeRequest, StripeRequest];
+    const uuidKey = new RegExp(
+      `^checkout-${acct.userId}-[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`,
+    );
+    const fields = (r: StripeRequest) =>
+      Object.fromEntries([...r.form.entries()].filter(([k]) => !k.startsWith('expand')));
+    assert.deepEqual(fields(s1), {
+      mode: 'subscription',
+      customer: customerId,
+      client_reference_id: acct.userId,
+      'metadata[userId]': acct.userId,
+      'line_items[0][price]': proPrice,
+      'line_items[0][quantity]': '1',
+      success_url: `${stack.baseUrl}/billing?checkout=success`,
+      cancel_url: `${stack.baseUrl}/billing?checkout=canceled`,
+      'subscription_data[metadata][userId]': acct.userId,
+    });
+    assert.match(String(key(s1)), uuidKey);
+    const attempts = stripe.requests.filter((r) => r.path === '/v1/checkout/sessions' && key(r) === key(s1));
+    assert.deepEqual(
+      attempts.map((r) => r.status),
+      [500, 200],
+      'the retried create reused its idempotency key',
+    );
+    assert.deepEqual(fields(s2), {
+      mode: 'payment',
+      customer: customerId,
+      client_reference_id: acct.userId,
+      'metadata[userId]': acct.userId,
+      'metadata[tokens]': String(pack.tokens),
+      'line_items[0][price]': pack.priceId,
+      'line_items[0][quantity]': '1',
+      success_url: `${stack.baseUrl}/billing?checkout=success`,
+      cancel_url: `${stack.baseUrl}/pricing`,
+    });
+    assert.match(String(key(s2)), uuidKey);
+    assert.notEqual(key(s1), key(s2), 'each checkout has its own key');
+
+    const portals = mine('POST', '/v1/billing_portal/sessions');
+    assert.equal(portals.length, 1);
+    assert.deepEqual(fields(portals[0]!), { customer: customerId, return_url: `${stack.baseUrl}/billing` });
+    assert.match(String(key(portals[0])), new RegExp(`^portal-${acct.userId}-[0-9a-f-]{36}$`));
   });
 
   it('refuses events with a missing, wrong or stale signature, and stores nothing', async () => {
@@ -282,6 +385,61 @@ describe('payments: Stripe checkout, portal and events', function () {
     assert.equal((await grants(acct.userId)).length, 1);
   });
 
+  it('references a checkout naming no invoice by the first invoice, also when applied after a renewal', async () => {
+    const acct = await account(stack.baseUrl);
+    const sub = `sub_test_${randomSuffix(12)}`;
+    const firstInvoice = `in_test_${randomSuffix(12)}`;
+    const renewalInvoice = `in_test_${randomSuffix(12)}`;
+    // What Stripe holds after the renewal (stripe-mock keeps no state): the latest invoice is the renewal's, and the
+    // subscription's invoices are the renewal and the first.
+    const forSub = (r: StripeRequest) => r.path === `/v1/subscriptions/${sub}`;
+    stripe.rewrite(forSub, (body) => ({
+      ...body,
+      metadata: { userId: acct.userId },
+      latest_invoice: { ...body.latest_invoice, id: renewalInvoice, billing_reason: 'subscription_cycle' },
+    }));
+    const listsSub = (r: StripeRequest) => r.path === '/v1/invoices' && r.query.get('subscription') === sub;
+    stripe.rewrite(listsSub, (body) => ({
+      ...body,
+      has_more: false,
+      data: [
+        { ...body.data[0], id: renewalInvoice, billing_reason: 'subscription_cycle', created: now() },
+        { ...body.data[0], id: firstInvoice, billing_reason: 'subscription_create', created: now() - 30 * DAY },
+      ],
+    }));
+    const renewal = await deliver(
+      'invoice.paid',
+      invoicePaid(acct.userId, sub, renewalInvoice, { start: now(), end: now() + 30 * DAY }),
+    );
+    assert.equal(renewal.granted, 500);
+
+    const checkout = await deliver(
+      'checkout.session.completed',
+      checkoutSession({ userId: acct.userId, mode: 'subscription', subscription: sub, invoice: null }),
+    );
+    assert.equal(checkout.granted, 500, "the checkout grants the first period, not the renewal's again");
+    assert.ok(stripe.requests.some(listsSub), "the subscription's invoices were listed");
+    const first = await deliver(
+      'invoice.paid',
+      paidInvoice({
+        userId: acct.userId,
+        subscription: sub,
+        id: firstInvoice,
+        price: proPrice,
+        billingReason: 'subscription_create',
+        period: { start: now() - 30 * DAY, end: now() },
+      }),
+    );
+    assert.equal(first.granted, 0, 'the first invoice was granted by the checkout');
+    assert.deepEqual(
+      (await grants(acct.userId)).map((g) => [g.amount, g.reference]),
+      [
+        [500, `stripe-invoice:${renewalInvoice}`],
+        [500, `stripe-invoice:${firstInvoice}`],
+      ],
+    );
+  });
+
   it('changes plan, ignores an older update arriving late, and cancels back to Free keeping the tokens', async () => {
     const acct = await account(stack.baseUrl);
     const sub = `sub_test_${randomSuffix(12)}`;
@@ -327,6 +485,80 @@ describe('payments: Stripe checkout, portal and events', function () {
     assert.equal(r.status, 'ignored');
   });
 
+  it('fails a poison event once with its reason; neither a retry, the sweep nor a redelivery starts it again', async () => {
+    const acct = await account(stack.baseUrl);
+    const poisons: [string, Record<string, unknown>, RegExp][] = [
+      [
+        'checkout.session.completed',
+        checkoutSession({ userId: acct.userId, mode: 'subscription', subscription: null }),
+        /names no subscription/,
+      ],
+      [
+        'invoice.paid',
+        {
+          ...invoicePaid(acct.userId, `sub_test_${randomSuffix(12)}`, `in_test_${randomSuffix(12)}`, {
+            start: now(),
+            end: now() + DAY,
+          }),
+          lines: { object: 'list', data: 'not a list' },
+        },
+        /malformed invoice\.paid event/,
+      ],
+      [
+        'invoice.paid',
+        invoicePaid(acct.userId, `sub_test_${randomSuffix(12)}`, `in_test_${randomSuffix(12)}`, {
+          start: 1e15,
+          end: 1e15 + DAY,
+        }),
+        /period start is not a time/,
+      ],
+    ];
+    const runs: { id: string; runId: string }[] = [];
+    for (const [type, object, reason] of poisons) {
+      const r = await send(type, object);
+      assert.equal(r.status, 200, r.text);
+      const err = await processed(r.id).then(
+        () => assert.fail('a poison event cannot be applied'),
+        (e: unknown) => e,
+      );
+      assert.ok(err instanceof WorkflowFailedError, String(err));
+      let cause: unknown = err.cause;
+      while (cause instanceof ActivityFailure) cause = cause.cause;
+      assert.ok(cause instanceof ApplicationFailure, String(err.cause));
+      assert.equal(cause.type, 'StripeEventMalformed');
+      assert.equal(cause.nonRetryable, true);
+      assert.match(cause.message, reason);
+      const [row] = await stack.sql<{ status: string; result: { error: string } }[]>`
+        select status, result from stripe_events where id = ${r.id}`;
+      assert.equal(row?.status, 'failed');
+      assert.match(row!.result.error, reason);
+      const d = await stack.client.workflow.getHandle(`stripe-event-${r.id}`).describe();
+      // Started once by the API, and its step ran once: the history holds one local-activity marker.
+      const history = await stack.client.workflow.getHandle(`stripe-event-${r.id}`).fetchHistory();
+      const markers = (history.events ?? []).filter((e) => e.markerRecordedEventAttributes);
+      assert.equal(markers.length, 1);
+      runs.push({ id: r.id, runId: d.runId });
+      // Stripe delivers it again: answered, not restarted.
+      const again = await send(type, object, { id: r.id });
+      assert.equal(again.status, 200);
+    }
+    await stack.client.workflow.execute(inboundEventsSweep, {
+      workflowId: `inbound-events-sweep-test-${randomSuffix(6)}`,
+      taskQueue: stack.taskQueue,
+    });
+    for (const run of runs) {
+      const d = await stack.client.workflow.getHandle(`stripe-event-${run.id}`).describe();
+      assert.equal(d.runId, run.runId, 'the failed event was not started again');
+      assert.equal(d.status.name, 'FAILED');
+    }
+    assert.equal((await grants(acct.userId)).length, 0);
+
+    // A time that no date can hold is refused at the door.
+    const bad = await send('customer.subscription.updated', {}, { created: 1e13 });
+    assert.equal(bad.status, 400);
+    assert.equal((await stack.sql`select 1 from stripe_events where id = ${bad.id}`).length, 0);
+  });
+
   it('answers an event while Temporal is unreachable; the inbound sweep applies it once afterwards', async () => {
     const acct = await account(stack.baseUrl);
     const unreachable = unreachableTemporal();
@@ -347,7 +579,6 @@ describe('payments: Stripe checkout, portal and events', function () {
       assert.equal(row?.status, 'received', 'stored before the answer');
       await assert.rejects(stack.client.workflow.getHandle(`stripe-event-${r.id}`).describe(), WorkflowNotFoundError);
 
-      await stack.sql`update stripe_events set received_at = now() - interval '1 minute' where id = ${r.id}`;
       const sweep = () =>
         stack.client.workflow.execute(inboundEventsSweep, {
           workflowId: `inbound-events-sweep-test-${randomSuffix(6)}`,
@@ -407,5 +638,46 @@ describe('payments: Stripe checkout, portal and events', function () {
       (await grants(acct.userId)).map((g) => g.amount),
       [100],
     );
+  });
+  it('`npm run stripe:event` starts the plan named, and keeps the current plan when none is named', async () => {
+    const acct = await account(stack.baseUrl);
+    const root = path.resolve(__dirname, '../..');
+    const run = (...args: string[]) =>
+      promisify(execFile)(process.execPath, ['--import', 'tsx', path.join(root, 'scripts/stripe-event.ts'), ...args], {
+        cwd: root,
+        env: {
+          ...process.env,
+          PUBLIC_BASE_URL: stack.baseUrl,
+          STRIPE_WEBHOOK_SECRET: stack.config.payments.webhookSecret!,
+          LOG_LEVEL: 'warn',
+        },
+        timeout: 120_000,
+      });
+    const planGrants = async () => (await grants(acct.userId)).filter((g) => g.source === 'plan').map((g) => g.amount);
+    /** The last event the script sent is applied after its answer: wait for it. */
+    const settled = async (out: string) => {
+      const ids = [...out.matchAll(/ (evt_test_\w+) for /g)].map((m) => m[1]!);
+      assert.ok(ids.length > 0, out);
+      await processed(ids.at(-1)!);
+    };
+
+    let out = await run('checkout.session.completed', '--user', acct.email, '--plan', 'business');
+    await settled(out.stdout);
+    assert.equal((await me(acct.cookie)).plan.id, 'business', out.stdout);
+    assert.deepEqual(await planGrants(), [2000]);
+
+    out = await run('invoice.paid', '--user', acct.email);
+    await settled(out.stdout);
+    assert.deepEqual(await planGrants(), [2000, 2000], 'a renewal of the current plan, Business');
+    out = await run('customer.subscription.updated', '--user', acct.email);
+    await settled(out.stdout);
+    assert.equal((await me(acct.cookie)).plan.id, 'business');
+
+    out = await run('customer.subscription.updated', '--user', acct.email, '--plan', 'pro');
+    await settled(out.stdout);
+    assert.equal((await me(acct.cookie)).plan.id, 'pro');
+    out = await run('invoice.paid', '--user', acct.email);
+    await settled(out.stdout);
+    assert.deepEqual(await planGrants(), [2000, 2000, 500]);
   });
 });

@@ -2,7 +2,14 @@
 import assert from 'node:assert/strict';
 import type Stripe from 'stripe';
 import type { PlanRow } from '../../lib/payments/catalog';
-import { interpretEvent, oneMonthAfter, subscriptionFacts, subscriptionToRetrieve } from '../../lib/payments/events';
+import {
+  firstInvoiceOf,
+  interpretEvent,
+  MalformedStripeEventError,
+  oneMonthAfter,
+  subscriptionFacts,
+  subscriptionToRetrieve,
+} from '../../lib/payments/events';
 import { checkoutSession, paidInvoice, subscription } from '../../scripts/stand-ins/stripe-events';
 
 const catalog = {
@@ -130,5 +137,77 @@ describe('payment events engine', () => {
     assert.equal(upd.subscription?.planId, undefined);
     assert.equal(upd.subscription?.asOf, 42);
     assert.equal(interpretEvent(event('charge.refunded', {}), { catalog, plans }).kind, 'ignore');
+  });
+
+  it("knows a subscription's first invoice from its expanded latest invoice only while that one created it", () => {
+    const sub = (latest: unknown) =>
+      subscriptionFacts(
+        {
+          ...subscription({ userId: 'u', id: 'sub_1', price: 'price_pro' }),
+          latest_invoice: latest,
+        } as unknown as Stripe.Subscription,
+        1,
+      ).firstInvoiceId;
+    assert.equal(sub({ id: 'in_first', billing_reason: 'subscription_create' }), 'in_first');
+    assert.equal(sub({ id: 'in_renewal', billing_reason: 'subscription_cycle' }), null);
+    assert.equal(sub('in_unexpanded'), null);
+    assert.equal(sub(null), null);
+  });
+
+  it("picks the first invoice among a subscription's invoices: the one that created it, else the oldest", () => {
+    assert.equal(
+      firstInvoiceOf([
+        { id: 'in_3', billing_reason: 'subscription_cycle', created: 30 },
+        { id: 'in_2', billing_reason: 'subscription_update', created: 20 },
+        { id: 'in_1', billing_reason: 'subscription_create', created: 25 },
+      ]),
+      'in_1',
+    );
+    assert.equal(
+      firstInvoiceOf([
+        { id: 'in_3', billing_reason: 'subscription_cycle', created: 30 },
+        { id: 'in_2', billing_reason: 'manual', created: 10 },
+      ]),
+      'in_2',
+    );
+    assert.equal(firstInvoiceOf([]), null);
+  });
+
+  it('references a checkout naming no invoice by the first invoice, and grants nothing when that is unknown', () => {
+    const session = checkoutSession({ userId: 'u', mode: 'subscription', subscription: 'sub_1', invoice: null });
+    const facts = (firstInvoiceId: string | null) => ({
+      ...subscriptionFacts(
+        subscription({ userId: 'u', id: 'sub_1', price: 'price_pro' }) as unknown as Stripe.Subscription,
+        1,
+      ),
+      firstInvoiceId,
+    });
+    const ev = event('checkout.session.completed', session);
+    const known = interpretEvent(ev, { catalog, plans, subscription: facts('in_first') });
+    assert.ok(known.kind === 'apply');
+    assert.equal(known.grant?.reference, 'stripe-invoice:in_first');
+    const unknown = interpretEvent(ev, { catalog, plans, subscription: facts(null) });
+    assert.ok(unknown.kind === 'apply');
+    assert.equal(unknown.grant, undefined, 'the first invoice.paid grants instead');
+    assert.equal(unknown.subscription?.planId, 'pro');
+  });
+
+  it('refuses malformed events with MalformedStripeEventError', () => {
+    const noSub = event(
+      'checkout.session.completed',
+      checkoutSession({ userId: 'u', mode: 'subscription', subscription: null }),
+    );
+    assert.equal(subscriptionToRetrieve(noSub), null);
+    assert.throws(() => interpretEvent(noSub, { catalog, plans }), MalformedStripeEventError);
+    for (const start of [1e15, -1, 1.5, '100']) {
+      const inv = paidInvoice({ userId: 'u', subscription: 'sub_1', price: 'price_pro', period: { start: 1, end: 2 } });
+      inv.lines.data[0]!.period = { start: start as number, end: 2 };
+      assert.throws(() => interpretEvent(event('invoice.paid', inv), { catalog, plans }), MalformedStripeEventError);
+    }
+    const bad = subscription({ userId: 'u', id: 'sub_1', price: 'price_pro', period: { start: 1, end: 1e16 } });
+    assert.throws(
+      () => interpretEvent(event('customer.subscription.updated', bad), { catalog, plans }),
+      /current_period_end/,
+    );
   });
 });

@@ -1,0 +1,100 @@
+// The stripeEvent workflow against the real Temporal dev server with mocked activities: its retry policy only. A
+// step that keeps failing with a transient error is retried a bounded number of times, then the run fails (the event
+// stays `received` and the inbound sweep starts it again later); a malformed event's step runs once.
+import assert from 'node:assert/strict';
+import { ApplicationFailure } from '@temporalio/activity';
+import { ActivityFailure, Client, Connection, WorkflowFailedError } from '@temporalio/client';
+import { NativeConnection, Worker } from '@temporalio/worker';
+import type { Activities } from '../../activities';
+import { randomSuffix } from '../../lib/ids';
+import { PaymentErrors } from '../../lib/payments/types';
+import { stripeEvent } from '../../workflows';
+import { installQuietRuntime, workflowBundle } from '../helpers/stack';
+
+/** The local database step's attempts before the run fails (workflows/payments.ts, documented in docs/payments.md). */
+const DB_STEP_ATTEMPTS = 8;
+
+describe('stripeEvent workflow (mocked activities)', function () {
+  // A step failing every time waits out its backoff for real: 1 + 2 + 4 + 8 + 16 + 30 + 30 s.
+  this.timeout(300_000);
+  let connection: NativeConnection;
+  let clientConnection: Connection;
+  let client: Client;
+
+  before(async () => {
+    installQuietRuntime();
+    connection = await NativeConnection.connect({ address: process.env.TEMPORAL_ADDRESS! });
+    clientConnection = await Connection.connect({ address: process.env.TEMPORAL_ADDRESS! });
+    client = new Client({ connection: clientConnection });
+  });
+  after(async () => {
+    await connection?.close();
+    await clientConnection?.close();
+  });
+
+  async function run(applyStripeEvent: Activities['applyStripeEvent']) {
+    const taskQueue = `wf-stripe-${randomSuffix(6)}`;
+    const failed: string[] = [];
+    const worker = await Worker.create({
+      connection,
+      taskQueue,
+      workflowBundle: await workflowBundle(),
+      activities: {
+        applyStripeEvent,
+        async failStripeEvent({ error }: { eventId: string; error: string }) {
+          failed.push(error);
+        },
+      } satisfies Partial<Activities>,
+    });
+    const eventId = `evt_test_${randomSuffix(12)}`;
+    const outcome = await worker.runUntil(
+      client.workflow
+        .execute(stripeEvent, { workflowId: `stripe-event-${eventId}`, taskQueue, args: [{ eventId }] })
+        .then(
+          (result) => ({ result, error: undefined }),
+          (error: unknown) => ({ result: undefined, error }),
+        ),
+    );
+    return { ...outcome, failed };
+  }
+
+  /** The step's own error: the run's failure, or what it wraps. */
+  const cause = (err: unknown) => {
+    assert.ok(err instanceof WorkflowFailedError, String(err));
+    let c: unknown = err.cause;
+    while (c instanceof ActivityFailure) c = c.cause;
+    assert.ok(c instanceof ApplicationFailure, String(err.cause));
+    return c;
+  };
+
+  it('retries a transient database error a bounded number of times, then fails the run', async () => {
+    let attempts = 0;
+    const { result, error } = await run(async () => {
+      attempts++;
+      throw new Error('connection refused');
+    });
+    assert.equal(result, undefined);
+    assert.equal(cause(error).message, 'connection refused');
+    assert.equal(attempts, DB_STEP_ATTEMPTS);
+  });
+
+  it('runs the step of a malformed event once', async () => {
+    let attempts = 0;
+    const { error } = await run(async () => {
+      attempts++;
+      throw ApplicationFailure.nonRetryable('malformed invoice.paid event: no lines', PaymentErrors.Malformed);
+    });
+    assert.equal(cause(error).type, PaymentErrors.Malformed);
+    assert.equal(attempts, 1);
+  });
+
+  it('applies an event whose step fails transiently a few times', async () => {
+    let attempts = 0;
+    const { result } = await run(async () => {
+      if (++attempts < 3) throw new Error('connection refused');
+      return { status: 'processed', type: 'invoice.paid', granted: 500 };
+    });
+    assert.deepEqual(result, { status: 'processed', type: 'invoice.paid', granted: 500 });
+    assert.equal(attempts, 3);
+  });
+});
