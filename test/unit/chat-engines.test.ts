@@ -1,11 +1,12 @@
 // The design chat's engines: reading a prompt, the local renderer (deterministic, the prompt's words as type, its
 // colours as inks, a motif, fast), the print-asset engine (flat background removed from the edges only, trimmed,
-// long side at least 2048/4096 with lanczos3, 300 DPI in the file) and the mockup plan.
+// long side at least 2048/4096, upscaled in bands that give the same pixels as one resize, 300 DPI in the file) and
+// the mockup plan.
 import assert from 'node:assert/strict';
 import sharp from 'sharp';
 import { graphicSvg, renderLocalGraphic } from '../../lib/chat/local-renderer';
 import { DEFAULT_ZONES, leftChestFrom, planMockups } from '../../lib/chat/mockup-plan';
-import { EmptyGraphicError, makePrintAsset } from '../../lib/chat/print-asset';
+import { EmptyGraphicError, makePrintAsset, upscaleInBands } from '../../lib/chat/print-asset';
 import { readPrompt } from '../../lib/chat/prompt';
 
 interface Raw {
@@ -242,6 +243,22 @@ describe('chat: print asset', function () {
     assert.equal(p.removedBackground, null);
     const r = await rgba(p.png);
     assert.equal(alphaAt(r, 0, 0), 255);
+  });
+
+  it('upscales in bands of rows that join into exactly the pixels of one resize', async () => {
+    const src = await rgba(await ringOnWhite());
+    const box = { left: 269, top: 167, width: 463, height: 471 };
+    const [w, h] = [2013, 2048]; // odd sizes: bands of unequal height
+    const whole = await sharp(src.data, { raw: { width: src.width, height: src.height, channels: 4 } })
+      .extract(box)
+      .resize(w, h, { kernel: 'lanczos3', fit: 'fill' })
+      .raw()
+      .toBuffer();
+    for (const bands of [1, 2, 3, 4, 7]) {
+      const banded = await upscaleInBands(src, box, w, h, bands);
+      assert.equal(banded.length, w * h * 4);
+      assert.ok(banded.equals(whole), `${bands} bands`);
+    }
   });
 
   it('refuses a graphic that is nothing but background', async () => {
