@@ -265,7 +265,7 @@ export function createChatActivities(deps: ChatActivityDeps) {
       return storeGraphic(call.jobId, 'local', { data: g.png }, started);
     },
 
-    /** Background removed where flat, trimmed, ≥ 2048 px (4096 for the 4k model) with lanczos3, 300 DPI PNG. */
+    /** Background removed where flat, trimmed, ≥ 2048 px (4096 for the 4k model) by bicubic upscaling, 300 DPI PNG. */
     async makeChatPrintAsset(a: { jobId: string; graphicKey: string; model: ChatModel }): Promise<PrintAssetOut> {
       const started = performance.now();
       const graphic = await readKey(a.graphicKey);

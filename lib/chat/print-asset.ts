@@ -1,7 +1,7 @@
 // The print-asset engine: a provider's graphic made print-ready. PNG with alpha; a flat background (what image
 // models put behind a design) removed by a flood fill from the edges, with the anti-aliased fringe turned into
 // partial transparency and its colour un-blended from the background; trimmed to the artwork; at least `longSide`
-// px on the long side (upscaled with lanczos3 when the provider returned less); 300 DPI written into the file (PNG
+// px on the long side (upscaled with bicubic interpolation when the provider returned less); 300 DPI written into the file (PNG
 // pHYs). Enclosed areas of the background colour (the inside of an "O") stay opaque: only what touches the edge
 // is background.
 import os from 'node:os';
@@ -220,8 +220,10 @@ export async function upscaleInBands(
     parts.push(
       sharp(src.data, { raw: { width: src.width, height: src.height, channels: 4 } })
         .extract(extract)
-        // fit 'fill' with both sides given: the long side is exactly what was asked (no rounding a pixel short)
-        .resize(width, height, { kernel: 'lanczos3', fit: 'fill' })
+        // libvips enlarges with bicubic (Catmull-Rom) interpolation whatever the kernel (lanczos3 and mitchell give
+        // the same pixels; they only apply when shrinking). fit 'fill' with both sides given: the long side is
+        // exactly what was asked (no rounding a pixel short).
+        .resize(width, height, { kernel: 'cubic', fit: 'fill' })
         .extract({ left: 0, top, width, height: bottom - top })
         .raw()
         .toBuffer(),

@@ -196,7 +196,7 @@ describe('chat: print asset', function () {
     const inside = ((Math.round(r.height * 0.25) * r.width + Math.round(r.width / 2)) * 4) as number;
     assert.equal(r.data[inside + 3], 255);
     assert.deepEqual([...r.data.subarray(inside, inside + 3)], [255, 255, 255]);
-    // lanczos3 and the fringe leave a soft edge: many partial alphas, not a staircase
+    // bicubic interpolation and the fringe leave a soft edge: many partial alphas, not a staircase
     let partial = 0;
     for (let i = 3; i < r.data.length; i += 4) if (r.data[i]! > 0 && r.data[i]! < 255) partial++;
     assert.ok(partial > 2000, `${partial} partially transparent pixels`);
@@ -251,7 +251,7 @@ describe('chat: print asset', function () {
     const [w, h] = [2013, 2048]; // odd sizes: bands of unequal height
     const whole = await sharp(src.data, { raw: { width: src.width, height: src.height, channels: 4 } })
       .extract(box)
-      .resize(w, h, { kernel: 'lanczos3', fit: 'fill' })
+      .resize(w, h, { kernel: 'lanczos3', fit: 'fill' }) // what the print asset did in one pipeline
       .raw()
       .toBuffer();
     for (const bands of [1, 2, 3, 4, 7]) {
