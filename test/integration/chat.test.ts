@@ -1,8 +1,8 @@
 // Design chat (issue 13) through HTTP against the real stack, with the Gemini and OpenAI SDKs pointed at local
 // stand-ins that speak their wire formats (test/helpers/fake-image-providers.ts): primary success; failover on a
-// 500, a timeout and a refusal; both failing (500, refunded); reference images reaching the provider; a thread
-// continuation carrying the previous graphic; 402; 404; 400s; 429; 202 and the job route; the local renderer when
-// no key is set; a worker killed mid-job (one debit, one set of records); jobs whose workflow was terminated or never
+// 500, a timeout, a refusal and a blank graphic; both failing (500, refunded); reference images reaching the
+// provider; a thread continuation carrying the previous graphic; 402; 404; 400s; 429; 202 and the job route; the
+// local renderer when no key is set; a worker killed mid-job (one debit, one set of records); jobs whose workflow was terminated or never
 // started (the API's answer and the chat-jobs sweep: failed, refunded once).
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -313,6 +313,44 @@ describe('design chat: POST /api/chat and the chatDesign job', function () {
         ['openai', true, 1, null],
       ],
     );
+  });
+
+  it("a blank graphic is that provider's failure: OpenAI is asked; both blank is a failed, refunded job", async () => {
+    const acct = await account(stack.baseUrl);
+    gemini.behave = () => 'blank';
+    const res = await chat(acct.cookie, { prompt: 'a design Gemini draws as nothing', garmentUrls: [blanks[0]] });
+    assert.equal(res.status, 200, res.text);
+    assert.equal(res.headers.get('x-image-provider'), 'openai');
+    assert.equal(gemini.requests.length, 1, 'a blank answer is not retried');
+    assert.equal(openai.requests.length, 1);
+    assert.ok((await colorShare((await fetchImage(res.body.graphicUrl)).body, OPENAI_COLOR)) > 0.2);
+    assert.equal(res.body.mockups.length, 2);
+    const job = await jobOf(acct.userId);
+    assert.deepEqual(
+      job.attempts.map((a) => [a.provider, a.ok, a.tries, a.type ?? null]),
+      [
+        ['gemini', false, 1, 'EmptyGraphic'],
+        ['openai', true, 1, null],
+      ],
+    );
+    assert.equal(await tokenBalance(stack.sql, acct.userId), 38);
+
+    // both blank: the local renderer is not a fallback; 500, and the tokens are back
+    const acct2 = await account(stack.baseUrl);
+    openai.behave = () => 'blank';
+    const failed = await chat(acct2.cookie, { prompt: 'a design nobody draws at all' });
+    assert.equal(failed.status, 500, failed.text);
+    assert.deepEqual(failed.body, { error: 'Generation failed' });
+    const job2 = await jobOf(acct2.userId);
+    assert.equal(job2.status, 'failed');
+    assert.deepEqual(
+      job2.attempts.map((a) => [a.provider, a.ok, a.type ?? null]),
+      [
+        ['gemini', false, 'EmptyGraphic'],
+        ['openai', false, 'EmptyGraphic'],
+      ],
+    );
+    assert.equal(await tokenBalance(stack.sql, acct2.userId), 50);
   });
 
   it('both providers failing: 500 Generation failed, the tokens are back, the failed job is recorded', async () => {
