@@ -103,11 +103,8 @@ function describeFailure(plan: ProviderPlan, err: ActivityFailure): ProviderAtte
 const EMPTY_GRAPHIC_NEXT_PROVIDER = 'chat-empty-graphic-next-provider';
 
 function isEmptyGraphic(err: unknown): boolean {
-  return (
-    err instanceof ActivityFailure &&
-    err.cause instanceof ApplicationFailure &&
-    err.cause.type === ChatErrors.EmptyGraphic
-  );
+  const cause = err instanceof ActivityFailure ? err.cause : err;
+  return cause instanceof ApplicationFailure && cause.type === ChatErrors.EmptyGraphic;
 }
 
 function reason(err: unknown): string {
