@@ -6,8 +6,7 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import sharp from 'sharp';
 import type { Sql } from '../db/client';
-import { failChatJob, getRenderJob, previousGraphicKey, recordChatJob, type FailOutcome } from '../db/chat';
-import { debitTokens } from '../db/ledger';
+import { debitChatJob, failChatJob, previousGraphicKey, recordChatJob, type FailOutcome } from '../db/chat';
 import { renderLocalGraphic } from '../lib/chat/local-renderer';
 import { DEFAULT_ZONES, leftChestFrom, MOCKUP_PLACEMENTS, planMockups, type ZoneRect } from '../lib/chat/mockup-plan';
 import { EmptyGraphicError, makePrintAsset } from '../lib/chat/print-asset';
@@ -179,15 +178,19 @@ export function createChatActivities(deps: ChatActivityDeps) {
      * failure: nothing was taken.
      */
     async beginChatJob(input: ChatWorkflowInput): Promise<ChatJobStart> {
-      const job = await getRenderJob(sql, input.jobId, input.accountId);
-      if (!job) throw fail(ChatErrors.JobState, `render job ${input.jobId} does not exist`);
-      if (job.status === 'failed') throw fail(ChatErrors.JobState, `render job ${input.jobId} already failed`);
-      const r = await debitTokens(sql, {
+      const r = await debitChatJob(sql, {
+        jobId: input.jobId,
         userId: input.accountId,
         amount: MODEL_COST[input.model],
-        reference: input.jobId,
       });
-      if (!r.ok) return { ok: false, tokensNeeded: r.required, tokensAvailable: r.available };
+      if (!r.ok) {
+        if (r.reason === 'insufficient_tokens')
+          return { ok: false, tokensNeeded: r.required, tokensAvailable: r.available };
+        throw fail(
+          ChatErrors.JobState,
+          `render job ${input.jobId} ${r.reason === 'missing' ? 'does not exist' : 'already failed'}`,
+        );
+      }
       return {
         ok: true,
         balance: r.balance,
@@ -262,7 +265,7 @@ export function createChatActivities(deps: ChatActivityDeps) {
       return storeGraphic(call.jobId, 'local', { data: g.png }, started);
     },
 
-    /** Background removed where flat, trimmed, ≥ 2048 px (4096 for the 4k model) with lanczos3, 300 DPI PNG. */
+    /** Background removed where flat, trimmed, ≥ 2048 px (4096 for the 4k model) by bicubic upscaling, 300 DPI PNG. */
     async makeChatPrintAsset(a: { jobId: string; graphicKey: string; model: ChatModel }): Promise<PrintAssetOut> {
       const started = performance.now();
       const graphic = await readKey(a.graphicKey);

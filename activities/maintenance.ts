@@ -1,9 +1,10 @@
 import { Context } from '@temporalio/activity';
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { grantFreeAllowancePage } from '../db/accounts';
+import { failChatJob, staleRunningChatJobs } from '../db/chat';
 import type { Sql } from '../db/client';
 import { failAndRefund, staleUnfinishedGenerations } from '../db/generations';
-import type { Config } from '../lib/config';
+import type { ChatConfig, Config } from '../lib/config';
 import type { Logger } from '../lib/log';
 import { purgeExpiredIdempotencyKeys } from '../db/idempotency';
 import { purgeExpiredSessions } from '../db/sessions';
@@ -14,10 +15,14 @@ import type { Storage } from '../lib/storage';
 export interface MaintenanceDeps {
   sql: Sql;
   log: Logger;
-  /** Needed only by recoverOrphanedGenerations. */
+  /** Needed only by recoverOrphanedGenerations and recoverStuckChatJobs. */
   temporal?: Client;
-  /** GENERATION_ORPHAN_AFTER (10 minutes) and PREPARED_LEVELS_RETENTION (30 days) when not given */
-  config?: Pick<Config, 'generationOrphanAfterMs'> & Partial<Pick<Config, 'uploads'>>;
+  /**
+   * GENERATION_ORPHAN_AFTER (10 minutes), PREPARED_LEVELS_RETENTION (30 days) and CHAT_ORPHAN_AFTER (2 minutes) when
+   * not given; read at each run
+   */
+  config?: Pick<Config, 'generationOrphanAfterMs'> &
+    Partial<Pick<Config, 'uploads'>> & { chat?: Pick<ChatConfig, 'orphanAfterMs'> };
   /** Needed only by sweepStorage. */
   storage?: Storage;
 }
@@ -53,6 +58,10 @@ function activityContext(): Context | undefined {
 
 /** A generation still pending after this long without a workflow was orphaned by an API crash (GENERATION_ORPHAN_AFTER). */
 const DEFAULT_ORPHAN_AFTER_MS = 10 * 60_000;
+/** CHAT_ORPHAN_AFTER when not given. */
+const DEFAULT_CHAT_ORPHAN_AFTER_MS = 2 * 60_000;
+/** Chat jobs read per page by the chat-jobs sweep (a heartbeat after each). */
+export const CHAT_SWEEP_PAGE = 100;
 
 /** Housekeeping run by the maintenance schedule. Each step is idempotent, so a retried or doubled run is harmless. */
 export function createMaintenanceActivities({ sql, log, temporal, config, storage }: MaintenanceDeps) {
@@ -179,6 +188,47 @@ export function createMaintenanceActivities({ sql, log, temporal, config, storag
       }
       if (recovered > 0) log.warn('recovered orphaned generations', { count: recovered });
       return recovered;
+    },
+
+    /**
+     * Chat jobs nothing will finish: still `running` CHAT_ORPHAN_AFTER (2 minutes) after they were created, and
+     * their chatDesign workflow (id = job id) has closed without finishing them (terminated, timed out, failed
+     * because its own failure step ran out of attempts) or does not exist (the API died between inserting the job
+     * and starting it). Each is failed (`generation_failed`: GET /api/chat/jobs/<id> answers 500) and its debit
+     * refunded if one was taken, in one transaction (db/chat.ts failChatJob: refund reference refund:<job id>, so
+     * a second sweep gives nothing back twice). A job whose workflow still runs is slow, and is left alone.
+     */
+    async recoverStuckChatJobs(): Promise<{ failed: number; refunded: number }> {
+      if (!temporal) return { failed: 0, refunded: 0 };
+      const olderThanMs = config?.chat?.orphanAfterMs ?? DEFAULT_CHAT_ORPHAN_AFTER_MS;
+      const ctx = activityContext();
+      let failed = 0;
+      let refunded = 0;
+      let after: { c: string; i: string } | undefined;
+      for (;;) {
+        const page = await staleRunningChatJobs(sql, { olderThanMs, after, limit: CHAT_SWEEP_PAGE });
+        for (const job of page) {
+          let error: string;
+          try {
+            const d = await temporal.workflow.getHandle(job.id).describe();
+            if (d.status.name === 'RUNNING') continue;
+            error = `The job's workflow ended (${d.status.name.toLowerCase()}) before it finished`;
+          } catch (err) {
+            if (!(err instanceof WorkflowNotFoundError)) throw err;
+            error = 'The job was never started';
+          }
+          const out = await failChatJob(sql, { jobId: job.id, error, failure: 'generation_failed' });
+          if (out.status !== 'failed' || out.duplicate) continue;
+          failed++;
+          if (out.refunded) refunded++;
+          log.warn('failed a stuck chat job', { jobId: job.id, userId: job.userId, error, refunded: out.refunded });
+        }
+        if (page.length < CHAT_SWEEP_PAGE) break;
+        const last = page[page.length - 1]!;
+        after = { c: last.createdAt, i: last.id };
+        ctx?.heartbeat();
+      }
+      return { failed, refunded };
     },
   };
 }

@@ -1,10 +1,11 @@
 // Design chat benchmark (issue 13). Two phases, each on a stack started like npm start (bench/stack.ts):
 //   1. the local renderer (no provider key): POST /api/chat with two catalogue blanks, so a job is graphic + print
 //      asset + 2 mockups + records; end-to-end p50, target ≤ 1.5 s;
-//   2. Gemini through @google/genai pointed at a stand-in that answers at once (test/helpers/fake-image-providers):
-//      the job's own overhead = end-to-end time minus the image steps it would do whatever the provider (the print
-//      asset; no garments, so no mockups): API checks, workflow start, debit, the provider activity's round trip
-//      through Temporal, the SDK call and storing its answer, the records. Target p50 ≤ 300 ms.
+//   2. Gemini through @google/genai pointed at a stand-in that answers at once (test/helpers/fake-image-providers),
+//      no garments: the job's own overhead is its whole end-to-end time, POST /api/chat to the answer (API checks,
+//      workflow start, debit, the provider activity's round trip through Temporal, the SDK call and storing its
+//      answer, the print asset, the records). Target p50 ≤ 300 ms. The breakdown shows the print asset step, the
+//      provider activity and the rest.
 // Prompts differ on every call, so no graphic is reused. Run: node --import tsx bench/chat.ts (BENCH_QUICK=1 for a
 // smoke run). Prints a table and writes bench/results/chat.json.
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -138,7 +139,7 @@ async function main() {
   }
 
   const step = (xs: Sample[], k: string) => p50(xs.map((x) => x.timings[k] ?? 0));
-  const overhead = instant.map((x) => x.ms - (x.timings.print ?? 0) - (x.timings.mockups ?? 0));
+  const rest = instant.map((x) => x.ms - (x.timings.print ?? 0) - (x.timings.provider ?? 0));
   const result = {
     machine: machineInfo(),
     localRenderer: {
@@ -151,9 +152,14 @@ async function main() {
       },
     },
     instantProvider: {
-      endToEnd: stats(instant.map((x) => x.ms)),
-      overhead: { ...stats(overhead), targetP50Ms: 300 },
-      stepsP50Ms: { provider: step(instant, 'provider'), print: step(instant, 'print') },
+      // the job's own overhead: everything but the provider's thinking, which the stand-in skips
+      overhead: { ...stats(instant.map((x) => x.ms)), targetP50Ms: 300 },
+      job: stats(instant.map((x) => x.jobMs)),
+      stepsP50Ms: {
+        provider: step(instant, 'provider'),
+        print: step(instant, 'print'),
+        rest: p50(rest),
+      },
     },
   };
   mkdirSync(path.dirname(RESULTS), { recursive: true });
@@ -168,9 +174,9 @@ async function main() {
       row('local renderer, graphic+print+2 mockups', result.localRenderer.endToEnd, 'p50 ≤ 1500 ms'),
       row('  of which the job (created → recorded)', result.localRenderer.job, ''),
       `  steps p50: render ${l.render} ms, print asset ${l.print} ms, 2 mockups ${l.mockups} ms`,
-      row('instant provider, end to end', result.instantProvider.endToEnd, ''),
-      row('instant provider, overhead', result.instantProvider.overhead, 'p50 ≤ 300 ms'),
-      `  steps p50: provider activity ${g.provider} ms, print asset ${g.print} ms (subtracted)`,
+      row('instant provider: overhead, end to end', result.instantProvider.overhead, 'p50 ≤ 300 ms'),
+      row('  of which the job (created → recorded)', result.instantProvider.job, ''),
+      `  p50: provider activity ${g.provider} ms, print asset ${g.print} ms, the rest (API, Temporal, debit, records) ${g.rest} ms`,
       `written to ${path.relative(process.cwd(), RESULTS)}`,
       '',
     ].join('\n'),

@@ -1,11 +1,12 @@
 // Design chat tables (008_chat.sql): threads, messages, render jobs, render assets, token usage. The API inserts a
 // job when it starts one; the chatDesign workflow's record step writes everything else in one transaction, and its
 // failure step fails the job and refunds its debit in one transaction. Both lock the job row and leave a finished
-// job as it is, so a step that runs twice (a worker crash, a retry) changes nothing the second time.
+// job as it is, so a step that runs twice (a worker crash, a retry) changes nothing the second time. The debit is
+// taken under the same lock, so it cannot slip in after the chat-jobs sweep failed a job whose workflow was gone.
 import type { ChatFailureReason, ChatModel, ChatRecord, ProviderAttempt, ProviderName } from '../lib/chat/types';
 import { timeId } from '../lib/ids';
 import type { Sql } from './client';
-import { refundDebitIn, tokenBalance, type Tx } from './ledger';
+import { debitTokensIn, refundDebitIn, tokenBalance, type DebitResult, type Tx } from './ledger';
 
 export type JobStatus = 'running' | 'completed' | 'failed';
 
@@ -249,6 +250,25 @@ export async function recordChatJob(sql: Sql, r: ChatRecord): Promise<RecordOutc
   });
 }
 
+export type DebitOutcome = DebitResult | { ok: false; reason: 'missing' | 'failed' };
+
+/**
+ * The job's debit (reference = job id), taken under the job row's lock and never for a failed job: a job the
+ * sweep (or the API) failed is not charged afterwards, and a sweep that fails a job sees any debit already taken.
+ * A job that has its debit already (a re-run) gets the first result back.
+ */
+export async function debitChatJob(
+  sql: Sql,
+  d: { jobId: string; userId: string; amount: number },
+): Promise<DebitOutcome> {
+  return sql.begin(async (tx) => {
+    const job = await lockJob(tx, d.jobId);
+    if (!job) return { ok: false as const, reason: 'missing' as const };
+    if (job.status === 'failed') return { ok: false as const, reason: 'failed' as const };
+    return debitTokensIn(tx, { userId: d.userId, amount: d.amount, reference: d.jobId });
+  });
+}
+
 export type FailOutcome =
   | { status: 'failed'; refunded: boolean; duplicate: boolean }
   | { status: 'completed'; threadId: string; messageId: string; provider: ProviderName }
@@ -256,8 +276,9 @@ export type FailOutcome =
 
 /**
  * The failure step: in one transaction, under the job row's lock, the debit keyed by the job id is refunded (once:
- * grant refund:<job id>) and the job marked failed with its attempts. A job that completed after all (its record
- * step committed before a crash) stays completed; one already failed is left as it is.
+ * grant refund:<job id>; nothing when no debit was taken) and the job marked failed with its attempts. A job that
+ * completed after all (its record step committed before a crash) stays completed; one already failed is left as it
+ * is. Also used by the chat-jobs sweep and the API for a job whose workflow ended without finishing it.
  */
 export async function failChatJob(
   sql: Sql,
@@ -265,8 +286,9 @@ export async function failChatJob(
     jobId: string;
     error: string;
     failure: ChatFailureReason;
-    attempts: ProviderAttempt[];
-    timings: Record<string, number>;
+    /** omitted (the sweep, the API): the job keeps what it had */
+    attempts?: ProviderAttempt[];
+    timings?: Record<string, number>;
   },
 ): Promise<FailOutcome> {
   return sql.begin(async (tx) => {
@@ -282,7 +304,8 @@ export async function failChatJob(
     if (job.status === 'failed') return { status: 'failed' as const, refunded: false, duplicate: true };
     const refunded = await refundDebitIn(tx, f.jobId);
     await tx`update render_jobs set status = 'failed', error = ${f.error.slice(0, 2000)}, failure = ${f.failure},
-        attempts = ${tx.json(f.attempts as never)}, timings = ${tx.json(f.timings)}, tokens_spent = 0,
+        attempts = ${f.attempts ? tx.json(f.attempts as never) : tx`attempts`},
+        timings = ${f.timings ? tx.json(f.timings) : tx`timings`}, tokens_spent = 0,
         completed_at = now()
       where id = ${f.jobId}`;
     return { status: 'failed' as const, refunded, duplicate: false };
@@ -294,4 +317,22 @@ export function jobAssets(sql: Sql, jobId: string) {
   return sql<AssetRow[]>`
     select ${assetColumns(sql)} from render_assets where job_id = ${jobId}
     order by case kind when 'graphic' then 0 when 'print' then 1 else 2 end, position`;
+}
+
+/**
+ * Jobs still `running` `olderThanMs` after they were created (index render_jobs_running_idx), oldest first, after
+ * the keyset position `after`: what the chat-jobs sweep checks against their workflows.
+ */
+export function staleRunningChatJobs(
+  sql: Sql,
+  opts: { olderThanMs: number; after?: { c: string; i: string }; limit: number },
+) {
+  const { olderThanMs, after, limit } = opts;
+  // created_at as text: the keyset keeps PostgreSQL's microseconds (a Date would round them to milliseconds)
+  return sql<{ id: string; userId: string; createdAt: string }[]>`
+    select id, user_id as "userId", created_at::text as "createdAt" from render_jobs
+    where status = 'running' and created_at < now() - make_interval(secs => ${olderThanMs / 1000})
+      ${after ? sql`and (created_at, id) > (${after.c}::timestamptz, ${after.i})` : sql``}
+    order by created_at, id
+    limit ${limit}`;
 }

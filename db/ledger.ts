@@ -65,38 +65,44 @@ export async function debitTokens(
   sql: Sql,
   d: { userId: string; amount: number; reference: string },
 ): Promise<DebitResult> {
+  return sql.begin((tx) => debitTokensIn(tx, d));
+}
+
+/** debitTokens inside a caller's transaction (db/chat.ts debits under the job row's lock). */
+export async function debitTokensIn(
+  tx: Tx,
+  d: { userId: string; amount: number; reference: string },
+): Promise<DebitResult> {
   if (!Number.isInteger(d.amount) || d.amount <= 0)
     throw new Error(`debit amount must be a positive integer, got ${d.amount}`);
-  return sql.begin(async (tx) => {
-    const [user] = await tx`select id from users where id = ${d.userId} for update`;
-    if (!user) throw new Error(`unknown user ${d.userId}`);
-    const [existing] = await tx<{ id: number; amount: number; user_id: string }[]>`
-      select id, amount, user_id from token_debits where reference = ${d.reference}`;
-    if (existing) {
-      if (existing.user_id !== d.userId) throw new Error(`debit reference ${d.reference} belongs to another account`);
-      return {
-        ok: true as const,
-        debitId: existing.id,
-        amount: existing.amount,
-        duplicate: true,
-        balance: await tokenBalance(tx, d.userId),
-      };
-    }
-    const grants = await spendableGrants(tx, d.userId);
-    const available = grants.reduce((s, g) => s + g.remaining, 0);
-    if (available < d.amount)
-      return { ok: false as const, reason: 'insufficient_tokens' as const, required: d.amount, available };
-    const [debit] = await tx<{ id: number }[]>`
-      insert into token_debits (user_id, amount, reference) values (${d.userId}, ${d.amount}, ${d.reference}) returning id`;
-    let left = d.amount;
-    for (const g of grants) {
-      if (left === 0) break;
-      const take = Math.min(left, g.remaining);
-      await tx`insert into token_allocations (debit_id, grant_id, amount) values (${debit!.id}, ${g.id}, ${take})`;
-      left -= take;
-    }
-    return { ok: true as const, debitId: debit!.id, amount: d.amount, duplicate: false, balance: available - d.amount };
-  });
+  const [user] = await tx`select id from users where id = ${d.userId} for update`;
+  if (!user) throw new Error(`unknown user ${d.userId}`);
+  const [existing] = await tx<{ id: number; amount: number; user_id: string }[]>`
+    select id, amount, user_id from token_debits where reference = ${d.reference}`;
+  if (existing) {
+    if (existing.user_id !== d.userId) throw new Error(`debit reference ${d.reference} belongs to another account`);
+    return {
+      ok: true as const,
+      debitId: existing.id,
+      amount: existing.amount,
+      duplicate: true,
+      balance: await tokenBalance(tx, d.userId),
+    };
+  }
+  const grants = await spendableGrants(tx, d.userId);
+  const available = grants.reduce((s, g) => s + g.remaining, 0);
+  if (available < d.amount)
+    return { ok: false as const, reason: 'insufficient_tokens' as const, required: d.amount, available };
+  const [debit] = await tx<{ id: number }[]>`
+    insert into token_debits (user_id, amount, reference) values (${d.userId}, ${d.amount}, ${d.reference}) returning id`;
+  let left = d.amount;
+  for (const g of grants) {
+    if (left === 0) break;
+    const take = Math.min(left, g.remaining);
+    await tx`insert into token_allocations (debit_id, grant_id, amount) values (${debit!.id}, ${g.id}, ${take})`;
+    left -= take;
+  }
+  return { ok: true as const, debitId: debit!.id, amount: d.amount, duplicate: false, balance: available - d.amount };
 }
 
 /**

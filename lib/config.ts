@@ -265,6 +265,9 @@ const envSchema = z.object({
   OPENAI_TIMEOUT_MS: int(120_000, 100, 600_000),
   CHAT_PROVIDER_ATTEMPTS: int(3, 1, 10),
   CHAT_SYNC_TIMEOUT_MS: int(120_000, 100, 600_000),
+  // The chat-jobs sweep (every minute) fails a job still running this long after it was created whose workflow has
+  // closed or was never started, refunding its debit if one was taken.
+  CHAT_ORPHAN_AFTER: duration('2m', 5000),
   CHAT_RATE_PER_MINUTE: int(10, 1),
   CHAT_RATE_PER_HOUR: int(100, 1),
 });
@@ -388,6 +391,8 @@ export interface ChatConfig {
   providerAttempts: number;
   /** how long POST /api/chat waits for the job before answering 202 */
   syncTimeoutMs: number;
+  /** a job still running this long after it was created, with no running workflow, is failed by the sweep */
+  orphanAfterMs: number;
   /** requests per user per minute, per account per hour (every authenticated POST /api/chat counts) */
   perMinute: number;
   perHour: number;
@@ -561,6 +566,7 @@ export function loadConfig(
       openai: { apiKey: e.OPENAI_API_KEY, baseUrl: e.OPENAI_BASE_URL, timeoutMs: e.OPENAI_TIMEOUT_MS },
       providerAttempts: e.CHAT_PROVIDER_ATTEMPTS,
       syncTimeoutMs: e.CHAT_SYNC_TIMEOUT_MS,
+      orphanAfterMs: e.CHAT_ORPHAN_AFTER,
       perMinute: e.CHAT_RATE_PER_MINUTE,
       perHour: e.CHAT_RATE_PER_HOUR,
     },

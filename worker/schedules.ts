@@ -1,6 +1,6 @@
 import { Client, ScheduleAlreadyRunning, ScheduleOverlapPolicy } from '@temporalio/client';
 import type { Logger } from '../lib/log';
-import { inboundEventsSweep, maintenanceSweep } from '../workflows';
+import { chatJobsSweep, inboundEventsSweep, maintenanceSweep } from '../workflows';
 
 /** The worker's schedules: created once; a second worker (or a restart) finds them already there. */
 const SCHEDULES = [
@@ -8,6 +8,9 @@ const SCHEDULES = [
   { id: 'maintenance-sweep', every: '1 hour', workflowType: maintenanceSweep },
   // Stored inbound events (Shopify webhooks, Stripe events) whose workflow was never started.
   { id: 'inbound-events-sweep', every: '1 minute', workflowType: inboundEventsSweep },
+  // Chat jobs whose workflow closed without finishing them or never started: failed and refunded. Every minute, as a
+  // client polling GET /api/chat/jobs/<id> is waiting on them.
+  { id: 'chat-jobs-sweep', every: '1 minute', workflowType: chatJobsSweep },
 ] as const;
 
 export async function ensureSchedules(client: Client, taskQueue: string, log: Logger): Promise<void> {

@@ -5,11 +5,13 @@
 //
 // The providers are tried in the order of the worker's plan (Gemini, then OpenAI; the local renderer only when
 // neither is configured). Each is one activity with its own timeout and a bounded retry on 429, 5xx and timeouts;
-// a refusal or another 4xx is non-retryable and moves to the next provider at once.
+// a refusal or another 4xx is non-retryable and moves to the next provider at once, and so does a graphic that
+// turns out blank (all background) or undecodable when its print asset is made.
 import {
   ActivityFailure,
   ApplicationFailure,
   log,
+  patched,
   proxyActivities,
   proxyLocalActivities,
   TimeoutFailure,
@@ -24,6 +26,7 @@ import {
   type ChatWorkflowInput,
   type ChatWorkflowResult,
   type GraphicOut,
+  type PrintAssetOut,
   type ProviderAttempt,
   type ProviderCall,
   type ProviderPlan,
@@ -96,6 +99,14 @@ function describeFailure(plan: ProviderPlan, err: ActivityFailure): ProviderAtte
   return { provider: plan.name, ok: false, tries, type, error: cause?.message ?? err.message };
 }
 
+/** Patch id: a provider's blank or undecodable graphic moves the job to the next provider instead of failing it. */
+const EMPTY_GRAPHIC_NEXT_PROVIDER = 'chat-empty-graphic-next-provider';
+
+function isEmptyGraphic(err: unknown): boolean {
+  const cause = err instanceof ActivityFailure ? err.cause : err;
+  return cause instanceof ApplicationFailure && cause.type === ChatErrors.EmptyGraphic;
+}
+
 function reason(err: unknown): string {
   if (err instanceof ActivityFailure && err.cause) return err.cause.message;
   return err instanceof Error ? err.message : String(err);
@@ -140,25 +151,44 @@ export async function chatDesign(input: ChatWorkflowInput): Promise<ChatWorkflow
       editsPrevious: start.previousGraphicKey !== null,
     };
     let graphic: GraphicOut | undefined;
+    let print: PrintAssetOut | undefined;
     for (const plan of start.providers) {
       try {
         graphic = await callProvider(plan, call);
-        attempts.push({ provider: plan.name, ok: true, tries: graphic.attempt });
-        timings.provider = graphic.ms;
-        break;
       } catch (err) {
         if (!(err instanceof ActivityFailure)) throw err;
         const failed = describeFailure(plan, err);
         attempts.push(failed);
         log.warn('image provider failed; trying the next', { jobId, ...failed });
+        continue;
       }
+      timings.provider = graphic.ms;
+      try {
+        print = await images.makeChatPrintAsset({ jobId, graphicKey: graphic.key, model: input.model });
+      } catch (err) {
+        // A blank (all background) or undecodable image is that provider's failure: the next one is asked.
+        // (Histories from before this rule failed the job here.)
+        if (!isEmptyGraphic(err) || !patched(EMPTY_GRAPHIC_NEXT_PROVIDER)) throw err;
+        const failed: ProviderAttempt = {
+          provider: plan.name,
+          ok: false,
+          tries: graphic.attempt,
+          type: ChatErrors.EmptyGraphic,
+          error: reason(err),
+        };
+        attempts.push(failed);
+        log.warn('image provider answered an unusable graphic; trying the next', { jobId, ...failed });
+        graphic = undefined;
+        continue;
+      }
+      attempts.push({ provider: plan.name, ok: true, tries: graphic.attempt });
+      timings.print = print.ms;
+      break;
     }
-    if (!graphic) {
+    if (!graphic || !print) {
       const summary = attempts.map((a) => `${a.provider}: ${a.error}`).join('; ');
       throw ApplicationFailure.nonRetryable(`Every image provider failed (${summary})`, 'ProvidersFailed');
     }
-    const print = await images.makeChatPrintAsset({ jobId, graphicKey: graphic.key, model: input.model });
-    timings.print = print.ms;
     const mockups = await images.renderChatMockups({ jobId, printKey: print.key, garmentUrls: input.garmentUrls });
     timings.mockups = mockups.ms;
     const rec = await db.recordChatJob({

@@ -1,6 +1,6 @@
 // Every workflow the worker runs. Only deterministic orchestration lives here; I/O is in activities/.
 export { generation } from './generation';
-export { inboundEventsSweep, maintenanceSweep } from './maintenance';
+export { chatJobsSweep, inboundEventsSweep, maintenanceSweep } from './maintenance';
 export { webhookDelivery } from './webhook-delivery';
 export { generationBatch } from './generation-batch';
 export { publishProduct, shopifyWebhook, fulfillment } from './storefront';

@@ -61,3 +61,19 @@ const { startWaitingInboundEvents } = proxyActivities<Activities>({
 export async function inboundEventsSweep(): Promise<{ started: number; alreadyRunning: number }> {
   return startWaitingInboundEvents();
 }
+
+const { recoverStuckChatJobs } = proxyActivities<Activities>({
+  startToCloseTimeout: '2 minutes',
+  // one heartbeat per page of jobs
+  heartbeatTimeout: '1 minute',
+  retry: { initialInterval: '5 seconds', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 5 },
+});
+
+/**
+ * Every minute, started by the `chat-jobs-sweep` schedule: fails each chat job still running CHAT_ORPHAN_AFTER after
+ * it was created whose chatDesign workflow has closed or was never started, refunding its debit (docs/chat.md). A
+ * client polling GET /api/chat/jobs/<id> then gets the failed answer instead of 202 for ever.
+ */
+export async function chatJobsSweep(): Promise<{ failed: number; refunded: number }> {
+  return recoverStuckChatJobs();
+}

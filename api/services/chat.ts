@@ -3,7 +3,9 @@
 // chat resource, or 202 {jobId, status}; GET /api/chat/jobs/<id> answers the same once the job is done; the thread
 // list and a thread with its messages. Every answer about a job is built from its records, so the synchronous
 // answer and a later GET are the same body.
+import { WorkflowFailedError } from '@temporalio/client';
 import {
+  failChatJob,
   getRenderJob,
   getThread,
   insertRenderJob,
@@ -135,15 +137,23 @@ export async function postChat(deps: AppDeps, userId: string, req: ChatRequest, 
     throw err;
   }
   log.info('chat job started', { jobId, model: req.model, threadId: req.threadId });
-  // A workflow that itself failed (it records every failure it meets, so only if its failure step could not) is
-  // a failed generation to the client.
-  const result = await within(deps.config.chat.syncTimeoutMs, handle.result()).catch((err: unknown) => {
+  const result = await within(deps.config.chat.syncTimeoutMs, handle.result()).catch(async (err: unknown) => {
+    // The workflow closed without finishing the job (it records every failure it meets, so only if its failure
+    // step ran out of attempts, or it was terminated or timed out): the job is failed and its debit refunded here,
+    // as the chat-jobs sweep would. Any other error (Temporal unreachable) leaves the job to run: 202.
+    if (!(err instanceof WorkflowFailedError)) {
+      log.warn('could not wait for the chat job', { jobId, err });
+      return undefined;
+    }
     log.error('chat workflow failed', { jobId, err });
+    await failChatJob(deps.sql, {
+      jobId,
+      error: `The job's workflow failed: ${err.message}`,
+      failure: 'generation_failed',
+    });
     return 'workflow_failed' as const;
   });
   const job = (await getRenderJob(deps.sql, jobId, userId))!;
-  if (result === 'workflow_failed' && job.status === 'running')
-    return { status: 500, body: { error: GENERATION_FAILED } };
   if (result === undefined || job.status === 'running') return { status: 202, body: { jobId, status: 'running' } };
   const failed = result !== 'workflow_failed' && result.status === 'failed' ? result : undefined;
   return answerFor(deps, job, failed ? { tokensAvailable: failed.tokensAvailable } : undefined);

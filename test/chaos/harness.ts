@@ -500,7 +500,7 @@ async function settle(
         (select count(*)::int from shopify_webhooks where status = 'received') as shopify`;
     let open = 0;
     for await (const w of client.workflow.list({ query: 'ExecutionStatus = "Running"' }))
-      if (!/^(maintenance-sweep|inbound-events-sweep|chaos-)/.test(w.workflowId)) open++;
+      if (!/^(maintenance-sweep|inbound-events-sweep|chat-jobs-sweep|chaos-)/.test(w.workflowId)) open++;
     const state = `${s!.gens} generations unfinished, ${s!.jobs} chat jobs running, ${s!.deliveries} callbacks pending, ${s!.stripe + s!.shopify} inbound events waiting, ${open} workflows open, senders ${sendersDone ? 'done' : 'redelivering'}`;
     if (state !== last) say(`settling: ${state}`);
     last = state;

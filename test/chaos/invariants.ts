@@ -296,11 +296,12 @@ export async function checkWorkflows(client: Client, runs: Map<string, number>):
   const v: string[] = [];
   const open: string[] = [];
   for await (const w of client.workflow.list({ query: 'ExecutionStatus = "Running"' }))
-    if (!/^(maintenance-sweep|inbound-events-sweep)/.test(w.workflowId)) open.push(`${w.type} ${w.workflowId}`);
+    if (!/^(maintenance-sweep|inbound-events-sweep|chat-jobs-sweep)/.test(w.workflowId))
+      open.push(`${w.type} ${w.workflowId}`);
   for (const o of open) v.push(`still running: ${o}`);
   let total = 0;
   for (const [id, n] of runs) {
-    if (/^(maintenance-sweep|inbound-events-sweep|chaos-)/.test(id)) continue;
+    if (/^(maintenance-sweep|inbound-events-sweep|chat-jobs-sweep|chaos-)/.test(id)) continue;
     total += n;
     if (n > 1) v.push(`${id} completed ${n} times`);
   }

@@ -24,7 +24,9 @@ export type Behavior =
   /** never answers (the client's timeout has to end it) */
   | 'hang'
   /** answers ok after `slowMs` */
-  | 'slow';
+  | 'slow'
+  /** answers a well-formed image with nothing on it (all white) */
+  | 'blank';
 
 export interface RecordedImage {
   mimeType: string;
@@ -80,6 +82,15 @@ export function providerImage(kind: 'disc' | 'square', color: string): Promise<B
     images.set(id, p);
   }
   return p;
+}
+
+/** A 1024x1024 PNG of flat white: an image with nothing but background. */
+let blankPng: Promise<Buffer> | undefined;
+export function blankImage(): Promise<Buffer> {
+  blankPng ??= sharp({ create: { width: 1024, height: 1024, channels: 3, background: '#ffffff' } })
+    .png()
+    .toBuffer();
+  return blankPng;
 }
 
 export const GEMINI_COLOR = '#2360d8';
@@ -196,6 +207,7 @@ export async function startFakeGemini(apiKey = 'test-gemini-key'): Promise<FakeP
         await new Promise((r) => setTimeout(r, p.slowMs));
         break;
       case 'ok':
+      case 'blank':
         break;
     }
     json(res, 200, {
@@ -203,7 +215,14 @@ export async function startFakeGemini(apiKey = 'test-gemini-key'): Promise<FakeP
         {
           content: {
             role: 'model',
-            parts: [{ inlineData: { mimeType: 'image/png', data: (await p.image()).toString('base64') } }],
+            parts: [
+              {
+                inlineData: {
+                  mimeType: 'image/png',
+                  data: (rec.behavior === 'blank' ? await blankImage() : await p.image()).toString('base64'),
+                },
+              },
+            ],
           },
           finishReason: 'STOP',
           index: 0,
@@ -301,11 +320,12 @@ export async function startFakeOpenAI(apiKey = 'test-openai-key'): Promise<FakeP
         await new Promise((r) => setTimeout(r, p.slowMs));
         break;
       case 'ok':
+      case 'blank':
         break;
     }
     json(res, 200, {
       created: Math.floor(Date.now() / 1000),
-      data: [{ b64_json: (await p.image()).toString('base64') }],
+      data: [{ b64_json: (rec.behavior === 'blank' ? await blankImage() : await p.image()).toString('base64') }],
       usage: { total_tokens: 100, input_tokens: 50, output_tokens: 50 },
     });
   });

@@ -1,8 +1,9 @@
 // Design chat (issue 13) through HTTP against the real stack, with the Gemini and OpenAI SDKs pointed at local
 // stand-ins that speak their wire formats (test/helpers/fake-image-providers.ts): primary success; failover on a
-// 500, a timeout and a refusal; both failing (500, refunded); reference images reaching the provider; a thread
-// continuation carrying the previous graphic; 402; 404; 400s; 429; 202 and the job route; the local renderer when
-// no key is set; a worker killed mid-job (one debit, one set of records).
+// 500, a timeout, a refusal and a blank graphic; both failing (500, refunded); reference images reaching the
+// provider; a thread continuation carrying the previous graphic; 402; 404; 400s; 429; 202 and the job route; the
+// local renderer when no key is set; a worker killed mid-job (one debit, one set of records); jobs whose workflow was terminated or never
+// started (the API's answer and the chat-jobs sweep: failed, refunded once).
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
@@ -11,6 +12,7 @@ import path from 'node:path';
 import sharp from 'sharp';
 import { grantTokens, tokenBalance } from '../../db/ledger';
 import { randomSuffix } from '../../lib/ids';
+import { chatDesign, chatJobsSweep } from '../../workflows';
 import {
   GEMINI_COLOR,
   OPENAI_COLOR,
@@ -311,6 +313,44 @@ describe('design chat: POST /api/chat and the chatDesign job', function () {
         ['openai', true, 1, null],
       ],
     );
+  });
+
+  it("a blank graphic is that provider's failure: OpenAI is asked; both blank is a failed, refunded job", async () => {
+    const acct = await account(stack.baseUrl);
+    gemini.behave = () => 'blank';
+    const res = await chat(acct.cookie, { prompt: 'a design Gemini draws as nothing', garmentUrls: [blanks[0]] });
+    assert.equal(res.status, 200, res.text);
+    assert.equal(res.headers.get('x-image-provider'), 'openai');
+    assert.equal(gemini.requests.length, 1, 'a blank answer is not retried');
+    assert.equal(openai.requests.length, 1);
+    assert.ok((await colorShare((await fetchImage(res.body.graphicUrl)).body, OPENAI_COLOR)) > 0.2);
+    assert.equal(res.body.mockups.length, 2);
+    const job = await jobOf(acct.userId);
+    assert.deepEqual(
+      job.attempts.map((a) => [a.provider, a.ok, a.tries, a.type ?? null]),
+      [
+        ['gemini', false, 1, 'EmptyGraphic'],
+        ['openai', true, 1, null],
+      ],
+    );
+    assert.equal(await tokenBalance(stack.sql, acct.userId), 38);
+
+    // both blank: the local renderer is not a fallback; 500, and the tokens are back
+    const acct2 = await account(stack.baseUrl);
+    openai.behave = () => 'blank';
+    const failed = await chat(acct2.cookie, { prompt: 'a design nobody draws at all' });
+    assert.equal(failed.status, 500, failed.text);
+    assert.deepEqual(failed.body, { error: 'Generation failed' });
+    const job2 = await jobOf(acct2.userId);
+    assert.equal(job2.status, 'failed');
+    assert.deepEqual(
+      job2.attempts.map((a) => [a.provider, a.ok, a.type ?? null]),
+      [
+        ['gemini', false, 'EmptyGraphic'],
+        ['openai', false, 'EmptyGraphic'],
+      ],
+    );
+    assert.equal(await tokenBalance(stack.sql, acct2.userId), 50);
   });
 
   it('both providers failing: 500 Generation failed, the tokens are back, the failed job is recorded', async () => {
@@ -626,6 +666,126 @@ describe('design chat: POST /api/chat and the chatDesign job', function () {
         ['openai', 1, 'ProviderRejected'],
       ],
     );
+  });
+
+  /** Runs the chat-jobs sweep as the schedule does: workflow chatJobsSweep on the worker. */
+  const sweep = () =>
+    stack.client.workflow.execute(chatJobsSweep, {
+      workflowId: `chat-jobs-sweep-test-${randomSuffix(6)}`,
+      taskQueue: stack.taskQueue,
+    });
+  const refundsOf = async (jobId: string) =>
+    (await stack.sql`select amount from token_grants where reference = ${`refund:${jobId}`}`).map((r) => r.amount);
+
+  it('a workflow terminated while POST /api/chat waits: 500 Generation failed, the tokens are back at once', async () => {
+    const acct = await account(stack.baseUrl);
+    gemini.behave = () => 'hang';
+    openai.behave = () => 'hang';
+    const pending = chat(acct.cookie, { prompt: 'A design whose job an operator ends' });
+    await until('Gemini asked', async () => gemini.requests.length > 0);
+    const job = await jobOf(acct.userId);
+    assert.equal(await tokenBalance(stack.sql, acct.userId), 38, 'the debit was taken');
+    await stack.client.workflow.getHandle(job.id).terminate('operator');
+    const res = await pending;
+    assert.equal(res.status, 500, res.text);
+    assert.deepEqual(res.body, { error: 'Generation failed' });
+    assert.equal(await tokenBalance(stack.sql, acct.userId), 50);
+    assert.deepEqual(await refundsOf(job.id), [12]);
+    const after = await jobOf(acct.userId);
+    assert.equal(after.status, 'failed');
+    assert.equal(after.failure, 'generation_failed');
+  });
+
+  it('a job whose workflow is terminated after the 202: the chat-jobs sweep fails it and refunds it once', async () => {
+    const acct = await account(stack.baseUrl);
+    gemini.behave = () => 'hang';
+    openai.behave = () => 'hang';
+    const saved = stack.config.chat.syncTimeoutMs;
+    stack.config.chat.syncTimeoutMs = 300;
+    let res;
+    try {
+      res = await chat(acct.cookie, { prompt: 'A design left hanging by its provider' });
+    } finally {
+      stack.config.chat.syncTimeoutMs = saved;
+    }
+    assert.equal(res.status, 202, res.text);
+    const jobId: string = res.body.jobId;
+    await until('Gemini asked', async () => gemini.requests.length > 0);
+    assert.equal(await tokenBalance(stack.sql, acct.userId), 38);
+    await stack.client.workflow.getHandle(jobId).terminate('operator');
+    const get = () => http(stack.baseUrl, 'GET', `/api/chat/jobs/${jobId}`, { cookie: acct.cookie });
+    assert.equal((await get()).status, 202, 'nothing else will finish it');
+
+    // within CHAT_ORPHAN_AFTER (2 minutes) of its creation the sweep leaves it alone
+    await sweep();
+    assert.equal((await jobOf(acct.userId)).status, 'running');
+    await stack.sql`update render_jobs set created_at = now() - interval '1 hour' where id = ${jobId}`;
+    const first = await sweep();
+    assert.ok(first.failed >= 1 && first.refunded >= 1, JSON.stringify(first));
+    const [row] = await stack.sql<{ status: string; failure: string; error: string; tokens_spent: number }[]>`
+      select status, failure, error, tokens_spent from render_jobs where id = ${jobId}`;
+    assert.equal(row!.status, 'failed');
+    assert.equal(row!.failure, 'generation_failed');
+    assert.match(row!.error, /workflow ended \(terminated\)/);
+    assert.equal(await tokenBalance(stack.sql, acct.userId), 50);
+    assert.deepEqual(await refundsOf(jobId), [12]);
+    const failed = await get();
+    assert.equal(failed.status, 500);
+    assert.deepEqual(failed.body, { error: 'Generation failed' });
+
+    await sweep();
+    assert.equal(await tokenBalance(stack.sql, acct.userId), 50, 'a second sweep gives nothing back twice');
+    assert.deepEqual(await refundsOf(jobId), [12]);
+  });
+
+  it('a job row whose workflow never started: the sweep fails it without a refund; a late start charges nothing', async () => {
+    const acct = await account(stack.baseUrl);
+    const [oldId, freshId] = [`job_${Date.now()}_${randomSuffix()}`, `job_${Date.now()}_${randomSuffix()}`];
+    for (const [id, age] of [
+      [oldId, '1 hour'],
+      [freshId, '0 seconds'],
+    ] as const) {
+      await stack.sql`insert into render_jobs (id, user_id, model, prompt, request, created_at)
+        values (${id}, ${acct.userId}, 'nano-banana', 'An orphaned job of a dead API', '{}',
+          now() - ${age}::interval)`;
+    }
+    const out = await sweep();
+    assert.ok(out.failed >= 1, JSON.stringify(out));
+    const rows = await stack.sql<{ id: string; status: string; failure: string | null; error: string | null }[]>`
+      select id, status, failure, error from render_jobs where id in ${stack.sql([oldId, freshId])}`;
+    const byId = new Map(rows.map((r) => [r.id, r]));
+    assert.equal(byId.get(oldId)!.status, 'failed');
+    assert.equal(byId.get(oldId)!.failure, 'generation_failed');
+    assert.match(byId.get(oldId)!.error!, /never started/);
+    assert.equal(byId.get(freshId)!.status, 'running', 'younger than CHAT_ORPHAN_AFTER');
+    assert.deepEqual(await refundsOf(oldId), [], 'nothing was taken, nothing is given');
+    assert.equal(await tokenBalance(stack.sql, acct.userId), 50);
+    const res = await http(stack.baseUrl, 'GET', `/api/chat/jobs/${oldId}`, { cookie: acct.cookie });
+    assert.equal(res.status, 500);
+    assert.deepEqual(res.body, { error: 'Generation failed' });
+
+    // the API was only slow: its workflow starts after the sweep failed the job, and takes nothing
+    await assert.rejects(
+      stack.client.workflow.execute(chatDesign, {
+        workflowId: oldId,
+        taskQueue: stack.taskQueue,
+        args: [
+          {
+            jobId: oldId,
+            accountId: acct.userId,
+            prompt: 'An orphaned job of a dead API',
+            model: 'nano-banana',
+            images: [],
+            garmentUrls: [],
+            designUrls: [],
+            threadId: null,
+          },
+        ],
+      }),
+    );
+    assert.equal((await stack.sql`select 1 from token_debits where reference = ${oldId}`).length, 0);
+    assert.equal(gemini.requests.length, 0);
+    await stack.sql`update render_jobs set status = 'failed', completed_at = now() where id = ${freshId}`;
   });
 
   it('a worker killed mid-job: another takes over; one debit, one set of records', async function () {

@@ -1,11 +1,12 @@
 // The design chat's engines: reading a prompt, the local renderer (deterministic, the prompt's words as type, its
 // colours as inks, a motif, fast), the print-asset engine (flat background removed from the edges only, trimmed,
-// long side at least 2048/4096 with lanczos3, 300 DPI in the file) and the mockup plan.
+// long side at least 2048/4096, upscaled in bands that give the same pixels as one resize, 300 DPI in the file) and
+// the mockup plan.
 import assert from 'node:assert/strict';
 import sharp from 'sharp';
 import { graphicSvg, renderLocalGraphic } from '../../lib/chat/local-renderer';
 import { DEFAULT_ZONES, leftChestFrom, planMockups } from '../../lib/chat/mockup-plan';
-import { EmptyGraphicError, makePrintAsset } from '../../lib/chat/print-asset';
+import { EmptyGraphicError, makePrintAsset, upscaleInBands } from '../../lib/chat/print-asset';
 import { readPrompt } from '../../lib/chat/prompt';
 
 interface Raw {
@@ -195,7 +196,7 @@ describe('chat: print asset', function () {
     const inside = ((Math.round(r.height * 0.25) * r.width + Math.round(r.width / 2)) * 4) as number;
     assert.equal(r.data[inside + 3], 255);
     assert.deepEqual([...r.data.subarray(inside, inside + 3)], [255, 255, 255]);
-    // lanczos3 and the fringe leave a soft edge: many partial alphas, not a staircase
+    // bicubic interpolation and the fringe leave a soft edge: many partial alphas, not a staircase
     let partial = 0;
     for (let i = 3; i < r.data.length; i += 4) if (r.data[i]! > 0 && r.data[i]! < 255) partial++;
     assert.ok(partial > 2000, `${partial} partially transparent pixels`);
@@ -242,6 +243,22 @@ describe('chat: print asset', function () {
     assert.equal(p.removedBackground, null);
     const r = await rgba(p.png);
     assert.equal(alphaAt(r, 0, 0), 255);
+  });
+
+  it('upscales in bands of rows that join into exactly the pixels of one resize', async () => {
+    const src = await rgba(await ringOnWhite());
+    const box = { left: 269, top: 167, width: 463, height: 471 };
+    const [w, h] = [2013, 2048]; // odd sizes: bands of unequal height
+    const whole = await sharp(src.data, { raw: { width: src.width, height: src.height, channels: 4 } })
+      .extract(box)
+      .resize(w, h, { kernel: 'lanczos3', fit: 'fill' }) // what the print asset did in one pipeline
+      .raw()
+      .toBuffer();
+    for (const bands of [1, 2, 3, 4, 7]) {
+      const banded = await upscaleInBands(src, box, w, h, bands);
+      assert.equal(banded.length, w * h * 4);
+      assert.ok(banded.equals(whole), `${bands} bands`);
+    }
   });
 
   it('refuses a graphic that is nothing but background', async () => {
