@@ -254,6 +254,50 @@ async function sdkDownload(dir: string, log: Log): Promise<string | undefined> {
 }
 
 /**
+ * Dynamic configuration of the dev server (`--dynamic-config-value`), measured with bench/payments.ts (see
+ * docs/payments.md):
+ * - The CLI forces a search-attribute cache refresh on every read, so that attributes added at run time are usable at
+ *   once. That cost each workflow start and task about seven reads of the cluster metadata on the dev server's single
+ *   SQLite connection, which every other persistence call waits behind. That cache only lists the SQLite visibility
+ *   store's fixed columns; custom attributes (ours, from `--search-attribute` or added at run time) are aliases kept
+ *   with the namespace, which has its own refresh. So the ordinary cache (60 s) is never stale for them.
+ * - One write partition per task queue (default four): a task written to a partition where no poller waits was
+ *   forwarded to the root partition or stored in SQLite and read back; one worker process polls every queue, so all
+ *   tasks now go to the root partition and mostly meet a waiting poll. The four read partitions stay, so that tasks
+ *   a data folder from before this setting still holds in the other partitions are delivered.
+ * Together they are most of what raised the rate of applied Stripe events from ~30/s to ~60-70/s on 2 cores.
+ */
+export const TEMPORAL_DEV_DYNAMIC_CONFIG: Record<string, string | number | boolean> = {
+  'system.forceSearchAttributesCacheRefreshOnRead': false,
+  'matching.numTaskqueueWritePartitions': 1,
+};
+
+/** The command line of `temporal server start-dev` as npm start, the tests and the benchmarks run it. */
+export function temporalDevArgs(opts: { port: number; uiPort?: number; dbFile?: string }): string[] {
+  const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(opts.port), '--log-level', 'warn'];
+  if (opts.uiPort) args.push('--ui-port', String(opts.uiPort));
+  else args.push('--headless');
+  if (opts.dbFile) {
+    // Write-ahead log with synchronous=NORMAL: commits survive the dev server (or anything else) crashing; only an
+    // operating-system crash can lose the last few. SQLite's default (rollback journal, fsync on every commit) made
+    // each workflow start and workflow task completion wait on the disk: ~25 ms more per generation (measured in
+    // README, "Benchmark"). A deployment runs a real Temporal cluster (docker-compose.yml), not this.
+    args.push(
+      '--db-filename',
+      opts.dbFile,
+      '--sqlite-pragma',
+      'journal_mode=wal',
+      '--sqlite-pragma',
+      'synchronous=normal',
+    );
+  }
+  for (const [name, type] of Object.entries(SEARCH_ATTRIBUTES)) args.push('--search-attribute', `${name}=${type}`);
+  for (const [key, value] of Object.entries(TEMPORAL_DEV_DYNAMIC_CONFIG))
+    args.push('--dynamic-config-value', `${key}=${JSON.stringify(value)}`);
+  return args;
+}
+
+/**
  * Starts `temporal server start-dev`. With `dbFile` workflows survive a restart. Waits for the gRPC port with its
  * own deadline (the SDK's built-in start gives it only a few seconds, too little on a busy 2-core machine).
  */
@@ -270,25 +314,8 @@ export async function startTemporalDev(opts: {
       `Port ${opts.port} is already in use: stop what listens there, set TEMPORAL_DEV_PORT, or set TEMPORAL_ADDRESS to use that server`,
     );
   }
-  const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(opts.port), '--log-level', 'warn'];
-  if (opts.uiPort) args.push('--ui-port', String(opts.uiPort));
-  else args.push('--headless');
-  if (opts.dbFile) {
-    mkdirSync(path.dirname(opts.dbFile), { recursive: true });
-    // Write-ahead log with synchronous=NORMAL: commits survive the dev server (or anything else) crashing; only an
-    // operating-system crash can lose the last few. SQLite's default (rollback journal, fsync on every commit) made
-    // each workflow start and workflow task completion wait on the disk: ~25 ms more per generation (measured in
-    // README, "Benchmark"). A deployment runs a real Temporal cluster (docker-compose.yml), not this.
-    args.push(
-      '--db-filename',
-      opts.dbFile,
-      '--sqlite-pragma',
-      'journal_mode=wal',
-      '--sqlite-pragma',
-      'synchronous=normal',
-    );
-  }
-  for (const [name, type] of Object.entries(SEARCH_ATTRIBUTES)) args.push('--search-attribute', `${name}=${type}`);
+  if (opts.dbFile) mkdirSync(path.dirname(opts.dbFile), { recursive: true });
+  const args = temporalDevArgs(opts);
   mkdirSync(path.dirname(opts.logFile), { recursive: true });
   const out = openSync(opts.logFile, 'a');
   const proc = spawn(opts.cli, args, { stdio: ['ignore', out, out], detached: false });
