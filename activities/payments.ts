@@ -3,7 +3,7 @@
 // ledger's unique references make the second run change nothing.
 import { ApplicationFailure } from '@temporalio/activity';
 import type { Sql } from '../db/client';
-import { applyStripeOutcome, getStripeEvent, listPlans } from '../db/payments';
+import { applyStoredStripeEvent, listPlans } from '../db/payments';
 import type { Config } from '../lib/config';
 import type { Logger } from '../lib/log';
 import type { PlanRow } from '../lib/payments/catalog';
@@ -31,12 +31,6 @@ export function createPaymentActivities({ sql, config, log }: PaymentActivityDep
     return plansCache.map;
   };
 
-  const stored = async (eventId: string) => {
-    const ev = await getStripeEvent(sql, eventId);
-    if (!ev) throw fail(PaymentErrors.EventNotFound, `Stripe event ${eventId} is not stored`);
-    return ev;
-  };
-
   return {
     /** Reads a subscription's current state from Stripe; a 4xx other than 429 is final. */
     async retrieveStripeSubscription({ subscriptionId }: { subscriptionId: string }): Promise<SubscriptionFacts> {
@@ -53,40 +47,40 @@ export function createPaymentActivities({ sql, config, log }: PaymentActivityDep
 
     /**
      * Applies the stored event once. A subscription checkout needs the subscription read from Stripe first: without
-     * it, the answer says which one (`needs_subscription`) and nothing is changed.
+     * it, the answer says which one (`needs_subscription`) and nothing is changed. The event is read, decided and
+     * applied in one transaction (db/payments.ts).
      */
     async applyStripeEvent(input: {
       eventId: string;
       subscription: SubscriptionFacts | null;
     }): Promise<StripeEventResult | { status: 'needs_subscription'; subscriptionId: string }> {
-      const ev = await stored(input.eventId);
-      if (ev.status !== 'received' && ev.result) {
-        const r = ev.result as Awaited<ReturnType<typeof applyStripeOutcome>>;
-        return { status: r.status, type: ev.type, granted: 0, ...(r.reason ? { reason: r.reason } : {}) };
-      }
-      const event = ev.payload as Stripe.Event;
-      const toRead = subscriptionToRetrieve(event);
-      if (toRead && !input.subscription) return { status: 'needs_subscription', subscriptionId: toRead };
-      const applied = await applyStripeOutcome(
-        sql,
-        ev.id,
-        interpretEvent(event, {
+      const planMap = await plans();
+      const r = await applyStoredStripeEvent(sql, input.eventId, (ev) => {
+        const event = ev.payload as Stripe.Event;
+        const toRead = subscriptionToRetrieve(event);
+        if (toRead && !input.subscription) return { kind: 'defer', subscriptionId: toRead };
+        return interpretEvent(event, {
           catalog: config.payments,
-          plans: await plans(),
+          plans: planMap,
           ...(input.subscription ? { subscription: input.subscription } : {}),
-        }),
-      );
-      if (applied.granted > 0)
+        });
+      });
+      if (r.kind === 'missing') throw fail(PaymentErrors.EventNotFound, `Stripe event ${input.eventId} is not stored`);
+      if (r.kind === 'deferred') return { status: 'needs_subscription', subscriptionId: r.subscriptionId };
+      const { applied } = r;
+      // Applied before (a retry, or a second run): nothing granted now.
+      const granted = r.kind === 'applied' ? applied.granted : 0;
+      if (granted > 0)
         log.info('stripe event granted tokens', {
-          eventId: ev.id,
-          type: ev.type,
+          eventId: input.eventId,
+          type: r.type,
           userId: applied.userId,
-          tokens: applied.granted,
+          tokens: granted,
         });
       return {
         status: applied.status,
-        type: ev.type,
-        granted: applied.granted,
+        type: r.type,
+        granted,
         ...(applied.reason ? { reason: applied.reason } : {}),
       };
     },
