@@ -273,7 +273,13 @@ export const TEMPORAL_DEV_DYNAMIC_CONFIG: Record<string, string | number | boole
 };
 
 /** The command line of `temporal server start-dev` as npm start, the tests and the benchmarks run it. */
-export function temporalDevArgs(opts: { port: number; uiPort?: number; dbFile?: string }): string[] {
+export function temporalDevArgs(opts: {
+  port: number;
+  uiPort?: number;
+  dbFile?: string;
+  /** registered at start (default: all of ours; tests of run-time registration leave some out) */
+  searchAttributes?: Record<string, string>;
+}): string[] {
   const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(opts.port), '--log-level', 'warn'];
   if (opts.uiPort) args.push('--ui-port', String(opts.uiPort));
   else args.push('--headless');
@@ -291,7 +297,8 @@ export function temporalDevArgs(opts: { port: number; uiPort?: number; dbFile?: 
       'synchronous=normal',
     );
   }
-  for (const [name, type] of Object.entries(SEARCH_ATTRIBUTES)) args.push('--search-attribute', `${name}=${type}`);
+  for (const [name, type] of Object.entries(opts.searchAttributes ?? SEARCH_ATTRIBUTES))
+    args.push('--search-attribute', `${name}=${type}`);
   for (const [key, value] of Object.entries(TEMPORAL_DEV_DYNAMIC_CONFIG))
     args.push('--dynamic-config-value', `${key}=${JSON.stringify(value)}`);
   return args;
@@ -306,6 +313,7 @@ export async function startTemporalDev(opts: {
   port: number;
   uiPort?: number;
   dbFile?: string;
+  searchAttributes?: Record<string, string>;
   logFile: string;
   log: Log;
 }): Promise<RunningService & { address: string; uiUrl?: string; kill(): Promise<void> }> {
