@@ -256,11 +256,11 @@ async function sdkDownload(dir: string, log: Log): Promise<string | undefined> {
 /**
  * Dynamic configuration of the dev server (`--dynamic-config-value`), measured with bench/payments.ts (see
  * docs/payments.md):
- * - The CLI forces a search-attribute cache refresh on every read, so that attributes added at run time are usable at
- *   once. That cost each workflow start and task about seven reads of the cluster metadata on the dev server's single
- *   SQLite connection, which every other persistence call waits behind. That cache only lists the SQLite visibility
- *   store's fixed columns; custom attributes (ours, from `--search-attribute` or added at run time) are aliases kept
- *   with the namespace, which has its own refresh. So the ordinary cache (60 s) is never stale for them.
+ * - The CLI forces a search-attribute and namespace cache refresh on every read, so that attributes added at run time
+ *   are usable at once. That cost each workflow start and task about eight reads of the cluster metadata and the
+ *   namespace on the dev server's single SQLite connection, which every other persistence call waits behind. Without
+ *   it, attributes given with `--search-attribute` are there from the start, and one added at run time is usable
+ *   after the namespace cache's refresh (2 s), which ensureSearchAttributes (lib/temporal.ts) waits for.
  * - One write partition per task queue (default four): a task written to a partition where no poller waits was
  *   forwarded to the root partition or stored in SQLite and read back; one worker process polls every queue, so all
  *   tasks now go to the root partition and mostly meet a waiting poll. The four read partitions stay, so that tasks
