@@ -3,17 +3,11 @@
 // ledger's unique references make the second run change nothing.
 import { ApplicationFailure } from '@temporalio/activity';
 import type { Sql } from '../db/client';
-import { applyStripeOutcome, failStripeEvent, getStripeEvent, listPlans } from '../db/payments';
+import { applyStoredStripeEvent, failStripeEvent, listPlans } from '../db/payments';
 import type { Config } from '../lib/config';
 import type { Logger } from '../lib/log';
 import type { PlanRow } from '../lib/payments/catalog';
-import {
-  firstInvoiceOf,
-  interpretEvent,
-  subscriptionFacts,
-  subscriptionToRetrieve,
-  type EventOutcome,
-} from '../lib/payments/events';
+import { firstInvoiceOf, interpretEvent, subscriptionFacts, subscriptionToRetrieve } from '../lib/payments/events';
 import { createStripeClient, type Stripe } from '../lib/payments/stripe';
 import { PaymentErrors, type StripeEventResult, type SubscriptionFacts } from '../lib/payments/types';
 
@@ -25,6 +19,9 @@ export interface PaymentActivityDeps {
 
 const fail = (type: string, message: string) => ApplicationFailure.nonRetryable(message, type);
 
+/** The event engine refused an event: the same every time, so never retried. */
+class MalformedEvent extends Error {}
+
 export function createPaymentActivities({ sql, config, log }: PaymentActivityDeps) {
   let stripe: Stripe | undefined;
   const client = () => (stripe ??= createStripeClient(config.payments));
@@ -35,12 +32,6 @@ export function createPaymentActivities({ sql, config, log }: PaymentActivityDep
     if (!plansCache || Date.now() - plansCache.at > 60_000)
       plansCache = { at: Date.now(), map: new Map((await listPlans(sql)).map((p) => [p.id, p])) };
     return plansCache.map;
-  };
-
-  const stored = async (eventId: string) => {
-    const ev = await getStripeEvent(sql, eventId);
-    if (!ev) throw fail(PaymentErrors.EventNotFound, `Stripe event ${eventId} is not stored`);
-    return ev;
   };
 
   return {
@@ -78,54 +69,56 @@ export function createPaymentActivities({ sql, config, log }: PaymentActivityDep
 
     /**
      * Applies the stored event once. A subscription checkout needs the subscription read from Stripe first: without
-     * it, the answer says which one (`needs_subscription`) and nothing is changed.
+     * it, the answer says which one (`needs_subscription`) and nothing is changed. The event is read, decided and
+     * applied in one transaction (db/payments.ts).
      */
     async applyStripeEvent(input: {
       eventId: string;
       subscription: SubscriptionFacts | null;
     }): Promise<StripeEventResult | { status: 'needs_subscription'; subscriptionId: string }> {
-      const ev = await stored(input.eventId);
-      // Failed before (malformed, or a retry after the worker died having recorded it): fails the same way.
-      if (ev.status === 'failed')
-        throw fail(PaymentErrors.Malformed, (ev.result as { error?: string } | null)?.error ?? 'the event failed');
-      if (ev.status !== 'received' && ev.result) {
-        const r = ev.result as Awaited<ReturnType<typeof applyStripeOutcome>>;
-        return { status: r.status, type: ev.type, granted: 0, ...(r.reason ? { reason: r.reason } : {}) };
-      }
-      const event = ev.payload as Stripe.Event;
-      // The engine is pure: what it throws on an event it throws every time, so the event is recorded as failed and
-      // the step is not retried (nor restarted by the sweep, which only starts events still `received`).
-      const planRows = await plans();
-      let outcome: EventOutcome | { status: 'needs_subscription'; subscriptionId: string };
+      const planMap = await plans();
+      let r: Awaited<ReturnType<typeof applyStoredStripeEvent>>;
       try {
-        const toRead = subscriptionToRetrieve(event);
-        outcome =
-          toRead && !input.subscription
-            ? { status: 'needs_subscription', subscriptionId: toRead }
-            : interpretEvent(event, {
-                catalog: config.payments,
-                plans: planRows,
-                ...(input.subscription ? { subscription: input.subscription } : {}),
-              });
+        r = await applyStoredStripeEvent(sql, input.eventId, (ev) => {
+          const event = ev.payload as Stripe.Event;
+          // The engine is pure: what it throws on an event it throws every time, so the event is recorded as failed
+          // and the step is not retried (nor restarted by the sweep, which only starts events still `received`).
+          try {
+            const toRead = subscriptionToRetrieve(event);
+            if (toRead && !input.subscription) return { kind: 'defer', subscriptionId: toRead };
+            return interpretEvent(event, {
+              catalog: config.payments,
+              plans: planMap,
+              ...(input.subscription ? { subscription: input.subscription } : {}),
+            });
+          } catch (err) {
+            throw new MalformedEvent(`malformed ${ev.type} event: ${(err as Error).message}`);
+          }
+        });
       } catch (err) {
-        const error = `malformed ${ev.type} event: ${(err as Error).message}`;
-        await failStripeEvent(sql, ev.id, error);
-        log.warn('stripe event failed: malformed', { eventId: ev.id, type: ev.type, error });
-        throw fail(PaymentErrors.Malformed, error);
+        if (!(err instanceof MalformedEvent)) throw err;
+        await failStripeEvent(sql, input.eventId, err.message);
+        log.warn('stripe event failed: malformed', { eventId: input.eventId, error: err.message });
+        throw fail(PaymentErrors.Malformed, err.message);
       }
-      if ('status' in outcome) return outcome;
-      const applied = await applyStripeOutcome(sql, ev.id, outcome);
-      if (applied.granted > 0)
+      if (r.kind === 'missing') throw fail(PaymentErrors.EventNotFound, `Stripe event ${input.eventId} is not stored`);
+      // Failed before (malformed, or a retry after the worker died having recorded it): fails the same way.
+      if (r.kind === 'failed') throw fail(PaymentErrors.Malformed, r.error);
+      if (r.kind === 'deferred') return { status: 'needs_subscription', subscriptionId: r.subscriptionId };
+      const { applied } = r;
+      // Applied before (a retry, or a second run): nothing granted now.
+      const granted = r.kind === 'applied' ? applied.granted : 0;
+      if (granted > 0)
         log.info('stripe event granted tokens', {
-          eventId: ev.id,
-          type: ev.type,
+          eventId: input.eventId,
+          type: r.type,
           userId: applied.userId,
-          tokens: applied.granted,
+          tokens: granted,
         });
       return {
         status: applied.status,
-        type: ev.type,
-        granted: applied.granted,
+        type: r.type,
+        granted,
         ...(applied.reason ? { reason: applied.reason } : {}),
       };
     },

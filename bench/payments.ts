@@ -2,25 +2,35 @@
 // events applied per second by their stripe-event-<id> workflows (target ≥ 100/s), at 1 and 8 concurrent senders,
 // with every grant checked in the ledger: exactly one grant per event, no more, no less. Token-pack purchases
 // (checkout.session.completed, payment mode) need no call to Stripe, so this measures the service itself.
-// Run: node --import tsx bench/payments.ts [events per run]. Prints a table and writes bench/results/payments.json.
+// Where the time goes: medians over a sample of events of each stage (stored → workflow started → its workflow task
+// picked up → that task completed, the local activity inside it → the grant's transaction), from PostgreSQL's
+// timestamps and the workflow histories; and the CPU each process spent per event (/proc), with the whole machine's
+// for comparison (the difference is other work on the machine).
+// Run: node --import tsx bench/payments.ts [events per run]. Prints two tables and writes bench/results/payments.json.
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { Client, Connection } from '@temporalio/client';
 import postgres from 'postgres';
 import { checkoutSession, postEvent, signedEvent } from '../scripts/stand-ins/stripe-events';
-import { closedLoop, machineInfo, stats } from './lib';
-import { startBenchStack } from './stack';
+import { closedLoop, machineInfo, median, round, stats } from './lib';
+import { cpuByGroup, machineBusyMs, startBenchStack } from './stack';
 
 const RESULTS = path.join(__dirname, 'results', 'payments.json');
 const EVENTS = Number(process.argv[2] ?? 400);
 const say = (m: string) => process.stderr.write(`[bench:payments] ${m}\n`);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** Events per run whose workflow history is read for the stage times (spread evenly over the run). */
+const SAMPLED = 40;
+const PROCESSES = ['api', 'worker', 'temporal', 'postgres', 'bench'] as const;
 
 async function main() {
   const secret = `whsec_${randomBytes(24).toString('base64')}`;
   process.env.STRIPE_WEBHOOK_SECRET = secret;
   const stack = await startBenchStack({ dataDir: path.join(__dirname, '..', '.data', 'bench-payments'), say });
   const sql = postgres(stack.databaseUrl, { max: 2, onnotice: () => {} });
+  const connection = await Connection.connect({ address: stack.temporalAddress });
+  const temporal = new Client({ connection, namespace: stack.namespace });
   try {
     const signup = await fetch(`${stack.baseUrl}/api/auth/signup`, {
       method: 'POST',
@@ -38,6 +48,8 @@ async function main() {
       say(`${EVENTS} signed token-pack events, ${senders} concurrent sender(s)`);
       const sessions: string[] = [];
       const ids: string[] = [];
+      const cpu0 = cpuByGroup(stack.pids);
+      const busy0 = machineBusyMs();
       const { results, wallMs } = await closedLoop(senders, EVENTS, async (i) => {
         const session = checkoutSession({ userId, mode: 'payment', tokens: 10 });
         sessions[i] = session.id;
@@ -59,6 +71,10 @@ async function main() {
         if (left > 0) await sleep(100);
       }
       if (left > 0) throw new Error(`${left} events were not processed within 5 minutes`);
+      const cpu1 = cpuByGroup(stack.pids);
+      const cpuMsPerEvent: Record<string, number> = {};
+      for (const k of PROCESSES) cpuMsPerEvent[k] = round(((cpu1[k] ?? 0) - (cpu0[k] ?? 0)) / EVENTS, 2);
+      cpuMsPerEvent.machine = round((machineBusyMs() - busy0) / EVENTS, 2);
       const [span] = await sql<{ ms: number }[]>`select extract(epoch from max(processed_at) - min(received_at)) * 1000
         as ms from stripe_events where id = any(${ids})`;
       const grants = await sql<{ reference: string; n: number; amount: number }[]>`
@@ -73,6 +89,8 @@ async function main() {
         acksPerSecond: Math.round((EVENTS / wallMs) * 1000 * 10) / 10,
         appliedPerSecond: Math.round((EVENTS / Number(span!.ms)) * 1000 * 10) / 10,
         grantsExactlyOnce: exactlyOnce,
+        stagesMs: await stageTimes(sql, temporal, ids),
+        cpuMsPerEvent,
       });
     }
 
@@ -86,14 +104,55 @@ async function main() {
           `${String(r.senders).padEnd(8)} ${String(r.events).padStart(7)} ${String(r.ack.p50Ms).padStart(8)} ${String(r.ack.p99Ms).padStart(8)} ${String(r.acksPerSecond).padStart(8)} ${String(r.appliedPerSecond).padStart(10)}  ${r.grantsExactlyOnce ? 'one grant per event' : 'MISMATCH'}`,
       ),
       'targets: ack p50 ≤ 20 ms, ≥ 100 events applied per second',
+      '',
+      `medians (ms): stored → workflow started → task picked up → task done (local activity) → grant transaction;`,
+      `CPU ms per event of each process, and of the whole machine`,
+      `${'senders'.padEnd(8)} ${'started'.padStart(8)} ${'queued'.padStart(8)} ${'task'.padStart(7)} ${'applied'.padStart(8)}  ${PROCESSES.map((p) => p.padStart(8)).join(' ')} ${'machine'.padStart(8)}`,
+      ...runs.map(
+        (r) =>
+          `${String(r.senders).padEnd(8)} ${[r.stagesMs.started, r.stagesMs.queued].map((v) => String(v).padStart(8)).join(' ')} ${String(r.stagesMs.task).padStart(7)} ${String(r.stagesMs.applied).padStart(8)}  ${[...PROCESSES, 'machine' as const].map((p) => String(r.cpuMsPerEvent[p]).padStart(8)).join(' ')}`,
+      ),
       `written to ${path.relative(process.cwd(), RESULTS)}`,
       '',
     ];
     process.stdout.write(lines.join('\n'));
   } finally {
+    await connection.close();
     await sql.end();
     await stack.stop();
   }
+}
+
+/**
+ * Medians over a sample of the run's events: stored (PostgreSQL now() at the insert) → workflow started (`started`)
+ * → its workflow task picked up by the worker (`queued`) → that task completed, the local activity having run inside
+ * it (`task`); and stored → the grant's transaction (`applied`).
+ */
+async function stageTimes(sql: postgres.Sql, temporal: Client, ids: string[]) {
+  const step = Math.max(1, Math.floor(ids.length / SAMPLED));
+  const sample = ids.filter((_, i) => i % step === 0).slice(0, SAMPLED);
+  const rows = await sql<{ id: string; received: number; processed: number }[]>`
+    select id, extract(epoch from received_at) * 1000 as received, extract(epoch from processed_at) * 1000 as processed
+    from stripe_events where id = any(${sample})`;
+  const ms = (t: { seconds?: unknown; nanos?: number | null } | null | undefined) =>
+    t ? Number(t.seconds ?? 0) * 1000 + (t.nanos ?? 0) / 1e6 : NaN;
+  const s = { started: [] as number[], queued: [] as number[], task: [] as number[], applied: [] as number[] };
+  for (const r of rows) {
+    const events = (await temporal.workflow.getHandle(`stripe-event-${r.id}`).fetchHistory()).events ?? [];
+    const at = (has: (e: (typeof events)[number]) => unknown) => ms(events.find(has)?.eventTime);
+    const started = at((e) => e.workflowExecutionStartedEventAttributes);
+    const picked = at((e) => e.workflowTaskStartedEventAttributes);
+    s.started.push(started - Number(r.received));
+    s.queued.push(picked - started);
+    s.task.push(at((e) => e.workflowTaskCompletedEventAttributes) - picked);
+    s.applied.push(Number(r.processed) - Number(r.received));
+  }
+  return {
+    started: round(median(s.started)),
+    queued: round(median(s.queued)),
+    task: round(median(s.task)),
+    applied: round(median(s.applied)),
+  };
 }
 
 main().catch((err) => {

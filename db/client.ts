@@ -12,10 +12,15 @@ export type Sql = postgres.Sql;
  */
 export const reconnectDelaySeconds = (failures: number): number => Math.min(0.05 * 2 ** failures, 1);
 
-/** One pool per process. `onnotice` is silenced because migrations' "already exists" notices are noise. */
-export function createSql(url: string, opts: { max?: number } = {}): Sql {
+/**
+ * One pool per process. `onnotice` is silenced because migrations' "already exists" notices are noise. `onQuery`
+ * sees the text of every statement sent (tests count round trips with it).
+ */
+export function createSql(url: string, opts: { max?: number; onQuery?: (query: string) => void } = {}): Sql {
+  const onQuery = opts.onQuery;
   return postgres(url, {
     max: opts.max ?? 10,
+    ...(onQuery ? { debug: (_connection: number, query: string) => onQuery(query) } : {}),
     idle_timeout: 30,
     connect_timeout: 10,
     backoff: reconnectDelaySeconds,

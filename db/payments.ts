@@ -1,5 +1,5 @@
 // Payments in PostgreSQL: plans, Stripe customers, subscriptions and stored Stripe events. Applying an event is one
-// transaction (applyStripeOutcome): the subscription, the grant, the user's plan and the event's own status change
+// transaction (applyStoredStripeEvent): the subscription, the grant, the user's plan and the event's own status change
 // together, so a retried activity or a repeated event finds the work done and changes nothing.
 import type { PlanRow } from '../lib/payments/catalog';
 import { PLAN_HOLDING_STATUSES, type EventOutcome, type UserRef } from '../lib/payments/events';
@@ -52,28 +52,30 @@ export async function currentSubscription(sql: Sql, userId: string): Promise<Sub
 
 // ---------------------------------------------------------------- stored events
 
+/**
+ * Stores a verified event (unique by id) in one statement that also says whether it was new, its status, and the
+ * account it belongs to (for the workflow's AccountId search attribute; null when unknown).
+ */
 export async function storeStripeEvent(
   sql: Sql,
   e: { id: string; type: string; created: number; livemode: boolean; payload: unknown },
-): Promise<{ inserted: boolean; status: string }> {
-  const [row] = await sql<{ status: string; inserted: boolean }[]>`
+): Promise<{ inserted: boolean; status: string; accountId: string | null }> {
+  const [row] = await sql<{ status: string; inserted: boolean; accountId: string | null }[]>`
     with ins as (
       insert into stripe_events (id, type, created, livemode, payload)
       values (${e.id}, ${e.type}, to_timestamp(${e.created}), ${e.livemode}, ${sql.json(e.payload as never)})
-      on conflict (id) do nothing returning status)
-    select status, true as inserted from ins
-    union all select status, false from stripe_events where id = ${e.id} and not exists (select 1 from ins)`;
-  return { inserted: row?.inserted ?? false, status: row?.status ?? 'received' };
+      on conflict (id) do nothing returning id, status, payload),
+    e as (
+      select id, status, payload, true as inserted from ins
+      union all select id, status, payload, false from stripe_events
+        where id = ${e.id} and not exists (select 1 from ins))
+    select e.status, e.inserted, ${accountOfEvent(sql)} as "accountId" from e ${accountJoins(sql)}`;
+  return { inserted: row?.inserted ?? false, status: row?.status ?? 'received', accountId: row?.accountId ?? null };
 }
 
-/** The account an event belongs to, for the workflow's AccountId search attribute (null when unknown). */
-export async function accountOfEvent(sql: Sql, eventId: string): Promise<string | null> {
-  const [row] = await sql<{ userId: string | null }[]>`${accountOfEventQuery(sql)} where e.id = ${eventId}`;
-  return row?.userId ?? null;
-}
-
-const accountOfEventQuery = (sql: Sql) => sql`
-  select e.id, coalesce(u.id, c.user_id, s.user_id) as "userId" from stripe_events e
+/** The account of a stored event `e`: the user it names, else its customer's, else its subscription's. */
+const accountOfEvent = (sql: Sql) => sql`coalesce(u.id, c.user_id, s.user_id)`;
+const accountJoins = (sql: Sql) => sql`
   left join users u on u.id = coalesce(e.payload #>> '{data,object,client_reference_id}',
     e.payload #>> '{data,object,metadata,userId}')
   left join stripe_customers c on c.customer_id = e.payload #>> '{data,object,customer}'
@@ -83,7 +85,7 @@ const accountOfEventQuery = (sql: Sql) => sql`
 /** Events still `received` after `olderThanSeconds` (their workflow never started, or is still working). */
 export function waitingStripeEvents(sql: Sql, olderThanSeconds: number, limit: number) {
   return sql<{ id: string; userId: string | null }[]>`
-    ${accountOfEventQuery(sql)}
+    select e.id, ${accountOfEvent(sql)} as "userId" from stripe_events e ${accountJoins(sql)}
     where e.status = 'received' and e.received_at < now() - make_interval(secs => ${olderThanSeconds})
     order by e.received_at limit ${limit}`;
 }
@@ -94,12 +96,6 @@ export interface StoredStripeEvent {
   status: 'received' | 'processed' | 'ignored' | 'failed';
   payload: unknown;
   result: unknown;
-}
-
-export async function getStripeEvent(sql: Sql, id: string): Promise<StoredStripeEvent | null> {
-  const [row] = await sql<StoredStripeEvent[]>`select id, type, status, payload, result from stripe_events
-    where id = ${id}`;
-  return row ?? null;
 }
 
 /**
@@ -118,40 +114,63 @@ export interface AppliedEvent {
   reason?: string;
 }
 
-/** Finds the user an event is for: the id it names (if it exists), else its subscription's, else its customer's. */
-async function resolveUser(tx: Tx, ref: UserRef): Promise<string | null> {
+/**
+ * Locks the user an event is for and returns their id: the id it names (if it exists), else its subscription's, else
+ * its customer's.
+ */
+async function lockUserOf(tx: Tx, ref: UserRef): Promise<string | null> {
   const [row] = await tx<{ id: string }[]>`
-    select coalesce(
+    select id from users where id = coalesce(
       (select id from users where id = ${ref.userId ?? ''}),
       (select user_id from subscriptions where stripe_subscription_id = ${ref.subscriptionId ?? ''}),
-      (select user_id from stripe_customers where customer_id = ${ref.customerId ?? ''})) as id`;
+      (select user_id from stripe_customers where customer_id = ${ref.customerId ?? ''}))
+    for update`;
   return row?.id ?? null;
 }
 
+/** What `applyStoredStripeEvent` found and did. */
+export type StoredEventApplication =
+  | { kind: 'missing' }
+  /** `decide` needs something first (a subscription read from Stripe); nothing was changed */
+  | { kind: 'deferred'; subscriptionId: string }
+  /** applied before: what was recorded then */
+  | { kind: 'recorded'; type: string; applied: AppliedEvent }
+  /** recorded as failed before (malformed, or Stripe refused what it needs): fails the same way */
+  | { kind: 'failed'; type: string; error: string }
+  | { kind: 'applied'; type: string; applied: AppliedEvent };
+
 /**
- * Applies what an event means, once: locks the event row; if it was already applied, returns what was recorded.
- * Otherwise, under the user's row lock: the subscription change (only when not older than the stored state), the
- * grant (unique reference: a second event for the same invoice grants nothing), the user's plan from their
- * subscriptions, and the event's status, all in one transaction.
+ * Applies a stored event once, in one transaction. It locks the event row and reads it; if it was already applied,
+ * returns what was recorded. Otherwise `decide` (pure) says what the event means, and under the user's row lock the
+ * subscription change (only when not older than the stored state), the grant (unique reference: a second event for
+ * the same invoice grants nothing), the user's plan from their subscriptions, and the event's status are written.
  */
-export async function applyStripeOutcome(sql: Sql, eventId: string, outcome: EventOutcome): Promise<AppliedEvent> {
-  return sql.begin(async (tx) => {
-    const [ev] = await tx<{ status: string; result: AppliedEvent | null }[]>`
-      select status, result from stripe_events where id = ${eventId} for update`;
-    if (!ev) throw new Error(`stripe event ${eventId} is not stored`);
-    if (ev.status !== 'received' && ev.result) return ev.result;
+export async function applyStoredStripeEvent(
+  sql: Sql,
+  eventId: string,
+  decide: (ev: StoredStripeEvent) => EventOutcome | { kind: 'defer'; subscriptionId: string },
+): Promise<StoredEventApplication> {
+  return sql.begin(async (tx): Promise<StoredEventApplication> => {
+    const [ev] = await tx<StoredStripeEvent[]>`
+      select id, type, status, payload, result from stripe_events where id = ${eventId} for update`;
+    if (!ev) return { kind: 'missing' };
+    if (ev.status === 'failed')
+      return { kind: 'failed', type: ev.type, error: (ev.result as { error?: string } | null)?.error ?? 'failed' };
+    if (ev.status !== 'received' && ev.result)
+      return { kind: 'recorded', type: ev.type, applied: ev.result as AppliedEvent };
+    const outcome = decide(ev);
+    if (outcome.kind === 'defer') return { kind: 'deferred', subscriptionId: outcome.subscriptionId };
 
     const finish = async (r: AppliedEvent) => {
       await tx`update stripe_events set status = ${r.status}, result = ${tx.json(r as never)}, processed_at = now()
         where id = ${eventId}`;
-      return r;
+      return { kind: 'applied' as const, type: ev.type, applied: r };
     };
     if (outcome.kind === 'ignore')
       return finish({ status: 'ignored', granted: 0, userId: null, reason: outcome.reason });
 
-    const userId = await resolveUser(tx, outcome.user);
+    const userId = await lockUserOf(tx, outcome.user);
     if (!userId) return finish({ status: 'ignored', granted: 0, userId: null, reason: 'no account for this event' });
-    await tx`select id from users where id = ${userId} for update`;
 
     let subscriptionId: string | null = null;
     const c = outcome.subscription;

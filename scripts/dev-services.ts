@@ -393,30 +393,36 @@ async function sdkDownload(dir: string, log: Log, signal?: AbortSignal): Promise
 }
 
 /**
- * Starts `temporal server start-dev`. With `dbFile` workflows survive a restart. Waits for the gRPC port with its
- * own deadline (the SDK's built-in start gives it only a few seconds, too little on a busy 2-core machine). A server
- * that does not become ready, or whose start `signal` cancels, is stopped before the call rejects.
+ * Dynamic configuration of the dev server (`--dynamic-config-value`), measured with bench/payments.ts (see
+ * docs/payments.md):
+ * - The CLI forces a search-attribute and namespace cache refresh on every read, so that attributes added at run time
+ *   are usable at once. That cost each workflow start and task about eight reads of the cluster metadata and the
+ *   namespace on the dev server's single SQLite connection, which every other persistence call waits behind. Without
+ *   it, attributes given with `--search-attribute` are there from the start, and one added at run time is usable
+ *   after the namespace cache's refresh (2 s), which ensureSearchAttributes (lib/temporal.ts) waits for.
+ * - One write partition per task queue (default four): a task written to a partition where no poller waits was
+ *   forwarded to the root partition or stored in SQLite and read back; one worker process polls every queue, so all
+ *   tasks now go to the root partition and mostly meet a waiting poll. The four read partitions stay, so that tasks
+ *   a data folder from before this setting still holds in the other partitions are delivered.
+ * Together they are most of what raised the rate of applied Stripe events from ~30/s to ~60-70/s on 2 cores.
  */
-export async function startTemporalDev(opts: {
-  cli: string;
+export const TEMPORAL_DEV_DYNAMIC_CONFIG: Record<string, string | number | boolean> = {
+  'system.forceSearchAttributesCacheRefreshOnRead': false,
+  'matching.numTaskqueueWritePartitions': 1,
+};
+
+/** The command line of `temporal server start-dev` as npm start, the tests and the benchmarks run it. */
+export function temporalDevArgs(opts: {
   port: number;
   uiPort?: number;
   dbFile?: string;
-  logFile: string;
-  log: Log;
-  signal?: AbortSignal;
-}): Promise<RunningService & { address: string; uiUrl?: string; kill(): Promise<void> }> {
-  opts.signal?.throwIfAborted();
-  if (await portOpen(opts.port)) {
-    throw new Error(
-      `Port ${opts.port} is already in use: stop what listens there, set TEMPORAL_DEV_PORT, or set TEMPORAL_ADDRESS to use that server`,
-    );
-  }
+  /** registered at start (default: all of ours; tests of run-time registration leave some out) */
+  searchAttributes?: Record<string, string>;
+}): string[] {
   const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(opts.port), '--log-level', 'warn'];
   if (opts.uiPort) args.push('--ui-port', String(opts.uiPort));
   else args.push('--headless');
   if (opts.dbFile) {
-    mkdirSync(path.dirname(opts.dbFile), { recursive: true });
     // Write-ahead log with synchronous=NORMAL: commits survive the dev server (or anything else) crashing; only an
     // operating-system crash can lose the last few. SQLite's default (rollback journal, fsync on every commit) made
     // each workflow start and workflow task completion wait on the disk: ~25 ms more per generation (measured in
@@ -430,7 +436,36 @@ export async function startTemporalDev(opts: {
       'synchronous=normal',
     );
   }
-  for (const [name, type] of Object.entries(SEARCH_ATTRIBUTES)) args.push('--search-attribute', `${name}=${type}`);
+  for (const [name, type] of Object.entries(opts.searchAttributes ?? SEARCH_ATTRIBUTES))
+    args.push('--search-attribute', `${name}=${type}`);
+  for (const [key, value] of Object.entries(TEMPORAL_DEV_DYNAMIC_CONFIG))
+    args.push('--dynamic-config-value', `${key}=${JSON.stringify(value)}`);
+  return args;
+}
+
+/**
+ * Starts `temporal server start-dev`. With `dbFile` workflows survive a restart. Waits for the gRPC port with its
+ * own deadline (the SDK's built-in start gives it only a few seconds, too little on a busy 2-core machine). A server
+ * that does not become ready, or whose start `signal` cancels, is stopped before the call rejects.
+ */
+export async function startTemporalDev(opts: {
+  cli: string;
+  port: number;
+  uiPort?: number;
+  dbFile?: string;
+  searchAttributes?: Record<string, string>;
+  logFile: string;
+  log: Log;
+  signal?: AbortSignal;
+}): Promise<RunningService & { address: string; uiUrl?: string; kill(): Promise<void> }> {
+  opts.signal?.throwIfAborted();
+  if (await portOpen(opts.port)) {
+    throw new Error(
+      `Port ${opts.port} is already in use: stop what listens there, set TEMPORAL_DEV_PORT, or set TEMPORAL_ADDRESS to use that server`,
+    );
+  }
+  if (opts.dbFile) mkdirSync(path.dirname(opts.dbFile), { recursive: true });
+  const args = temporalDevArgs(opts);
   mkdirSync(path.dirname(opts.logFile), { recursive: true });
   const out = openSync(opts.logFile, 'a');
   opts.signal?.throwIfAborted();

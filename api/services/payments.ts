@@ -4,14 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Request } from 'express';
 import { z } from 'zod';
-import {
-  accountOfEvent,
-  currentSubscription,
-  customerOf,
-  listPlans,
-  storeCustomer,
-  storeStripeEvent,
-} from '../../db/payments';
+import { currentSubscription, customerOf, listPlans, storeCustomer, storeStripeEvent } from '../../db/payments';
 import { startInboundWorkflow } from '../../lib/inbound';
 import { packForPrice, planForPrice, priceForPlan } from '../../lib/payments/catalog';
 import { MAX_STRIPE_SECONDS } from '../../lib/payments/events';
@@ -195,11 +188,10 @@ export async function receiveStripeEvent(deps: AppDeps, req: Request, raw: Buffe
   const dispatch =
     stored.inserted || stored.status === 'received'
       ? async () => {
-          const account = await accountOfEvent(deps.sql, e.data.id);
           await startInboundWorkflow(
             deps.temporal,
             deps.config.temporal.taskQueue,
-            stripeEventStart(e.data.id, account),
+            stripeEventStart(e.data.id, stored.accountId),
           );
         }
       : undefined;

@@ -1,0 +1,127 @@
+// Receiving and applying Stripe events with few round trips (issue 12's throughput figures, docs/payments.md): the
+// webhook stores an event and finds the account it belongs to in one statement, and that account is the event
+// workflow's AccountId; the worker reads, decides and applies an event in one transaction. Statements are counted
+// with the pool's query hook; nothing here is timed.
+import assert from 'node:assert/strict';
+import { createPaymentActivities } from '../../activities/payments';
+import { createSql, type Sql } from '../../db/client';
+import { storeStripeEvent } from '../../db/payments';
+import { randomSuffix } from '../../lib/ids';
+import { createLogger } from '../../lib/log';
+import { checkoutSession, signedEvent } from '../../scripts/stand-ins/stripe-events';
+import { account, http } from '../helpers/http';
+import { startStack, workflowResultWhenStarted, type Stack } from '../helpers/stack';
+
+describe('payments: Stripe events stored with their account, applied in one transaction', function () {
+  this.timeout(120_000);
+  let stack: Stack;
+  let counted: Sql;
+  let statements: string[] = [];
+
+  before(async () => {
+    stack = await startStack('payments-receive');
+    // A new connection first reads the array types (the driver's own query, once per connection): not counted.
+    const own = (q: string) => q.includes('pg_catalog.pg_type');
+    counted = createSql(process.env.DATABASE_URL!, { max: 2, onQuery: (q) => own(q) || statements.push(q) });
+  });
+  after(async () => {
+    await counted?.end();
+    await stack?.stop();
+  });
+
+  /** Runs `f` and returns what it returned and the statements it sent through the counted pool. */
+  async function counting<T>(f: () => Promise<T>): Promise<{ value: T; sent: string[] }> {
+    statements = [];
+    const value = await f();
+    return { value, sent: statements };
+  }
+
+  const secret = () => stack.config.payments.webhookSecret!;
+  const storedEvent = (type: string, object: Record<string, unknown>) => {
+    const e = signedEvent(secret(), type, object);
+    const payload = JSON.parse(e.body) as { id: string; type: string; created: number; livemode: boolean };
+    return { ...e, stored: { id: payload.id, type, created: payload.created, livemode: false, payload } };
+  };
+
+  /** Posts a signed event, waits for its workflow's result, and returns the workflow's AccountId. */
+  async function accountIdOfWorkflow(type: string, object: Record<string, unknown>) {
+    const e = signedEvent(secret(), type, object);
+    const res = await http(stack.baseUrl, 'POST', '/api/payments/webhook', {
+      body: e.body,
+      headers: { 'content-type': 'application/json', 'stripe-signature': e.signature },
+    });
+    assert.equal(res.status, 200, res.text);
+    const workflowId = `stripe-event-${e.id}`;
+    await workflowResultWhenStarted(stack.client, workflowId);
+    const desc = await stack.client.workflow.getHandle(workflowId).describe();
+    return desc.searchAttributes.AccountId;
+  }
+
+  it('the workflow of an event naming its user has that user as AccountId', async () => {
+    const acct = await account(stack.baseUrl);
+    const session = checkoutSession({ userId: acct.userId, mode: 'payment', tokens: 5 });
+    assert.deepEqual(await accountIdOfWorkflow('checkout.session.completed', session), [acct.userId]);
+  });
+
+  it("an event naming only a stored customer is the customer's user's; an event of no one's is `none`", async () => {
+    const acct = await account(stack.baseUrl);
+    const customer = `cus_${randomSuffix(12)}`;
+    await stack.sql`insert into stripe_customers (user_id, customer_id) values (${acct.userId}, ${customer})`;
+    const invoice = { id: `in_${randomSuffix(12)}`, object: 'invoice', customer, status: 'open' };
+    assert.deepEqual(await accountIdOfWorkflow('invoice.payment_failed', invoice), [acct.userId]);
+    const stranger = { ...invoice, id: `in_${randomSuffix(12)}`, customer: `cus_${randomSuffix(12)}` };
+    assert.deepEqual(await accountIdOfWorkflow('invoice.payment_failed', stranger), ['none']);
+  });
+
+  it('storing an event finds its account in the same statement, also when the event is repeated', async () => {
+    const acct = await account(stack.baseUrl);
+    const e = storedEvent('checkout.session.completed', checkoutSession({ userId: acct.userId, mode: 'payment' }));
+    const first = await counting(() => storeStripeEvent(counted, e.stored));
+    assert.deepEqual(first.value, { inserted: true, status: 'received', accountId: acct.userId });
+    assert.equal(first.sent.length, 1, first.sent.join('\n'));
+    const again = await counting(() => storeStripeEvent(counted, e.stored));
+    assert.deepEqual(again.value, { inserted: false, status: 'received', accountId: acct.userId });
+    assert.equal(again.sent.length, 1, again.sent.join('\n'));
+    assert.equal((await stack.sql`select 1 from stripe_events where id = ${e.id}`).length, 1);
+  });
+
+  it('applying a token pack is one transaction of six statements; applying it again grants nothing', async () => {
+    const acct = await account(stack.baseUrl);
+    const log = createLogger({ level: 'warn' });
+    const activities = createPaymentActivities({ sql: counted, config: stack.config, log });
+    const pack = async () => {
+      const session = checkoutSession({ userId: acct.userId, mode: 'payment', tokens: 7 });
+      const e = storedEvent('checkout.session.completed', session);
+      await storeStripeEvent(stack.sql, e.stored);
+      return { eventId: e.id, reference: `stripe-checkout:${session.id}` };
+    };
+    await activities.applyStripeEvent({ eventId: (await pack()).eventId, subscription: null }); // reads the plans once
+
+    const { eventId, reference } = await pack();
+    const applied = await counting(() => activities.applyStripeEvent({ eventId, subscription: null }));
+    assert.deepEqual(applied.value, { status: 'processed', type: 'checkout.session.completed', granted: 7 });
+    // begin; the event row, locked and read; the user, found and locked; the grant; the event's status; commit
+    assert.equal(applied.sent.length, 6, applied.sent.join('\n'));
+    const again = await counting(() => activities.applyStripeEvent({ eventId, subscription: null }));
+    assert.deepEqual(again.value, { status: 'processed', type: 'checkout.session.completed', granted: 0 });
+    assert.equal(again.sent.length, 3, again.sent.join('\n'));
+    const grants = await stack.sql`select amount from token_grants where reference = ${reference}`;
+    assert.deepEqual(
+      grants.map((g) => g.amount),
+      [7],
+    );
+  });
+
+  it('an event that is not stored is a non-retryable failure, and changes nothing', async () => {
+    const activities = createPaymentActivities({
+      sql: counted,
+      config: stack.config,
+      log: createLogger({ level: 'warn' }),
+    });
+    await assert.rejects(
+      activities.applyStripeEvent({ eventId: `evt_${randomSuffix(16)}`, subscription: null }),
+      (err: Error & { type?: string; nonRetryable?: boolean }) =>
+        err.type === 'StripeEventNotFound' && err.nonRetryable === true,
+    );
+  });
+});
