@@ -54,6 +54,26 @@ export function installQuietRuntime(): void {
   runtimeInstalled = true;
 }
 
+/**
+ * For workflow tests with mocked activities: a worker connection and a client to the run's Temporal server, opened
+ * in a `before` hook and closed in an `after` hook of the calling suite. Read the fields inside tests.
+ */
+export function useTemporalConnections(): { connection: NativeConnection; client: Client } {
+  const conns = {} as { connection: NativeConnection; client: Client };
+  let clientConnection: Connection | undefined;
+  before(async () => {
+    installQuietRuntime();
+    conns.connection = await NativeConnection.connect({ address: process.env.TEMPORAL_ADDRESS! });
+    clientConnection = await Connection.connect({ address: process.env.TEMPORAL_ADDRESS! });
+    conns.client = new Client({ connection: clientConnection });
+  });
+  after(async () => {
+    await conns.connection?.close();
+    await clientConnection?.close();
+  });
+  return conns;
+}
+
 // Test files share a few keys across many calls; only the rate-limit tests run with the real (or lowered) limits.
 const LIFTED_LIMITS = {
   RATE_LIMIT_PER_MINUTE: '1000000',

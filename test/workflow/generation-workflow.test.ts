@@ -1,15 +1,14 @@
 // The generation workflow against the real Temporal dev server with mocked activities: orchestration only.
 import assert from 'node:assert/strict';
-import { Client, Connection } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/activity';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
-import { NativeConnection, Worker } from '@temporalio/worker';
+import { Worker } from '@temporalio/worker';
 import { randomSuffix } from '../../lib/ids';
 import type { Activities } from '../../activities';
 import type { GenerationFailureOutcome, GenerationWorkflowInput, RenderJob } from '../../lib/generation/types';
 import { generation } from '../../workflows';
-import { installQuietRuntime, workflowBundle } from '../helpers/stack';
+import { useTemporalConnections, workflowBundle } from '../helpers/stack';
 
 type Calls = string[];
 const EventType = temporal.api.enums.v1.EventType;
@@ -63,26 +62,13 @@ function mockActivities(
 }
 
 describe('generation workflow (mocked activities)', () => {
-  let connection: NativeConnection;
-  let clientConnection: Connection;
-  let client: Client;
-
-  before(async () => {
-    installQuietRuntime();
-    connection = await NativeConnection.connect({ address: process.env.TEMPORAL_ADDRESS! });
-    clientConnection = await Connection.connect({ address: process.env.TEMPORAL_ADDRESS! });
-    client = new Client({ connection: clientConnection });
-  });
-  after(async () => {
-    await connection?.close();
-    await clientConnection?.close();
-  });
+  const temporal = useTemporalConnections();
 
   async function run(behavior: Parameters<typeof mockActivities>[1], webhookUrl: string | null = null) {
     const calls: Calls = [];
     const taskQueue = `wf-generation-${randomSuffix(6)}`;
     const worker = await Worker.create({
-      connection,
+      connection: temporal.connection,
       taskQueue,
       workflowBundle: await workflowBundle(),
       activities: mockActivities(calls, behavior),
@@ -90,9 +76,9 @@ describe('generation workflow (mocked activities)', () => {
     const generationId = `gen_${Date.now()}_${randomSuffix()}`;
     const input: GenerationWorkflowInput = { generationId, accountId: 'usr_test', garmentId: 'g', webhookUrl };
     const result = await worker.runUntil(
-      client.workflow.execute(generation, { workflowId: generationId, taskQueue, args: [input] }),
+      temporal.client.workflow.execute(generation, { workflowId: generationId, taskQueue, args: [input] }),
     );
-    const history = await client.workflow.getHandle(generationId).fetchHistory();
+    const history = await temporal.client.workflow.getHandle(generationId).fetchHistory();
     return { calls, result, generationId, history };
   }
 
@@ -119,7 +105,7 @@ describe('generation workflow (mocked activities)', () => {
     assert.deepEqual(calls, ['begin', 'render:job', 'failed:Design image: not an image']);
     assert.deepEqual(result, { status: 'failed', error: 'Design image: not an image' });
     // The callback is its own workflow, webhook-<generation id>, started with the failure payload.
-    const child = client.workflow.getHandle(`webhook-${generationId}`);
+    const child = temporal.client.workflow.getHandle(`webhook-${generationId}`);
     const history = await child.fetchHistory();
     const started = history.events![0]!.workflowExecutionStartedEventAttributes!;
     const arg = defaultPayloadConverter.fromPayload<any>(started.input!.payloads![0]!);
@@ -141,7 +127,7 @@ describe('generation workflow (mocked activities)', () => {
 
   it('sends generation.completed with the exact spec payload', async () => {
     const { generationId } = await run({}, 'https://hooks.example.com/y');
-    const child = client.workflow.getHandle(`webhook-${generationId}`);
+    const child = temporal.client.workflow.getHandle(`webhook-${generationId}`);
     const history = await child.fetchHistory();
     const arg = defaultPayloadConverter.fromPayload<any>(
       history.events![0]!.workflowExecutionStartedEventAttributes!.input!.payloads![0]!,
@@ -162,7 +148,7 @@ describe('generation workflow (mocked activities)', () => {
     );
     assert.deepEqual(calls.slice(-1), ['failed:transient failure 4']);
     assert.deepEqual(result, { status: 'completed' });
-    const child = client.workflow.getHandle(`webhook-${generationId}`);
+    const child = temporal.client.workflow.getHandle(`webhook-${generationId}`);
     const history = await child.fetchHistory();
     const arg = defaultPayloadConverter.fromPayload<{ event: string; payload: unknown }>(
       history.events![0]!.workflowExecutionStartedEventAttributes!.input!.payloads![0]!,

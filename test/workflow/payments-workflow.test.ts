@@ -3,13 +3,13 @@
 // stays `received` and the inbound sweep starts it again later); a malformed event's step runs once.
 import assert from 'node:assert/strict';
 import { ApplicationFailure } from '@temporalio/activity';
-import { ActivityFailure, Client, Connection, WorkflowFailedError } from '@temporalio/client';
-import { NativeConnection, Worker } from '@temporalio/worker';
+import { ActivityFailure, WorkflowFailedError } from '@temporalio/client';
+import { Worker } from '@temporalio/worker';
 import type { Activities } from '../../activities';
 import { randomSuffix } from '../../lib/ids';
 import { PaymentErrors } from '../../lib/payments/types';
 import { stripeEvent } from '../../workflows';
-import { installQuietRuntime, workflowBundle } from '../helpers/stack';
+import { useTemporalConnections, workflowBundle } from '../helpers/stack';
 
 /** The local database step's attempts before the run fails (workflows/payments.ts, documented in docs/payments.md). */
 const DB_STEP_ATTEMPTS = 8;
@@ -17,26 +17,13 @@ const DB_STEP_ATTEMPTS = 8;
 describe('stripeEvent workflow (mocked activities)', function () {
   // A step failing every time waits out its backoff for real: 1 + 2 + 4 + 8 + 16 + 30 + 30 s.
   this.timeout(300_000);
-  let connection: NativeConnection;
-  let clientConnection: Connection;
-  let client: Client;
-
-  before(async () => {
-    installQuietRuntime();
-    connection = await NativeConnection.connect({ address: process.env.TEMPORAL_ADDRESS! });
-    clientConnection = await Connection.connect({ address: process.env.TEMPORAL_ADDRESS! });
-    client = new Client({ connection: clientConnection });
-  });
-  after(async () => {
-    await connection?.close();
-    await clientConnection?.close();
-  });
+  const temporal = useTemporalConnections();
 
   async function run(applyStripeEvent: Activities['applyStripeEvent']) {
     const taskQueue = `wf-stripe-${randomSuffix(6)}`;
     const failed: string[] = [];
     const worker = await Worker.create({
-      connection,
+      connection: temporal.connection,
       taskQueue,
       workflowBundle: await workflowBundle(),
       activities: {
@@ -48,7 +35,7 @@ describe('stripeEvent workflow (mocked activities)', function () {
     });
     const eventId = `evt_test_${randomSuffix(12)}`;
     const outcome = await worker.runUntil(
-      client.workflow
+      temporal.client.workflow
         .execute(stripeEvent, { workflowId: `stripe-event-${eventId}`, taskQueue, args: [{ eventId }] })
         .then(
           (result) => ({ result, error: undefined }),
