@@ -632,8 +632,9 @@ describe('dashboard in a real browser', function () {
     assert.equal(product.title, 'Browser tee');
 
     await shop.placeOrder(shopDomain, { productId: product.id, title: product.title, price: '59.99' });
-    // the webhooks are processed by workflows: reload the page until the order shows
-    const deadline = Date.now() + 30_000;
+    // the webhooks are processed by workflows: reload the page until the order shows (up to 90 s: should the API's
+    // start after the answer fail on a loaded machine, the inbound sweep starts it within 15 s + one minute)
+    const deadline = Date.now() + 90_000;
     for (;;) {
       await visit('#/storefront', /Storefront/);
       if ((await page.locator('.order').count()) > 0) break;

@@ -59,7 +59,7 @@ describe('payments survive a worker killed mid-grant', () => {
       if (!waiting) await new Promise((r) => setTimeout(r, 50));
     }
     assert.ok(waiting, 'the worker process reached the grant');
-    assert.match(waiting.query, /from users where id = .* for update/);
+    assert.match(waiting.query, /from users where id = [\s\S]* for update/, "blocked on the user's row lock");
     const [mid] = await stack.sql<{ status: string }[]>`select status from stripe_events where id = ${event.id}`;
     assert.equal(mid?.status, 'received');
 

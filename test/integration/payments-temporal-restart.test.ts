@@ -120,8 +120,9 @@ describe('payments: an event arriving while Temporal is down', function () {
       const r = await stack.client.workflow.getHandle(s.workflowId, s.runId).result();
       started += (r as { started: number }).started;
     }
-    // Once, and by the sweep: had the API's own start got through, every sweep would have found it already started.
-    assert.equal(started, 1, 'the sweep started the workflow once');
+    // The API's own start failed (above), so the sweep started it. The database is shared with the run's other test
+    // files, whose events still waiting these sweeps may start too: the event's own runs are counted below.
+    assert.ok(started >= 1, 'a sweep started the workflow');
     const eventRuns = await runs(`WorkflowId = 'stripe-event-${event.id}'`);
     assert.deepEqual(
       eventRuns.map((r) => r.status),
