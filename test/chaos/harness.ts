@@ -410,9 +410,10 @@ async function inject(
       note('stopping PostgreSQL');
       await c.restartPostgres(f.downMs);
       note('PostgreSQL started again');
-      // a pooled connection idle since before the restart can surface it on its next use, until the pool's idle timeout
-      // (30 s, db/client.ts) has closed every such connection: a 503 to retry, like those during the restart itself
-      windows.push({ what: 'PostgreSQL restart', from, to: Date.now() + 30_000 });
+      // 5 s after it is back: the pool reconnects within a second (db/client.ts). A pooled connection idle since before
+      // the restart used to fail its first query after reconnecting with the restart's stale 57P01, up to the pool's
+      // idle timeout (30 s) later: the driver patch (scripts/patch-postgres.cjs) clears that error on close
+      windows.push({ what: 'PostgreSQL restart', from, to: Date.now() + 5_000 });
       return;
     }
     case 'receiver-down': {
