@@ -12,6 +12,7 @@ import path from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import sharp from 'sharp';
 import { MODEL_COST } from '../../lib/chat/types';
+import { inboundEventsSweep } from '../../workflows';
 import { randomSuffix } from '../../lib/ids';
 import { startDevShop, type DevShop } from '../../scripts/stand-ins/shopify-shop';
 import { checkoutSession, signedEvent } from '../../scripts/stand-ins/stripe-events';
@@ -631,14 +632,44 @@ describe('dashboard in a real browser', function () {
     const product = [...shop.products.get(shopDomain)!.values()][0]!;
     assert.equal(product.title, 'Browser tee');
 
-    await shop.placeOrder(shopDomain, { productId: product.id, title: product.title, price: '59.99' });
-    // the webhooks are processed by workflows: reload the page until the order shows (up to 90 s: should the API's
-    // start after the answer fail on a loaded machine, the inbound sweep starts it within 15 s + one minute)
-    const deadline = Date.now() + 90_000;
+    const placed = await shop.placeOrder(shopDomain, { productId: product.id, title: product.title, price: '59.99' });
+    assert.deepEqual(
+      placed.deliveries.map((d) => d.status),
+      placed.deliveries.map(() => 200),
+      `the order webhooks were answered ${JSON.stringify(placed.deliveries)}`,
+    );
+    // The webhooks are processed by workflows the API starts after answering: reload until the order shows. Should
+    // that start not happen, production's inbound-events-sweep schedule starts the workflow within 15 s + a minute;
+    // test stacks create no schedules, so after 20 s the test runs that sweep itself, as the schedule would, and
+    // reports what it found (a run that needed it is printed, so it can be looked into).
+    const started = Date.now();
+    let swept = false;
     for (;;) {
       await visit('#/storefront', /Storefront/);
       if ((await page.locator('.order').count()) > 0) break;
-      assert.ok(Date.now() < deadline, 'the order never appeared');
+      if (!swept && Date.now() - started > 20_000) {
+        swept = true;
+        const rows = await stack.sql<{ id: string; topic: string; status: string }[]>`
+          select id, topic, status from shopify_webhooks where shop_domain = ${shopDomain}`;
+        const runs = await Promise.all(
+          rows.map((r) =>
+            stack.client.workflow
+              .getHandle(`shopify-webhook-${r.id}`)
+              .describe()
+              .then((d) => d.status.name)
+              .catch((e: Error) => e.name),
+          ),
+        );
+        const sweep = await stack.client.workflow.execute(inboundEventsSweep, {
+          workflowId: `browser-sweep-${randomSuffix(6)}`,
+          taskQueue: stack.taskQueue,
+        });
+        process.stderr.write(
+          `[dashboard] no order after 20 s: webhooks ${JSON.stringify(rows)}, their workflows ${JSON.stringify(runs)}; ` +
+            `the inbound sweep then ${JSON.stringify(sweep)}\n`,
+        );
+      }
+      assert.ok(Date.now() - started < 90_000, 'the order never appeared');
       await page.waitForTimeout(500);
     }
     const order = page.locator('.order').first();
