@@ -63,6 +63,20 @@ const DEFAULT_CHAT_ORPHAN_AFTER_MS = 2 * 60_000;
 /** Chat jobs read per page by the chat-jobs sweep (a heartbeat after each). */
 export const CHAT_SWEEP_PAGE = 100;
 
+/**
+ * How a workflow ended, lower case (`terminated`, `failed`, ...); `missing` when it never existed; null while it
+ * still runs (the work is queued or slow, not orphaned).
+ */
+async function closedStatus(temporal: Client, workflowId: string): Promise<string | null> {
+  try {
+    const d = await temporal.workflow.getHandle(workflowId).describe();
+    return d.status.name === 'RUNNING' ? null : d.status.name.toLowerCase();
+  } catch (err) {
+    if (!(err instanceof WorkflowNotFoundError)) throw err;
+    return 'missing';
+  }
+}
+
 /** Housekeeping run by the maintenance schedule. Each step is idempotent, so a retried or doubled run is harmless. */
 export function createMaintenanceActivities({ sql, log, temporal, config, storage }: MaintenanceDeps) {
   const orphanAfterMs = config?.generationOrphanAfterMs ?? DEFAULT_ORPHAN_AFTER_MS;
@@ -170,16 +184,13 @@ export function createMaintenanceActivities({ sql, log, temporal, config, storag
       const stale = await staleUnfinishedGenerations(sql, orphanAfterMs);
       let recovered = 0;
       for (const { id, status, workflowId } of stale) {
-        let reason: string;
-        try {
-          // A batch item runs in its batch's workflow; a single generation in its own.
-          const d = await temporal.workflow.getHandle(workflowId).describe();
-          if (d.status.name === 'RUNNING') continue;
-          reason = `The generation's workflow ended (${d.status.name.toLowerCase()}) before it finished; the token was refunded`;
-        } catch (err) {
-          if (!(err instanceof WorkflowNotFoundError)) throw err;
-          reason = 'The generation could not be started; the token was refunded';
-        }
+        // A batch item runs in its batch's workflow; a single generation in its own.
+        const closed = await closedStatus(temporal, workflowId);
+        if (closed === null) continue;
+        const reason =
+          closed === 'missing'
+            ? 'The generation could not be started; the token was refunded'
+            : `The generation's workflow ended (${closed}) before it finished; the token was refunded`;
         const [outcome] = await failAndRefund(sql, [id], reason);
         if (outcome?.status === 'failed' && outcome.refunded) {
           recovered++;
@@ -208,15 +219,12 @@ export function createMaintenanceActivities({ sql, log, temporal, config, storag
       for (;;) {
         const page = await staleRunningChatJobs(sql, { olderThanMs, after, limit: CHAT_SWEEP_PAGE });
         for (const job of page) {
-          let error: string;
-          try {
-            const d = await temporal.workflow.getHandle(job.id).describe();
-            if (d.status.name === 'RUNNING') continue;
-            error = `The job's workflow ended (${d.status.name.toLowerCase()}) before it finished`;
-          } catch (err) {
-            if (!(err instanceof WorkflowNotFoundError)) throw err;
-            error = 'The job was never started';
-          }
+          const closed = await closedStatus(temporal, job.id);
+          if (closed === null) continue;
+          const error =
+            closed === 'missing'
+              ? 'The job was never started'
+              : `The job's workflow ended (${closed}) before it finished`;
           const out = await failChatJob(sql, { jobId: job.id, error, failure: 'generation_failed' });
           if (out.status !== 'failed' || out.duplicate) continue;
           failed++;

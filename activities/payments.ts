@@ -7,7 +7,13 @@ import { applyStoredStripeEvent, failStripeEvent, listPlans } from '../db/paymen
 import type { Config } from '../lib/config';
 import type { Logger } from '../lib/log';
 import type { PlanRow } from '../lib/payments/catalog';
-import { firstInvoiceOf, interpretEvent, subscriptionFacts, subscriptionToRetrieve } from '../lib/payments/events';
+import {
+  firstInvoiceOf,
+  interpretEvent,
+  MalformedStripeEventError,
+  subscriptionFacts,
+  subscriptionToRetrieve,
+} from '../lib/payments/events';
 import { createStripeClient, type Stripe } from '../lib/payments/stripe';
 import { PaymentErrors, type StripeEventResult, type SubscriptionFacts } from '../lib/payments/types';
 
@@ -18,9 +24,6 @@ export interface PaymentActivityDeps {
 }
 
 const fail = (type: string, message: string) => ApplicationFailure.nonRetryable(message, type);
-
-/** The event engine refused an event: the same every time, so never retried. */
-class MalformedEvent extends Error {}
 
 export function createPaymentActivities({ sql, config, log }: PaymentActivityDeps) {
   let stripe: Stripe | undefined;
@@ -92,11 +95,11 @@ export function createPaymentActivities({ sql, config, log }: PaymentActivityDep
               ...(input.subscription ? { subscription: input.subscription } : {}),
             });
           } catch (err) {
-            throw new MalformedEvent(`malformed ${ev.type} event: ${(err as Error).message}`);
+            throw new MalformedStripeEventError(`malformed ${ev.type} event: ${(err as Error).message}`);
           }
         });
       } catch (err) {
-        if (!(err instanceof MalformedEvent)) throw err;
+        if (!(err instanceof MalformedStripeEventError)) throw err;
         await failStripeEvent(sql, input.eventId, err.message);
         log.warn('stripe event failed: malformed', { eventId: input.eventId, error: err.message });
         throw fail(PaymentErrors.Malformed, err.message);

@@ -1,6 +1,8 @@
 // Storefront tables (009_storefront.sql): Shopify connections, OAuth states, published products, orders and the
 // webhooks received. Every change is keyed so a step that runs twice changes nothing the second time.
+import type postgres from 'postgres';
 import type { Sql } from './client';
+import type { Tx } from './ledger';
 
 export type ConnectionStatus = 'pending' | 'active' | 'disconnected';
 
@@ -250,8 +252,11 @@ export async function redactCustomer(
         or ${orderIds.length ? tx`shopify_order_id in ${tx(orderIds)}` : tx`false`})
       returning id`;
     const email = customer.email?.toLowerCase();
-    const webhooks = await tx`update shopify_webhooks set body = null, result = null
-      where shop_domain = ${shopDomain} and id <> ${exceptWebhookId} and (body is not null or result is not null) and (
+    const webhooks = await eraseWebhookData(
+      tx,
+      shopDomain,
+      exceptWebhookId,
+      tx`(
         ${customer.id ? tx`body->'customer'->>'id' = ${customer.id}` : tx`false`}
         or ${email ? tx`strpos(lower(body::text), ${email}) > 0 or strpos(lower(result::text), ${email}) > 0` : tx`false`}
         or ${
@@ -259,10 +264,27 @@ export async function redactCustomer(
             ? tx`(topic like 'orders/%' and (body->>'admin_graphql_api_id' in ${tx(orderIds)}
                 or ('gid://shopify/Order/' || (body->>'id')) in ${tx(orderIds)}))`
             : tx`false`
-        })
-      returning id`;
-    return { orders: rows.length, webhooks: webhooks.length };
+        })`,
+    );
+    return { orders: rows.length, webhooks };
   });
+}
+
+/**
+ * Erases the body and result of the shop's stored webhooks that still hold data and match `which`, but the
+ * redaction request's own (finishWebhook erases that one); returns how many.
+ */
+async function eraseWebhookData(
+  tx: Tx,
+  shopDomain: string,
+  exceptWebhookId: string,
+  which: postgres.PendingQuery<postgres.Row[]>,
+) {
+  const rows = await tx`update shopify_webhooks set body = null, result = null
+    where shop_domain = ${shopDomain} and id <> ${exceptWebhookId} and (body is not null or result is not null)
+      and ${which}
+    returning id`;
+  return rows.length;
 }
 
 /**
@@ -272,12 +294,10 @@ export async function redactCustomer(
 export async function redactShop(sql: Sql, shopDomain: string, exceptWebhookId: string) {
   return sql.begin(async (tx) => {
     const orders = await tx`delete from shopify_orders where shop_domain = ${shopDomain} returning id`;
-    const webhooks = await tx`update shopify_webhooks set body = null, result = null
-      where shop_domain = ${shopDomain} and id <> ${exceptWebhookId} and (body is not null or result is not null)
-      returning id`;
+    const webhooks = await eraseWebhookData(tx, shopDomain, exceptWebhookId, tx`true`);
     await tx`update shopify_connections set status = 'disconnected', access_token_enc = null, updated_at = now()
       where shop_domain = ${shopDomain}`;
-    return { orders: orders.length, webhooks: webhooks.length };
+    return { orders: orders.length, webhooks };
   });
 }
 

@@ -56,9 +56,7 @@ export async function reserveStorage(
       where s.used_bytes + excluded.used_bytes <= ${limit}::bigint
     returning used_bytes as "usedBytes"`;
   if (row) return { ok: true, usedBytes: row.usedBytes };
-  const [now] = await sql<{ usedBytes: number }[]>`
-    select used_bytes as "usedBytes" from storage_usage where user_id = ${userId}`;
-  return { ok: false, usedBytes: now?.usedBytes ?? 0 };
+  return { ok: false, usedBytes: await storageUsed(sql, userId) };
 }
 
 /** Gives back a reservation (an upload that failed or turned out to be a duplicate). */

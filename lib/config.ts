@@ -60,6 +60,11 @@ export function parseTokenPacks(v: string): TokenPack[] | string {
   return packs;
 }
 
+/** Largest value of a PostgreSQL integer column (the rate-limit tables count in int4). */
+const INT4_MAX = 2_147_483_647;
+/** An optional positive limit that fits those columns; unset means "derived from another setting". */
+const optionalLimit = () => z.coerce.number().int().min(1).max(INT4_MAX).optional();
+
 const envSchema = z.object({
   NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
@@ -167,15 +172,15 @@ const envSchema = z.object({
   // Account-wide ceilings (issue 11), on top of the per-key limits: an account's keys (and its dashboard session)
   // share these. Unset, each is 3 times its per-key counterpart (180/min, 3000/h, 30 concurrent, generate 90/min,
   // ...). Concurrent analyses per account default to the per-key concurrency (10): one key keeps the spec's 10.
-  RATE_LIMIT_ACCOUNT_PER_MINUTE: z.coerce.number().int().min(1).max(2_147_483_647).optional(),
-  RATE_LIMIT_ACCOUNT_PER_HOUR: z.coerce.number().int().min(1).max(2_147_483_647).optional(),
-  RATE_LIMIT_ACCOUNT_CONCURRENCY: z.coerce.number().int().min(1).max(2_147_483_647).optional(),
-  RATE_LIMIT_ACCOUNT_GENERATE_PER_MINUTE: z.coerce.number().int().min(1).max(2_147_483_647).optional(),
-  RATE_LIMIT_ACCOUNT_ANALYZE_PER_MINUTE: z.coerce.number().int().min(1).max(2_147_483_647).optional(),
-  RATE_LIMIT_ACCOUNT_GARMENTS_PER_MINUTE: z.coerce.number().int().min(1).max(2_147_483_647).optional(),
-  RATE_LIMIT_ACCOUNT_UPLOAD_PER_MINUTE: z.coerce.number().int().min(1).max(2_147_483_647).optional(),
-  RATE_LIMIT_ACCOUNT_PREVIEW_PER_MINUTE: z.coerce.number().int().min(1).max(2_147_483_647).optional(),
-  RATE_LIMIT_ACCOUNT_ANALYZE_CONCURRENCY: z.coerce.number().int().min(1).max(2_147_483_647).optional(),
+  RATE_LIMIT_ACCOUNT_PER_MINUTE: optionalLimit(),
+  RATE_LIMIT_ACCOUNT_PER_HOUR: optionalLimit(),
+  RATE_LIMIT_ACCOUNT_CONCURRENCY: optionalLimit(),
+  RATE_LIMIT_ACCOUNT_GENERATE_PER_MINUTE: optionalLimit(),
+  RATE_LIMIT_ACCOUNT_ANALYZE_PER_MINUTE: optionalLimit(),
+  RATE_LIMIT_ACCOUNT_GARMENTS_PER_MINUTE: optionalLimit(),
+  RATE_LIMIT_ACCOUNT_UPLOAD_PER_MINUTE: optionalLimit(),
+  RATE_LIMIT_ACCOUNT_PREVIEW_PER_MINUTE: optionalLimit(),
+  RATE_LIMIT_ACCOUNT_ANALYZE_CONCURRENCY: optionalLimit(),
   // A concurrency slot is a lease in PostgreSQL, renewed while its request runs; the slots of an instance that
   // died come back after this long.
   RATE_LIMIT_LEASE_SECONDS: int(30, 3, 3600),
@@ -401,7 +406,6 @@ export interface ChatConfig {
 /** Account-wide ceilings default to this many times the per-key limit: three keys at full speed, then they share. */
 export const ACCOUNT_FACTOR = 3;
 /** Limits go to PostgreSQL as `integer`. */
-const INT4_MAX = 2_147_483_647;
 const accountLimit = (own: number | undefined, perKey: number) => own ?? Math.min(INT4_MAX, ACCOUNT_FACTOR * perKey);
 
 export interface RateLimitConfig {

@@ -70,15 +70,21 @@ async function waitFor(
 ): Promise<void> {
   const { proc, signal } = opts;
   const until = Date.now() + deadlineMs;
-  while (Date.now() < until) {
+  try {
+    while (Date.now() < until) {
+      signal?.throwIfAborted();
+      if (proc && proc.exitCode !== null)
+        throw new Error(`${what} exited with code ${proc.exitCode} before it was ready`);
+      if (await probe()) return;
+      await sleepMs(200, signal, false);
+    }
     signal?.throwIfAborted();
-    if (proc && proc.exitCode !== null)
-      throw new Error(`${what} exited with code ${proc.exitCode} before it was ready`);
-    if (await probe()) return;
-    await sleepMs(200, signal, false);
+    throw new Error(`${what} was not ready within ${Math.round(deadlineMs / 1000)} s`);
+  } catch (err) {
+    // a server that did not become ready, or whose start was cancelled, is stopped before the caller hears of it
+    if (proc) await stopProcess(proc, what, ABORT_GRACE_MS);
+    throw err;
   }
-  signal?.throwIfAborted();
-  throw new Error(`${what} was not ready within ${Math.round(deadlineMs / 1000)} s`);
 }
 
 /**
@@ -251,7 +257,7 @@ function serverProcess(pg: object): ChildProcess | undefined {
 }
 
 /** `work`'s outcome, or a rejection with the signal's reason as soon as `signal` aborts (work is not stopped). */
-export function untilAborted<T>(work: Promise<T>, signal?: AbortSignal): Promise<T> {
+function untilAborted<T>(work: Promise<T>, signal?: AbortSignal): Promise<T> {
   if (!signal) return work;
   work.catch(() => {}); // its failure after an abort is nobody's concern
   if (signal.aborted) return Promise.reject(signal.reason as Error);
@@ -406,7 +412,7 @@ async function sdkDownload(dir: string, log: Log, signal?: AbortSignal): Promise
  *   a data folder from before this setting still holds in the other partitions are delivered.
  * Together they are most of what raised the rate of applied Stripe events from ~30/s to ~60-70/s on 2 cores.
  */
-export const TEMPORAL_DEV_DYNAMIC_CONFIG: Record<string, string | number | boolean> = {
+const TEMPORAL_DEV_DYNAMIC_CONFIG: Record<string, string | number | boolean> = {
   'system.forceSearchAttributesCacheRefreshOnRead': false,
   'matching.numTaskqueueWritePartitions': 1,
 };
@@ -470,12 +476,7 @@ export async function startTemporalDev(opts: {
   const out = openSync(opts.logFile, 'a');
   opts.signal?.throwIfAborted();
   const proc = spawn(opts.cli, args, { stdio: ['ignore', out, out], detached: false });
-  await waitFor('Temporal dev server', 120_000, () => portOpen(opts.port), { proc, signal: opts.signal }).catch(
-    async (err: unknown) => {
-      await stopProcess(proc, 'Temporal dev server', ABORT_GRACE_MS);
-      throw err;
-    },
-  );
+  await waitFor('Temporal dev server', 120_000, () => portOpen(opts.port), { proc, signal: opts.signal });
   return {
     address: `127.0.0.1:${opts.port}`,
     uiUrl: opts.uiPort ? `http://localhost:${opts.uiPort}` : undefined,
@@ -564,10 +565,7 @@ export async function startMinio(opts: {
       return false;
     }
   };
-  await waitFor('MinIO', 60_000, live, { proc, signal }).catch(async (err: unknown) => {
-    await stopProcess(proc, 'MinIO', ABORT_GRACE_MS);
-    throw err;
-  });
+  await waitFor('MinIO', 60_000, live, { proc, signal });
   return { endpoint, stop: () => stopProcess(proc, 'MinIO', 10_000) };
 }
 
@@ -630,7 +628,7 @@ export async function startStripeMock(opts: {
   };
   await waitFor('stripe-mock', 60_000, () => portOpen(opts.port), { proc, signal: opts.signal }).catch(
     async (err: unknown) => {
-      await stop(ABORT_GRACE_MS);
+      await stop(ABORT_GRACE_MS); // waitFor stopped the process; this also removes its socket file
       throw err;
     },
   );

@@ -20,7 +20,7 @@ import { idempotencyKeyHeader } from '../http/schemas';
 /** Headers of an answer that belong to it and are replayed; the rest (rate limits, request id) are the replay's own. */
 const STORED_HEADERS = ['content-type', 'location', 'preference-applied', 'x-tokens-remaining'] as const;
 
-export const REPLAYED_HEADER = 'Idempotent-Replayed';
+const REPLAYED_HEADER = 'Idempotent-Replayed';
 
 export interface IdempotencyOptions {
   /** What the fingerprint hashes besides the method and the route: the body as received, or what stands for it. */

@@ -59,8 +59,7 @@ export const INVALID_HMAC = 'Invalid HMAC';
 export const INVALID_STATE = 'Invalid state: the authorization took too long or was abandoned';
 export const NOT_CONNECTED = 'Store is not connected';
 
-export const NOT_CONFIGURED =
-  'Storefront is not configured: set SHOPIFY_API_KEY, SHOPIFY_API_SECRET and TOKEN_ENCRYPTION_KEY';
+const NOT_CONFIGURED = 'Storefront is not configured: set SHOPIFY_API_KEY, SHOPIFY_API_SECRET and TOKEN_ENCRYPTION_KEY';
 
 /** The Shopify gateway and the token key; 503 when the storefront is not configured (production without Shopify). */
 function configured(deps: AppDeps): { g: ShopifyGateway; tokenKey: Buffer } {
