@@ -7,6 +7,14 @@ import type { AppDeps } from '../context';
 
 export const WEB_DIR = path.resolve(__dirname, '../../web');
 
+/**
+ * The dashboard's pages as server paths. Outside services send the browser back to these (Stripe's checkout
+ * success_url and cancel_url, the portal's return_url, the Shopify OAuth callback's redirect): each one redirects to
+ * the page's hash route with the same query, so `/billing?checkout=success` opens `/#/billing?checkout=success`.
+ * Any other path stays a 404.
+ */
+export const APP_PAGES = ['studio', 'designs', 'keys', 'billing', 'chat', 'storefront', 'signin', 'signup'] as const;
+
 export function dashboardRoutes(deps: AppDeps): Router {
   const r = Router();
   const own = new URL(deps.config.publicBaseUrl).origin;
@@ -23,6 +31,12 @@ export function dashboardRoutes(deps: AppDeps): Router {
     "form-action 'self'",
     "frame-ancestors 'none'",
   ].join('; ');
+  for (const page of APP_PAGES)
+    r.get(`/${page}`, (req, res) => {
+      const q = req.originalUrl.indexOf('?');
+      res.setHeader('Cache-Control', 'no-store');
+      res.redirect(302, `/#/${page}${q >= 0 ? req.originalUrl.slice(q) : ''}`);
+    });
   r.use(
     express.static(WEB_DIR, {
       index: 'index.html',
