@@ -30,17 +30,18 @@ export const partBError = z.looseObject({ error: z.string() }).meta({
 
 // ------------------------------------------------------------------ accounts and keys
 
-export const userResource = z
-  .object({
-    user: z.object({
-      id: z.string(),
-      email: z.email(),
-      plan: z.object({ id: z.string(), name: z.string() }),
-      tokenBalance: z.number().int(),
-      createdAt: timestamp,
-    }),
-  })
-  .meta({ id: 'Account' });
+const accountUser = z.object({
+  id: z.string(),
+  email: z.email(),
+  plan: z.object({ id: z.string(), name: z.string() }),
+  tokenBalance: z.number().int(),
+  createdAt: timestamp,
+});
+
+export const userResource = z.object({ user: accountUser }).meta({ id: 'Account' });
+
+/** GET /api/auth/session: the signed-in account, or null for a visitor without a valid session. */
+export const sessionResource = z.object({ user: accountUser.nullable() }).meta({ id: 'SessionCheck' });
 
 const keyStatus = z.enum(['active', 'revoked', 'expired']);
 

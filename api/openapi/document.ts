@@ -176,6 +176,14 @@ function register(registry: OpenAPIRegistry): void {
     security: SESSION,
     responses: { 200: json(R.userResource, 'the account'), ...partBErrors(401) },
   });
+  path({
+    method: 'get',
+    path: '/api/auth/session',
+    tags: ['Account'],
+    summary: 'Who is signed in: the account, or {user: null} without a valid session (never 401)',
+    security: PUBLIC,
+    responses: { 200: json(R.sessionResource, 'the account, or null when signed out') },
+  });
 
   // ---------------------------------------------------------------- keys and the signing secret (session)
   path({

@@ -1,4 +1,4 @@
-// Part B account routes: signup, login, logout, me. The spec only says "session"; these routes are ours.
+// Part B account routes: signup, login, logout, me, session. The spec only says "session"; these routes are ours.
 import { Router, type Request } from 'express';
 import { tokenBalance } from '../../db/ledger';
 import { userId } from '../../lib/ids';
@@ -17,6 +17,7 @@ import {
   destroySession,
   readCookie,
   requireSession,
+  sessionUser,
   setSessionCookie,
 } from '../auth/sessions';
 import type { AppDeps } from '../context';
@@ -114,6 +115,18 @@ export function authRoutes(deps: AppDeps): Router {
   r.get('/auth/me', requireSession(deps), async (req, res) => {
     if (!req.user) throw new ApiError(500, 'internal_error', 'session user missing');
     res.json({ user: await describeUser(deps, req.user) });
+  });
+
+  // The dashboard's sign-in check: who is signed in, if anyone. 200 with {user: null} for a signed-out visitor (or an
+  // expired or unknown session) where /auth/me answers 401, so a first visit costs no failed request (browsers log
+  // every 4xx answer as a console error).
+  r.get('/auth/session', async (req, res) => {
+    const user = await sessionUser(deps, req).catch((err: unknown) => {
+      if (err instanceof ApiError && err.status === 401) return null;
+      throw err;
+    });
+    res.setHeader('Cache-Control', 'no-store');
+    res.json({ user: user ? await describeUser(deps, user) : null });
   });
 
   return r;

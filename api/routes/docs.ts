@@ -29,6 +29,8 @@ const PAGE = `<!doctype html>
     <meta charset="utf-8" />
     <meta name="viewport" content="width=device-width, initial-scale=1" />
     <title>API reference: apparel mockup service</title>
+    <link rel="icon" href="/favicon.ico" sizes="16x16 32x32 48x48" />
+    <link rel="icon" href="/favicon.svg" type="image/svg+xml" />
     <style>body { margin: 0; font-family: system-ui, sans-serif; } .back { position: fixed; right: 1rem; bottom: 1rem; z-index: 10; background: #1d4ed8; color: #fff; padding: .5rem .8rem; border-radius: .4rem; text-decoration: none; }</style>
   </head>
   <body>

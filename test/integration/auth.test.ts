@@ -116,6 +116,28 @@ describe('accounts and sessions (/api/auth)', () => {
     assert.equal(expired.status, 401);
     assert.deepEqual(Object.keys(expired.body), ['error']);
   });
+
+  it('answers the sign-in check /session with 200: the account when signed in, {user: null} otherwise', async () => {
+    const none = await http(stack.baseUrl, 'GET', '/api/auth/session');
+    assert.equal(none.status, 200);
+    assert.deepEqual(none.body, { user: null });
+    assert.equal(none.headers.get('cache-control'), 'no-store');
+    const forged = await http(stack.baseUrl, 'GET', '/api/auth/session', {
+      cookie: `${stack.config.sessionCookieName}=${'A'.repeat(43)}`,
+    });
+    assert.equal(forged.status, 200);
+    assert.deepEqual(forged.body, { user: null });
+    const s = await signup(stack.baseUrl);
+    const signedIn = await http(stack.baseUrl, 'GET', '/api/auth/session', { cookie: s.cookie });
+    assert.equal(signedIn.status, 200);
+    const me = await http(stack.baseUrl, 'GET', '/api/auth/me', { cookie: s.cookie });
+    assert.deepEqual(signedIn.body, me.body);
+    assert.equal(signedIn.body.user.email, s.user.email);
+    await stack.sql`update sessions set expires_at = now() - interval '1 second' where user_id = ${s.user.id}`;
+    const expired = await http(stack.baseUrl, 'GET', '/api/auth/session', { cookie: s.cookie });
+    assert.equal(expired.status, 200);
+    assert.deepEqual(expired.body, { user: null });
+  });
 });
 
 describe('session cookie on an https public URL', () => {

@@ -131,6 +131,9 @@ describe('OpenAPI document (GET /api/v1/openapi.json) and the reference (GET /do
     const acct = await account(stack.baseUrl);
     const me = await http(stack.baseUrl, 'GET', '/api/auth/me', { cookie: acct.cookie });
     fits(R.userResource, me.body, 'GET /api/auth/me');
+    const check = await http(stack.baseUrl, 'GET', '/api/auth/session', { cookie: acct.cookie });
+    fits(R.sessionResource, check.body, 'GET /api/auth/session');
+    fits(R.sessionResource, (await http(stack.baseUrl, 'GET', '/api/auth/session')).body, 'GET /api/auth/session');
     const keys = await http(stack.baseUrl, 'GET', '/api/v1/keys', { cookie: acct.cookie });
     fits(R.keyList, keys.body, 'GET /api/v1/keys');
     const created = await http(stack.baseUrl, 'POST', '/api/v1/keys', { cookie: acct.cookie, json: { name: 'x' } });
@@ -210,6 +213,17 @@ describe('OpenAPI document (GET /api/v1/openapi.json) and the reference (GET /do
     const srcs = [...page.text.matchAll(/<(?:script|link)[^>]+(?:src|href)="([^"]+)"/g)].map((m) => m[1]!);
     assert.ok(srcs.length > 0);
     for (const s of srcs) assert.ok(s.startsWith('/'), `the page loads ${s} from elsewhere`);
+    // its icon (and the one browsers ask /favicon.ico for by themselves) is served: a real ICO and the SVG
+    assert.ok(srcs.includes('/favicon.ico') && srcs.includes('/favicon.svg'));
+    const ico = await fetch(`${stack.baseUrl}/favicon.ico`);
+    assert.equal(ico.status, 200);
+    assert.match(ico.headers.get('content-type')!, /^image\/(x-icon|vnd\.microsoft\.icon)/);
+    const bytes = Buffer.from(await ico.arrayBuffer());
+    assert.deepEqual([...bytes.subarray(0, 4)], [0, 0, 1, 0], 'an ICO header');
+    assert.ok(bytes.readUInt16LE(4) >= 1, 'with at least one image');
+    const svg = await fetch(`${stack.baseUrl}/favicon.svg`);
+    assert.equal(svg.status, 200);
+    assert.match(svg.headers.get('content-type')!, /^image\/svg\+xml/);
     assert.match(page.text, /"url":"\/api\/v1\/openapi.json"/);
     assert.match(page.text, /"withDefaultFonts":false/);
     const bundle = await fetch(`${stack.baseUrl}/docs/assets/standalone.js`);

@@ -45,16 +45,6 @@ export async function api(method, path, body, opts = {}) {
   return opts.withResponse ? { data, res } : data;
 }
 
-/** True when a route exists: for features other branches build (payments, chat), a 404 means "not yet". */
-export async function exists(path) {
-  try {
-    const res = await fetch(path, { credentials: 'same-origin', headers: { accept: 'application/json' } });
-    return res.status !== 404;
-  } catch {
-    return false;
-  }
-}
-
 /** Multipart upload with progress events (fetch has none for request bodies). Resolves the upload resource. */
 export function uploadWithProgress(file, onProgress) {
   return new Promise((resolve, reject) => {

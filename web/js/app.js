@@ -1,6 +1,6 @@
 // The dashboard: a small client app served by the API at / (plain ES modules, no build step). Hash routes
 // (#/studio, #/keys, ...) so every page is a static file; the session cookie authenticates every call.
-import { api, exists } from './api.js';
+import { api } from './api.js';
 import { renderShell, session, refreshUser } from './state.js';
 import { announce, render } from './dom.js';
 import { accountPage } from './pages/account.js';
@@ -84,8 +84,6 @@ document.getElementById('signout').addEventListener('click', async () => {
 window.addEventListener('hashchange', route);
 
 async function start() {
-  const [payments, chat] = await Promise.all([exists('/api/payments/plans'), exists('/api/chat/threads')]);
-  session.features = { payments, chat };
   await refreshUser();
   await route();
 }

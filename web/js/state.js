@@ -1,16 +1,20 @@
-// Who is signed in, which optional features this server has, and the header that shows them.
+// Who is signed in, and the header that shows them.
 import { api } from './api.js';
 import { announce } from './dom.js';
 
-/** The signed-in user ({id, email, plan, tokenBalance}) or null; features that exist on this server. */
-export const session = { user: null, features: { payments: false, chat: false } };
+/** The signed-in user ({id, email, plan, tokenBalance}) or null. */
+export const session = { user: null };
 
-/** Re-reads the account (plan, balance), e.g. at start, after a purchase or a chat job. */
+/**
+ * Re-reads the account (plan, balance), e.g. at start, after a purchase or a chat job. GET /api/auth/session answers
+ * 200 with `{user: null}` for a signed-out visitor, so checking costs no failed request (a browser logs every 4xx
+ * as a console error).
+ */
 export async function refreshUser() {
   try {
-    session.user = (await api('GET', '/api/auth/me')).user;
+    session.user = (await api('GET', '/api/auth/session')).user;
   } catch (err) {
-    if (err.status !== 401) announce(err.message, 'error');
+    announce(err.message, 'error');
     session.user = null;
   }
   renderShell();
@@ -25,7 +29,6 @@ export function renderShell() {
   const u = session.user;
   document.getElementById('nav').hidden = !u;
   document.getElementById('account').hidden = !u;
-  document.getElementById('nav-chat').hidden = !session.features.chat;
   if (u) {
     document.getElementById('account-email').textContent = u.email;
     showBalance(u.tokenBalance, u.plan?.name);

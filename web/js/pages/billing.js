@@ -1,7 +1,6 @@
-// Page 5: billing. The balance and plan always (GET /api/auth/me). The plans and token packs, checkout, the customer
-// portal and the subscription state come from the payment routes (issue 12) and appear once they exist on this
-// server: GET /api/payments/plans answering 404 means payments are not built here yet.
-import { api, exists } from '../api.js';
+// Page 5: billing. The balance and plan (GET /api/auth/session), the plans and token packs, checkout, the customer
+// portal and the subscription state (the payment routes, issue 12).
+import { api } from '../api.js';
 import { busy, errorBox, h, heading, render, usd, when } from '../dom.js';
 import { refreshUser, session } from '../state.js';
 
@@ -22,21 +21,6 @@ export async function billingPage(main, ctx) {
   );
   const body = h('div', {});
   render(main, heading('Billing'), summary, body);
-
-  const hasPayments = await exists('/api/payments/plans');
-  if (!ctx.isCurrent()) return;
-  session.features.payments = hasPayments;
-  if (!hasPayments) {
-    render(
-      body,
-      h(
-        'p',
-        { class: 'notice' },
-        'Buying plans and token packs is not available on this server yet. Your free monthly allowance renews each month.',
-      ),
-    );
-    return;
-  }
 
   const out = h('div', { 'aria-live': 'polite' });
   const checkout = (priceId, mode, button) =>

@@ -1,8 +1,7 @@
-// Page 6: design chat (issue 13: POST /api/chat, GET /api/chat/threads[/<id>], GET /api/chat/jobs/<id>). Shown
-// once the chat routes exist on this server (GET /api/chat/threads answering 404 means not built here yet).
-import { allGarments, api, exists } from '../api.js';
+// Page 6: design chat (issue 13: POST /api/chat, GET /api/chat/threads[/<id>], GET /api/chat/jobs/<id>).
+import { allGarments, api } from '../api.js';
 import { announce, busy, errorBox, field, h, heading, render, when } from '../dom.js';
-import { refreshUser, renderShell, session } from '../state.js';
+import { refreshUser } from '../state.js';
 
 const MODELS = [
   { id: 'nano-banana', tokens: 12, label: 'standard, about 5 s' },
@@ -43,26 +42,6 @@ function gallery(m) {
 }
 
 export async function chatPage(main, ctx) {
-  const available = await exists('/api/chat/threads');
-  if (!ctx.isCurrent()) return;
-  if (available !== session.features.chat) {
-    session.features.chat = available; // the routes landed (or went) since the app started: show the menu item
-    renderShell();
-  }
-  if (!available) {
-    render(
-      main,
-      heading('Design chat'),
-      h(
-        'p',
-        { class: 'notice' },
-        'Design chat is not available on this server yet. Upload your own designs meanwhile.',
-      ),
-      h('a', { class: 'button', href: '#/designs' }, 'Upload a design'),
-    );
-    return;
-  }
-
   const threadList = h('ul', { class: 'threads' });
   const thread = h('div', { class: 'thread', 'aria-live': 'polite' });
   let threadId = ctx.params.get('thread');

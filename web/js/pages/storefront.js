@@ -1,18 +1,10 @@
 // Page 7: storefront (issue 14, preview). Connect a Shopify store (OAuth: the shop's authorize page sends the
 // browser back to /?storefront=connected), the connections, publish a generation as a product, the products, and
 // the orders with a fulfilment form.
-import { api, exists } from '../api.js';
+import { api } from '../api.js';
 import { announce, busy, errorBox, field, h, heading, render, usd, when } from '../dom.js';
 
 export async function storefrontPage(main, ctx) {
-  if (!(await exists('/api/storefront/connect'))) {
-    render(
-      main,
-      heading('Storefront'),
-      h('p', { class: 'notice' }, 'The storefront integration is not available on this server.'),
-    );
-    return;
-  }
   const connected = ctx.params.get('connected');
   const connList = h('div', {});
   const productList = h('div', { class: 'table-wrap' });
