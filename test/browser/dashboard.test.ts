@@ -107,6 +107,18 @@ describe('dashboard in a real browser', function () {
     assert.deepEqual(problems, [], `${where}: low contrast: ${problems.join('; ')}`);
   }
 
+  /**
+   * A check that provokes an error answer on purpose (a 402, a 429): Chromium logs "Failed to load resource" for any
+   * 4xx. Takes the problems recorded so far, which must be exactly that one console error.
+   */
+  function expectLogged(what: RegExp) {
+    const problems = browser!.takeProblems();
+    assert.ok(
+      problems.length === 1 && what.test(problems[0]!),
+      `expected only ${what} to be logged, got:\n${problems.join('\n')}`,
+    );
+  }
+
   /** The token balance the header shows ("49 tokens · Free"). */
   async function shownBalance(): Promise<number> {
     const text = await page.locator('#account-balance').innerText();
@@ -387,6 +399,8 @@ describe('dashboard in a real browser', function () {
       await page.getByText('Preview up to date').waitFor({ timeout: 10_000 });
       assert.ok(sent.length >= before + 2);
       assert.ok(sent[sent.length - 1]! - sent[before]! >= 900);
+      // Chromium logs the 429 this test answers on purpose ("Failed to load resource"): that one and nothing else
+      expectLogged(/status of 429 \(Too Many Requests\)/);
     } finally {
       await page.unroute(`${origin}/api/v1/preview`);
     }
@@ -432,6 +446,7 @@ describe('dashboard in a real browser', function () {
     await page.getByLabel('Model').selectOption('nano-banana-pro-4k');
     await page.getByRole('button', { name: 'Create design' }).click();
     await page.getByRole('alert').getByText(`Token balance too low (needs 90, you have ${balance})`).waitFor();
+    expectLogged(/status of 402 \(Payment Required\)/);
 
     await page.getByLabel('Model').selectOption('nano-banana');
     await page.locator('.garment-picks input[type=checkbox]').first().check();
