@@ -151,8 +151,17 @@ describe('dashboard in a real browser', function () {
   });
 
   it('signs up, and sends the signed-out visitor to sign in', async () => {
+    // a signed-out visitor's first visit: no request fails (the sign-in check answers 200 {user: null}), so nothing
+    // is logged either (the harness fails the test on a console error)
+    const failed: string[] = [];
+    const onResponse = (r: { status(): number; url(): string }) => {
+      if (r.status() >= 400) failed.push(`${r.status()} ${r.url()}`);
+    };
+    page.on('response', onResponse);
     await page.goto(`${origin}/`);
     await onPage(page, 'Sign in');
+    page.off('response', onResponse);
+    assert.deepEqual(failed, [], `failed requests: ${failed.join(', ')}`);
     assert.match(page.url(), /#\/signin$/);
     await assertLabelled('sign in');
     await assertContrast('sign in');
