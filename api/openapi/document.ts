@@ -14,6 +14,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import type { Config } from '../../lib/config';
+import { APP_PAGES } from '../routes/dashboard';
 import * as B from '../http/app-schemas';
 import * as R from '../http/resources';
 import * as A from '../http/schemas';
@@ -120,6 +121,21 @@ function register(registry: OpenAPIRegistry): void {
     security: PUBLIC,
     responses: { 200: { description: 'HTML page', content: { 'text/html': { schema: { type: 'string' } } } } },
   });
+  // The dashboard's pages as server paths (the return addresses handed to Stripe and Shopify)
+  for (const page of APP_PAGES)
+    path({
+      method: 'get',
+      path: `/${page}`,
+      tags: ['Service'],
+      summary: `The dashboard's ${page} page: redirects to /#/${page} with the same query`,
+      security: PUBLIC,
+      responses: {
+        302: {
+          description: 'to the page',
+          headers: { Location: { schema: { type: 'string' }, description: `/#/${page}?<the same query>` } },
+        },
+      },
+    });
   path({
     method: 'get',
     path: '/api/v1/openapi.json',
