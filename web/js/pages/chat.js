@@ -38,8 +38,8 @@ function publishAction(jobId, img, store) {
     return h(
       'small',
       { class: 'publish-note' },
-      'No store connected: ',
-      h('a', { href, 'aria-label': `Connect a store in Storefront to sell ${img.label}` }, 'connect one in Storefront'),
+      'No store connected: connect one in ',
+      h('a', { href, 'aria-label': `Storefront: connect a store to sell ${img.label}` }, 'Storefront'),
       ' to sell it.',
     );
   return h('a', { href, class: 'button publish', 'aria-label': `Publish to store: ${img.label}` }, 'Publish to store');
