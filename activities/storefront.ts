@@ -16,6 +16,7 @@ import {
   markOrderFulfilled,
   markPublished,
   markPublishFailed,
+  productMediaKey,
   publishedByShopifyIds,
   redactCustomer,
   redactShop,
@@ -91,10 +92,14 @@ export function createStorefrontActivities({ sql, config, log }: StorefrontActiv
       const p = await getPublishedProduct(sql, publishedProductId);
       if (!p) throw fail(StorefrontErrors.NotFound, `published product ${publishedProductId} not found`);
       const token = tokenOf(await getConnection(sql, p.connectionId));
-      const [gen] = await sql<{ status: string; mockupKey: string | null }[]>`
-        select status, mockup_key as "mockupKey" from generations where id = ${p.generationId}`;
-      if (!gen?.mockupKey || gen.status !== 'completed')
-        throw fail(StorefrontErrors.NotFound, `generation ${p.generationId} has no mockup`);
+      const mediaKey = await productMediaKey(sql, p);
+      if (!mediaKey)
+        throw fail(
+          StorefrontErrors.NotFound,
+          p.generationId
+            ? `generation ${p.generationId} has no mockup`
+            : `chat job ${p.chatJobId} has no mockup ${p.mockupIndex}`,
+        );
       const price = (p.basePriceCents / 100).toFixed(2);
       const handle = `mockup-${p.id.replace(/_/g, '-')}`;
       const data = await call(() =>
@@ -108,7 +113,7 @@ export function createStorefrontActivities({ sql, config, log }: StorefrontActiv
             status: 'ACTIVE',
             productOptions: [{ name: 'Size', position: 1, values: p.sizes.map((name) => ({ name })) }],
             variants: p.sizes.map((size) => ({ optionValues: [{ optionName: 'Size', name: size }], price })),
-            files: [{ originalSource: fileUrl(config, gen.mockupKey!), contentType: 'IMAGE', alt: p.title }],
+            files: [{ originalSource: fileUrl(config, mediaKey), contentType: 'IMAGE', alt: p.title }],
           },
         }),
       );

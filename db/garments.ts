@@ -48,3 +48,10 @@ export async function getGarment(sql: Sql, id: string): Promise<GarmentRow | und
   const [row] = await findGarments(sql, { id, limit: 1 });
   return row;
 }
+
+/** The garment whose colour has this storage key as its front or back blank image (a catalogue blank), or undefined. */
+export async function garmentOfBlankKey(sql: Sql, key: string): Promise<GarmentRow | undefined> {
+  const [row] = await sql<{ garmentId: string }[]>`
+    select garment_id as "garmentId" from garment_colors where front_key = ${key} or back_key = ${key} limit 1`;
+  return row ? getGarment(sql, row.garmentId) : undefined;
+}

@@ -40,9 +40,51 @@ export const callbackQuery = z
 /** Ids of storefront records: connections `shc_…`, orders `ord_…`. */
 export const storefrontIdParam = (prefix: string) => z.string().regex(new RegExp(`^${prefix}_[a-z0-9_]{1,60}$`));
 
+/** The mockup a product is made from: a generation's, or one of a design-chat job's (issue 20). */
+const mockupSourceFields = {
+  generationId: z
+    .string()
+    .min(1)
+    .max(100)
+    .optional()
+    .meta({ description: "a completed generation of the user's: its mockup is the media. Or chatJobId + mockupIndex" }),
+  chatJobId: z.string().min(1).max(100).optional().meta({
+    description:
+      "a completed design-chat job of the user's (the chat's jobId, job_<…>: GET /api/chat/jobs/<jobId>, the thread's messages[].jobId). With mockupIndex; instead of generationId",
+  }),
+};
+const MOCKUP_INDEX_HINT =
+  "which of the job's mockups: its index (from 0) in the chat result's `mockups` array; with chatJobId";
+
+export const MOCKUP_SOURCE_MESSAGE = 'give exactly one mockup to publish: generationId, or chatJobId with mockupIndex';
+
+/** Exactly one source: generationId, or chatJobId with mockupIndex. */
+function oneMockupSource(
+  b: { generationId?: string; chatJobId?: string; mockupIndex?: number },
+  ctx: z.RefinementCtx,
+): void {
+  const chat = b.chatJobId !== undefined || b.mockupIndex !== undefined;
+  if (b.generationId !== undefined && chat) {
+    ctx.addIssue({ code: 'custom', path: [], message: `${MOCKUP_SOURCE_MESSAGE}, not both` });
+  } else if (b.generationId === undefined && !chat) {
+    ctx.addIssue({ code: 'custom', path: [], message: MOCKUP_SOURCE_MESSAGE });
+  } else if (chat && b.chatJobId === undefined) {
+    ctx.addIssue({ code: 'custom', path: ['chatJobId'], message: 'is required with mockupIndex' });
+  } else if (chat && b.mockupIndex === undefined) {
+    ctx.addIssue({ code: 'custom', path: ['mockupIndex'], message: 'is required with chatJobId' });
+  }
+}
+
 export const publishBody = z
   .object({
-    generationId: z.string().min(1).max(100).meta({ description: 'a completed generation: its mockup is the media' }),
+    ...mockupSourceFields,
+    mockupIndex: z
+      .number({ message: 'must be a whole number from 0' })
+      .int('must be a whole number from 0')
+      .min(0, 'must be a whole number from 0')
+      .max(99, 'must be at most 99')
+      .optional()
+      .meta({ description: MOCKUP_INDEX_HINT }),
     connectionId: z.string().min(1).max(100),
     title: z.string().trim().min(1).max(255),
     description: z.string().max(5000).optional(),
@@ -53,9 +95,34 @@ export const publishBody = z
       .max(100)
       .refine((a) => new Set(a).size === a.length, 'must not repeat a size')
       .optional()
-      .meta({ description: "default: the garment's sizes" }),
+      .meta({ description: "default: the garment's sizes (required for a chat mockup on a non-catalogue blank)" }),
   })
-  .meta({ id: 'PublishRequest' });
+  .superRefine(oneMockupSource)
+  .meta({
+    id: 'PublishRequest',
+    description: 'exactly one mockup source: generationId, or chatJobId with mockupIndex',
+  });
+
+/** GET /api/storefront/costs: the same source as publishing, and optionally the price to work the margin at. */
+export const costsQuery = z
+  .object({
+    ...mockupSourceFields,
+    mockupIndex: z
+      .string()
+      .regex(/^\d{1,2}$/, 'must be a whole number from 0 to 99')
+      .transform(Number)
+      .optional()
+      .meta({ description: MOCKUP_INDEX_HINT }),
+    price: z
+      .string()
+      .regex(/^\d{1,6}(\.\d{1,2})?$/, 'must be an amount in USD with at most two decimals, e.g. 59.99')
+      .transform(Number)
+      .refine((n) => n > 0 && n <= 100_000, 'must be more than 0 and at most 100000')
+      .optional()
+      .meta({ description: 'USD per unit to work the margin at; default 59.99' }),
+  })
+  .superRefine(oneMockupSource)
+  .meta({ description: 'exactly one mockup source: generationId, or chatJobId with mockupIndex' });
 
 export const fulfillmentBody = z
   .object({

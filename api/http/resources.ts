@@ -275,15 +275,48 @@ export const connectionResource = z
   })
   .meta({ id: 'StoreConnection' });
 
+const usdAmount = (description: string) => z.number().meta({ description });
+
+/** Unit economics (issue 20, lib/storefront/economics.ts): USD per unit, rounded to the cent. */
+export const unitCosts = z
+  .object({
+    print: usdAmount('printing the design: 30'),
+    blank: usdAmount("the blank garment: the garment's basePrice, or 15 when the mockup is not on a catalogue garment"),
+    fulfillment: usdAmount('fulfilment: 5'),
+    total: usdAmount('print + blank + fulfillment'),
+  })
+  .meta({
+    id: 'UnitCosts',
+    description:
+      'Estimated cost of one front-printed item, USD per unit. Computed in whole cents (inputs rounded to the cent, half away from zero)',
+  });
+const margin = usdAmount('price − costs.total, USD per unit, exact in cents (negative below cost)');
+
 export const productResource = z
   .object({
     id: z.string().meta({ description: 'pub_<…>' }),
     status: storefrontStatus('publishing', 'published', 'failed'),
-    generationId: z.string(),
+    source: storefrontStatus('generation', 'chat').meta({
+      description:
+        'where the media came from: a generation (generationId) or a design-chat mockup (chatJobId, mockupIndex)',
+    }),
+    generationId: z.string().nullable().meta({ description: 'the generation published; null for a chat mockup' }),
+    chatJobId: z.string().nullable().meta({ description: 'the design-chat job whose mockup was published; else null' }),
+    mockupIndex: z
+      .number()
+      .int()
+      .nullable()
+      .meta({ description: "the mockup's index in that job's `mockups`; null for a generation" }),
+    garmentId: z
+      .string()
+      .nullable()
+      .meta({ description: 'the catalogue garment the mockup is on; null for a chat mockup on a foreign blank' }),
     connectionId: z.string(),
     title: z.string(),
     price: z.number(),
     sizes: z.array(z.string()),
+    costs: unitCosts,
+    margin,
     productId: z.string().nullable(),
     handle: z.string().nullable(),
     adminUrl: z.string().nullable(),
@@ -292,6 +325,25 @@ export const productResource = z
     publishedAt: timestamp.nullable(),
   })
   .meta({ id: 'PublishedProduct' });
+
+export const costEstimate = z
+  .object({
+    source: storefrontStatus('generation', 'chat'),
+    generationId: z.string().nullable(),
+    chatJobId: z.string().nullable(),
+    mockupIndex: z.number().int().nullable(),
+    imageUrl: z.string().meta({ description: 'the mockup that would be the product image' }),
+    garmentId: z.string().nullable(),
+    garmentName: z.string().nullable(),
+    sizes: z
+      .array(z.string())
+      .meta({ description: "the garment's sizes (what publishing defaults to); [] without one" }),
+    price: usdAmount('the price the margin is worked at: ?price, default the suggested 59.99'),
+    suggestedPrice: usdAmount('the suggested retail starting price, 59.99'),
+    costs: unitCosts,
+    margin,
+  })
+  .meta({ id: 'StorefrontCostEstimate' });
 
 export const orderResource = z
   .object({
@@ -331,8 +383,11 @@ export const publishAnswer = z
       status: z.literal('published'),
       productId: z.string().nullable(),
       adminUrl: z.string().nullable(),
+      price: z.number(),
+      costs: unitCosts,
+      margin,
     }),
-    z.object({ id: z.string(), status: z.literal('publishing') }),
+    z.object({ id: z.string(), status: z.literal('publishing'), price: z.number(), costs: unitCosts, margin }),
   ])
   .meta({ id: 'PublishResult' });
 export const productList = z.object({ products: z.array(productResource) }).meta({ id: 'PublishedProducts' });

@@ -467,7 +467,10 @@ function register(registry: OpenAPIRegistry): void {
     method: 'post',
     path: '/api/storefront/publish',
     tags: ['Storefront'],
-    summary: "Publish a completed generation's mockup as a product",
+    summary: "Publish a mockup as a product: a completed generation's, or a completed design-chat job's",
+    description:
+      'Exactly one source: `generationId`, or `chatJobId` with `mockupIndex` (else 400). The source not the ' +
+      "user's (or no such mockup) 404, not completed 409. Both answers carry the unit `price`, `costs` and `margin`.",
     security: SESSION,
     request: { body: { required: true, content: { 'application/json': { schema: B.publishBody } } } },
     responses: {
@@ -475,6 +478,19 @@ function register(registry: OpenAPIRegistry): void {
       202: json(R.publishAnswer, 'still publishing'),
       ...partBErrors(400, 401, 404, 409, 502, 503),
     },
+  });
+  path({
+    method: 'get',
+    path: '/api/storefront/costs',
+    tags: ['Storefront'],
+    summary: 'Unit costs, price and margin of publishing a mockup (before publishing)',
+    description:
+      'The same source as publishing (`generationId`, or `chatJobId` with `mockupIndex`; 400, 404, 409 alike). ' +
+      "Print 30, blank the garment's basePrice (15 without a catalogue garment), fulfillment 5; margin = price − " +
+      'total, USD per unit, exact in cents. Reads the database only.',
+    security: SESSION,
+    request: { query: B.costsQuery },
+    responses: { 200: json(R.costEstimate, 'the estimate'), ...partBErrors(400, 401, 404, 409) },
   });
   path({
     method: 'get',

@@ -6,11 +6,19 @@ import { requireAppSession } from '../auth/sessions';
 import type { AppDeps } from '../context';
 import { badRequest, parse } from '../errors';
 import { afterAnswer } from '../http/after-answer';
-import { callbackQuery, fulfillmentBody, installBody, publishBody, storefrontIdParam } from '../http/app-schemas';
+import {
+  callbackQuery,
+  costsQuery,
+  fulfillmentBody,
+  installBody,
+  publishBody,
+  storefrontIdParam,
+} from '../http/app-schemas';
 import { jsonBody } from '../middleware/body';
 import {
   completeCallback,
   connections,
+  costEstimate,
   dataRequests,
   disconnectConnection,
   fulfill,
@@ -51,6 +59,10 @@ export function storefrontRoutes(deps: AppDeps): Router {
   r.post('/storefront/publish', session, jsonBody(), async (req, res) => {
     const out = await publish(deps, req.user!.id, parse(publishBody, req.body));
     res.status(out.status).json(out.body);
+  });
+
+  r.get('/storefront/costs', session, async (req, res) => {
+    res.json(await costEstimate(deps, req.user!.id, parse(costsQuery, req.query, 'query')));
   });
 
   r.get('/storefront/products', session, async (req, res) => {

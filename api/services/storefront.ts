@@ -3,11 +3,18 @@
 // started by reference; the callback's token exchange and webhook registration run inline (the merchant's browser
 // waits on that redirect).
 import type { z } from 'zod';
-import type { connectionResource, dataRequestResource, orderResource, productResource } from '../http/resources';
+import type {
+  connectionResource,
+  costEstimate as costEstimateResource,
+  dataRequestResource,
+  orderResource,
+  productResource,
+} from '../http/resources';
 import { randomBytes } from 'node:crypto';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import type { Request, Response } from 'express';
-import { getGarment } from '../../db/garments';
+import { getRenderJob, jobAssets } from '../../db/chat';
+import { garmentOfBlankKey, getGarment, type GarmentRow } from '../../db/garments';
 import { getGeneration } from '../../db/generations';
 import {
   activateConnection,
@@ -30,6 +37,7 @@ import {
   type OrderRow,
   type PublishedProductRow,
 } from '../../db/storefront';
+import { ownFileKey } from '../../lib/fetch/own-files';
 import { randomSuffix } from '../../lib/ids';
 import { startInboundWorkflow } from '../../lib/inbound';
 import { shopifyWebhookStart } from '../../lib/storefront/start';
@@ -48,13 +56,15 @@ import {
   type ShopNameData,
   type WebhookSubscriptionCreateData,
 } from '../../lib/shopify/operations';
+import { SUGGESTED_PRICE, toCents, unitEconomics } from '../../lib/storefront/economics';
 import { SUBSCRIBED_TOPICS, type Tracking } from '../../lib/storefront/types';
+import { fileUrl } from '../../lib/storage';
 import { encryptToken } from '../../lib/token-cipher';
 import { fulfillment, publishProduct } from '../../workflows';
 import type { AppDeps } from '../context';
 import { ApiError, badRequest, conflict, notFound, unauthorized } from '../errors';
 
-export const DEFAULT_PRICE = 59.99;
+export const DEFAULT_PRICE = SUGGESTED_PRICE;
 export const INVALID_HMAC = 'Invalid HMAC';
 export const INVALID_STATE = 'Invalid state: the authorization took too long or was abandoned';
 export const NOT_CONNECTED = 'Store is not connected';
@@ -137,8 +147,14 @@ export async function disconnectConnection(deps: AppDeps, userId: string, id: st
   return { id, status: 'disconnected' as const };
 }
 
-export interface PublishRequest {
-  generationId: string;
+/** The mockup a product is made from: exactly one of generationId, or chatJobId with mockupIndex (zod checks). */
+export interface MockupSource {
+  generationId?: string;
+  chatJobId?: string;
+  mockupIndex?: number;
+}
+
+export interface PublishRequest extends MockupSource {
   connectionId: string;
   title: string;
   description?: string;
@@ -146,21 +162,112 @@ export interface PublishRequest {
   sizes?: string[];
 }
 
-const presentProduct = (p: PublishedProductRow): z.infer<typeof productResource> => ({
-  id: p.id,
-  status: p.status,
-  generationId: p.generationId,
-  connectionId: p.connectionId,
-  title: p.title,
-  price: p.basePriceCents / 100,
-  sizes: p.sizes,
-  productId: p.shopifyProductId,
-  handle: p.shopifyHandle,
-  adminUrl: p.shopifyProductId ? productAdminUrl(p.shopDomain, p.shopifyProductId) : null,
-  error: p.error,
-  createdAt: p.createdAt.toISOString(),
-  publishedAt: p.publishedAt?.toISOString() ?? null,
-});
+export const CHAT_JOB_NOT_FOUND = 'Chat job not found';
+export const CHAT_JOB_NOT_COMPLETED = 'Chat job is not completed';
+
+interface ResolvedMockup {
+  source: 'generation' | 'chat';
+  generationId: string | null;
+  chatJobId: string | null;
+  mockupIndex: number | null;
+  mediaKey: string;
+  garment: GarmentRow | undefined;
+}
+
+/**
+ * The user's mockup named by the request: a completed generation's (404 not the user's, 409 not completed), or the
+ * mockup at `mockupIndex` of the `mockups` of a completed design-chat job (404 not the user's or no such mockup, 409
+ * not completed), with the catalogue garment it is on (a chat mockup's blank URL is a garment colour's image, or a
+ * client's own photo: no garment).
+ */
+async function resolveMockup(deps: AppDeps, userId: string, src: MockupSource): Promise<ResolvedMockup> {
+  if (src.generationId !== undefined) {
+    const gen = await getGeneration(deps.sql, userId, src.generationId);
+    if (!gen) throw notFound('Generation not found');
+    if (gen.status !== 'completed' || !gen.mockupKey) throw conflict('Generation is not completed');
+    return {
+      source: 'generation',
+      generationId: gen.id,
+      chatJobId: null,
+      mockupIndex: null,
+      mediaKey: gen.mockupKey,
+      garment: await getGarment(deps.sql, gen.garmentId),
+    };
+  }
+  const job = await getRenderJob(deps.sql, src.chatJobId!, userId);
+  if (!job) throw notFound(CHAT_JOB_NOT_FOUND);
+  if (job.status !== 'completed') throw conflict(CHAT_JOB_NOT_COMPLETED);
+  const mockups = (await jobAssets(deps.sql, job.id)).filter((a) => a.kind === 'mockup');
+  const m = mockups[src.mockupIndex!];
+  if (!m)
+    throw notFound(
+      mockups.length === 0
+        ? 'Mockup not found: the chat job made no mockups (it was given no garmentUrls)'
+        : `Mockup not found: the chat job has ${mockups.length} mockup${mockups.length === 1 ? '' : 's'} (mockupIndex 0 to ${mockups.length - 1})`,
+    );
+  const blankKey = m.garmentUrl ? ownFileKey(deps.config.publicBaseUrl, m.garmentUrl) : null;
+  return {
+    source: 'chat',
+    generationId: null,
+    chatJobId: job.id,
+    mockupIndex: m.position,
+    mediaKey: m.storageKey,
+    garment: blankKey ? await garmentOfBlankKey(deps.sql, blankKey) : undefined,
+  };
+}
+
+const presentProduct = (p: PublishedProductRow): z.infer<typeof productResource> => {
+  const { costs, margin } = unitEconomics({ price: p.basePriceCents / 100, blankPrice: p.blankPrice });
+  return {
+    id: p.id,
+    status: p.status,
+    source: p.chatJobId ? 'chat' : 'generation',
+    generationId: p.generationId,
+    chatJobId: p.chatJobId,
+    mockupIndex: p.mockupIndex,
+    garmentId: p.garmentId,
+    connectionId: p.connectionId,
+    title: p.title,
+    price: p.basePriceCents / 100,
+    sizes: p.sizes,
+    costs,
+    margin,
+    productId: p.shopifyProductId,
+    handle: p.shopifyHandle,
+    adminUrl: p.shopifyProductId ? productAdminUrl(p.shopDomain, p.shopifyProductId) : null,
+    error: p.error,
+    createdAt: p.createdAt.toISOString(),
+    publishedAt: p.publishedAt?.toISOString() ?? null,
+  };
+};
+
+/**
+ * GET /costs: the unit economics of publishing a mockup (the same source as publishing), at `price` (default the
+ * suggested 59.99), with the image and the garment's sizes: what the dashboard's publish form shows before
+ * publishing. Reads the database only, so it answers without Shopify configured too.
+ */
+export async function costEstimate(
+  deps: AppDeps,
+  userId: string,
+  q: MockupSource & { price?: number },
+): Promise<z.infer<typeof costEstimateResource>> {
+  const m = await resolveMockup(deps, userId, q);
+  const e = unitEconomics({ price: q.price ?? SUGGESTED_PRICE, blankPrice: m.garment?.basePrice });
+  return {
+    source: m.source,
+    generationId: m.generationId,
+    chatJobId: m.chatJobId,
+    mockupIndex: m.mockupIndex,
+    imageUrl: fileUrl(deps.config, m.mediaKey),
+    garmentId: m.garment?.id ?? null,
+    garmentName: m.garment?.name ?? null,
+    sizes: m.garment?.sizes ?? [],
+    price: e.price,
+    suggestedPrice: SUGGESTED_PRICE,
+    costs: e.costs,
+    margin: e.margin,
+  };
+}
 
 /** Waits for a workflow's result up to the sync budget; undefined when the budget ran out first. */
 async function within<T>(deps: AppDeps, result: () => Promise<T>): Promise<T | undefined> {
@@ -177,31 +284,36 @@ async function within<T>(deps: AppDeps, result: () => Promise<T>): Promise<T | u
   }
 }
 
-/** POST /publish: checks, the row, workflow publish-<id>; 200 when published within the sync budget, else 202. */
+/**
+ * POST /publish: the mockup (a generation's or a chat job's), the connection, the row, workflow publish-<id>; 200
+ * when published within the sync budget, else 202. Both answers carry the unit price, costs and margin.
+ */
 export async function publish(deps: AppDeps, userId: string, body: PublishRequest) {
   configured(deps);
-  const gen = await getGeneration(deps.sql, userId, body.generationId);
-  if (!gen) throw notFound('Generation not found');
-  if (gen.status !== 'completed' || !gen.mockupKey) throw conflict('Generation is not completed');
+  const mockup = await resolveMockup(deps, userId, body);
   const conn = await getConnection(deps.sql, body.connectionId, userId);
   if (!conn) throw notFound('Connection not found');
   if (conn.status !== 'active' || !conn.accessTokenEnc) throw conflict(NOT_CONNECTED);
-  let sizes = body.sizes;
-  if (!sizes) {
-    const garment = await getGarment(deps.sql, gen.garmentId);
-    sizes = garment?.sizes ?? [];
-  }
-  if (sizes.length === 0) throw badRequest('sizes: the garment has no sizes; give them');
+  const sizes = body.sizes ?? mockup.garment?.sizes ?? [];
+  if (sizes.length === 0)
+    throw badRequest(
+      mockup.garment
+        ? 'sizes: the garment has no sizes; give them'
+        : "sizes: the mockup's blank is not a catalogue garment; give them",
+    );
   const id = `pub_${Date.now()}_${randomSuffix(10)}`;
   await insertPublishedProduct(deps.sql, {
     id,
     userId,
-    generationId: gen.id,
+    generationId: mockup.generationId,
+    chatJobId: mockup.chatJobId,
+    mockupIndex: mockup.mockupIndex,
+    garmentId: mockup.garment?.id ?? null,
     connectionId: conn.id,
     title: body.title,
     description: body.description ?? null,
     sizes,
-    basePriceCents: Math.round((body.price ?? DEFAULT_PRICE) * 100),
+    basePriceCents: toCents(body.price ?? DEFAULT_PRICE),
   });
   const handle = await deps.temporal.workflow.start(publishProduct, {
     workflowId: `publish-${id}`,
@@ -210,15 +322,22 @@ export async function publish(deps: AppDeps, userId: string, body: PublishReques
     searchAttributes: { AccountId: [userId] },
   });
   const result = await within(deps, () => handle.result());
-  const row = (await getPublishedProduct(deps.sql, id, userId))!;
-  if (!result) return { status: 202, body: { id, status: 'publishing' as const } };
+  const product = presentProduct((await getPublishedProduct(deps.sql, id, userId))!);
+  const economics = { price: product.price, costs: product.costs, margin: product.margin };
+  if (!result) return { status: 202, body: { id, status: 'publishing' as const, ...economics } };
   if (result.status === 'failed') {
     if (result.error === NOT_CONNECTED) throw conflict(NOT_CONNECTED);
     throw new ApiError(502, 'service_unavailable', `Publishing failed: ${result.error}`);
   }
   return {
     status: 200,
-    body: { id, status: 'published' as const, productId: row.shopifyProductId, adminUrl: presentProduct(row).adminUrl },
+    body: {
+      id,
+      status: 'published' as const,
+      productId: product.productId,
+      adminUrl: product.adminUrl,
+      ...economics,
+    },
   };
 }
 

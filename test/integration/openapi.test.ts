@@ -189,6 +189,12 @@ describe('OpenAPI document (GET /api/v1/openapi.json) and the reference (GET /do
       'products',
     );
     fits(
+      R.costEstimate,
+      (await http(stack.baseUrl, 'GET', `/api/storefront/costs?generationId=${gen.body.id}`, { cookie: acct.cookie }))
+        .body,
+      'GET /api/storefront/costs',
+    );
+    fits(
       R.orderList,
       (await http(stack.baseUrl, 'GET', '/api/storefront/orders', { cookie: acct.cookie })).body,
       'orders',

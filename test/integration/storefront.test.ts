@@ -377,6 +377,271 @@ describe('storefront: Shopify connect, publish, orders, fulfillment', function (
     assert.deepEqual([res.status, res.body], [409, { error: 'Generation is not completed' }]);
   });
 
+  // ------------------------------------------------------------ design-chat mockups and unit economics (issue 20)
+
+  /** A completed design-chat job (local renderer) with mockups on `garmentUrls`; its id from the thread, as the dashboard reads it. */
+  async function chatJob(acct: { cookie: string }, garmentUrls: string[]) {
+    const saved = { g: stack.config.chat.gemini.apiKey, o: stack.config.chat.openai.apiKey };
+    stack.config.chat.gemini.apiKey = undefined;
+    stack.config.chat.openai.apiKey = undefined;
+    let res;
+    try {
+      res = await http(stack.baseUrl, 'POST', '/api/chat', {
+        cookie: acct.cookie,
+        json: { prompt: 'A retro sunset over mountains, three colours', garmentUrls },
+      });
+    } finally {
+      stack.config.chat.gemini.apiKey = saved.g;
+      stack.config.chat.openai.apiKey = saved.o;
+    }
+    assert.equal(res.status, 200, res.text);
+    const thread = await http(stack.baseUrl, 'GET', `/api/chat/threads/${res.body.threadId}`, { cookie: acct.cookie });
+    const message = thread.body.messages.find((m: any) => m.id === res.body.messageId);
+    assert.match(message.jobId, /^job_/);
+    return { jobId: message.jobId as string, mockups: res.body.mockups as string[] };
+  }
+
+  async function catalogueGarment(acct: { key: string }) {
+    if (!garment) {
+      const list = await http(stack.baseUrl, 'GET', '/api/v1/garments?category=t-shirts&limit=1', { key: acct.key });
+      garment = list.body.garments[0];
+    }
+    return garment;
+  }
+
+  const cents = (usd: number) => Math.round(usd * 100);
+  /** The spec's figures with the garment's basePrice as the blank, and the margin at `price`, worked out here. */
+  const expected = (blank: number, price: number) => ({
+    price,
+    costs: { print: 30, blank, fulfillment: 5, total: (3000 + cents(blank) + 500) / 100 },
+    margin: (cents(price) - 3000 - cents(blank) - 500) / 100,
+  });
+  const economics = (b: any) => ({ price: b.price, costs: b.costs, margin: b.margin });
+
+  it("publishes a design-chat mockup: that mockup is the product's media; source, costs and margin in the answer and the list", async () => {
+    const acct = await account(stack.baseUrl);
+    const shopDomain = newShop();
+    const connectionId = await connect(acct.cookie, shopDomain);
+    const g = await catalogueGarment(acct);
+    assert.ok(g.basePrice > 0 && g.basePrice !== 15, `a garment whose basePrice shows: ${g.basePrice}`);
+    const job = await chatJob(acct, [g.colors[0].imageUrl]);
+    assert.equal(job.mockups.length, 2, 'one blank: a full-front and a left-chest mockup');
+
+    // the estimate before publishing: the garment's sizes, its basePrice as the blank, the margin at a price
+    let est = await http(stack.baseUrl, 'GET', `/api/storefront/costs?chatJobId=${job.jobId}&mockupIndex=1`, {
+      cookie: acct.cookie,
+    });
+    assert.equal(est.status, 200, est.text);
+    assert.deepEqual(
+      {
+        source: est.body.source,
+        generationId: est.body.generationId,
+        chatJobId: est.body.chatJobId,
+        mockupIndex: est.body.mockupIndex,
+        imageUrl: est.body.imageUrl,
+        garmentId: est.body.garmentId,
+        garmentName: est.body.garmentName,
+        sizes: est.body.sizes,
+        suggestedPrice: est.body.suggestedPrice,
+      },
+      {
+        source: 'chat',
+        generationId: null,
+        chatJobId: job.jobId,
+        mockupIndex: 1,
+        imageUrl: job.mockups[1],
+        garmentId: g.id,
+        garmentName: g.name,
+        sizes: g.sizes,
+        suggestedPrice: 59.99,
+      },
+    );
+    assert.deepEqual(economics(est.body), expected(g.basePrice, 59.99));
+    est = await http(stack.baseUrl, 'GET', `/api/storefront/costs?chatJobId=${job.jobId}&mockupIndex=0&price=45.5`, {
+      cookie: acct.cookie,
+    });
+    assert.deepEqual(economics(est.body), expected(g.basePrice, 45.5));
+    assert.equal(est.body.imageUrl, job.mockups[0]);
+
+    const pub = await http(stack.baseUrl, 'POST', '/api/storefront/publish', {
+      cookie: acct.cookie,
+      json: { chatJobId: job.jobId, mockupIndex: 1, connectionId, title: 'Sunset tee', price: 64.99 },
+    });
+    assert.equal(pub.status, 200, pub.text);
+    assert.equal(pub.body.status, 'published');
+    assert.deepEqual(economics(pub.body), expected(g.basePrice, 64.99));
+    const product = [...shop.products.get(shopDomain)!.values()][0]!;
+    assert.equal(pub.body.productId, product.id);
+    assert.equal(product.title, 'Sunset tee');
+    assert.deepEqual(
+      product.media.map((m) => m.originalSource),
+      [job.mockups[1]],
+      "the chosen mockup is the product's image",
+    );
+    assert.deepEqual(product.options, [{ name: 'Size', values: g.sizes }]);
+    assert.deepEqual(
+      product.variants.map((v) => v.price),
+      g.sizes.map(() => '64.99'),
+    );
+
+    // a generation's product next to it: each says where it came from, both with their economics
+    const generationId = await completedGeneration(acct);
+    const genPub = await http(stack.baseUrl, 'POST', '/api/storefront/publish', {
+      cookie: acct.cookie,
+      json: { generationId, connectionId, title: 'Generated tee' },
+    });
+    assert.equal(genPub.status, 200, genPub.text);
+    assert.deepEqual(economics(genPub.body), expected(g.basePrice, 59.99));
+
+    const list = await http(stack.baseUrl, 'GET', '/api/storefront/products', { cookie: acct.cookie });
+    assert.equal(list.status, 200);
+    const fits = R.productList.safeParse(list.body);
+    assert.ok(fits.success, JSON.stringify(fits.error?.issues));
+    const [fromGen, fromChat] = list.body.products;
+    assert.deepEqual(
+      [
+        fromChat.id,
+        fromChat.source,
+        fromChat.generationId,
+        fromChat.chatJobId,
+        fromChat.mockupIndex,
+        fromChat.garmentId,
+      ],
+      [pub.body.id, 'chat', null, job.jobId, 1, g.id],
+    );
+    assert.deepEqual(economics(fromChat), expected(g.basePrice, 64.99));
+    assert.deepEqual(
+      [fromGen.id, fromGen.source, fromGen.generationId, fromGen.chatJobId, fromGen.mockupIndex, fromGen.garmentId],
+      [genPub.body.id, 'generation', generationId, null, null, g.id],
+    );
+    assert.deepEqual(economics(fromGen), expected(g.basePrice, 59.99));
+    const genEst = await http(stack.baseUrl, 'GET', `/api/storefront/costs?generationId=${generationId}`, {
+      cookie: acct.cookie,
+    });
+    assert.equal(genEst.status, 200, genEst.text);
+    assert.deepEqual(
+      [genEst.body.source, genEst.body.generationId, genEst.body.chatJobId],
+      ['generation', generationId, null],
+    );
+    assert.deepEqual(economics(genEst.body), expected(g.basePrice, 59.99));
+  });
+
+  it("a chat mockup on a client's own blank (no catalogue garment): the blank is 15 USD, and sizes must be given", async () => {
+    const acct = await account(stack.baseUrl);
+    const shopDomain = newShop();
+    const connectionId = await connect(acct.cookie, shopDomain);
+    const job = await chatJob(acct, [designUrl]); // a plain photo of ours, not a garment colour's blank
+    const est = await http(stack.baseUrl, 'GET', `/api/storefront/costs?chatJobId=${job.jobId}&mockupIndex=0`, {
+      cookie: acct.cookie,
+    });
+    assert.equal(est.status, 200, est.text);
+    assert.deepEqual([est.body.garmentId, est.body.garmentName, est.body.sizes], [null, null, []]);
+    assert.deepEqual(economics(est.body), {
+      price: 59.99,
+      costs: { print: 30, blank: 15, fulfillment: 5, total: 50 },
+      margin: 9.99,
+    });
+    const noSizes = await http(stack.baseUrl, 'POST', '/api/storefront/publish', {
+      cookie: acct.cookie,
+      json: { chatJobId: job.jobId, mockupIndex: 0, connectionId, title: 'Own blank tee' },
+    });
+    assert.deepEqual(
+      [noSizes.status, noSizes.body],
+      [400, { error: "sizes: the mockup's blank is not a catalogue garment; give them" }],
+    );
+    const pub = await http(stack.baseUrl, 'POST', '/api/storefront/publish', {
+      cookie: acct.cookie,
+      json: { chatJobId: job.jobId, mockupIndex: 0, connectionId, title: 'Own blank tee', sizes: ['S', 'M'] },
+    });
+    assert.equal(pub.status, 200, pub.text);
+    assert.deepEqual(economics(pub.body), expected(15, 59.99));
+    const product = [...shop.products.get(shopDomain)!.values()][0]!;
+    assert.deepEqual(
+      product.media.map((m) => m.originalSource),
+      [job.mockups[0]],
+    );
+    const list = await http(stack.baseUrl, 'GET', '/api/storefront/products', { cookie: acct.cookie });
+    assert.deepEqual(
+      [list.body.products[0].source, list.body.products[0].garmentId, list.body.products[0].sizes],
+      ['chat', null, ['S', 'M']],
+    );
+    assert.deepEqual(economics(list.body.products[0]), expected(15, 59.99));
+  });
+
+  it('refuses a chat mockup not the user’s (404), not completed (409) or not there (404); exactly one source (400)', async () => {
+    const acct = await account(stack.baseUrl);
+    const other = await account(stack.baseUrl);
+    const connectionId = await connect(acct.cookie, newShop());
+    const g = await catalogueGarment(acct);
+    const foreign = await chatJob(other, [g.colors[0].imageUrl]);
+    const own = await chatJob(acct, [g.colors[0].imageUrl]);
+    const publish = (json: Record<string, unknown>) =>
+      http(stack.baseUrl, 'POST', '/api/storefront/publish', {
+        cookie: acct.cookie,
+        json: { connectionId, title: 'Tee', ...json },
+      });
+    const costs = (query: string) =>
+      http(stack.baseUrl, 'GET', `/api/storefront/costs?${query}`, { cookie: acct.cookie });
+    const answer = (r: { status: number; body: any }) => [r.status, r.body.error];
+
+    // another user's job, an unknown one: 404, as for the estimate
+    assert.deepEqual(answer(await publish({ chatJobId: foreign.jobId, mockupIndex: 0 })), [404, 'Chat job not found']);
+    assert.deepEqual(answer(await costs(`chatJobId=${foreign.jobId}&mockupIndex=0`)), [404, 'Chat job not found']);
+    assert.deepEqual(answer(await publish({ chatJobId: 'job_1_nope', mockupIndex: 0 })), [404, 'Chat job not found']);
+    // a mockup the job does not have
+    const missing = 'Mockup not found: the chat job has 2 mockups (mockupIndex 0 to 1)';
+    assert.deepEqual(answer(await publish({ chatJobId: own.jobId, mockupIndex: 2 })), [404, missing]);
+    assert.deepEqual(answer(await costs(`chatJobId=${own.jobId}&mockupIndex=2`)), [404, missing]);
+
+    // a job still running, and one that failed: 409
+    const running = `job_${Date.now()}_${randomSuffix(8)}`;
+    await stack.sql`insert into render_jobs (id, user_id, model, prompt, request)
+      values (${running}, ${acct.userId}, 'nano-banana', 'A design still being drawn', '{}')`;
+    assert.deepEqual(answer(await publish({ chatJobId: running, mockupIndex: 0 })), [409, 'Chat job is not completed']);
+    assert.deepEqual(answer(await costs(`chatJobId=${running}&mockupIndex=0`)), [409, 'Chat job is not completed']);
+    await stack.sql`update render_jobs set status = 'failed', failure = 'generation_failed', completed_at = now()
+      where id = ${running}`;
+    assert.deepEqual(answer(await publish({ chatJobId: running, mockupIndex: 0 })), [409, 'Chat job is not completed']);
+
+    // exactly one source
+    const generationId = await completedGeneration(acct);
+    const both = await publish({ generationId, chatJobId: own.jobId, mockupIndex: 0 });
+    assert.deepEqual(answer(both), [
+      400,
+      'Invalid request body: give exactly one mockup to publish: generationId, or chatJobId with mockupIndex, not both',
+    ]);
+    assert.deepEqual(answer(await publish({ generationId, mockupIndex: 0 })), [400, both.body.error]);
+    assert.deepEqual(answer(await publish({})), [
+      400,
+      'Invalid request body: give exactly one mockup to publish: generationId, or chatJobId with mockupIndex',
+    ]);
+    assert.deepEqual(answer(await publish({ chatJobId: own.jobId })), [
+      400,
+      'Invalid request body: mockupIndex: is required with chatJobId',
+    ]);
+    assert.deepEqual(answer(await publish({ mockupIndex: 0 })), [
+      400,
+      'Invalid request body: chatJobId: is required with mockupIndex',
+    ]);
+    for (const mockupIndex of [-1, 1.5, '0', 100])
+      assert.equal((await publish({ chatJobId: own.jobId, mockupIndex })).status, 400, JSON.stringify(mockupIndex));
+    assert.deepEqual(answer(await costs('')), [
+      400,
+      'Invalid query: give exactly one mockup to publish: generationId, or chatJobId with mockupIndex',
+    ]);
+    assert.equal((await costs(`generationId=${generationId}&chatJobId=${own.jobId}&mockupIndex=0`)).status, 400);
+    assert.equal((await costs(`chatJobId=${own.jobId}&mockupIndex=x`)).status, 400);
+    assert.equal((await costs(`generationId=${generationId}&price=0`)).status, 400);
+    assert.equal((await costs(`generationId=${generationId}&price=1.234`)).status, 400);
+    assert.equal((await http(stack.baseUrl, 'GET', `/api/storefront/costs?generationId=${generationId}`)).status, 401);
+
+    const rows = await stack.sql`select id from published_products where user_id = ${acct.userId}`;
+    assert.equal(rows.length, 0, 'nothing refused was recorded');
+    // and the user's own completed job publishes
+    const ok = await publish({ chatJobId: own.jobId, mockupIndex: 0 });
+    assert.equal(ok.status, 200, ok.text);
+  });
+
   it('`npm run shop:order` places a paid order after the dev shop restarted (its state is kept in a file)', async function () {
     this.timeout(180_000);
     const acct = await account(stack.baseUrl);

@@ -9,18 +9,42 @@ const MODELS = [
   { id: 'nano-banana-pro-4k', tokens: 90, label: 'print-ready 4K, about 25 s' },
 ];
 
-/** Images of a chat answer or message, whatever the record calls them. */
+/** Images of a chat answer or message, whatever the record calls them (each once). */
 function images(m) {
   const out = [];
-  const add = (url, label) => url && typeof url === 'string' && out.push({ url, label });
+  const seen = new Set();
+  const add = (url, label, mockupIndex) => {
+    if (!url || typeof url !== 'string' || seen.has(url)) return;
+    seen.add(url);
+    out.push({ url, label, mockupIndex });
+  };
   add(m.graphicUrl, 'Design graphic');
   add(m.printAssetUrl, 'Print file');
-  for (const [i, u] of (m.mockups ?? m.mockupUrls ?? []).entries()) add(u, `Mockup ${i + 1}`);
+  for (const [i, u] of (m.mockups ?? m.mockupUrls ?? []).entries()) add(u, `Mockup ${i + 1}`, i);
   for (const a of m.assets ?? m.images ?? []) add(typeof a === 'string' ? a : a?.url, a?.kind ?? 'Image');
   return out;
 }
 
-function gallery(m) {
+/**
+ * What a mockup of a finished job offers for sale: a link to the storefront's publish form with it chosen
+ * (#/storefront?chatJobId=…&mockupIndex=…), or, with no store connected, a note and a link to Storefront.
+ * `store` is null when the storefront is not on this server (nothing is shown).
+ */
+function publishAction(jobId, img, store) {
+  if (!jobId || img.mockupIndex === undefined || !store) return null;
+  const href = `#/storefront?${new URLSearchParams({ chatJobId: jobId, mockupIndex: String(img.mockupIndex) })}`;
+  if (!store.active)
+    return h(
+      'small',
+      { class: 'publish-note' },
+      'No store connected: connect one in ',
+      h('a', { href, 'aria-label': `Storefront: connect a store to sell ${img.label}` }, 'Storefront'),
+      ' to sell it.',
+    );
+  return h('a', { href, class: 'button publish', 'aria-label': `Publish to store: ${img.label}` }, 'Publish to store');
+}
+
+function gallery(m, store = null) {
   const list = images(m);
   if (list.length === 0) return null;
   return h(
@@ -36,13 +60,25 @@ function gallery(m) {
           h('img', { src: img.url, alt: img.label, loading: 'lazy' }),
         ),
         h('small', {}, img.label, ' · ', h('a', { href: img.url, download: '' }, 'Download')),
+        publishAction(m.jobId, img, store),
       ),
     ),
   );
 }
 
+/** Whether a store is connected ({active}), or null when the storefront is not on this server. */
+async function storeState() {
+  try {
+    const { connections } = await api('GET', '/api/storefront/connect');
+    return { active: connections.some((c) => c.status === 'active') };
+  } catch {
+    return null; // not on this server (or not reachable): the mockups are shown without it
+  }
+}
+
 export async function chatPage(main, ctx) {
   const threadList = h('ul', { class: 'threads' });
+  let store = null;
   const thread = h('div', { class: 'thread', 'aria-live': 'polite' });
   let threadId = ctx.params.get('thread');
 
@@ -75,7 +111,11 @@ export async function chatPage(main, ctx) {
       render(thread, h('p', { class: 'muted' }, 'Describe a design to start a thread.'));
       return;
     }
-    const data = await api('GET', `/api/chat/threads/${encodeURIComponent(threadId)}`);
+    const [data, st] = await Promise.all([
+      api('GET', `/api/chat/threads/${encodeURIComponent(threadId)}`),
+      storeState(),
+    ]);
+    store = st;
     const messages = data.messages ?? data.thread?.messages ?? [];
     render(
       thread,
@@ -92,7 +132,7 @@ export async function chatPage(main, ctx) {
             (m.tokensSpent ?? m.tokens) ? ` · ${m.tokensSpent ?? m.tokens} tokens` : '',
           ),
           m.prompt || m.content || m.text ? h('p', {}, m.prompt ?? m.content ?? m.text) : null,
-          gallery(m),
+          gallery(m, m.role === 'assistant' ? store : null),
         ),
       ),
     );

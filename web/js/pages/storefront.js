@@ -104,12 +104,118 @@ export async function storefrontPage(main, ctx) {
   }
 
   // ---------------------------------------------------------------- publish
-  const genSelect = h('select', { name: 'generationId', required: true });
+  // The mockup comes from a generation (option value = its id) or a design-chat job (value chat:<jobId>:<index>;
+  // the chat page's "Publish to store" opens #/storefront?chatJobId=…&mockupIndex=… with it chosen). Choosing one
+  // asks GET /api/storefront/costs for its unit costs; the margin follows the price as it is typed.
+  const chatJobId = ctx.params.get('chatJobId');
+  const chatIndex = ctx.params.get('mockupIndex');
+  const chatPick =
+    chatJobId && /^\d{1,2}$/.test(chatIndex ?? '') ? { jobId: chatJobId, index: Number(chatIndex) } : null;
+  const genSelect = h('select', { name: 'generationId', required: true, onchange: () => loadEstimate() });
   const connSelect = h('select', { name: 'connectionId', required: true });
   const title = h('input', { name: 'title', required: true, maxlength: '255' });
-  const price = h('input', { name: 'price', type: 'number', min: '0.01', step: '0.01', value: '59.99' });
+  const price = h('input', {
+    name: 'price',
+    type: 'number',
+    min: '0.01',
+    step: '0.01',
+    value: '59.99',
+    oninput: () => showEconomics(),
+  });
   const sizes = h('input', { name: 'sizes', placeholder: 'S, M, L, XL' });
+  const sizesHint = h('small', { class: 'hint' }, 'Optional: the garment’s sizes by default.');
   const publish = h('button', { type: 'submit', class: 'primary' }, 'Publish');
+  const preview = h('div', { class: 'publish-preview' });
+  const unitCost = h('dd', { id: 'unit-cost' }, '—');
+  const unitPrice = h('dd', { id: 'unit-price' }, '—');
+  const unitMargin = h('dd', { id: 'unit-margin' }, '—');
+  const costParts = h('small', { class: 'muted', id: 'unit-cost-parts' });
+  const economics = h(
+    'div',
+    { role: 'group', 'aria-labelledby': 'econ-h', class: 'economics' },
+    h('h3', { id: 'econ-h' }, 'Per unit (estimate)'),
+    h(
+      'dl',
+      {},
+      h('div', {}, h('dt', {}, 'Estimated cost'), unitCost),
+      h('div', {}, h('dt', {}, 'Price'), unitPrice),
+      h('div', {}, h('dt', {}, 'Margin'), unitMargin),
+    ),
+    costParts,
+  );
+  let estimate = null;
+
+  /** The chosen source as request fields. */
+  function chosenSource() {
+    const v = genSelect.value;
+    if (v.startsWith('chat:')) {
+      const i = v.lastIndexOf(':');
+      return { chatJobId: v.slice(5, i), mockupIndex: Number(v.slice(i + 1)) };
+    }
+    return v ? { generationId: v } : null;
+  }
+
+  const cents = (n) => Math.round(Number(n) * 100);
+  /** Cost and price as the server counts them (whole cents), the margin = price − cost as the price is typed. */
+  function showEconomics() {
+    const p = Number(price.value);
+    const priceOk = price.value !== '' && Number.isFinite(p) && p > 0;
+    render(unitPrice, priceOk ? usd(cents(p) / 100) : '—');
+    if (!estimate) {
+      render(unitCost, '—');
+      render(unitMargin, '—');
+      render(costParts);
+      return;
+    }
+    const c = estimate.costs;
+    render(unitCost, usd(c.total));
+    render(
+      costParts,
+      `Print ${usd(c.print)} + blank ${usd(c.blank)}${estimate.garmentName ? ` (${estimate.garmentName})` : ''} + fulfilment ${usd(c.fulfillment)}.`,
+    );
+    if (!priceOk) {
+      render(unitMargin, '—');
+      return;
+    }
+    const m = (cents(p) - cents(c.total)) / 100;
+    unitMargin.className = m < 0 ? 'loss' : '';
+    render(unitMargin, usd(m));
+  }
+
+  let estimateSeq = 0;
+  async function loadEstimate() {
+    const src = chosenSource();
+    const seq = ++estimateSeq;
+    estimate = null;
+    render(preview);
+    showEconomics();
+    if (!src) return;
+    try {
+      const e = await api('GET', `/api/storefront/costs?${new URLSearchParams(src)}`);
+      if (seq !== estimateSeq) return;
+      estimate = e;
+      render(preview, h('img', { src: e.imageUrl, alt: 'The mockup to publish', width: '160' }));
+      sizes.placeholder = e.sizes.length ? e.sizes.join(', ') : 'S, M, L, XL';
+      sizes.required = e.sizes.length === 0;
+      render(
+        sizesHint,
+        e.sizes.length
+          ? `Optional: the garment’s sizes (${e.sizes.join(', ')}) by default.`
+          : 'Required: this mockup’s blank is not a catalogue garment.',
+      );
+    } catch (err) {
+      if (seq !== estimateSeq) return;
+      render(preview, errorBox(err));
+    }
+    showEconomics();
+  }
+
+  const sizesField = field('Sizes', sizes);
+  sizesField.append(sizesHint);
+  sizesHint.id = `${sizes.id}-hint`;
+  sizes.setAttribute('aria-describedby', sizesHint.id);
+  const publishNote = h('p', { class: 'notice', role: 'status' });
+  publishNote.hidden = true;
   const publishForm = h(
     'form',
     {
@@ -119,7 +225,7 @@ export async function storefrontPage(main, ctx) {
         return busy(publish, publishOut, 'Publishing…', async () => {
           try {
             const body = {
-              generationId: genSelect.value,
+              ...chosenSource(),
               connectionId: connSelect.value,
               title: title.value,
               price: Number(price.value),
@@ -136,6 +242,7 @@ export async function storefrontPage(main, ctx) {
                 'p',
                 { class: 'notice' },
                 r.status === 'published' ? 'Published. ' : 'Publishing: it appears below when the store has it. ',
+                `Per unit: cost ${usd(r.costs.total)}, price ${usd(r.price)}, margin ${usd(r.margin)}. `,
                 r.adminUrl
                   ? h('a', { href: r.adminUrl, target: '_blank', rel: 'noopener' }, 'Open in Shopify admin')
                   : null,
@@ -151,31 +258,41 @@ export async function storefrontPage(main, ctx) {
     },
     h('h2', {}, 'Publish a mockup'),
     field('Mockup', genSelect),
+    preview,
     field('Store', connSelect),
     field('Product title', title),
-    h(
-      'div',
-      { class: 'row' },
-      field('Price (USD)', price),
-      field('Sizes', sizes, 'Optional: the garment’s sizes by default.'),
-    ),
+    h('div', { class: 'row' }, field('Price (USD)', price), sizesField),
+    economics,
     publish,
     publishOut,
   );
   let generations = [];
   function fillPublishForm() {
     const active = connections.filter((c) => c.status === 'active');
+    const before = genSelect.value;
     render(
       connSelect,
       active.map((c) => h('option', { value: c.id }, c.shopName ?? c.shopDomain)),
     );
     render(
       genSelect,
+      chatPick
+        ? h(
+            'option',
+            { value: `chat:${chatPick.jobId}:${chatPick.index}` },
+            `Design chat mockup ${chatPick.index + 1} (${chatPick.jobId})`,
+          )
+        : null,
       generations.map((g) =>
         h('option', { value: g.id }, `${g.garmentId}, ${g.color}, ${g.zone} (${when(g.createdAt)})`),
       ),
     );
-    publishForm.hidden = active.length === 0 || generations.length === 0;
+    if (before && [...genSelect.options].some((o) => o.value === before)) genSelect.value = before;
+    const hasMockup = genSelect.options.length > 0;
+    publishForm.hidden = active.length === 0 || !hasMockup;
+    publishNote.hidden = !(chatPick && active.length === 0);
+    render(publishNote, 'No store is connected: connect one above to publish the design-chat mockup.');
+    if (!publishForm.hidden && genSelect.value !== before) loadEstimate();
   }
 
   async function loadProducts() {
@@ -194,7 +311,9 @@ export async function storefrontPage(main, ctx) {
               h(
                 'tr',
                 {},
-                ['Title', 'Status', 'Price', 'Sizes', 'Published'].map((t) => h('th', { scope: 'col' }, t)),
+                ['Title', 'Status', 'From', 'Price', 'Cost', 'Margin', 'Sizes', 'Published'].map((t) =>
+                  h('th', { scope: 'col' }, t),
+                ),
               ),
             ),
             h(
@@ -210,7 +329,10 @@ export async function storefrontPage(main, ctx) {
                     p.adminUrl ? h('a', { href: p.adminUrl, target: '_blank', rel: 'noopener' }, p.title) : p.title,
                   ),
                   h('td', {}, h('span', { class: `badge ${p.status}` }, p.status), p.error ? ` ${p.error}` : ''),
+                  h('td', {}, p.source === 'chat' ? `Design chat, mockup ${p.mockupIndex + 1}` : 'Generation'),
                   h('td', {}, usd(p.price)),
+                  h('td', {}, p.costs ? usd(p.costs.total) : '—'),
+                  h('td', { class: p.margin < 0 ? 'loss' : undefined }, p.margin !== undefined ? usd(p.margin) : '—'),
                   h('td', {}, p.sizes.join(', ')),
                   h('td', {}, when(p.publishedAt)),
                 ),
@@ -302,6 +424,7 @@ export async function storefrontPage(main, ctx) {
     connected ? h('p', { class: 'notice', role: 'status' }, 'Store connected.') : null,
     h('section', { 'aria-labelledby': 'conn-h' }, h('h2', { id: 'conn-h' }, 'Connected stores'), connList),
     connectForm,
+    publishNote,
     publishForm,
     h('section', { 'aria-labelledby': 'prod-h' }, h('h2', { id: 'prod-h' }, 'Products'), productList),
     h('section', { 'aria-labelledby': 'ord-h' }, h('h2', { id: 'ord-h' }, 'Orders'), orderList),
