@@ -1,6 +1,7 @@
 // Page 7: storefront (issue 14, preview). Connect a Shopify store (OAuth: the shop's authorize page sends the
-// browser back to /?storefront=connected), the connections, publish a generation as a product, the products, and
-// the orders with a fulfilment form.
+// browser back to /storefront?connected=<id>, i.e. #/storefront?connected=<id>), the connections with a link to each
+// store's admin, publish a generation as a product, the products, and the orders with a fulfilment form. Shopify's
+// app URL sends a signed-out merchant here as #/storefront?shop=<shop> (after signing in): the shop is filled in.
 import { api, exists } from '../api.js';
 import { announce, busy, errorBox, field, h, heading, render, usd, when } from '../dom.js';
 
@@ -14,6 +15,7 @@ export async function storefrontPage(main, ctx) {
     return;
   }
   const connected = ctx.params.get('connected');
+  const fromShopify = ctx.params.get('shop');
   const connList = h('div', {});
   const productList = h('div', { class: 'table-wrap' });
   const orderList = h('div', {});
@@ -28,6 +30,7 @@ export async function storefrontPage(main, ctx) {
     placeholder: 'your-store.myshopify.com',
     pattern: '[a-z0-9][a-z0-9-]*\\.myshopify\\.com',
     autocomplete: 'off',
+    value: fromShopify ?? '',
   });
   const connect = h('button', { type: 'submit', class: 'primary' }, 'Connect');
   const connectForm = h(
@@ -58,6 +61,9 @@ export async function storefrontPage(main, ctx) {
       },
     },
     h('h2', {}, 'Connect a Shopify store'),
+    fromShopify
+      ? h('p', { class: 'notice', role: 'status' }, `Shopify sent you here to connect ${fromShopify}: press Connect.`)
+      : null,
     field('Shop domain', shop, 'The store’s myshopify.com address.'),
     connect,
     connectOut,
@@ -80,6 +86,13 @@ export async function storefrontPage(main, ctx) {
                 ` ${c.shopDomain} `,
                 h('span', { class: `badge ${c.status}` }, c.status),
                 c.installedAt ? h('small', { class: 'muted' }, ` since ${when(c.installedAt)}`) : null,
+                c.status === 'active' && c.adminUrl
+                  ? h(
+                      'a',
+                      { href: c.adminUrl, target: '_blank', rel: 'noopener', class: 'button' },
+                      `Open store ${c.shopDomain}`,
+                    )
+                  : null,
                 c.status === 'active'
                   ? h(
                       'button',
