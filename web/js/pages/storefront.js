@@ -242,8 +242,19 @@ export async function storefrontPage(main, ctx) {
   }
 
   // ---------------------------------------------------------------- orders and fulfilment
-  async function loadOrders() {
+  let ordersSeen = null;
+  /**
+   * Reads the orders and draws them. `quiet` (the periodic look): only when they changed, and not while a tracking
+   * form is being filled in, so nothing typed is lost.
+   */
+  async function loadOrders(quiet = false) {
     const { orders } = await api('GET', '/api/storefront/orders');
+    const seen = orders.map((o) => `${o.id}:${o.status}`).join(',');
+    if (quiet) {
+      const typing = [...orderList.querySelectorAll('form.fulfil input')].some((i) => i.value);
+      if (seen === ordersSeen || typing) return;
+    }
+    ordersSeen = seen;
     render(
       orderList,
       orders.length === 0
@@ -331,4 +342,13 @@ export async function storefrontPage(main, ctx) {
   generations = gens.generations.filter((g) => g.status === 'completed');
   await Promise.all([loadConnections(), loadProducts(), loadOrders()]);
   if (connected) announce('Store connected');
+  // Orders arrive by webhook at any time (a test order placed in the store's own tab, say): look again every few
+  // seconds while this page is shown.
+  const poll = setInterval(() => {
+    if (!ctx.isCurrent() || !main.isConnected) return clearInterval(poll);
+    if (document.hidden) return;
+    loadOrders(true).catch(() => {});
+  }, ORDER_POLL_MS);
 }
+
+const ORDER_POLL_MS = 3000;
