@@ -28,7 +28,7 @@ export async function storefrontPage(main, ctx) {
     name: 'shop',
     required: true,
     placeholder: 'your-store.myshopify.com',
-    pattern: '[a-z0-9][a-z0-9-]*\\.myshopify\\.com',
+    pattern: '[a-z0-9][a-z0-9\\-]*\\.myshopify\\.com',
     autocomplete: 'off',
     value: fromShopify ?? '',
   });
