@@ -234,4 +234,37 @@ describe('storefront journeys in a real browser', function () {
     const rows = await stack.sql`select id from shopify_connections where shop_domain = ${shopDomain}`;
     assert.equal(rows.length, 0);
   });
+  it('takes a signed-out merchant who opens the app from the store through sign-up, then Connect and Install', async () => {
+    const shopDomain = `fromshop-${randomSuffix(6)}.myshopify.com`;
+    const m = await s.newPerson();
+    // the journey starts in the store's admin (the dev shop), where the merchant opens the app
+    await m.page.goto(`${shop.url}/admin?shop=${shopDomain}`);
+    await m.page.getByRole('heading', { level: 1, name: shopDomain }).waitFor();
+    await s.shot('store-signed-out', m.page);
+    await m.page.getByRole('link', { name: 'Open the app' }).click();
+    // signed out: the dashboard asks to sign in first; a new merchant creates an account
+    await onPage(m.page, 'Sign in');
+    await m.page.getByRole('link', { name: 'Create an account' }).click();
+    await onPage(m.page, 'Create an account');
+    await m.page.getByLabel('Email').fill(uniqueEmail('merchant'));
+    await m.page.getByLabel('Password').fill(GOOD_PASSWORD);
+    await s.shot('app-url-sign-up', m.page);
+    await m.page.getByRole('button', { name: 'Create account' }).click();
+    // back on Storefront with the shop filled in; nothing started until Connect
+    await onPage(m.page, 'Storefront');
+    await m.page.getByText(`Shopify sent you here to connect ${shopDomain}: press Connect.`).waitFor();
+    assert.equal(await m.page.getByLabel('Shop domain').inputValue(), shopDomain);
+    await s.shot('app-url-shop-filled', m.page);
+    await m.page.getByRole('button', { name: 'Connect' }).click();
+    await m.page.getByRole('link', { name: `Open ${shopDomain}` }).click();
+    await m.page.getByRole('heading', { name: 'Install app' }).waitFor();
+    await m.page.getByRole('button', { name: 'Install' }).click();
+    await onPage(m.page, 'Storefront');
+    await m.page.getByText('Store connected.').waitFor();
+    await m.page.locator('.connection', { hasText: shopDomain }).getByText('active').waitFor();
+    await s.shot('app-url-signed-out-connected', m.page);
+    // the signed-out landing's sign-in check (another part of the issue removes its console noise)
+    const other = s.takeProblems().filter((p) => !/status of 401/.test(p));
+    assert.deepEqual(other, []);
+  });
 });
