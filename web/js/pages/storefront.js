@@ -343,7 +343,9 @@ export async function storefrontPage(main, ctx) {
   await Promise.all([loadConnections(), loadProducts(), loadOrders()]);
   if (connected) announce('Store connected');
   // Orders arrive by webhook at any time (a test order placed in the store's own tab, say): look again every few
-  // seconds while this page is shown.
+  // seconds while this page is shown. Without this the page showed only the orders present when it was drawn; the
+  // old browser test's "reload" (a goto to the URL the page was already on) did not redraw it, which is why it saw no
+  // order for 90 s in two of four CI runs although the order was stored (docs/storefront.md).
   const poll = setInterval(() => {
     if (!ctx.isCurrent() || !main.isConnected) return clearInterval(poll);
     if (document.hidden) return;
