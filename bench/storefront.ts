@@ -45,13 +45,10 @@ async function main() {
 
     const shopDomain = 'bench-shop.myshopify.com';
     const install = await j('POST', '/api/storefront/connect/install', { shop: shopDomain }, { cookie });
-    const u = new URL(install.body.url);
-    const approve = await fetch(`${shop.url}${u.pathname}${u.search}`, {
-      headers: { 'x-shopify-shop-domain': shopDomain },
-      redirect: 'manual',
-    });
-    const cb = await fetch(approve.headers.get('location')!, { redirect: 'manual' });
-    const connectionId = new URL(cb.headers.get('location')!).searchParams.get('connectionId')!;
+    // Install on the dev shop's consent page, then the callback in the installing user's session
+    const approve = await shop.approve(install.body.url);
+    const cb = await fetch(approve.location!, { redirect: 'manual', headers: { cookie } });
+    const connectionId = new URL(cb.headers.get('location')!).searchParams.get('connected')!;
 
     const garments = (await j('GET', '/api/v1/garments?limit=1', undefined, { authorization: `Bearer ${key}` })).body;
     const garment = garments.garments[0];

@@ -26,13 +26,16 @@ export async function insertOAuthState(sql: Sql, s: { state: string; userId: str
     values (${s.state}, ${s.userId}, ${s.shop}, now() + ${s.ttlMs} * interval '1 millisecond')`;
 }
 
-/** Uses a state once: the user it was issued to, if it exists, is unused, unexpired and for this shop. */
-export async function consumeOAuthState(sql: Sql, state: string, shop: string): Promise<string | undefined> {
-  const [row] = await sql<{ userId: string }[]>`
+/**
+ * Uses a state once, and only for the user it was issued to: true when it exists, was issued to `userId` for this
+ * shop, is unused and unexpired. Another user's callback leaves it untouched.
+ */
+export async function consumeOAuthState(sql: Sql, state: string, shop: string, userId: string): Promise<boolean> {
+  const rows = await sql`
     update shopify_oauth_states set used_at = now()
-    where state = ${state} and shop = ${shop} and used_at is null and expires_at > now()
-    returning user_id as "userId"`;
-  return row?.userId;
+    where state = ${state} and shop = ${shop} and user_id = ${userId} and used_at is null and expires_at > now()
+    returning state`;
+  return rows.length === 1;
 }
 
 /** The user's connection to a shop, created (pending) if there is none: a reconnect reuses the row. */

@@ -219,6 +219,7 @@ const envSchema = z.object({
     .regex(/^[a-z_]+(,[a-z_]+)*$/, 'comma-separated scope names such as write_products,read_orders')
     .default('write_products,read_orders,write_fulfillments,read_fulfillments'),
   SHOPIFY_SHOP_BASE_URL: z.url().optional(),
+  SHOPIFY_DEV_SHOP_URL: z.url().optional(),
   SHOPIFY_STATE_TTL_S: int(600, 10, 86_400),
   SHOPIFY_SYNC_TIMEOUT_MS: int(10_000, 100, 120_000),
   TOKEN_ENCRYPTION_KEY: z
@@ -367,6 +368,12 @@ export interface Config {
     scopes: string;
     /** Origin every shop request goes to instead of https://<shop> (local shop, tests); unset in production. */
     shopBaseUrl: string | undefined;
+    /**
+     * The local development shop's origin as the browser reaches it (npm start's dev shop, tests): the authorize URL
+     * and a store's admin links point there (`<url>/admin/oauth/authorize?…&shop=<shop>`, `<url>/admin?shop=<shop>`)
+     * instead of https://<shop>. Unset in production.
+     */
+    devShopUrl: string | undefined;
     stateTtlMs: number;
     /** How long POST /api/storefront/publish and fulfillment wait for their workflow before answering 202. */
     syncTimeoutMs: number;
@@ -555,6 +562,7 @@ export function loadConfig(
           : undefined),
       scopes: e.SHOPIFY_SCOPES,
       shopBaseUrl: e.SHOPIFY_SHOP_BASE_URL?.replace(/\/+$/, ''),
+      devShopUrl: e.SHOPIFY_DEV_SHOP_URL?.replace(/\/+$/, ''),
       stateTtlMs: e.SHOPIFY_STATE_TTL_S * 1000,
       syncTimeoutMs: e.SHOPIFY_SYNC_TIMEOUT_MS,
       tokenKey: e.TOKEN_ENCRYPTION_KEY

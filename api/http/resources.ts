@@ -272,6 +272,11 @@ export const connectionResource = z
     shopName: z.string().nullable(),
     status: storefrontStatus('active', 'disconnected'),
     installedAt: timestamp.nullable(),
+    adminUrl: z.string().meta({
+      description:
+        'the store\'s admin for the merchant\'s browser ("Open store"): https://<shop>/admin, or the local ' +
+        'development shop’s page of the store (SHOPIFY_DEV_SHOP_URL)',
+    }),
   })
   .meta({ id: 'StoreConnection' });
 

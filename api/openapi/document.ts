@@ -424,26 +424,50 @@ function register(registry: OpenAPIRegistry): void {
     method: 'post',
     path: '/api/storefront/connect/install',
     tags: ['Storefront'],
-    summary: 'Start connecting a Shopify store (OAuth)',
+    summary: 'Start connecting a Shopify store (OAuth); at most 10 a minute per user',
     security: SESSION,
     request: { body: { required: true, content: { 'application/json': { schema: B.installBody } } } },
-    responses: { 200: json(R.installStarted, 'where to send the merchant'), ...partBErrors(400, 401, 503) },
+    responses: { 200: json(R.installStarted, 'where to send the merchant'), ...partBErrors(400, 401, 429, 503) },
   });
   path({
     method: 'get',
     path: '/api/storefront/callback',
     tags: ['Storefront'],
-    summary: "Shopify's OAuth redirect (signed with the app secret, not a session)",
-    security: PUBLIC,
+    summary: "Shopify's OAuth redirect: signed with the app secret, and finished only in the installing user's session",
+    description:
+      'The state is single use and bound to the user who called install: without a session, or with another ' +
+      "user's, nothing is connected and the answer is 400 Invalid state (the state stays usable by its user).",
+    security: SESSION,
     request: {
       query: z.object({}).catchall(z.string()).meta({ description: 'code, hmac, host, shop, state, timestamp' }),
     },
     responses: {
       302: {
-        description: 'back to the app: /?storefront=connected&connectionId=<id>',
+        description: 'back to the dashboard: /storefront?connected=<connection id> ("Store connected")',
         headers: { Location: { schema: { type: 'string' } } },
       },
-      ...partBErrors(400, 401, 502, 503),
+      ...partBErrors(400, 502, 503),
+    },
+  });
+  path({
+    method: 'get',
+    path: '/api/storefront/app',
+    tags: ['Storefront'],
+    summary: "The app URL: an install started from Shopify's side (shop, hmac, timestamp, no state)",
+    description:
+      "The hmac is checked as the callback's is. A signed-in user is sent to the authorize URL of a fresh install " +
+      'for the shop (counted in the install limit); a signed-out browser to /storefront?shop=<shop>, which signs ' +
+      'in first and then asks to press Connect.',
+    security: PUBLIC,
+    request: {
+      query: z.object({}).catchall(z.string()).meta({ description: 'hmac, host, shop, timestamp' }),
+    },
+    responses: {
+      302: {
+        description: "the shop's authorize page, or the dashboard's Storefront page to sign in first",
+        headers: { Location: { schema: { type: 'string' } } },
+      },
+      ...partBErrors(400, 429, 503),
     },
   });
   path({

@@ -1,10 +1,13 @@
 // Part B storefront routes (issue 14): connect a Shopify store with OAuth, publish mockups as products, take order
-// webhooks, send fulfillment tracking. Session-authenticated except the OAuth callback (Shopify redirects the
-// browser) and the webhook receiver (signed by Shopify). Errors are {error: string}.
+// webhooks, send fulfillment tracking. Session-authenticated except the webhook receiver (signed by Shopify). The
+// OAuth callback and the app URL are signed by Shopify and read the session themselves: the callback connects only
+// for the user who started the install (its state's user); the app URL starts an install for the signed-in user.
+// Errors are {error: string}.
+import type { Request } from 'express';
 import express, { Router } from 'express';
-import { requireAppSession } from '../auth/sessions';
+import { requireAppSession, sessionUser } from '../auth/sessions';
 import type { AppDeps } from '../context';
-import { badRequest, parse } from '../errors';
+import { ApiError, badRequest, parse } from '../errors';
 import { afterAnswer } from '../http/after-answer';
 import {
   callbackQuery,
@@ -15,7 +18,9 @@ import {
   storefrontIdParam,
 } from '../http/app-schemas';
 import { jsonBody } from '../middleware/body';
+import { storefrontInstallRateLimit } from '../middleware/storefront-rate-limit';
 import {
+  appLaunch,
   completeCallback,
   connections,
   costEstimate,
@@ -32,16 +37,39 @@ import {
 export function storefrontRoutes(deps: AppDeps): Router {
   const r = Router();
   const session = requireAppSession(deps);
+  const installLimit = storefrontInstallRateLimit(deps);
+  /** The signed-in user, or undefined (no cookie, or an expired session): the callback decides what that means. */
+  const optionalUser = (req: Request) =>
+    sessionUser(deps, req).catch((err: unknown) => {
+      if (err instanceof ApiError && err.status === 401) return undefined;
+      throw err;
+    });
 
-  r.post('/storefront/connect/install', session, jsonBody(), async (req, res) => {
+  r.post('/storefront/connect/install', session, installLimit, jsonBody(), async (req, res) => {
     const { shop } = parse(installBody, req.body);
     res.json(await startInstall(deps, req.user!.id, shop));
   });
 
   r.get('/storefront/callback', async (req, res) => {
     const query = parse(callbackQuery, req.query, 'query');
-    res.redirect(302, await completeCallback(deps, query));
+    res.setHeader('Cache-Control', 'no-store');
+    res.redirect(302, await completeCallback(deps, query, (await optionalUser(req))?.id));
   });
+
+  // The app URL (Shopify's "App URL"): an install started from the shop's admin.
+  r.get(
+    '/storefront/app',
+    async (req, _res, next) => {
+      req.user = await optionalUser(req);
+      next();
+    },
+    installLimit,
+    async (req, res) => {
+      const query = parse(callbackQuery, req.query, 'query');
+      res.setHeader('Cache-Control', 'no-store');
+      res.redirect(302, await appLaunch(deps, query, req.user?.id));
+    },
+  );
 
   r.get('/storefront/connect', session, async (req, res) => {
     res.json({ connections: await connections(deps, req.user!.id) });

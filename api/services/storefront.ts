@@ -44,6 +44,7 @@ import { shopifyWebhookStart } from '../../lib/storefront/start';
 import {
   gatewayFor,
   productAdminUrl,
+  shopAdminPage,
   SHOP_DOMAIN_RE,
   ShopifyRefusedError,
   userErrorMessage,
@@ -92,16 +93,21 @@ export async function startInstall(deps: AppDeps, userId: string, shop: string):
 }
 
 /**
- * GET /callback: hmac (library check), then the state (single use, unexpired, this shop), the code exchange, the
- * encrypted token, the shop's name, the webhook subscriptions, active. Returns where to send the browser.
+ * GET /callback: hmac (library check), then the state: single use, unexpired, this shop, and issued to the user
+ * whose session the browser carries (`userId`; none, or another user's, connects nothing and leaves the state
+ * alone), the code exchange, the encrypted token, the shop's name, the webhook subscriptions, active. Returns where
+ * to send the browser: the dashboard's Storefront page, which says "Store connected".
  */
-export async function completeCallback(deps: AppDeps, query: Record<string, string>): Promise<string> {
+export async function completeCallback(
+  deps: AppDeps,
+  query: Record<string, string>,
+  userId: string | undefined,
+): Promise<string> {
   const { g, tokenKey } = configured(deps);
   if (!query.hmac || !(await g.validCallbackHmac(query))) throw badRequest(INVALID_HMAC);
   const shop = query.shop ?? '';
-  if (!validShopDomain(shop) || !query.state) throw badRequest(INVALID_STATE);
-  const userId = await consumeOAuthState(deps.sql, query.state, shop);
-  if (!userId) throw badRequest(INVALID_STATE);
+  if (!validShopDomain(shop) || !query.state || !userId) throw badRequest(INVALID_STATE);
+  if (!(await consumeOAuthState(deps.sql, query.state, shop, userId))) throw badRequest(INVALID_STATE);
   if (!query.code) throw badRequest('Missing code');
 
   const conn = await upsertConnection(deps.sql, { id: `shc_${randomSuffix(16)}`, userId, shopDomain: shop });
@@ -126,19 +132,40 @@ export async function completeCallback(deps: AppDeps, query: Record<string, stri
       throw new ApiError(502, 'service_unavailable', `Shopify refused: ${err.message}`);
     throw new ApiError(502, 'service_unavailable', 'Could not reach the shop to finish connecting; try again');
   }
-  return `${deps.config.publicBaseUrl}/?storefront=connected&connectionId=${encodeURIComponent(conn.id)}`;
+  return `${deps.config.publicBaseUrl}/storefront?connected=${encodeURIComponent(conn.id)}`;
 }
 
-export const presentConnection = (c: ConnectionRow): z.infer<typeof connectionResource> => ({
+/**
+ * GET /app, the app URL (an install started from Shopify's side: the merchant adds or opens the app in the shop's
+ * admin and Shopify opens this URL with shop, hmac, timestamp and no state). The hmac is checked by the library as
+ * the callback's is. A signed-in user is taken into a fresh install for that shop (the authorize URL, with a new
+ * state bound to them); a signed-out browser goes to the Storefront page with the shop filled in, which asks them
+ * to sign in first and then to confirm with Connect (an unsigned link never starts an install by itself).
+ */
+export async function appLaunch(
+  deps: AppDeps,
+  query: Record<string, string>,
+  userId: string | undefined,
+): Promise<string> {
+  const { g } = configured(deps);
+  if (!query.hmac || !(await g.validCallbackHmac(query))) throw badRequest(INVALID_HMAC);
+  const shop = query.shop ?? '';
+  if (!validShopDomain(shop)) throw badRequest('Invalid shop');
+  if (!userId) return `${deps.config.publicBaseUrl}/storefront?shop=${encodeURIComponent(shop)}`;
+  return (await startInstall(deps, userId, shop)).url;
+}
+
+export const presentConnection = (c: ConnectionRow, devShopUrl?: string): z.infer<typeof connectionResource> => ({
   id: c.id,
   shopDomain: c.shopDomain,
   shopName: c.shopName,
   status: c.status === 'active' ? 'active' : 'disconnected',
   installedAt: c.installedAt?.toISOString() ?? null,
+  adminUrl: shopAdminPage(c.shopDomain, '', devShopUrl),
 });
 
 export async function connections(deps: AppDeps, userId: string) {
-  return (await listConnections(deps.sql, userId)).map(presentConnection);
+  return (await listConnections(deps.sql, userId)).map((c) => presentConnection(c, deps.config.shopify.devShopUrl));
 }
 
 export async function disconnectConnection(deps: AppDeps, userId: string, id: string) {
@@ -216,7 +243,7 @@ async function resolveMockup(deps: AppDeps, userId: string, src: MockupSource): 
   };
 }
 
-const presentProduct = (p: PublishedProductRow): z.infer<typeof productResource> => {
+const presentProduct = (p: PublishedProductRow, devShopUrl?: string): z.infer<typeof productResource> => {
   const { costs, margin } = unitEconomics({ price: p.basePriceCents / 100, blankPrice: p.blankPrice });
   return {
     id: p.id,
@@ -234,7 +261,7 @@ const presentProduct = (p: PublishedProductRow): z.infer<typeof productResource>
     margin,
     productId: p.shopifyProductId,
     handle: p.shopifyHandle,
-    adminUrl: p.shopifyProductId ? productAdminUrl(p.shopDomain, p.shopifyProductId) : null,
+    adminUrl: p.shopifyProductId ? productAdminUrl(p.shopDomain, p.shopifyProductId, devShopUrl) : null,
     error: p.error,
     createdAt: p.createdAt.toISOString(),
     publishedAt: p.publishedAt?.toISOString() ?? null,
@@ -322,7 +349,7 @@ export async function publish(deps: AppDeps, userId: string, body: PublishReques
     searchAttributes: { AccountId: [userId] },
   });
   const result = await within(deps, () => handle.result());
-  const product = presentProduct((await getPublishedProduct(deps.sql, id, userId))!);
+  const product = presentProduct((await getPublishedProduct(deps.sql, id, userId))!, deps.config.shopify.devShopUrl);
   const economics = { price: product.price, costs: product.costs, margin: product.margin };
   if (!result) return { status: 202, body: { id, status: 'publishing' as const, ...economics } };
   if (result.status === 'failed') {
@@ -342,7 +369,7 @@ export async function publish(deps: AppDeps, userId: string, body: PublishReques
 }
 
 export async function products(deps: AppDeps, userId: string) {
-  return (await listPublishedProducts(deps.sql, userId)).map(presentProduct);
+  return (await listPublishedProducts(deps.sql, userId)).map((p) => presentProduct(p, deps.config.shopify.devShopUrl));
 }
 
 /**

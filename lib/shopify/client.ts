@@ -5,6 +5,10 @@
 // shop goes to that origin instead, same path and query, with header X-Shopify-Shop-Domain: <shop> (the local
 // development shop and the tests). The rewrite is installed as the library's fetch (setAbstractFetchFunc, one per
 // process: the process has one configuration) and used for the code exchange too.
+//
+// SHOPIFY_DEV_SHOP_URL: what the merchant's browser opens (the authorize page, the store's admin) is on the local
+// development shop at that origin, the shop named by a `shop` query parameter. Unset (production, and any real app
+// key): https://<shop>/admin/... as Shopify serves them, whether SHOPIFY_SHOP_BASE_URL is set or not.
 import '@shopify/shopify-api/adapters/node';
 import {
   ApiVersion,
@@ -27,7 +31,20 @@ export interface ShopifySettings {
   apiSecret: string;
   scopes: string;
   shopBaseUrl: string | undefined;
+  /** SHOPIFY_DEV_SHOP_URL: the local development shop's pages for the browser; unset for real shops. */
+  devShopUrl?: string | undefined;
   publicBaseUrl: string;
+}
+
+/**
+ * A page of a shop's admin as the merchant's browser opens it: https://<shop>/admin<path>, or on the local
+ * development shop (SHOPIFY_DEV_SHOP_URL) <dev shop>/admin<path>?shop=<shop>.
+ */
+export function shopAdminPage(shop: string, path: string, devShopUrl: string | undefined, query?: URLSearchParams) {
+  const q = new URLSearchParams(query);
+  if (!devShopUrl) return `https://${shop}/admin${path}${q.size ? `?${q}` : ''}`;
+  q.set('shop', shop);
+  return `${devShopUrl}/admin${path}?${q}`;
 }
 
 let rewriteBase: string | undefined;
@@ -61,7 +78,7 @@ export class ShopifyRefusedError extends Error {
 export interface ShopifyGateway {
   api: Shopify;
   settings: ShopifySettings;
-  /** https://<shop>/admin/oauth/authorize?client_id&scope&redirect_uri&state */
+  /** https://<shop>/admin/oauth/authorize?client_id&scope&redirect_uri&state (&shop on the development shop) */
   authorizeUrl(shop: string, state: string): string;
   redirectUri(): string;
   /** The OAuth callback query's hmac, checked by the library (hex HMAC-SHA256 of the sorted other parameters). */
@@ -101,7 +118,7 @@ export function createShopifyGateway(settings: ShopifySettings): ShopifyGateway 
         redirect_uri: redirectUri(),
         state,
       });
-      return `https://${shop}/admin/oauth/authorize?${q}`;
+      return shopAdminPage(shop, '/oauth/authorize', settings.devShopUrl, q);
     },
     async validCallbackHmac(query) {
       try {
@@ -164,7 +181,7 @@ const gateways = new WeakMap<object, ShopifyGateway>();
 /** The gateway of a configuration (one per process in practice), or null when no app credentials are set. */
 export function gatewayFor(config: {
   publicBaseUrl: string;
-  shopify: { apiKey?: string; apiSecret?: string; scopes: string; shopBaseUrl?: string };
+  shopify: { apiKey?: string; apiSecret?: string; scopes: string; shopBaseUrl?: string; devShopUrl?: string };
 }): ShopifyGateway | null {
   const s = config.shopify;
   if (!s.apiKey || !s.apiSecret) return null;
@@ -175,6 +192,7 @@ export function gatewayFor(config: {
       apiSecret: s.apiSecret,
       scopes: s.scopes,
       shopBaseUrl: s.shopBaseUrl,
+      devShopUrl: s.devShopUrl,
       publicBaseUrl: config.publicBaseUrl,
     });
     gateways.set(config, g);
@@ -182,6 +200,6 @@ export function gatewayFor(config: {
   return g;
 }
 
-/** Admin URL of a product: https://<shop>/admin/products/<numeric id>. */
-export const productAdminUrl = (shop: string, productId: string) =>
-  `https://${shop}/admin/products/${legacyId(productId)}`;
+/** Admin URL of a product: https://<shop>/admin/products/<numeric id> (or the development shop's page of it). */
+export const productAdminUrl = (shop: string, productId: string, devShopUrl?: string) =>
+  shopAdminPage(shop, `/products/${legacyId(productId)}`, devShopUrl);

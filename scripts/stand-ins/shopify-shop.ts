@@ -7,6 +7,16 @@
 // HMAC-SHA256 with the app secret over the other parameters sorted and joined k=v with &), the code exchange, the
 // Admin GraphQL operations the service uses (checking the access token and the shapes sent), and signed webhooks
 // (X-Shopify-Hmac-Sha256 = base64 HMAC-SHA256 of the raw body).
+//
+// Pages for the browser (the service links to them when SHOPIFY_DEV_SHOP_URL is this server's origin), each marked
+// as a development stand-in:
+//   GET  /admin/oauth/authorize?client_id&scope&redirect_uri&state&shop  the consent page: the scopes and **Install**
+//   POST /admin/oauth/authorize?shop=<shop>     Install: redirects to redirect_uri with code, hmac, host, shop, state,
+//                                               timestamp, as Shopify does
+//   GET  /admin?shop=<shop>                     the store: its products (title, price, image), each with **Place test
+//        /admin/products/<id>?shop=<shop>      order**, and "Open the app" (the app URL, signed, when appUrl is set)
+//   POST /admin/orders?shop=<shop>              Place test order: orders/create and orders/paid sent signed, then
+//                                               back to the store page, which shows how each webhook was answered
 import { createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -24,6 +34,11 @@ export interface DevShopOptions {
    * DATA_DIR/dev-shop-state.json); read at start, rewritten after every change. Unset: memory only.
    */
   stateFile?: string;
+  /**
+   * The app URL (the service's GET /api/storefront/app): the store page's "Open the app" link opens it signed with
+   * shop, timestamp and hmac, as Shopify opens an app from the shop's admin. Unset: no link.
+   */
+  appUrl?: string;
 }
 
 interface DevShopState {
@@ -76,6 +91,14 @@ export interface DevShop {
     payload: unknown,
     opts?: { webhookId?: string; url?: string },
   ): Promise<{ status: number; webhookId: string }>;
+  /**
+   * What pressing Install on the consent page does, for tests that take the OAuth round trip over HTTP: posts the
+   * consent form of an authorize URL the service answered (https://<shop>/admin/oauth/authorize?… or this server's)
+   * and returns the status and the Location it answers (the service's callback URL, signed).
+   */
+  approve(authorizeUrl: string): Promise<{ status: number; location: string | null }>;
+  /** The app URL opened from the shop's admin (shop, timestamp, hmac), as the store page's "Open the app" links it. */
+  appLaunchUrl(shop: string): string | null;
   stop(): Promise<void>;
 }
 
@@ -94,6 +117,16 @@ export function signQuery(secret: string, params: Record<string, string>): strin
 }
 
 export const signBody = (secret: string, body: string) => createHmac('sha256', secret).update(body).digest('base64');
+
+const esc = (v: unknown) =>
+  String(v).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+
+const STYLE = `body{font:16px/1.5 system-ui,sans-serif;max-width:56rem;margin:0 auto;padding:0 1rem 2rem;color:#1a1a1a}
+.standin{background:#fff3cd;border:2px dashed #8a6d00;padding:.5rem 1rem;margin:1rem 0}
+.product{display:flex;gap:1rem;align-items:center;border:1px solid #ccc;border-radius:6px;padding:.75rem;margin:.75rem 0}
+.product img{width:120px;height:120px;object-fit:contain;background:#f4f4f4}
+button{font:inherit;padding:.4rem 1rem;background:#1f5f3a;color:#fff;border:0;border-radius:4px;cursor:pointer}
+.result{border-left:4px solid #1f5f3a;padding:.25rem .75rem;background:#eef7f1}`;
 
 export async function startDevShop(opts: DevShopOptions): Promise<DevShop> {
   const codes = new Map<string, string>(); // code → shop
@@ -181,6 +214,30 @@ export async function startDevShop(opts: DevShopOptions): Promise<DevShop> {
       deliveries.push({ topic: 'orders/paid', ...(await shop.sendWebhook(shopDomain, 'orders/paid', paid)) });
       return { order, deliveries: deliveries.map((d) => ({ topic: d.topic, status: d.status })) };
     },
+    async approve(authorizeUrl) {
+      const u = new URL(authorizeUrl);
+      const shopDomain = u.searchParams.get('shop') ?? u.hostname;
+      const form = new URLSearchParams(u.searchParams);
+      form.delete('shop');
+      const res = await fetch(`${shop.url}/admin/oauth/authorize?shop=${encodeURIComponent(shopDomain)}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: form,
+        redirect: 'manual',
+      });
+      await res.arrayBuffer();
+      return { status: res.status, location: res.headers.get('location') };
+    },
+    appLaunchUrl(shopDomain) {
+      if (!opts.appUrl) return null;
+      const q: Record<string, string> = {
+        host: Buffer.from(`${shopDomain}/admin`).toString('base64url'),
+        shop: shopDomain,
+        timestamp: String(Math.floor(Date.now() / 1000)),
+      };
+      q.hmac = signQuery(opts.apiSecret, q);
+      return `${opts.appUrl}?${new URLSearchParams(q)}`;
+    },
     async stop() {
       server.closeAllConnections();
       await new Promise<void>((r) => server.close(() => r()));
@@ -203,11 +260,62 @@ export async function startDevShop(opts: DevShopOptions): Promise<DevShop> {
   const send = (res: ServerResponse, status: number, body: unknown) => {
     res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
   };
-  const page = (res: ServerResponse, status: number, html: string, headers: Record<string, string> = {}) => {
+  const page = (
+    res: ServerResponse,
+    status: number,
+    html: string,
+    headers: Record<string, string> = {},
+    title = 'Development stand-in shop',
+  ) => {
     res
-      .writeHead(status, { 'content-type': 'text/html; charset=utf-8', ...headers })
-      .end(`<!doctype html><title>${LABEL}</title><p><strong>${LABEL}</strong></p>${html}`);
+      .writeHead(status, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store', ...headers })
+      .end(
+        `<!doctype html><html lang="en"><meta charset="utf-8"><meta name="viewport" content="width=device-width">` +
+          `<title>${esc(title)} · ${LABEL}</title><style>${STYLE}</style>` +
+          `<p class="standin" role="note"><strong>${LABEL}</strong></p>${html}`,
+      );
   };
+  /** Result of the last test orders placed from the store page, by order name, shown once back on the page. */
+  const placed = new Map<string, { title: string; deliveries: { topic: string; status: number }[] }>();
+
+  /** The store page: the shop's products with Place test order, the result of the order just placed. */
+  const storePage = (res: ServerResponse, shopDomain: string, url: URL) => {
+    const q = (extra = '') => `?shop=${encodeURIComponent(shopDomain)}${extra}`;
+    const products = [...(shop.products.get(shopDomain)?.values() ?? [])].filter((p) => p.status === 'ACTIVE');
+    const orderName = url.searchParams.get('placed');
+    const done = orderName ? placed.get(orderName) : undefined;
+    const failed = url.searchParams.get('error');
+    const app = shop.appLaunchUrl(shopDomain);
+    const html =
+      `<h1>${esc(shopDomain)}</h1>` +
+      (done
+        ? `<div class="result" role="status"><p>Test order ${esc(orderName)} placed for ${esc(done.title)}.</p><ul>` +
+          done.deliveries.map((d) => `<li>${esc(d.topic)} webhook answered ${d.status}</li>`).join('') +
+          '</ul></div>'
+        : '') +
+      (failed ? `<p class="result" role="alert">Could not place the order: ${esc(failed)}</p>` : '') +
+      (app ? `<p><a href="${esc(app)}">Open the app</a> (as Shopify opens it from the store admin)</p>` : '') +
+      `<h2>Products</h2>` +
+      (products.length === 0
+        ? '<p>No products published yet.</p>'
+        : products
+            .map((p) => {
+              const img = p.media[0]?.originalSource;
+              return (
+                `<section class="product" aria-label="${esc(p.title)}">` +
+                (img ? `<img src="${esc(img)}" alt="${esc(p.media[0]?.alt ?? p.title)}">` : '') +
+                `<div><h3>${esc(p.title)}</h3><p>${esc(p.variants[0]?.price ?? '')} USD · sizes ` +
+                `${esc(p.options[0]?.values.join(', ') ?? '')}</p>` +
+                `<form method="post" action="/admin/orders${q()}">` +
+                `<input type="hidden" name="product_id" value="${esc(p.id)}">` +
+                `<button type="submit" aria-label="Place test order: ${esc(p.title)}">Place test order</button>` +
+                `</form></div></section>`
+              );
+            })
+            .join(''));
+    page(res, 200, html, {}, shopDomain);
+  };
+
   const readBody = (req: IncomingMessage) =>
     new Promise<string>((resolve, reject) => {
       const chunks: Buffer[] = [];
@@ -343,17 +451,41 @@ export async function startDevShop(opts: DevShopOptions): Promise<DevShop> {
       const url = new URL(req.url ?? '/', 'http://dev-shop');
       const shopDomain = String(req.headers['x-shopify-shop-domain'] ?? url.searchParams.get('shop') ?? '');
       if (req.method === 'GET' && url.pathname === '/') {
-        page(res, 200, '<p>Authorize at /admin/oauth/authorize?...&amp;shop=&lt;name&gt;.myshopify.com</p>');
+        page(res, 200, '<p>A store: /admin?shop=&lt;name&gt;.myshopify.com</p>');
         return;
       }
       if (!SHOP_RE.test(shopDomain))
         return send(res, 400, { errors: 'missing or invalid shop (X-Shopify-Shop-Domain)' });
 
-      if (req.method === 'GET' && url.pathname === '/admin/oauth/authorize') {
-        const p = Object.fromEntries(url.searchParams);
+      if (url.pathname === '/admin/oauth/authorize' && (req.method === 'GET' || req.method === 'POST')) {
+        // GET: the consent page; POST: its Install button (the same parameters as form fields)
+        const p =
+          req.method === 'GET'
+            ? Object.fromEntries(url.searchParams)
+            : Object.fromEntries(new URLSearchParams(await readBody(req)));
         if (p.client_id !== opts.apiKey) return page(res, 400, '<p>Unknown client_id</p>');
         if (!p.redirect_uri || !p.state || !p.scope)
           return page(res, 400, '<p>redirect_uri, scope and state are required</p>');
+        if (req.method === 'GET') {
+          const hidden = ['client_id', 'scope', 'redirect_uri', 'state']
+            .map((k) => `<input type="hidden" name="${k}" value="${esc(p[k])}">`)
+            .join('');
+          const app = new URL(p.redirect_uri).host;
+          return page(
+            res,
+            200,
+            `<h1>Install app</h1><p>The app at <strong>${esc(app)}</strong> asks to be installed in ` +
+              `<strong>${esc(shopDomain)}</strong>. It will be able to:</p><ul>` +
+              p.scope
+                .split(',')
+                .map((sc) => `<li><code>${esc(sc.trim())}</code></li>`)
+                .join('') +
+              `</ul><form method="post" action="/admin/oauth/authorize?shop=${encodeURIComponent(shopDomain)}">` +
+              `${hidden}<button type="submit">Install</button></form>`,
+            {},
+            `Install app in ${shopDomain}`,
+          );
+        }
         const code = randomBytes(16).toString('hex');
         codes.set(code, shopDomain);
         const back: Record<string, string> = {
@@ -365,8 +497,29 @@ export async function startDevShop(opts: DevShopOptions): Promise<DevShop> {
         };
         back.hmac = signQuery(opts.apiSecret, back);
         const location = `${p.redirect_uri}?${new URLSearchParams(back)}`;
-        // approves at once and sends the browser back, as a merchant clicking "Install" would
-        return page(res, 302, `<p>Approved ${shopDomain}; <a href="${location}">continue</a></p>`, { location });
+        // installed: back to the app, as Shopify redirects after the merchant's Install
+        return page(res, 302, `<p>Installed in ${esc(shopDomain)}; <a href="${esc(location)}">continue</a></p>`, {
+          location,
+        });
+      }
+
+      if (req.method === 'GET' && (url.pathname === '/admin' || /^\/admin\/products\/\d+$/.test(url.pathname)))
+        return storePage(res, shopDomain, url);
+
+      if (req.method === 'POST' && url.pathname === '/admin/orders') {
+        const productId = new URLSearchParams(await readBody(req)).get('product_id') ?? '';
+        const back = `/admin?shop=${encodeURIComponent(shopDomain)}`;
+        try {
+          const r = await shop.placeOrder(shopDomain, { productId });
+          placed.set(r.order.name, {
+            title: String((r.order.payload.line_items as { title: string }[])[0]?.title ?? ''),
+            deliveries: r.deliveries,
+          });
+          res.writeHead(303, { location: `${back}&placed=${encodeURIComponent(r.order.name)}` }).end();
+        } catch (e) {
+          res.writeHead(303, { location: `${back}&error=${encodeURIComponent((e as Error).message)}` }).end();
+        }
+        return;
       }
 
       if (req.method === 'POST' && url.pathname === '/admin/oauth/access_token') {

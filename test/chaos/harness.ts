@@ -433,15 +433,12 @@ async function connectShop(http: Http, shop: DevShop, acct: ChaosAccount, shopDo
   const install = await must(
     http.call(0, 'POST', '/api/storefront/connect/install', { cookie: acct.cookie, json: { shop: shopDomain } }),
   );
-  const u = new URL(install.body.url);
-  const approve = await fetch(`${shop.url}${u.pathname}${u.search}`, {
-    headers: { 'x-shopify-shop-domain': shopDomain },
-    redirect: 'manual',
-  });
-  const location = approve.headers.get('location');
+  const approve = await shop.approve(install.body.url);
+  const location = approve.location;
   if (approve.status !== 302 || !location?.startsWith(baseUrl))
     throw new Error(`the dev shop answered ${approve.status}`);
-  const cb = await http.call(1, 'GET', location.slice(baseUrl.length));
+  // the callback in the installing user's session
+  const cb = await http.call(1, 'GET', location.slice(baseUrl.length), { cookie: acct.cookie });
   if (cb.status !== 302) throw new Error(`the OAuth callback answered ${cb.status}: ${JSON.stringify(cb.body)}`);
 }
 

@@ -116,33 +116,40 @@ describe('storefront: Shopify connect, publish, orders, fulfillment', function (
     return res.body.id;
   }
 
-  /** install → the shop's authorize page → the callback URL it redirects to (not followed). */
+  /** install → the shop's consent page → Install → the callback URL it redirects to (not followed). */
   async function authorize(cookie: string, shopDomain: string): Promise<string> {
     const install = await http(stack.baseUrl, 'POST', '/api/storefront/connect/install', {
       cookie,
       json: { shop: shopDomain },
     });
     assert.equal(install.status, 200, install.text);
+    // a real app key (SHOPIFY_DEV_SHOP_URL unset): Shopify's own authorize page, SHOPIFY_SHOP_BASE_URL or not
     const url = new URL(install.body.url);
     assert.equal(url.origin, `https://${shopDomain}`);
     assert.equal(url.pathname, '/admin/oauth/authorize');
     assert.equal(url.searchParams.get('client_id'), API_KEY);
     assert.equal(url.searchParams.get('scope'), 'write_products,read_orders,write_fulfillments,read_fulfillments');
     assert.equal(url.searchParams.get('redirect_uri'), `${stack.baseUrl}/api/storefront/callback`);
-    const approve = await fetch(`${shop.url}${url.pathname}${url.search}`, {
-      headers: { 'x-shopify-shop-domain': shopDomain },
-      redirect: 'manual',
-    });
+    // the dev shop's consent page for it lists the scopes and has Install
+    const consent = await fetch(`${shop.url}${url.pathname}${url.search}&shop=${shopDomain}`);
+    const html = await consent.text();
+    assert.equal(consent.status, 200);
+    assert.match(html, /Development stand-in/);
+    assert.match(html, /<code>write_products<\/code>/);
+    assert.match(html, /<button type="submit">Install<\/button>/);
+    const approve = await shop.approve(url.href);
     assert.equal(approve.status, 302);
-    assert.match(await approve.text(), /Development stand-in/);
-    return approve.headers.get('location')!;
+    return approve.location!;
   }
 
+  /** The callback, finished in the session of `cookie` (the user who installed): the new connection's id. */
   async function connect(cookie: string, shopDomain: string): Promise<string> {
     const callback = await authorize(cookie, shopDomain);
-    const res = await http(stack.baseUrl, 'GET', callback.slice(stack.baseUrl.length));
+    const res = await http(stack.baseUrl, 'GET', callback.slice(stack.baseUrl.length), { cookie });
     assert.equal(res.status, 302, res.text);
-    const id = new URL(res.headers.get('location')!).searchParams.get('connectionId')!;
+    const back = new URL(res.headers.get('location')!);
+    assert.equal(`${back.origin}${back.pathname}`, `${stack.baseUrl}/storefront`);
+    const id = back.searchParams.get('connected')!;
     assert.match(id, /^shc_/);
     return id;
   }
@@ -255,15 +262,16 @@ describe('storefront: Shopify connect, publish, orders, fulfillment', function (
     res = await http(stack.baseUrl, 'GET', missing.pathname + missing.search);
     assert.deepEqual([res.status, res.body], [400, { error: 'Invalid HMAC' }]);
     // the untouched callback still works: the state was not used up by the refused ones
-    res = await http(stack.baseUrl, 'GET', callback.pathname + callback.search);
+    res = await http(stack.baseUrl, 'GET', callback.pathname + callback.search, { cookie: acct.cookie });
     assert.equal(res.status, 302, res.text);
   });
 
   it('refuses an expired state and a reused state', async () => {
     const acct = await account(stack.baseUrl);
     const first = new URL(await authorize(acct.cookie, newShop()));
-    assert.equal((await http(stack.baseUrl, 'GET', first.pathname + first.search)).status, 302);
-    const reused = await http(stack.baseUrl, 'GET', first.pathname + first.search);
+    const cookie = acct.cookie;
+    assert.equal((await http(stack.baseUrl, 'GET', first.pathname + first.search, { cookie })).status, 302);
+    const reused = await http(stack.baseUrl, 'GET', first.pathname + first.search, { cookie });
     assert.deepEqual(
       [reused.status, reused.body],
       [400, { error: 'Invalid state: the authorization took too long or was abandoned' }],
@@ -272,7 +280,7 @@ describe('storefront: Shopify connect, publish, orders, fulfillment', function (
     const second = new URL(await authorize(acct.cookie, newShop()));
     await stack.sql`update shopify_oauth_states set expires_at = now() - interval '1 second'
       where state = ${second.searchParams.get('state')}`;
-    const expired = await http(stack.baseUrl, 'GET', second.pathname + second.search);
+    const expired = await http(stack.baseUrl, 'GET', second.pathname + second.search, { cookie });
     assert.deepEqual(
       [expired.status, expired.body],
       [400, { error: 'Invalid state: the authorization took too long or was abandoned' }],
@@ -287,13 +295,101 @@ describe('storefront: Shopify connect, publish, orders, fulfillment', function (
     delete params.hmac;
     params.shop = newShop();
     params.hmac = signQuery(API_SECRET, params);
-    const res = await http(stack.baseUrl, 'GET', `${callback.pathname}?${new URLSearchParams(params)}`);
+    const res = await http(stack.baseUrl, 'GET', `${callback.pathname}?${new URLSearchParams(params)}`, {
+      cookie: acct.cookie,
+    });
     assert.deepEqual(
       [res.status, res.body],
       [400, { error: 'Invalid state: the authorization took too long or was abandoned' }],
     );
-    const own = await http(stack.baseUrl, 'GET', callback.pathname + callback.search);
+    const own = await http(stack.baseUrl, 'GET', callback.pathname + callback.search, { cookie: acct.cookie });
     assert.equal(own.status, 302, 'the state still works for its own shop');
+  });
+
+  it("binds the callback to the installing user's session: another user's, or none, connects nothing", async () => {
+    const a = await account(stack.baseUrl);
+    const b = await account(stack.baseUrl);
+    const shopDomain = newShop();
+    const callback = new URL(await authorize(a.cookie, shopDomain));
+    const path = callback.pathname + callback.search;
+    const invalid = [400, { error: 'Invalid state: the authorization took too long or was abandoned' }];
+    // A's approval finished in B's browser (an attacker's install URL approved by a victim), or in none
+    const inB = await http(stack.baseUrl, 'GET', path, { cookie: b.cookie });
+    assert.deepEqual([inB.status, inB.body], invalid);
+    const inNone = await http(stack.baseUrl, 'GET', path);
+    assert.deepEqual([inNone.status, inNone.body], invalid);
+    const rows = await stack.sql`select id from shopify_connections where shop_domain = ${shopDomain}`;
+    assert.equal(rows.length, 0, 'no connection for either user');
+    for (const cookie of [a.cookie, b.cookie]) {
+      const list = await http(stack.baseUrl, 'GET', '/api/storefront/connect', { cookie });
+      assert.deepEqual(list.body.connections, []);
+    }
+    // the state was not used up: A finishes in A's own session, once
+    const inA = await http(stack.baseUrl, 'GET', path, { cookie: a.cookie });
+    assert.equal(inA.status, 302, inA.text);
+    const id = new URL(inA.headers.get('location')!).searchParams.get('connected');
+    const listA = await http(stack.baseUrl, 'GET', '/api/storefront/connect', { cookie: a.cookie });
+    assert.deepEqual(
+      listA.body.connections.map((c: { id: string; status: string }) => [c.id, c.status]),
+      [[id, 'active']],
+    );
+    const again = await http(stack.baseUrl, 'GET', path, { cookie: a.cookie });
+    assert.deepEqual([again.status, again.body], invalid, 'a state is single use');
+    const listB = await http(stack.baseUrl, 'GET', '/api/storefront/connect', { cookie: b.cookie });
+    assert.deepEqual(listB.body.connections, []);
+  });
+
+  it('takes an install started from Shopify (the app URL, signed, no state) through a fresh install', async () => {
+    const a = await account(stack.baseUrl);
+    const shopDomain = newShop();
+    const launch: Record<string, string> = {
+      host: Buffer.from(`${shopDomain}/admin`).toString('base64url'),
+      shop: shopDomain,
+      timestamp: String(Math.floor(Date.now() / 1000)),
+    };
+    launch.hmac = signQuery(API_SECRET, launch);
+    const appPath = `/api/storefront/app?${new URLSearchParams(launch)}`;
+    // signed out: to the Storefront page with the shop filled in (the dashboard signs in first); nothing stored
+    const out = await http(stack.baseUrl, 'GET', appPath);
+    assert.equal(out.status, 302);
+    assert.equal(out.headers.get('location'), `${stack.baseUrl}/storefront?shop=${shopDomain}`);
+    // a forged or tampered launch is refused
+    const forged = await http(stack.baseUrl, 'GET', appPath.replace(shopDomain, newShop()));
+    assert.deepEqual([forged.status, forged.body], [400, { error: 'Invalid HMAC' }]);
+    // signed in: the authorize URL of a fresh install for that shop, bound to this user
+    const signedIn = await http(stack.baseUrl, 'GET', appPath, { cookie: a.cookie });
+    assert.equal(signedIn.status, 302, signedIn.text);
+    const authorizeUrl = new URL(signedIn.headers.get('location')!);
+    assert.equal(`${authorizeUrl.origin}${authorizeUrl.pathname}`, `https://${shopDomain}/admin/oauth/authorize`);
+    const [state] = await stack.sql<{ userId: string }[]>`select user_id as "userId" from shopify_oauth_states
+      where state = ${authorizeUrl.searchParams.get('state')} and shop = ${shopDomain} and used_at is null`;
+    assert.equal(state?.userId, a.userId);
+    const approved = await shop.approve(authorizeUrl.href);
+    const cb = await http(stack.baseUrl, 'GET', approved.location!.slice(stack.baseUrl.length), { cookie: a.cookie });
+    assert.equal(cb.status, 302, cb.text);
+    assert.match(cb.headers.get('location')!, /\/storefront\?connected=shc_/);
+    const list = await http(stack.baseUrl, 'GET', '/api/storefront/connect', { cookie: a.cookie });
+    assert.deepEqual(
+      list.body.connections.map((c: { shopDomain: string; status: string; adminUrl: string }) => [
+        c.shopDomain,
+        c.status,
+        c.adminUrl,
+      ]),
+      [[shopDomain, 'active', `https://${shopDomain}/admin`]],
+    );
+  });
+
+  it('limits install to 10 a minute per user (429), other users unaffected', async () => {
+    const a = await account(stack.baseUrl);
+    const b = await account(stack.baseUrl);
+    const install = (cookie: string) =>
+      http(stack.baseUrl, 'POST', '/api/storefront/connect/install', { cookie, json: { shop: newShop() } });
+    for (let i = 0; i < 10; i++) assert.equal((await install(a.cookie)).status, 200);
+    const over = await install(a.cookie);
+    assert.equal(over.status, 429);
+    assert.match(over.body.error, /at most 10 a minute/);
+    assert.ok(Number(over.headers.get('retry-after')) > 0);
+    assert.equal((await install(b.cookie)).status, 200);
   });
 
   it('answers 503 "Storefront is not configured" in production without Shopify credentials', async () => {

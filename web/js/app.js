@@ -28,16 +28,11 @@ async function route() {
   const [path, query = ''] = hash.split('?');
   const params = new URLSearchParams(query);
   const main = document.getElementById('main');
-  // The storefront's OAuth callback returns to /?storefront=connected&connectionId=…
-  const search = new URLSearchParams(location.search);
-  if (search.get('storefront') === 'connected') {
-    history.replaceState(null, '', `/#/storefront?connected=${encodeURIComponent(search.get('connectionId') ?? '')}`);
-    return route();
-  }
   let target = PAGES[path];
   if (!session.user && !target?.public) {
     if (path !== '/signin' && path !== '/signup') {
-      location.replace(`#/signin`);
+      // back to this page once signed in (e.g. the Storefront page Shopify's app URL sent a signed-out browser to)
+      location.replace(target ? `#/signin?next=${encodeURIComponent(hash)}` : '#/signin');
       return;
     }
   }

@@ -76,9 +76,9 @@ export class PgWindowStore implements Store {
       admission!.windows.delete(k); // one result serves one increment, as a request counts once per window
       return counted;
     }
-    // A single window never stops early, so its limit does not matter to the query.
+    // A single window never stops early, so its limit does not matter to the query (an int there: the largest).
     const r = await this.opts.guard.run('increment', () =>
-      hitWindows(this.opts.sql, [{ key: k, windowMs: this.windowMs, limit: Number.MAX_SAFE_INTEGER }]),
+      hitWindows(this.opts.sql, [{ key: k, windowMs: this.windowMs, limit: 2_147_483_647 }]),
     );
     if (!r.ok) return this.local.increment(k);
     return toIncrement(r.value[0]!);

@@ -3,9 +3,17 @@ import { api } from '../api.js';
 import { setUser } from '../state.js';
 import { announce, busy, errorBox, field, h, heading, render } from '../dom.js';
 
+/** A return target after signing in: a dashboard route (`/storefront?shop=…`), nothing else. */
+function nextRoute(params) {
+  const next = params?.get('next') ?? '';
+  return /^\/[a-z]+(\?|$)/.test(next) ? next : null;
+}
+
 export function accountPage(mode) {
-  return async (main) => {
+  return async (main, ctx) => {
     const signup = mode === 'signup';
+    const next = nextRoute(ctx?.params);
+    const carry = next ? `?next=${encodeURIComponent(next)}` : '';
     const email = h('input', { type: 'email', name: 'email', autocomplete: 'email', required: true });
     const password = h('input', {
       type: 'password',
@@ -31,7 +39,7 @@ export function accountPage(mode) {
               });
               announce(signup ? `Welcome: your account has ${user.tokenBalance} tokens` : `Signed in as ${user.email}`);
               setUser(user);
-              location.hash = signup ? '#/keys' : '#/studio';
+              location.hash = next ? `#${next}` : signup ? '#/keys' : '#/studio';
             } catch (err) {
               render(out, errorBox(err));
               password.focus();
@@ -51,7 +59,7 @@ export function accountPage(mode) {
         'p',
         {},
         signup ? 'Have an account? ' : 'New here? ',
-        h('a', { href: signup ? '#/signin' : '#/signup' }, signup ? 'Sign in' : 'Create an account'),
+        h('a', { href: signup ? `#/signin${carry}` : `#/signup${carry}` }, signup ? 'Sign in' : 'Create an account'),
       ),
     );
     render(main, heading(signup ? 'Create an account' : 'Sign in'), form);

@@ -1,0 +1,270 @@
+// The storefront journeys in Chromium, on the stack `npm start` builds for it: the local development shop with
+// SHOPIFY_DEV_SHOP_URL pointing the merchant's browser at it (as scripts/stand-ins/dev-shop-start.ts does). Only
+// clicking and typing, following every redirect: Storefront → Connect → the dev shop's consent page → Install →
+// back on Storefront, store active → Publish → Open store → the product on the dev shop → Place test order → the
+// order on Storefront (no reload, no sweep: the page looks again by itself) → Send tracking → fulfilled. And the OAuth
+// binding: user A's authorize URL approved in user B's browser connects nothing for either. Screenshots of each step
+// go to test-artifacts/storefront-journey/.
+import assert from 'node:assert/strict';
+import sharp from 'sharp';
+import { randomSuffix } from '../../lib/ids';
+import { fileUrl } from '../../lib/storage';
+import { startDevShop, type DevShop, type DevShopOptions } from '../../scripts/stand-ins/shopify-shop';
+import { checkEachTest, navigate, onPage, openBrowser, signUpInBrowser, type BrowserSession } from '../helpers/browser';
+import { createKey, GOOD_PASSWORD, http, uniqueEmail } from '../helpers/http';
+import { startStack, type Stack } from '../helpers/stack';
+
+const API_KEY = 'journey-app';
+const API_SECRET = `journey-secret-${randomSuffix(16)}`;
+const INVALID_STATE = 'Invalid state: the authorization took too long or was abandoned';
+
+describe('storefront journeys in a real browser', function () {
+  this.timeout(300_000);
+  let stack: Stack;
+  let shop: DevShop;
+  let s: BrowserSession;
+  let origin: string;
+  const shopOptions: DevShopOptions = { apiKey: API_KEY, apiSecret: API_SECRET };
+
+  before(async () => {
+    shop = await startDevShop(shopOptions);
+    stack = await startStack('storefront-journey', {
+      env: {
+        ALLOW_PRIVATE_URLS: 'true',
+        SHOPIFY_API_KEY: API_KEY,
+        SHOPIFY_API_SECRET: API_SECRET,
+        SHOPIFY_SHOP_BASE_URL: shop.url,
+        SHOPIFY_DEV_SHOP_URL: shop.url,
+      },
+    });
+    origin = stack.baseUrl;
+    shopOptions.appUrl = `${origin}/api/storefront/app`;
+    s = await openBrowser('storefront-journey', origin);
+    s.allow(shop.url);
+  });
+  after(async () => {
+    await s?.close();
+    await stack?.stop();
+    await shop?.stop();
+  });
+  checkEachTest(() => s);
+
+  /**
+   * Signs up through the dashboard. The signed-out landing page's failing requests (the sign-in check's 401, and
+   * today /api/chat/threads') are another part of issue 20's to remove: dropped here, so this file answers for its
+   * own journey only. Anything else recorded meanwhile still fails the test.
+   */
+  async function signUp(page: BrowserSession['page'], tag: string) {
+    await signUpInBrowser(page, origin, uniqueEmail(tag), GOOD_PASSWORD);
+    const other = s
+      .takeProblems()
+      .filter(
+        (p) =>
+          !p.startsWith(
+            `console error on ${origin}/: Failed to load resource: the server responded with a status of 401`,
+          ),
+      );
+    assert.deepEqual(other, []);
+  }
+
+  /** The session cookie of a browser context, for the set-up done over HTTP before a journey starts. */
+  async function cookieOf(context: BrowserSession['context']): Promise<string> {
+    const c = (await context.cookies(origin)).find((x) => x.name === stack.config.sessionCookieName);
+    assert.ok(c, 'signed in');
+    return `${c.name}=${c.value}`;
+  }
+
+  /** Set-up before the journey: a completed generation for the signed-in account (the upload/studio journey is
+   * dashboard.test.ts's), made with the HTTP API under the browser's own session. */
+  async function completedGeneration(cookie: string): Promise<void> {
+    const { key } = await createKey(origin, cookie, { name: 'journey setup' });
+    const designKey = `test-designs/${randomSuffix()}.png`;
+    const design = await sharp({
+      create: { width: 600, height: 600, channels: 4, background: { r: 200, g: 40, b: 60, alpha: 1 } },
+    })
+      .png()
+      .toBuffer();
+    await stack.storage.put(designKey, design, 'image/png');
+    const list = await http(origin, 'GET', '/api/v1/garments?category=t-shirts&limit=1', { key });
+    const garment = list.body.garments[0];
+    const res = await http(origin, 'POST', '/api/v1/generate', {
+      key,
+      json: {
+        designUrl: fileUrl(stack.config, designKey),
+        garmentId: garment.id,
+        garmentImageUrl: garment.colors[0].imageUrl,
+      },
+    });
+    assert.equal(res.status, 200, res.text);
+    assert.equal(res.body.status, 'completed');
+  }
+
+  it('connects the dev shop, publishes a mockup, takes a test order from the store and fulfils it', async () => {
+    const page = s.page;
+    const shopDomain = `journey-${randomSuffix(6)}.myshopify.com`;
+    await signUp(page, 'journey');
+    await completedGeneration(await cookieOf(s.context));
+
+    // Storefront → Shop domain → Connect → the link to the store's authorize page
+    await navigate(page, 'Storefront');
+    await page.getByText('No store connected.').waitFor();
+    await s.shot('storefront-empty');
+    await page.getByLabel('Shop domain').fill(shopDomain);
+    await page.getByRole('button', { name: 'Connect' }).click();
+    const authorize = page.getByRole('link', { name: `Open ${shopDomain}` });
+    await authorize.waitFor();
+    await s.shot('connect-started');
+
+    // the dev shop's consent page (this machine, not https://<shop>): the scopes, Install
+    await authorize.click();
+    await page.getByRole('heading', { name: 'Install app' }).waitFor();
+    assert.equal(new URL(page.url()).origin, shop.url);
+    await page.getByText('Development stand-in shop').first().waitFor();
+    for (const scope of ['write_products', 'read_orders', 'write_fulfillments'])
+      await page.getByText(scope, { exact: true }).waitFor();
+    await s.shot('dev-shop-consent');
+    await page.getByRole('button', { name: 'Install' }).click();
+
+    // back on Storefront: "Store connected", the store active
+    await onPage(page, 'Storefront');
+    await page.getByText('Store connected.').waitFor();
+    assert.match(page.url(), /#\/storefront\?connected=shc_/);
+    const connection = page.locator('.connection', { hasText: shopDomain });
+    await connection.getByText('active').waitFor();
+    await s.shot('store-connected');
+
+    // publish the mockup
+    await page.getByLabel('Product title').fill('Journey tee');
+    await page.getByRole('button', { name: 'Publish' }).click();
+    await page.locator('tr', { hasText: 'Journey tee' }).getByText('published').waitFor({ timeout: 60_000 });
+    await s.shot('published');
+
+    // Open store (a tab of its own, as a shop admin link opens): the product, with its image and price
+    const [store] = await Promise.all([
+      s.context.waitForEvent('page'),
+      connection.getByRole('link', { name: `Open store ${shopDomain}` }).click(),
+    ]);
+    await store.getByRole('heading', { level: 1, name: shopDomain }).waitFor();
+    assert.equal(new URL(store.url()).origin, shop.url);
+    const product = store.getByRole('region', { name: 'Journey tee' });
+    await product.getByText('59.99 USD').waitFor();
+    const img = product.getByRole('img');
+    await img.waitFor();
+    await store.waitForFunction(
+      () => [...(globalThis as any).document.images].every((i: any) => i.complete && i.naturalWidth > 0),
+      undefined,
+      { timeout: 30_000 },
+    );
+    await s.shot('dev-shop-store', store);
+
+    // Place test order: the signed orders/create and orders/paid go to the service, and the page says how they went
+    await product.getByRole('button', { name: /Place test order/ }).click();
+    await store.getByText(/Test order #\d+ placed for Journey tee/).waitFor();
+    await store.getByText('orders/create webhook answered 200').waitFor();
+    await store.getByText('orders/paid webhook answered 200').waitFor();
+    await s.shot('dev-shop-order-placed', store);
+
+    // the app opened from the store's side (Shopify's app URL, signed, no state): signed in, a fresh install
+    await store.getByRole('link', { name: 'Open the app' }).click();
+    await store.getByRole('heading', { name: 'Install app' }).waitFor();
+    await s.shot('app-url-consent', store);
+    await store.getByRole('button', { name: 'Install' }).click();
+    await onPage(store, 'Storefront');
+    await store.getByText('Store connected.').waitFor();
+    await store.locator('.connection', { hasText: shopDomain }).getByText('active').waitFor();
+    await s.shot('app-url-connected', store);
+    await store.close();
+
+    // back in the dashboard's tab: the order shows without a reload (the page looks again every few seconds)
+    await page.bringToFront();
+    const order = page.locator('.order').first();
+    await order.waitFor({ timeout: 30_000 });
+    await order.locator('.badge', { hasText: 'paid' }).waitFor({ timeout: 30_000 });
+    await order.getByText('1 × Journey tee').waitFor();
+    await s.shot('order-shown');
+
+    // fulfil with tracking
+    await order.getByLabel('Tracking number').fill('1Z999');
+    await order.getByLabel('Carrier').fill('UPS');
+    await s.shot('tracking-filled');
+    await order.getByRole('button', { name: 'Send tracking' }).click();
+    await page.locator('.order').first().getByText('Tracking: UPS 1Z999').waitFor({ timeout: 30_000 });
+    await page.locator('.order').first().locator('.badge', { hasText: 'fulfilled' }).waitFor();
+    await s.shot('fulfilled');
+  });
+
+  it("connects nothing when user A's authorize URL is approved in user B's browser; B sees the error", async () => {
+    const shopDomain = `victim-${randomSuffix(6)}.myshopify.com`;
+    const a = await s.newPerson();
+    const b = await s.newPerson();
+    await signUp(a.page, 'attacker');
+    await signUp(b.page, 'victim');
+
+    // A starts connecting the victim's store and takes the authorize link instead of following it
+    await navigate(a.page, 'Storefront');
+    await a.page.getByLabel('Shop domain').fill(shopDomain);
+    await a.page.getByRole('button', { name: 'Connect' }).click();
+    const link = a.page.getByRole('link', { name: `Open ${shopDomain}` });
+    await link.waitFor();
+    await s.shot('attacker-has-link', a.page);
+    const sent = (await link.getAttribute('href'))!;
+
+    // B (the merchant, signed in to the service too) opens the link A sent them: what a person does with a link
+    await b.page.goto(sent);
+    await b.page.getByRole('heading', { name: 'Install app' }).waitFor();
+    await s.shot('victim-consent', b.page);
+    await b.page.getByRole('button', { name: 'Install' }).click();
+    await b.page.getByText(INVALID_STATE).waitFor();
+    assert.match(b.page.url(), /\/api\/storefront\/callback\?/);
+    await s.shot('victim-sees-error', b.page);
+    // the browser logs the 400 document it was shown; that is the expected outcome here
+    const problems = s.takeProblems().filter((p) => !/status of 400/.test(p));
+    assert.deepEqual(problems, []);
+
+    // nothing connected, for either: A looks again in the dashboard; B opens the dashboard afresh (its address)
+    await navigate(a.page, 'API keys');
+    await navigate(a.page, 'Storefront');
+    await b.page.goto(`${origin}/storefront`);
+    for (const p of [a.page, b.page]) {
+      await onPage(p, 'Storefront');
+      await p.getByText('No store connected.').waitFor();
+    }
+    await s.shot('attacker-nothing-connected', a.page);
+    await s.shot('victim-nothing-connected', b.page);
+    const rows = await stack.sql`select id from shopify_connections where shop_domain = ${shopDomain}`;
+    assert.equal(rows.length, 0);
+  });
+  it('takes a signed-out merchant who opens the app from the store through sign-up, then Connect and Install', async () => {
+    const shopDomain = `fromshop-${randomSuffix(6)}.myshopify.com`;
+    const m = await s.newPerson();
+    // the journey starts in the store's admin (the dev shop), where the merchant opens the app
+    await m.page.goto(`${shop.url}/admin?shop=${shopDomain}`);
+    await m.page.getByRole('heading', { level: 1, name: shopDomain }).waitFor();
+    await s.shot('store-signed-out', m.page);
+    await m.page.getByRole('link', { name: 'Open the app' }).click();
+    // signed out: the dashboard asks to sign in first; a new merchant creates an account
+    await onPage(m.page, 'Sign in');
+    await m.page.getByRole('link', { name: 'Create an account' }).click();
+    await onPage(m.page, 'Create an account');
+    await m.page.getByLabel('Email').fill(uniqueEmail('merchant'));
+    await m.page.getByLabel('Password').fill(GOOD_PASSWORD);
+    await s.shot('app-url-sign-up', m.page);
+    await m.page.getByRole('button', { name: 'Create account' }).click();
+    // back on Storefront with the shop filled in; nothing started until Connect
+    await onPage(m.page, 'Storefront');
+    await m.page.getByText(`Shopify sent you here to connect ${shopDomain}: press Connect.`).waitFor();
+    assert.equal(await m.page.getByLabel('Shop domain').inputValue(), shopDomain);
+    await s.shot('app-url-shop-filled', m.page);
+    await m.page.getByRole('button', { name: 'Connect' }).click();
+    await m.page.getByRole('link', { name: `Open ${shopDomain}` }).click();
+    await m.page.getByRole('heading', { name: 'Install app' }).waitFor();
+    await m.page.getByRole('button', { name: 'Install' }).click();
+    await onPage(m.page, 'Storefront');
+    await m.page.getByText('Store connected.').waitFor();
+    await m.page.locator('.connection', { hasText: shopDomain }).getByText('active').waitFor();
+    await s.shot('app-url-signed-out-connected', m.page);
+    // the signed-out landing's sign-in check (another part of the issue removes its console noise)
+    const other = s.takeProblems().filter((p) => !/status of 401/.test(p));
+    assert.deepEqual(other, []);
+  });
+});
