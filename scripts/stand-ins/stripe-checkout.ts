@@ -492,7 +492,7 @@ a{color:#1d3f91}`;
     res
       .writeHead(status, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' })
       .end(
-        `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">` +
+        `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><link rel="icon" href="data:,">` +
           `<title>${esc(title)} · ${LABEL}</title><style>${STYLE}</style></head><body>` +
           `<p class="standin" role="note"><strong>${LABEL}.</strong> This page stands in for Stripe's hosted pages on ` +
           `this machine: no card is asked for and nothing is charged.</p>${html}</body></html>`,
