@@ -280,7 +280,12 @@ export async function billingPage(main, ctx) {
     if (!ctx.isCurrent()) return;
     done = changed();
   }
-  if (!ctx.isCurrent()) return;
+  if (done) {
+    // the two reads of the last round are not one snapshot: read both again, now that the event is applied
+    await refreshUser();
+    sub = await readSubscription();
+  }
+  if (!ctx.isCurrent() || !session.user) return;
   drawSummary();
   drawBody();
   const u = session.user;
