@@ -1,6 +1,7 @@
 // Billing journeys in a real browser (issue 20), on the stack `npm start` builds: stripe-mock behind the local hosted
 // checkout and portal (scripts/stand-ins/stripe-checkout.ts; the test run points STRIPE_API_URL at it). From a fresh
-// account, only clicking and typing, following every redirect: buy a token pack and pay; the same and cancel;
+// account, only clicking and typing, following every redirect: buy a token pack and pay (the page waits for the
+// confirmation while the worker is held back); the same and cancel;
 // subscribe to Pro; in the portal switch to Business, cancel at the period end, then cancel now. Each Pay or portal
 // action is the stand-in sending the service Stripe's signed events; the Billing page shows what they brought once
 // they are applied. Every step is screenshotted into test-artifacts/billing-journey/.
@@ -67,10 +68,15 @@ describe('billing journeys in a real browser: local checkout and portal', functi
     await page.getByText('9.00 USD').waitFor();
     await session.shot('checkout-100-tokens');
 
+    // The worker is held back for this payment (the service's side only: nothing is sent to the page or the API),
+    // so the page is seen waiting for the confirmation before the event is applied.
+    await stack.stopWorker();
     await page.getByRole('button', { name: 'Pay' }).click();
     await backOnBilling();
-    await notice().getByText('Payment received').waitFor();
-    await session.shot('billing-payment-received');
+    await notice().getByText('Payment received. Waiting for confirmation from the payment provider…').waitFor();
+    assert.equal(await balance(), 50);
+    await session.shot('billing-payment-received-waiting');
+    await stack.startWorker();
     await notice()
       .getByText('Payment received: 100 tokens added. Your balance is now 150 tokens.')
       .waitFor({ timeout: APPLIED_MS });

@@ -247,73 +247,80 @@ export async function billingPage(main, ctx) {
   };
   drawBody();
 
-  if (checkoutResult !== 'success' && !fromPortal) return;
+  // The page has loaded (main is no longer busy); following the return goes on in the background.
+  if (checkoutResult === 'success' || fromPortal)
+    followReturn().catch((err) => say('error', `Could not check the payment's confirmation: ${err.message ?? err}`));
 
-  // Back from checkout or the portal: wait for the provider's event to be applied, then say what changed. Without a
-  // snapshot (another tab, storage off) the state on arrival is the "before".
-  const start = before ?? {
-    balance: session.user.tokenBalance,
-    planId: session.user.plan.id,
-    sub: subKey(sub),
-  };
-  const changed = () =>
-    session.user.plan.id !== start.planId ||
-    subKey(sub) !== start.sub ||
-    (checkoutResult === 'success' && session.user.tokenBalance > start.balance);
-  if (checkoutResult === 'success')
-    say(
-      'info',
-      before
-        ? 'Payment received. Waiting for confirmation from the payment provider…'
-        : 'Payment received. Your tokens or plan show here once the payment provider confirms it.',
-    );
-  else
-    say('info', 'Back from the billing portal. Changes made there show here once the payment provider confirms them.');
-
-  let done = before ? changed() : false;
-  for (const until = Date.now() + POLL_FOR_MS; !done && Date.now() < until;) {
-    await sleep(POLL_EVERY_MS);
-    if (!ctx.isCurrent()) return;
-    await refreshUser();
-    if (!session.user) return; // signed out meanwhile
-    sub = await readSubscription();
-    if (!ctx.isCurrent()) return;
-    done = changed();
-  }
-  if (done) {
-    // the two reads of the last round are not one snapshot: read both again, now that the event is applied
-    await refreshUser();
-    sub = await readSubscription();
-  }
-  if (!ctx.isCurrent() || !session.user) return;
-  drawSummary();
-  drawBody();
-  const u = session.user;
-  const gained = u.tokenBalance - (start.balance ?? u.tokenBalance);
-  const balance = `Your balance is now ${u.tokenBalance} tokens.`;
-  if (!done && !before) return; // nothing to compare with: the message above stays true
-  if (checkoutResult === 'success') {
-    if (!done)
+  async function followReturn() {
+    // Back from checkout or the portal: wait for the provider's event to be applied, then say what changed. Without a
+    // snapshot (another tab, storage off) the state on arrival is the "before".
+    const start = before ?? {
+      balance: session.user.tokenBalance,
+      planId: session.user.plan.id,
+      sub: subKey(sub),
+    };
+    const changed = () =>
+      session.user.plan.id !== start.planId ||
+      subKey(sub) !== start.sub ||
+      (checkoutResult === 'success' && session.user.tokenBalance > start.balance);
+    if (checkoutResult === 'success')
       say(
         'info',
-        'Payment received. The confirmation has not arrived yet: your tokens or plan appear here once it does (reload this page in a minute).',
+        before
+          ? 'Payment received. Waiting for confirmation from the payment provider…'
+          : 'Payment received. Your tokens or plan show here once the payment provider confirms it.',
       );
-    else if (u.plan.id !== start.planId)
+    else
       say(
-        'success',
-        `Payment received: you are now on ${u.plan.name}`,
-        gained > 0 ? `, with ${gained} tokens added. ` : '. ',
-        balance,
+        'info',
+        'Back from the billing portal. Changes made there show here once the payment provider confirms them.',
       );
-    else say('success', `Payment received: ${gained > 0 ? `${gained} tokens added` : 'confirmed'}. `, balance);
-  } else if (done) {
-    if (!sub || sub.status === 'canceled')
-      say('success', `Your subscription has ended; you are on the ${u.plan.name} plan.`);
-    else if (sub.cancelAtPeriodEnd)
-      say(
-        'success',
-        `Your subscription is cancelled: ${sub.plan?.name ?? u.plan.name} until ${when(sub.currentPeriodEnd)}.`,
-      );
-    else say('success', `Your subscription was updated: ${sub.plan?.name ?? u.plan.name} · ${sub.status}.`);
-  } else say('info', 'Back from the billing portal. No change to your subscription has arrived.');
+
+    let done = before ? changed() : false;
+    for (const until = Date.now() + POLL_FOR_MS; !done && Date.now() < until;) {
+      await sleep(POLL_EVERY_MS);
+      if (!ctx.isCurrent()) return;
+      await refreshUser();
+      if (!session.user) return; // signed out meanwhile
+      sub = await readSubscription();
+      if (!ctx.isCurrent()) return;
+      done = changed();
+    }
+    if (done) {
+      // the two reads of the last round are not one snapshot: read both again, now that the event is applied
+      await refreshUser();
+      sub = await readSubscription();
+    }
+    if (!ctx.isCurrent() || !session.user) return;
+    drawSummary();
+    drawBody();
+    const u = session.user;
+    const gained = u.tokenBalance - (start.balance ?? u.tokenBalance);
+    const balance = `Your balance is now ${u.tokenBalance} tokens.`;
+    if (!done && !before) return; // nothing to compare with: the message above stays true
+    if (checkoutResult === 'success') {
+      if (!done)
+        say(
+          'info',
+          'Payment received. The confirmation has not arrived yet: your tokens or plan appear here once it does (reload this page in a minute).',
+        );
+      else if (u.plan.id !== start.planId)
+        say(
+          'success',
+          `Payment received: you are now on ${u.plan.name}`,
+          gained > 0 ? `, with ${gained} tokens added. ` : '. ',
+          balance,
+        );
+      else say('success', `Payment received: ${gained > 0 ? `${gained} tokens added` : 'confirmed'}. `, balance);
+    } else if (done) {
+      if (!sub || sub.status === 'canceled')
+        say('success', `Your subscription has ended; you are on the ${u.plan.name} plan.`);
+      else if (sub.cancelAtPeriodEnd)
+        say(
+          'success',
+          `Your subscription is cancelled: ${sub.plan?.name ?? u.plan.name} until ${when(sub.currentPeriodEnd)}.`,
+        );
+      else say('success', `Your subscription was updated: ${sub.plan?.name ?? u.plan.name} · ${sub.status}.`);
+    } else say('info', 'Back from the billing portal. No change to your subscription has arrived.');
+  }
 }
