@@ -11,6 +11,7 @@ import { ConfigError, loadConfig } from '../lib/config';
 import { createLogger } from '../lib/log';
 import { createStorage } from '../lib/storage';
 import { startDevShopForStart } from './stand-ins/dev-shop-start';
+import { startStripeCheckout } from './stand-ins/stripe-checkout';
 import {
   freePort,
   IMAGE_PROCESS_MALLOC_ENV,
@@ -32,6 +33,8 @@ const SERVICE_STOP_MS = 20_000;
 const STEP_STOP_MS = 20_000;
 /** stripe-mock's usual port; another free one when it is taken. */
 const STRIPE_MOCK_PORT = 12111;
+/** The local hosted checkout and portal in front of stripe-mock; another free one when it is taken. */
+const STRIPE_CHECKOUT_PORT = 12110;
 const say = (msg: string) => process.stderr.write(`[start] ${msg}\n`);
 
 async function main(): Promise<void> {
@@ -143,8 +146,10 @@ async function main(): Promise<void> {
     const devShop = config.shopify.apiKey ? null : await startDevShopForStart(config, say);
     if (devShop) services.push(devShop.service);
 
-    // Payments: no STRIPE_SECRET_KEY → stripe-mock (Stripe's own API mock) on 127.0.0.1, and the client pointed at it.
+    // Payments: no STRIPE_SECRET_KEY → stripe-mock (Stripe's own API mock) on 127.0.0.1 behind the local hosted
+    // checkout and portal (a development stand-in), and the client pointed at that.
     let stripeEnv: Record<string, string> = {};
+    let stripeMockUrl: string | undefined;
     if (!config.payments.secretKey) {
       const port = (await portOpen(STRIPE_MOCK_PORT)) ? await freePort() : STRIPE_MOCK_PORT;
       const bin = await track(resolveStripeMock({ log: say, signal }));
@@ -152,7 +157,19 @@ async function main(): Promise<void> {
         startStripeMock({ bin, port, logFile: path.join(config.dataDir, 'logs', 'stripe-mock.log'), signal }),
       );
       services.push(mock);
+      stripeMockUrl = mock.url;
       stripeEnv = { STRIPE_SECRET_KEY: STRIPE_MOCK_SECRET_KEY, STRIPE_API_URL: mock.url };
+      // It signs what it sends with the webhook secret (generated into DATA_DIR unless given).
+      if (config.payments.webhookSecret) {
+        const local = await startStripeCheckout({
+          upstream: mock.url,
+          webhookSecret: config.payments.webhookSecret,
+          port: (await portOpen(STRIPE_CHECKOUT_PORT)) ? 0 : STRIPE_CHECKOUT_PORT,
+          stateFile: path.join(config.dataDir, 'stripe-checkout-state.json'),
+        });
+        services.push(local);
+        stripeEnv.STRIPE_API_URL = local.url;
+      }
     }
     if (stopping) return;
 
@@ -190,11 +207,14 @@ async function main(): Promise<void> {
     say(`API docs     ${config.publicBaseUrl}/docs   (OpenAPI: ${config.publicBaseUrl}/api/v1/openapi.json)`);
     say(`Temporal UI  ${temporalUi ?? '(not available: set TEMPORAL_UI_URL for an external server)'}`);
     say(`Temporal     ${temporalAddress}, task queue ${config.temporal.taskQueue}`);
-    say(
-      stripeEnv.STRIPE_API_URL
-        ? `Payments     against a local Stripe (stripe-mock) at ${stripeEnv.STRIPE_API_URL}; send signed events with npm run stripe:event`
-        : `Payments     Stripe${config.payments.apiUrl ? ` at ${config.payments.apiUrl}` : ''}`,
-    );
+    if (stripeMockUrl && stripeEnv.STRIPE_API_URL !== stripeMockUrl) {
+      say(`Payments     STRIPE_SECRET_KEY is unset: a local DEVELOPMENT STAND-IN for Stripe, no real payments`);
+      say(`  checkout   ${stripeEnv.STRIPE_API_URL}/checkout/<session>  and portal  .../portal/<session>: Billing in`);
+      say(`             the dashboard leads there; Pay sends the signed events Stripe would (stripe-mock behind it:`);
+      say(`             ${stripeMockUrl}); npm run stripe:event sends single events`);
+    } else if (stripeMockUrl)
+      say(`Payments     against stripe-mock at ${stripeMockUrl} (no webhook secret: no local checkout)`);
+    else say(`Payments     Stripe${config.payments.apiUrl ? ` at ${config.payments.apiUrl}` : ''}`);
     if (config.payments.webhookSecret && !process.env.STRIPE_WEBHOOK_SECRET)
       say(`Stripe       webhook signing secret ${config.payments.webhookSecret} (generated into ${config.dataDir})`);
     const chatProviders = [config.chat.gemini.apiKey && 'Gemini', config.chat.openai.apiKey && 'OpenAI'].filter(

@@ -27,6 +27,7 @@ import {
   startTemporalDev,
   type RunningService,
 } from './dev-services';
+import { startStripeCheckout } from './stand-ins/stripe-checkout';
 
 const say = (msg: string) => process.stderr.write(`[test] ${msg}\n`);
 
@@ -126,7 +127,11 @@ async function main(): Promise<number> {
     }
     if (interrupted) return 130;
 
-    // stripe-mock: Stripe's own API mock for the payment tests' outbound calls (inbound events are signed locally).
+    // Stripe as `npm start` has it: stripe-mock (Stripe's own API mock) behind the local hosted checkout and portal
+    // (scripts/stand-ins/stripe-checkout.ts), which every test's API reaches through STRIPE_API_URL. Its Pay and
+    // portal actions send signed events to the API that created the session (the origin of its success_url or
+    // return_url: each test file's own API). Tests also sign events themselves.
+    env.STRIPE_WEBHOOK_SECRET = `whsec_test_${randomBytes(18).toString('hex')}`;
     if (!process.env.STRIPE_SECRET_KEY) {
       const stripeMock = await startStripeMock({
         bin: await resolveStripeMock({ log: say, signal }),
@@ -135,11 +140,16 @@ async function main(): Promise<number> {
         signal,
       });
       started.push(stripeMock);
+      const checkout = await startStripeCheckout({
+        upstream: stripeMock.url,
+        webhookSecret: env.STRIPE_WEBHOOK_SECRET,
+      });
+      started.push(checkout);
       env.STRIPE_SECRET_KEY = STRIPE_MOCK_SECRET_KEY;
-      env.STRIPE_API_URL = stripeMock.url;
-      say(`stripe-mock at ${stripeMock.url}`);
+      env.STRIPE_API_URL = checkout.url;
+      env.STRIPE_MOCK_URL = stripeMock.url;
+      say(`stripe-mock at ${stripeMock.url}, the local checkout and portal in front of it at ${checkout.url}`);
     }
-    env.STRIPE_WEBHOOK_SECRET ??= `whsec_test_${randomBytes(18).toString('hex')}`;
     if (interrupted) return 130;
 
     const config = loadConfig({ ...process.env, ...env });

@@ -598,6 +598,7 @@ function register(registry: OpenAPIRegistry): void {
     tags: ['Payments'],
     summary: "Open Stripe's billing portal (plan change, card, invoices, cancel)",
     security: SESSION,
+    description: 'The portal returns the browser to `<PUBLIC_BASE_URL>/billing?portal=returned` (the Billing page).',
     responses: { 200: json(R.portalStarted, 'the portal page'), ...partBErrors(401, 502, 503) },
   });
   path({

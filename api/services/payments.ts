@@ -127,7 +127,7 @@ export async function portal(deps: AppDeps, user: { id: string; email: string })
   const customer = await ensureCustomer(deps, user);
   const session = await callStripe(deps, 'billingPortal.sessions.create', () =>
     stripe(deps).billingPortal.sessions.create(
-      { customer, return_url: `${deps.config.publicBaseUrl}/billing` },
+      { customer, return_url: `${deps.config.publicBaseUrl}/billing?portal=returned` },
       { idempotencyKey: `portal-${user.id}-${randomUUID()}` },
     ),
   );

@@ -46,12 +46,13 @@ export function paidInvoice(o: {
   period?: Period;
   /** `subscription_cycle` (a renewal) unless told: `subscription_create` is a subscription's first invoice. */
   billingReason?: string;
+  customer?: string;
 }) {
   const period = o.period ?? { start: now(), end: now() + 30 * DAY_S };
   return {
     id: o.id ?? rid('in_test'),
     object: 'invoice',
-    customer: rid('cus'),
+    customer: o.customer ?? rid('cus'),
     status: 'paid',
     billing_reason: o.billingReason ?? 'subscription_cycle',
     parent: {
@@ -79,12 +80,13 @@ export function subscription(o: {
   status?: string;
   cancelAtPeriodEnd?: boolean;
   period?: Period;
+  customer?: string;
 }) {
   const period = o.period ?? { start: now(), end: now() + 30 * DAY_S };
   return {
     id: o.id,
     object: 'subscription',
-    customer: rid('cus'),
+    customer: o.customer ?? rid('cus'),
     status: o.status ?? 'active',
     cancel_at_period_end: o.cancelAtPeriodEnd ?? false,
     metadata: { userId: o.userId },

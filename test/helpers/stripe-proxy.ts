@@ -1,7 +1,7 @@
-// A recording HTTP proxy between the service and stripe-mock (STRIPE_API_URL points at it): every request is kept
-// (method, path, query, headers, form-encoded body) so tests can check what the service sends to Stripe. stripe-mock
-// is stateless, so a test can also rewrite the JSON answer of chosen requests (the state a real Stripe account would
-// have), or answer one request with an error itself.
+// A recording HTTP proxy between the service and the run's Stripe (its STRIPE_API_URL: the local checkout in front of
+// stripe-mock): every request is kept (method, path, query, headers, form-encoded body) so tests can check what the
+// service sends to Stripe. stripe-mock is stateless, so a test can also rewrite the JSON answer of chosen requests
+// (the state a real Stripe account would have), or answer one request with an error itself.
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 

@@ -243,7 +243,10 @@ describe('payments: Stripe checkout, portal and events', function () {
 
     const portals = mine('POST', '/v1/billing_portal/sessions');
     assert.equal(portals.length, 1);
-    assert.deepEqual(fields(portals[0]!), { customer: customerId, return_url: `${stack.baseUrl}/billing` });
+    assert.deepEqual(fields(portals[0]!), {
+      customer: customerId,
+      return_url: `${stack.baseUrl}/billing?portal=returned`,
+    });
     assert.match(String(key(portals[0])), new RegExp(`^portal-${acct.userId}-[0-9a-f-]{36}$`));
   });
 
