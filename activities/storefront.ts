@@ -9,6 +9,7 @@ import {
   disconnect,
   eraseExpiredWebhookData,
   finishWebhook,
+  forgetWebhookSubscriptions,
   getConnection,
   getOrder,
   getPublishedProduct,
@@ -195,6 +196,8 @@ export function createStorefrontActivities({ sql, config, log }: StorefrontActiv
         }
         case 'app/uninstalled': {
           const rows = await disconnect(sql, { shopDomain: w.shopDomain });
+          // Shopify drops an uninstalled app's webhook subscriptions itself: nothing left to delete
+          await forgetWebhookSubscriptions(sql, w.shopDomain);
           return done('processed', { disconnected: rows.map((r) => r.id) });
         }
         case 'customers/data_request': {

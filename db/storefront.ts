@@ -83,6 +83,56 @@ export async function disconnect(sql: Sql, where: { id: string; userId: string }
     returning id`;
 }
 
+export interface WebhookSubscriptionRow {
+  subscriptionId: string;
+  topic: string;
+  callbackUrl: string;
+}
+
+/** Records a subscription webhookSubscriptionCreate made (its id, a GID as text). */
+export async function recordWebhookSubscription(
+  sql: Sql,
+  s: { shopDomain: string; subscriptionId: string; topic: string; callbackUrl: string },
+) {
+  await sql`insert into shopify_webhook_subscriptions (shop_domain, subscription_id, topic, callback_url)
+    values (${s.shopDomain}, ${s.subscriptionId}, ${s.topic}, ${s.callbackUrl}) on conflict do nothing`;
+}
+
+/** The subscriptions on record for a shop (optionally only a topic's at an address). */
+export function webhookSubscriptionsOf(sql: Sql, shopDomain: string, only?: { topic: string; callbackUrl: string }) {
+  return sql<WebhookSubscriptionRow[]>`
+    select subscription_id as "subscriptionId", topic, callback_url as "callbackUrl"
+    from shopify_webhook_subscriptions where shop_domain = ${shopDomain}
+      ${only ? sql`and topic = ${only.topic} and callback_url = ${only.callbackUrl}` : sql``}
+    order by created_at, subscription_id`;
+}
+
+/** Forgets subscriptions: deleted at Shopify, gone there already, or dropped with the app (uninstall, redact). */
+export async function forgetWebhookSubscriptions(sql: Tx, shopDomain: string, subscriptionIds?: string[]) {
+  if (subscriptionIds && subscriptionIds.length === 0) return;
+  await sql`delete from shopify_webhook_subscriptions where shop_domain = ${shopDomain}
+    ${subscriptionIds ? sql`and subscription_id in ${sql(subscriptionIds)}` : sql``}`;
+}
+
+/**
+ * A user's DELETE: the connection disconnected and its token erased (null) in one statement, whatever Shopify says
+ * afterwards; with the token it held (to delete the webhook subscriptions with, in memory only) and whether another
+ * user's connection to the shop is still active (then the shop's subscriptions are theirs too and stay).
+ */
+export async function disconnectForUser(sql: Sql, id: string, userId: string) {
+  return sql.begin(async (tx) => {
+    const [before] = await tx<{ shopDomain: string; status: ConnectionStatus; accessTokenEnc: Buffer | null }[]>`
+      select shop_domain as "shopDomain", status, access_token_enc as "accessTokenEnc" from shopify_connections
+      where id = ${id} and user_id = ${userId} for update`;
+    if (!before) return undefined;
+    await tx`update shopify_connections set status = 'disconnected', access_token_enc = null, updated_at = now()
+      where id = ${id}`;
+    const [other] = await tx`select 1 from shopify_connections
+      where shop_domain = ${before.shopDomain} and id <> ${id} and status = 'active' limit 1`;
+    return { ...before, othersActive: Boolean(other) };
+  });
+}
+
 export interface PublishedProductRow {
   id: string;
   userId: string;
@@ -344,6 +394,7 @@ export async function redactShop(sql: Sql, shopDomain: string, exceptWebhookId: 
     const webhooks = await eraseWebhookData(tx, shopDomain, exceptWebhookId, tx`true`);
     await tx`update shopify_connections set status = 'disconnected', access_token_enc = null, updated_at = now()
       where shop_domain = ${shopDomain}`;
+    await forgetWebhookSubscriptions(tx, shopDomain);
     return { orders: orders.length, webhooks };
   });
 }

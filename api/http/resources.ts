@@ -354,6 +354,9 @@ export const orderResource = z
   .object({
     id: z.string().meta({ description: 'ord_<…>' }),
     shopDomain: z.string(),
+    shopifyOrderId: z.string().meta({
+      description: "the shop's order: gid://shopify/Order/<id>, the 64-bit id exactly as Shopify sent it",
+    }),
     name: z.string(),
     status: storefrontStatus('open', 'paid', 'fulfilled'),
     customer: z.object({ name: z.string().nullable(), email: z.string().nullable() }),
@@ -379,7 +382,23 @@ export const installStarted = z
   .meta({ id: 'StorefrontInstall' });
 export const connectionList = z.object({ connections: z.array(connectionResource) }).meta({ id: 'StoreConnections' });
 export const disconnected = z
-  .object({ id: z.string(), status: z.literal('disconnected') })
+  .object({
+    id: z.string(),
+    status: z.literal('disconnected'),
+    webhooks: z
+      .object({
+        removed: z.array(z.string()).meta({ description: 'topics whose subscription was deleted at Shopify' }),
+        notRemoved: z.array(z.string()).meta({
+          description:
+            'topics whose subscription Shopify could not be asked to delete now (unreachable, refused): kept on record ' +
+            'and deleted at the next disconnect of the shop; deliveries to them are stored and ignored meanwhile',
+        }),
+        keptForOtherConnections: z.array(z.string()).meta({
+          description: "topics left in place because another user's connection to the shop is still active",
+        }),
+      })
+      .meta({ description: 'the webhook subscriptions registered at connect, and what became of them' }),
+  })
   .meta({ id: 'StoreDisconnected' });
 export const publishAnswer = z
   .union([

@@ -20,7 +20,8 @@ import {
   activateConnection,
   connectionsOfShop,
   consumeOAuthState,
-  disconnect,
+  disconnectForUser,
+  forgetWebhookSubscriptions,
   getConnection,
   getOrder,
   getPublishedProduct,
@@ -30,9 +31,11 @@ import {
   listDataRequests,
   listOrders,
   listPublishedProducts,
+  recordWebhookSubscription,
   storeConnectionToken,
   storeWebhook,
   upsertConnection,
+  webhookSubscriptionsOf,
   type ConnectionRow,
   type OrderRow,
   type PublishedProductRow,
@@ -52,15 +55,19 @@ import {
 } from '../../lib/shopify/client';
 import {
   SHOP_NAME_QUERY,
+  SUBSCRIPTION_GONE,
   topicEnum,
   WEBHOOK_SUBSCRIPTION_CREATE,
+  WEBHOOK_SUBSCRIPTION_DELETE,
   type ShopNameData,
   type WebhookSubscriptionCreateData,
+  type WebhookSubscriptionDeleteData,
 } from '../../lib/shopify/operations';
+import { parseJsonKeepingBigIntegers } from '../../lib/shopify/json';
 import { SUGGESTED_PRICE, toCents, unitEconomics } from '../../lib/storefront/economics';
 import { SUBSCRIBED_TOPICS, type Tracking } from '../../lib/storefront/types';
 import { fileUrl } from '../../lib/storage';
-import { encryptToken } from '../../lib/token-cipher';
+import { decryptToken, encryptToken } from '../../lib/token-cipher';
 import { fulfillment, publishProduct } from '../../workflows';
 import type { AppDeps } from '../context';
 import { ApiError, badRequest, conflict, notFound, unauthorized } from '../errors';
@@ -121,10 +128,18 @@ export async function completeCallback(
         topic: topicEnum(topic),
         webhookSubscription: { callbackUrl, format: 'JSON' },
       });
+      const created = r.webhookSubscriptionCreate.webhookSubscription;
       const errors = userErrorMessage(r.webhookSubscriptionCreate.userErrors);
-      // a reconnect finds its subscriptions in place: Shopify says the address is taken
-      if (errors && !/already been taken/i.test(errors))
-        throw new ShopifyRefusedError(`webhookSubscriptionCreate ${topic}: ${errors}`);
+      if (created && !errors) {
+        // its id, so that a disconnect can delete it
+        await recordWebhookSubscription(deps.sql, { shopDomain: shop, subscriptionId: created.id, topic, callbackUrl });
+        continue;
+      }
+      // Taken: the subscription is in place already, registered by another user's active connection to the shop
+      // (on record), or one a disconnect could not delete (on record, deleted at the next disconnect), or one made
+      // before ids were recorded (migration 017; not on record: it stays until the app is uninstalled).
+      if (errors && /already been taken/i.test(errors)) continue;
+      throw new ShopifyRefusedError(`webhookSubscriptionCreate ${topic}: ${errors ?? 'no subscription returned'}`);
     }
     await activateConnection(deps.sql, conn.id, info.name);
   } catch (err) {
@@ -168,10 +183,80 @@ export async function connections(deps: AppDeps, userId: string) {
   return (await listConnections(deps.sql, userId)).map((c) => presentConnection(c, deps.config.shopify.devShopUrl));
 }
 
+/** How long a disconnect waits for Shopify to delete one webhook subscription. */
+const SUBSCRIPTION_DELETE_TIMEOUT_MS = 10_000;
+
+/**
+ * DELETE /connect/<id>: the connection is disconnected and its access token erased (null) first, in one statement,
+ * whatever Shopify answers next. Then, unless another user's connection to the shop is still active (the shop's
+ * subscriptions serve it too), each webhook subscription on record for the shop is deleted at Shopify
+ * (webhookSubscriptionDelete) with the token just erased, held in memory for these calls only. A subscription
+ * Shopify deleted, or says does not exist, is forgotten; one it could not be asked to delete (unreachable, slow,
+ * refused, the storefront not configured) stays on record and is reported in `webhooks.notRemoved`: its deliveries
+ * are stored and ignored (no active connection), and the next disconnect of the shop (after a reconnect) deletes it.
+ * No token is kept anywhere to retry with (see docs/storefront.md).
+ */
 export async function disconnectConnection(deps: AppDeps, userId: string, id: string) {
-  const rows = await disconnect(deps.sql, { id, userId });
-  if (rows.length === 0) throw notFound('Connection not found');
-  return { id, status: 'disconnected' as const };
+  const before = await disconnectForUser(deps.sql, id, userId);
+  if (!before) throw notFound('Connection not found');
+  const webhooks = { removed: [] as string[], notRemoved: [] as string[], keptForOtherConnections: [] as string[] };
+  const subs = await webhookSubscriptionsOf(deps.sql, before.shopDomain);
+  if (before.othersActive) {
+    webhooks.keptForOtherConnections = subs.map((s) => s.topic);
+    return { id, status: 'disconnected' as const, webhooks };
+  }
+  const g = gatewayFor(deps.config);
+  const tokenKey = deps.config.shopify.tokenKey;
+  let token: string | undefined;
+  try {
+    if (before.status === 'active' && before.accessTokenEnc && tokenKey)
+      token = decryptToken(tokenKey, before.accessTokenEnc);
+  } catch {
+    token = undefined; // a token the key cannot open cannot delete anything either
+  }
+  for (const sub of subs) {
+    if (!g || !token) {
+      webhooks.notRemoved.push(sub.topic);
+      continue;
+    }
+    try {
+      const r = await withTimeout(
+        g.graphql<WebhookSubscriptionDeleteData>(before.shopDomain, token, WEBHOOK_SUBSCRIPTION_DELETE, {
+          id: sub.subscriptionId,
+        }),
+        SUBSCRIPTION_DELETE_TIMEOUT_MS,
+      );
+      const errors = userErrorMessage(r.webhookSubscriptionDelete.userErrors);
+      if (r.webhookSubscriptionDelete.deletedWebhookSubscriptionId || (errors && SUBSCRIPTION_GONE.test(errors))) {
+        await forgetWebhookSubscriptions(deps.sql, before.shopDomain, [sub.subscriptionId]);
+        webhooks.removed.push(sub.topic);
+      } else {
+        deps.log.warn('shopify refused to delete a webhook subscription', {
+          connectionId: id,
+          subscriptionId: sub.subscriptionId,
+          errors,
+        });
+        webhooks.notRemoved.push(sub.topic);
+      }
+    } catch (err) {
+      deps.log.warn('could not delete a shopify webhook subscription', {
+        connectionId: id,
+        subscriptionId: sub.subscriptionId,
+        error: (err as Error).message,
+      });
+      webhooks.notRemoved.push(sub.topic);
+    }
+  }
+  return { id, status: 'disconnected' as const, webhooks };
+}
+
+function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+  });
+  p.catch(() => {});
+  return Promise.race([p, late]).finally(() => clearTimeout(timer));
 }
 
 /** The mockup a product is made from: exactly one of generationId, or chatJobId with mockupIndex (zod checks). */
@@ -391,7 +476,7 @@ export async function receiveWebhook(deps: AppDeps, req: Request, res: Response,
   if (!validShopDomain(shop)) throw badRequest('Invalid X-Shopify-Shop-Domain');
   let body: unknown;
   try {
-    body = JSON.parse(rawBody);
+    body = parseJsonKeepingBigIntegers(rawBody); // 64-bit ids kept exact (as strings), never rounded
   } catch {
     throw badRequest('Malformed JSON body');
   }
@@ -421,6 +506,7 @@ export async function receiveWebhook(deps: AppDeps, req: Request, res: Response,
 const presentOrder = (o: OrderRow): z.infer<typeof orderResource> => ({
   id: o.id,
   shopDomain: o.shopDomain,
+  shopifyOrderId: o.shopifyOrderId,
   name: o.name,
   status: o.status,
   customer: { name: o.customerName, email: o.customerEmail },

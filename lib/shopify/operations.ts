@@ -24,6 +24,21 @@ export interface WebhookSubscriptionCreateData {
   webhookSubscriptionCreate: { webhookSubscription: { id: string; topic: string } | null; userErrors: UserError[] };
 }
 
+export const WEBHOOK_SUBSCRIPTION_DELETE = `#graphql
+  mutation WebhookSubscriptionDelete($id: ID!) {
+    webhookSubscriptionDelete(id: $id) {
+      deletedWebhookSubscriptionId
+      userErrors { field message }
+    }
+  }`;
+
+export interface WebhookSubscriptionDeleteData {
+  webhookSubscriptionDelete: { deletedWebhookSubscriptionId: string | null; userErrors: UserError[] };
+}
+
+/** Shopify's answer to deleting a subscription it no longer has (deleted before, or dropped with an uninstall). */
+export const SUBSCRIPTION_GONE = /does not exist|not found/i;
+
 /** orders/create → ORDERS_CREATE */
 export const topicEnum = (topic: string) => topic.toUpperCase().replace('/', '_');
 

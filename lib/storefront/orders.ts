@@ -1,13 +1,21 @@
 // Reading Shopify webhook payloads (REST JSON format, as Shopify sends webhooks): orders and the compliance topics.
 // Pure: validated with zod, anything malformed is reported instead of half-recorded.
+//
+// Shopify ids are 64-bit: the body is parsed with parseJsonKeepingBigIntegers (lib/shopify/json.ts), which hands
+// an id above 2^53 over as the string of its exact digits; a JS number id is taken only when it is a safe integer
+// (exact), so no id is ever rounded. Ids leave this module as text (gid://shopify/<Type>/<digits> or the digits).
 import { z } from 'zod';
 
-const id = z.union([z.number().int(), z.string().regex(/^\d+$/)]).transform(String);
+/** A Shopify numeric id: a safe-integer number, or its exact digits as a string (a bigger one, kept by the parse). */
+const id = z
+  .union([z.number().int().min(0).max(Number.MAX_SAFE_INTEGER), z.string().regex(/^\d{1,20}$/)])
+  .transform(String);
+const gid = (type: string) => z.string().regex(new RegExp(`^gid://shopify/${type}/\\d{1,20}$`));
 const money = z.union([z.string(), z.number()]).transform(String);
 
 const orderSchema = z.object({
   id,
-  admin_graphql_api_id: z.string().optional(),
+  admin_graphql_api_id: gid('Order').optional(),
   name: z.string().min(1).max(100),
   email: z.string().max(320).nullish(),
   currency: z.string().min(3).max(3),

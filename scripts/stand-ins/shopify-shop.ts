@@ -5,7 +5,8 @@
 //
 // Speaks Shopify's wire formats: the OAuth authorize redirect (code, hmac, host, shop, state, timestamp; hmac = hex
 // HMAC-SHA256 with the app secret over the other parameters sorted and joined k=v with &), the code exchange, the
-// Admin GraphQL operations the service uses (checking the access token and the shapes sent), and signed webhooks
+// Admin GraphQL operations the service uses (webhookSubscriptionCreate answering the new subscription's id,
+// webhookSubscriptionDelete by id with Shopify's userError for an unknown one, checking the access token and the shapes sent), and signed webhooks
 // (X-Shopify-Hmac-Sha256 = base64 HMAC-SHA256 of the raw body).
 //
 // Pages for the browser (the service links to them when SHOPIFY_DEV_SHOP_URL is this server's origin), each marked
@@ -44,8 +45,16 @@ export interface DevShopOptions {
 interface DevShopState {
   nextId: number;
   products: [string, [string, DevProduct][]][];
-  subscriptions: [string, { topic: string; callbackUrl: string }[]][];
+  subscriptions: [string, (Omit<DevSubscription, 'id'> & { id?: string })[]][];
   orders: [string, DevOrder][];
+}
+
+/** A webhook subscription of a shop, by the id webhookSubscriptionCreate answered (a state file from before ids
+ * were kept gets ids given on load). */
+export interface DevSubscription {
+  id: string;
+  topic: string;
+  callbackUrl: string;
 }
 
 export interface DevProduct {
@@ -74,7 +83,7 @@ export interface DevShop {
   apiSecret: string;
   /** products by shop, keyed by handle */
   products: Map<string, Map<string, DevProduct>>;
-  subscriptions: Map<string, { topic: string; callbackUrl: string }[]>;
+  subscriptions: Map<string, DevSubscription[]>;
   orders: Map<string, DevOrder>;
   /** every productSet call received (including re-runs) */
   productSetCalls: number;
@@ -143,7 +152,9 @@ export async function startDevShop(opts: DevShopOptions): Promise<DevShop> {
     apiKey: opts.apiKey,
     apiSecret: opts.apiSecret,
     products: new Map(saved?.products.map(([k, v]) => [k, new Map(v)])),
-    subscriptions: new Map(saved?.subscriptions),
+    subscriptions: new Map(
+      saved?.subscriptions.map(([k, subs]) => [k, subs.map((x) => ({ ...x, id: x.id ?? gid('WebhookSubscription') }))]),
+    ),
     orders: new Map(saved?.orders),
     productSetCalls: 0,
     tokenFor,
@@ -391,13 +402,32 @@ export async function startDevShop(opts: DevShopOptions): Promise<DevShop> {
             },
           },
         };
-      subs.push({ topic: t, callbackUrl });
+      const created = { id: gid('WebhookSubscription'), topic: t, callbackUrl };
+      subs.push(created);
       save();
       return {
-        data: {
-          webhookSubscriptionCreate: { webhookSubscription: { id: gid('WebhookSubscription'), topic }, userErrors: [] },
-        },
+        data: { webhookSubscriptionCreate: { webhookSubscription: { id: created.id, topic }, userErrors: [] } },
       };
+    }
+    if (/\bwebhookSubscriptionDelete\s*\(/.test(q)) {
+      // by id, among this shop's subscriptions (another shop's id is unknown here, as at Shopify)
+      const id = v.id;
+      if (typeof id !== 'string' || !/^gid:\/\/shopify\/WebhookSubscription\/\d+$/.test(id))
+        return err(`Variable $id of type ID! was provided invalid value`);
+      const subs = shop.subscriptions.get(shopDomain) ?? [];
+      const i = subs.findIndex((x) => x.id === id);
+      if (i < 0)
+        return {
+          data: {
+            webhookSubscriptionDelete: {
+              deletedWebhookSubscriptionId: null,
+              userErrors: [{ field: ['id'], message: 'Webhook subscription does not exist' }],
+            },
+          },
+        };
+      subs.splice(i, 1);
+      save();
+      return { data: { webhookSubscriptionDelete: { deletedWebhookSubscriptionId: id, userErrors: [] } } };
     }
     if (/\bfulfillmentCreate\s*\(/.test(q)) {
       const f = v.fulfillment;
