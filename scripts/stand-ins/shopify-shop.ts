@@ -93,7 +93,10 @@ export interface DevShop {
     shop: string,
     opts?: { productId?: string; title?: string; price?: string },
   ): Promise<{ order: DevOrder; deliveries: { topic: string; status: number }[] }>;
-  /** Sends one signed webhook to the shop's subscription of `topic` (or to `url`). */
+  /**
+   * Sends one signed webhook to the shop's subscription of `topic` (or to `url`). A string payload is sent as it is
+   * (a JSON text whose 64-bit ids a JS object could not hold exactly, as Shopify's own samples).
+   */
   sendWebhook(
     shop: string,
     topic: string,
@@ -161,7 +164,7 @@ export async function startDevShop(opts: DevShopOptions): Promise<DevShop> {
     async sendWebhook(shopDomain, topic, payload, o = {}) {
       const url = o.url ?? (shop.subscriptions.get(shopDomain) ?? []).find((s) => s.topic === topic)?.callbackUrl;
       if (!url) throw new Error(`${shopDomain} has no subscription for ${topic}`);
-      const body = JSON.stringify(payload);
+      const body = typeof payload === 'string' ? payload : JSON.stringify(payload);
       const webhookId = o.webhookId ?? randomUUID();
       const res = await fetch(url, {
         method: 'POST',
