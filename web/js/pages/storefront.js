@@ -98,8 +98,14 @@ export async function storefrontPage(main, ctx) {
                             return;
                           return busy(e.currentTarget, null, 'Disconnecting…', async () => {
                             try {
-                              await api('DELETE', `/api/storefront/connect/${encodeURIComponent(c.id)}`);
-                              announce(`${c.shopDomain} disconnected`);
+                              const out = await api('DELETE', `/api/storefront/connect/${encodeURIComponent(c.id)}`);
+                              // the shop could not be asked to remove our webhooks: say so (they go at the next disconnect)
+                              const left = out?.webhooks?.notRemoved?.length ?? 0;
+                              announce(
+                                left
+                                  ? `${c.shopDomain} disconnected. The shop could not be reached to remove its order notifications; they are removed the next time you disconnect it (or uninstall the app in Shopify).`
+                                  : `${c.shopDomain} disconnected`,
+                              );
                               await loadConnections();
                             } catch (err) {
                               announce(err.message, 'error');
