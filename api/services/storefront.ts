@@ -477,8 +477,10 @@ export async function receiveWebhook(deps: AppDeps, req: Request, res: Response,
   let body: unknown;
   try {
     body = parseJsonKeepingBigIntegers(rawBody); // 64-bit ids kept exact (as strings), never rounded
-  } catch {
-    throw badRequest('Malformed JSON body');
+  } catch (err) {
+    // only a body that is not JSON is the sender's fault (a Node without source text access is ours: a 500)
+    if (err instanceof SyntaxError) throw badRequest('Malformed JSON body');
+    throw err;
   }
   const stored = await storeWebhook(deps.sql, {
     id,
