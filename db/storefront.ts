@@ -323,7 +323,8 @@ export async function redactCustomer(
 
 /**
  * Erases the body and result of the shop's stored webhooks that still hold data and match `which`, but the
- * redaction request's own (finishWebhook erases that one); returns how many.
+ * redaction request's own (finishWebhook erases that one) and other redaction requests still waiting to run (each
+ * needs its body, and erases it when done); returns how many.
  */
 async function eraseWebhookData(
   tx: Tx,
@@ -333,6 +334,7 @@ async function eraseWebhookData(
 ) {
   const rows = await tx`update shopify_webhooks set body = null, result = null
     where shop_domain = ${shopDomain} and id <> ${exceptWebhookId} and (body is not null or result is not null)
+      and not (status = 'received' and topic in ('customers/redact', 'shop/redact'))
       and ${which}
     returning id`;
   return rows.length;
