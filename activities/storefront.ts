@@ -202,27 +202,36 @@ export function createStorefrontActivities({ sql, config, log }: StorefrontActiv
         }
         case 'customers/data_request': {
           const request = await compliance();
-          const rows = await customerOrders(sql, w.shopDomain, request.customer, request.orderIds);
-          // The export (GET /api/storefront/data-requests): every order held for this customer with the customer
-          // data it carries, and what was asked, so it stands alone once the raw body is erased.
-          const exported = rows.map((r) => ({
-            order: r.shopifyOrderId,
-            name: r.name,
-            customer: { id: r.customerId, name: r.customerName, email: r.customerEmail },
-            lineItems: r.lineItems,
-            total: r.total,
-            currency: r.currency,
-            createdAt: r.createdAt.toISOString(),
-          }));
+          // One export per connection that was active when the request was received (connected before it, and
+          // not disconnected since), from that connection's own orders (GET /api/storefront/data-requests lists a
+          // user's own). A user who connected later, or who disconnected, gets none; another account's orders are
+          // never in a user's export. What was asked is kept with it, so it stands alone once the body is erased.
+          const owners = connections.filter(
+            (c) => c.status === 'active' && c.installedAt !== null && c.installedAt <= w.receivedAt,
+          );
+          const exports: Record<string, unknown[]> = {};
+          for (const c of owners) {
+            const rows = await customerOrders(sql, c.id, request.customer, request.orderIds);
+            exports[c.userId] = rows.map((r) => ({
+              order: r.shopifyOrderId,
+              name: r.name,
+              customer: { id: r.customerId, name: r.customerName, email: r.customerEmail },
+              lineItems: r.lineItems,
+              total: r.total,
+              currency: r.currency,
+              createdAt: r.createdAt.toISOString(),
+            }));
+          }
           log.info('shopify customer data request exported', {
             webhookId,
             shop: w.shopDomain,
-            orders: exported.length,
+            accounts: owners.length,
+            orders: Object.values(exports).reduce((n, e) => n + e.length, 0),
           });
-          return done('processed', {
+          return done(owners.length ? 'processed' : 'ignored', {
             customer: { id: request.customer.id ?? null, email: request.customer.email ?? null },
             ordersRequested: request.orderIds,
-            export: exported,
+            exports,
           });
         }
         case 'customers/redact': {

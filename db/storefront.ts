@@ -314,17 +314,21 @@ export async function markOrderFulfilled(sql: Sql, id: string, fulfillmentId: st
     tracking = ${sql.json(tracking as never)}, updated_at = now() where id = ${id}`;
 }
 
-/** customers/data_request: what is held about a customer of a shop. */
+/**
+ * customers/data_request: what one connection holds about a customer of its shop (the orders it took for its own
+ * user, never another account's).
+ */
 export function customerOrders(
   sql: Sql,
-  shopDomain: string,
+  connectionId: string,
   customer: { id?: string; email?: string },
   orderIds: string[],
 ) {
-  return sql<OrderRow[]>`select ${orderColumns(sql)} from shopify_orders where shop_domain = ${shopDomain} and (
+  return sql<OrderRow[]>`select ${orderColumns(sql)} from shopify_orders where connection_id = ${connectionId} and (
       ${customer.id ? sql`customer_id = ${customer.id}` : sql`false`}
       or ${customer.email ? sql`lower(customer_email) = lower(${customer.email})` : sql`false`}
-      or ${orderIds.length ? sql`shopify_order_id in ${sql(orderIds)}` : sql`false`})`;
+      or ${orderIds.length ? sql`shopify_order_id in ${sql(orderIds)}` : sql`false`})
+    order by created_at, id`;
 }
 
 /**
@@ -369,7 +373,8 @@ export async function redactCustomer(
 
 /**
  * Erases the body and result of the shop's stored webhooks that still hold data and match `which`, but the
- * redaction request's own (finishWebhook erases that one); returns how many.
+ * redaction request's own (finishWebhook erases that one) and other redaction requests still waiting to run (each
+ * needs its body, and erases it when done); returns how many.
  */
 async function eraseWebhookData(
   tx: Tx,
@@ -379,6 +384,7 @@ async function eraseWebhookData(
 ) {
   const rows = await tx`update shopify_webhooks set body = null, result = null
     where shop_domain = ${shopDomain} and id <> ${exceptWebhookId} and (body is not null or result is not null)
+      and not (status = 'received' and topic in ('customers/redact', 'shop/redact'))
       and ${which}
     returning id`;
   return rows.length;
@@ -406,25 +412,48 @@ export interface StoredWebhook {
   /** null once erased (a redaction, or the retention sweep) */
   body: Record<string, unknown> | null;
   status: 'received' | 'processed' | 'ignored' | 'failed';
+  receivedAt: Date;
 }
 
-/** Stores a webhook delivery; false when this webhook id was stored before (a redelivery). */
+/**
+ * Stores a webhook delivery unless it was stored before: the same webhook id (Shopify's retry), the same dedup key
+ * (its X-Shopify-Event-Id, or without one the hash of topic + body) or, for an order topic, the same topic + body
+ * hash (017_shopify_webhook_replay.sql). `inserted` false: a duplicate, and `id` is the delivery stored first.
+ */
 export async function storeWebhook(
   sql: Sql,
-  w: { id: string; topic: string; shopDomain: string; apiVersion: string | null; body: unknown },
-): Promise<{ inserted: boolean; status: StoredWebhook['status'] }> {
-  const [row] = await sql<{ status: StoredWebhook['status']; inserted: boolean }[]>`
-    with ins as (
-      insert into shopify_webhooks (id, topic, shop_domain, api_version, body)
-      values (${w.id}, ${w.topic}, ${w.shopDomain}, ${w.apiVersion}, ${sql.json(w.body as never)})
-      on conflict (id) do nothing returning status)
-    select status, true as inserted from ins
-    union all select status, false from shopify_webhooks where id = ${w.id} and not exists (select 1 from ins)`;
-  return row!;
+  w: {
+    id: string;
+    topic: string;
+    shopDomain: string;
+    apiVersion: string | null;
+    body: unknown;
+    dedupKey: string;
+    bodySha256: string;
+    eventId: string | null;
+    triggeredAt: Date | null;
+  },
+): Promise<{ inserted: boolean; id: string; status: StoredWebhook['status'] }> {
+  const [ins] = await sql<{ id: string; status: StoredWebhook['status'] }[]>`
+    insert into shopify_webhooks (id, topic, shop_domain, api_version, body, dedup_key, body_sha256, event_id,
+      triggered_at)
+    values (${w.id}, ${w.topic}, ${w.shopDomain}, ${w.apiVersion}, ${sql.json(w.body as never)}, ${w.dedupKey},
+      ${w.bodySha256}, ${w.eventId}, ${w.triggeredAt})
+    on conflict do nothing returning id, status`;
+  if (ins) return { inserted: true, ...ins };
+  // A conflict: the earlier delivery (committed by now; a concurrent insert made this one wait for it).
+  const [prior] = await sql<{ id: string; status: StoredWebhook['status'] }[]>`
+    select id, status from shopify_webhooks
+    where id = ${w.id} or dedup_key = ${w.dedupKey}
+      ${w.topic.startsWith('orders/') ? sql`or (topic like 'orders/%' and body_sha256 = ${w.bodySha256})` : sql``}
+    order by received_at limit 1`;
+  if (!prior) throw new Error(`shopify webhook ${w.id}: conflict without a stored delivery`);
+  return { inserted: false, ...prior };
 }
 
 export async function getWebhook(sql: Sql, id: string) {
-  const [row] = await sql<StoredWebhook[]>`select id, topic, shop_domain as "shopDomain", body, status
+  const [row] = await sql<StoredWebhook[]>`select id, topic, shop_domain as "shopDomain", body, status,
+      received_at as "receivedAt"
     from shopify_webhooks where id = ${id}`;
   return row;
 }
@@ -460,19 +489,28 @@ export async function eraseExpiredWebhookData(sql: Sql, bodyMs: number, exportMs
 export interface DataRequestRow {
   id: string;
   shopDomain: string;
-  result: Record<string, unknown>;
+  customer: { id: string | null; email: string | null } | null;
+  ordersRequested: string[] | null;
+  /** the export made for this user: their own orders naming the customer */
+  orders: unknown[];
   receivedAt: Date;
   processedAt: Date | null;
 }
 
-/** The exports of customers/data_request webhooks of the shops the user connected (not yet erased), newest first. */
+/**
+ * The exports made for the user by customers/data_request webhooks (not yet erased), newest first. An export is
+ * made per connection active at the shop when the request was received (activities/storefront.ts), from that
+ * connection's orders and kept under its user in `result.exports`: a user sees no request received before they
+ * connected or after they disconnected, and no other account's orders.
+ */
 export function listDataRequests(sql: Sql, userId: string) {
   return sql<DataRequestRow[]>`
-    select w.id, w.shop_domain as "shopDomain", w.result, w.received_at as "receivedAt",
-      w.processed_at as "processedAt"
+    select w.id, w.shop_domain as "shopDomain", w.result->'customer' as customer,
+      w.result->'ordersRequested' as "ordersRequested", w.result->'exports'->${userId}::text as orders,
+      w.received_at as "receivedAt", w.processed_at as "processedAt"
     from shopify_webhooks w
-    where w.topic = 'customers/data_request' and w.status = 'processed' and w.result is not null and w.shop_domain in (
-      select shop_domain from shopify_connections where user_id = ${userId} and status <> 'pending')
+    where w.topic = 'customers/data_request' and w.status = 'processed'
+      and jsonb_typeof(w.result->'exports'->${userId}::text) = 'array'
     order by w.received_at desc, w.id desc limit 200`;
 }
 

@@ -536,10 +536,24 @@ function register(registry: OpenAPIRegistry): void {
         'X-Shopify-Topic': z.string(),
         'X-Shopify-Shop-Domain': z.string(),
         'X-Shopify-Webhook-Id': z.string(),
+        'X-Shopify-Event-Id': z
+          .string()
+          .optional()
+          .meta({
+            description:
+              'deduplication: a delivery with an event id seen before is answered 200 and does nothing (without one: ' +
+              'the same topic + body; order topics are also deduplicated on topic + body whatever the ids)',
+          }),
+        'X-Shopify-Triggered-At': z.string().optional().meta({
+          description: 'ISO 8601; more than 48 hours ago (Shopify retries for 48 hours) or unparseable: 400',
+        }),
       }),
       body: { required: true, content: { 'application/json': { schema: { type: 'object' } } } },
     },
-    responses: { 200: json(R.webhookAck, 'taken in'), ...partBErrors(400, 401, 503) },
+    responses: {
+      200: json(R.webhookAck, 'taken in (a duplicate too: it does nothing)'),
+      ...partBErrors(400, 401, 503),
+    },
   });
   path({
     method: 'get',
@@ -553,7 +567,9 @@ function register(registry: OpenAPIRegistry): void {
     method: 'get',
     path: '/api/storefront/data-requests',
     tags: ['Storefront'],
-    summary: "Customers' data requests (customers/data_request) from the connected stores, with their export",
+    summary:
+      "Customers' data requests (customers/data_request) received while the user's connection to the store was " +
+      "active, each with its export of the user's own orders",
     security: SESSION,
     responses: { 200: json(R.dataRequestList, 'the exports'), ...partBErrors(401) },
   });

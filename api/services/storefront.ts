@@ -10,7 +10,7 @@ import type {
   orderResource,
   productResource,
 } from '../http/resources';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import type { Request, Response } from 'express';
 import { getRenderJob, jobAssets } from '../../db/chat';
@@ -65,7 +65,7 @@ import {
 } from '../../lib/shopify/operations';
 import { parseJsonKeepingBigIntegers } from '../../lib/shopify/json';
 import { SUGGESTED_PRICE, toCents, unitEconomics } from '../../lib/storefront/economics';
-import { SUBSCRIBED_TOPICS, type Tracking } from '../../lib/storefront/types';
+import { COMPLIANCE_TOPICS, SUBSCRIBED_TOPICS, type Tracking } from '../../lib/storefront/types';
 import { fileUrl } from '../../lib/storage';
 import { decryptToken, encryptToken } from '../../lib/token-cipher';
 import { fulfillment, publishProduct } from '../../workflows';
@@ -457,10 +457,28 @@ export async function products(deps: AppDeps, userId: string) {
   return (await listPublishedProducts(deps.sql, userId)).map((p) => presentProduct(p, deps.config.shopify.devShopUrl));
 }
 
+/** Shopify retries a failed delivery for up to 48 hours; an older X-Shopify-Triggered-At is not a delivery. */
+export const WEBHOOK_MAX_AGE_MS = 48 * 3600_000;
+export const STALE_WEBHOOK = 'Stale delivery: X-Shopify-Triggered-At is more than 48 hours old';
+export const SHOP_DOMAIN_MISMATCH = 'shop_domain in the body does not match X-Shopify-Shop-Domain';
+
+/** Topics whose body names the shop (`shop_domain`); app/uninstalled's body is the shop (`myshopify_domain`). */
+const COMPLIANCE = new Set<string>(COMPLIANCE_TOPICS);
+
+const header = (req: Request, name: string): string | undefined => {
+  const v = req.headers[name];
+  return Array.isArray(v) ? v[0] : v;
+};
+
 /**
  * POST /webhooks/orders: the library checks X-Shopify-Hmac-Sha256 over the raw body (401 when missing or wrong)
- * and the required headers; the webhook is stored under its X-Shopify-Webhook-Id before the answer and its
- * workflow shopify-webhook-<id> started. A redelivery of a processed webhook starts nothing.
+ * and the required headers. The headers (topic, shop, webhook id, event id, triggered-at) are not signed, so: a
+ * compliance request whose body names another shop than X-Shopify-Shop-Domain is refused (400), as is an
+ * app/uninstalled whose shop is another; a delivery triggered more than 48 hours ago is refused (400). The webhook
+ * is stored before the answer, unless it was stored before: the same webhook id (a retry), the same
+ * X-Shopify-Event-Id (or, without one, the same topic + body), or for an order topic the same topic + body (a
+ * captured order re-sent under fresh ids). A duplicate is answered 200 and starts nothing new; a new one's
+ * workflow shopify-webhook-<id> is started after the answer.
  */
 export async function receiveWebhook(deps: AppDeps, req: Request, res: Response, rawBody: string) {
   const { g } = configured(deps);
@@ -469,11 +487,21 @@ export async function receiveWebhook(deps: AppDeps, req: Request, res: Response,
     if ('missingHeaders' in v) throw badRequest(`Missing headers: ${v.missingHeaders.join(', ')}`);
     throw unauthorized(INVALID_HMAC);
   }
-  const id = String(req.headers['x-shopify-webhook-id']);
-  const topic = String(req.headers['x-shopify-topic']);
-  const shop = String(req.headers['x-shopify-shop-domain']);
+  const id = String(header(req, 'x-shopify-webhook-id'));
+  const topic = String(header(req, 'x-shopify-topic'));
+  const shop = String(header(req, 'x-shopify-shop-domain'));
+  const eventId = header(req, 'x-shopify-event-id');
+  const triggered = header(req, 'x-shopify-triggered-at');
   if (id.length > 200 || !/^[\w.:-]+$/.test(id)) throw badRequest('Invalid X-Shopify-Webhook-Id');
   if (!validShopDomain(shop)) throw badRequest('Invalid X-Shopify-Shop-Domain');
+  if (eventId !== undefined && (eventId.length > 200 || !/^[\w.:-]+$/.test(eventId)))
+    throw badRequest('Invalid X-Shopify-Event-Id');
+  let triggeredAt: Date | null = null;
+  if (triggered !== undefined) {
+    triggeredAt = new Date(triggered);
+    if (Number.isNaN(triggeredAt.getTime())) throw badRequest('Invalid X-Shopify-Triggered-At');
+    if (Date.now() - triggeredAt.getTime() > WEBHOOK_MAX_AGE_MS) throw badRequest(STALE_WEBHOOK);
+  }
   let body: unknown;
   try {
     body = parseJsonKeepingBigIntegers(rawBody); // 64-bit ids kept exact (as strings), never rounded
@@ -482,15 +510,28 @@ export async function receiveWebhook(deps: AppDeps, req: Request, res: Response,
     if (err instanceof SyntaxError) throw badRequest('Malformed JSON body');
     throw err;
   }
+  const named = (field: string) =>
+    body !== null && typeof body === 'object' ? (body as Record<string, unknown>)[field] : undefined;
+  if (COMPLIANCE.has(topic) && named('shop_domain') !== shop) throw badRequest(SHOP_DOMAIN_MISMATCH);
+  const shopOfBody = named('myshopify_domain');
+  if (topic === 'app/uninstalled' && shopOfBody !== undefined && shopOfBody !== shop)
+    throw badRequest('myshopify_domain in the body does not match X-Shopify-Shop-Domain');
+
+  const bodySha256 = createHash('sha256').update(`${topic}\n`).update(rawBody).digest('hex');
   const stored = await storeWebhook(deps.sql, {
     id,
     topic,
     shopDomain: shop,
-    apiVersion: (req.headers['x-shopify-api-version'] as string | undefined) ?? null,
+    apiVersion: header(req, 'x-shopify-api-version') ?? null,
     body,
+    dedupKey: eventId ? `event:${eventId}` : `sha256:${bodySha256}`,
+    bodySha256,
+    eventId: eventId ?? null,
+    triggeredAt,
   });
   // Stored: the answer goes out now, and the workflow is started after it (`dispatch`). If that start fails (the
-  // API dies, Temporal is unreachable), the inbound sweep starts it within a minute.
+  // API dies, Temporal is unreachable), the inbound sweep starts it within a minute. A duplicate of a delivery
+  // still waiting starts that delivery's workflow (the same id: started once).
   const dispatch =
     stored.inserted || stored.status === 'received'
       ? async () => {
@@ -498,7 +539,7 @@ export async function receiveWebhook(deps: AppDeps, req: Request, res: Response,
           await startInboundWorkflow(
             deps.temporal,
             deps.config.temporal.taskQueue,
-            shopifyWebhookStart(id, owner?.userId ?? null),
+            shopifyWebhookStart(stored.id, owner?.userId ?? null),
           );
         }
       : undefined;
@@ -554,19 +595,17 @@ export async function fulfill(deps: AppDeps, userId: string, orderId: string, tr
 }
 
 /**
- * GET /data-requests: the exports made for customers/data_request webhooks of the user's shops, for the merchant to
- * hand to the customer (Shopify has no API to deliver them). Erased after SHOPIFY_DATA_REQUEST_RETENTION.
+ * GET /data-requests: the exports made for customers/data_request webhooks received while the user's connection to
+ * the shop was active, each from the user's own orders, for the merchant to hand to the customer (Shopify has no
+ * API to deliver them). Erased after SHOPIFY_DATA_REQUEST_RETENTION.
  */
 export async function dataRequests(deps: AppDeps, userId: string) {
   return (await listDataRequests(deps.sql, userId)).map((r): z.infer<typeof dataRequestResource> => ({
     id: r.id,
     shopDomain: r.shopDomain,
-    customer: (r.result.customer as { id: string | null; email: string | null } | undefined) ?? {
-      id: null,
-      email: null,
-    },
-    ordersRequested: (r.result.ordersRequested as string[] | undefined) ?? [],
-    orders: (r.result.export as z.infer<typeof dataRequestResource>['orders'] | undefined) ?? [],
+    customer: r.customer ?? { id: null, email: null },
+    ordersRequested: r.ordersRequested ?? [],
+    orders: r.orders as z.infer<typeof dataRequestResource>['orders'],
     receivedAt: r.receivedAt.toISOString(),
     processedAt: r.processedAt?.toISOString() ?? null,
   }));

@@ -94,15 +94,17 @@ export interface DevShop {
     opts?: { productId?: string; title?: string; price?: string },
   ): Promise<{ order: DevOrder; deliveries: { topic: string; status: number }[] }>;
   /**
-   * Sends one signed webhook to the shop's subscription of `topic` (or to `url`). A string payload is sent as it is
-   * (a JSON text whose 64-bit ids a JS object could not hold exactly, as Shopify's own samples).
+   * Sends one signed webhook to the shop's subscription of `topic` (or to `url`), with the headers Shopify sends:
+   * X-Shopify-Webhook-Id (`webhookId`, else a new one) and X-Shopify-Event-Id (`eventId`, else the one this shop
+   * sent before under that webhook id, as Shopify's retries carry the same pair, else a new one). A string payload
+   * is sent as it is (a JSON text whose 64-bit ids a JS object could not hold exactly, as Shopify's own samples).
    */
   sendWebhook(
     shop: string,
     topic: string,
     payload: unknown,
-    opts?: { webhookId?: string; url?: string },
-  ): Promise<{ status: number; webhookId: string }>;
+    opts?: { webhookId?: string; eventId?: string; url?: string },
+  ): Promise<{ status: number; webhookId: string; eventId: string }>;
   /**
    * What pressing Install on the consent page does, for tests that take the OAuth round trip over HTTP: posts the
    * consent form of an authorize URL the service answered (https://<shop>/admin/oauth/authorize?… or this server's)
@@ -150,6 +152,8 @@ export async function startDevShop(opts: DevShopOptions): Promise<DevShop> {
   const tokenFor = (shop: string) =>
     `shpat_${createHmac('sha256', opts.apiSecret).update(`token:${shop}`).digest('hex').slice(0, 32)}`;
 
+  /** The event id of each webhook id sent (a resend under the same webhook id is Shopify's retry of it). */
+  const eventIds = new Map<string, string>();
   const shop: DevShop = {
     url: '',
     apiKey: opts.apiKey,
@@ -166,6 +170,8 @@ export async function startDevShop(opts: DevShopOptions): Promise<DevShop> {
       if (!url) throw new Error(`${shopDomain} has no subscription for ${topic}`);
       const body = typeof payload === 'string' ? payload : JSON.stringify(payload);
       const webhookId = o.webhookId ?? randomUUID();
+      const eventId = o.eventId ?? eventIds.get(webhookId) ?? randomUUID();
+      eventIds.set(webhookId, eventId);
       const res = await fetch(url, {
         method: 'POST',
         headers: {
@@ -173,6 +179,7 @@ export async function startDevShop(opts: DevShopOptions): Promise<DevShop> {
           'x-shopify-topic': topic,
           'x-shopify-shop-domain': shopDomain,
           'x-shopify-webhook-id': webhookId,
+          'x-shopify-event-id': eventId,
           'x-shopify-api-version': '2026-10',
           'x-shopify-triggered-at': new Date().toISOString(),
           'x-shopify-hmac-sha256': signBody(opts.apiSecret, body),
@@ -180,7 +187,7 @@ export async function startDevShop(opts: DevShopOptions): Promise<DevShop> {
         body,
       });
       await res.arrayBuffer();
-      return { status: res.status, webhookId };
+      return { status: res.status, webhookId, eventId };
     },
     async placeOrder(shopDomain, o = {}) {
       const products = [...(shop.products.get(shopDomain)?.values() ?? [])];

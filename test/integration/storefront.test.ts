@@ -970,8 +970,12 @@ describe('storefront: Shopify connect, publish, orders, fulfillment', function (
       customer: { id: 31, email: alan.email },
       orders_requested: [777001],
     });
-    assert.equal(exported.export.length, 1);
-    assert.deepEqual(exported.export[0].customer, { id: '31', name: `Alan ${alan.last}`, email: alan.email });
+    assert.equal(exported.exports[acct.userId].length, 1);
+    assert.deepEqual(exported.exports[acct.userId][0].customer, {
+      id: '31',
+      name: `Alan ${alan.last}`,
+      email: alan.email,
+    });
     // the merchant retrieves it; nobody else sees it
     const requests = await http(stack.baseUrl, 'GET', '/api/storefront/data-requests', { cookie: acct.cookie });
     assert.equal(requests.status, 200, requests.text);
@@ -1015,7 +1019,7 @@ describe('storefront: Shopify connect, publish, orders, fulfillment', function (
     assert.deepEqual(await heldAnywhere(grace.email), [], 'shop/redact leaves no customer data of the shop');
     assert.deepEqual(await heldAnywhere(grace.last), []);
     const left = await stack.sql`select id from shopify_webhooks
-      where shop_domain = ${shopDomain} and (body is not null or (result is not null and result ? 'export'))`;
+      where shop_domain = ${shopDomain} and (body is not null or (result is not null and result ? 'exports'))`;
     assert.equal(left.length, 0, 'no raw body or export of the shop is kept');
   });
 
@@ -1039,8 +1043,9 @@ describe('storefront: Shopify connect, publish, orders, fulfillment', function (
     };
     const old = await send('orders/create', payload(881001));
     const fresh = await send('orders/create', payload(881002));
-    const oldExport = await send('customers/data_request', { customer: { id: 41 }, orders_requested: [881001] });
-    const freshExport = await send('customers/data_request', { customer: { id: 41 }, orders_requested: [881002] });
+    const request = (order: number) => ({ shop_domain: shopDomain, customer: { id: 41 }, orders_requested: [order] });
+    const oldExport = await send('customers/data_request', request(881001));
+    const freshExport = await send('customers/data_request', request(881002));
     await stack.sql`update shopify_webhooks set processed_at = now() - interval '8 days' where id = ${old}`;
     await stack.sql`update shopify_webhooks set processed_at = now() - interval '31 days' where id = ${oldExport}`;
 
