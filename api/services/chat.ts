@@ -138,7 +138,12 @@ export async function postChat(
   if (idempotency)
     await deps.sql.begin(async (tx) => {
       await insertRenderJob(tx, row);
-      await recordRecoveryPoint(tx, idempotency, { generationIds: [], chatJobId: jobId }, deps.config.idempotency.lockMs);
+      await recordRecoveryPoint(
+        tx,
+        idempotency,
+        { generationIds: [], chatJobId: jobId },
+        deps.config.idempotency.lockMs,
+      );
     });
   else await insertRenderJob(deps.sql, row);
   const input: ChatWorkflowInput = { ...req, jobId, accountId: userId };
