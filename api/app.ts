@@ -27,6 +27,13 @@ export function createApp(deps: AppDeps): express.Express {
   app.set('etag', false);
 
   app.use(requestContext(deps.log));
+  // Over https (always in production) browsers are told to use nothing else for a year: no request, and so no
+  // cookie, ever goes out in clear after the first visit (docs/security.md#session-cookie).
+  if (deps.config.https)
+    app.use((_req, res, next) => {
+      res.setHeader('Strict-Transport-Security', 'max-age=31536000');
+      next();
+    });
   app.use(healthRoutes(deps));
   app.use(fileRoutes(deps));
   app.use(docsRoutes(deps));

@@ -36,7 +36,7 @@ const jobColumns = (sql: Sql) => sql`
   assistant_message_id as "assistantMessageId", created_at as "createdAt", completed_at as "completedAt"`;
 
 export async function insertRenderJob(
-  sql: Sql,
+  sql: Tx,
   j: { id: string; userId: string; threadId: string | null; model: ChatModel; prompt: string; request: object },
 ) {
   await sql`insert into render_jobs (id, user_id, thread_id, model, prompt, request)

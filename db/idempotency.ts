@@ -17,6 +17,8 @@ export interface IdempotencyRef {
 export interface RecoveryPoint {
   generationIds: string[];
   batchId?: string | null;
+  /** The design chat's render job (POST /api/chat): its answer is the job's, as GET /api/chat/jobs/<id> gives it. */
+  chatJobId?: string;
 }
 
 export interface StoredAnswer {
@@ -118,6 +120,15 @@ export async function recordRecoveryPoint(
     where account_id = ${ref.accountId} and key = ${ref.key} and lock_token = ${ref.token}
     returning 1`;
   if (rows.length === 0) throw new IdempotencyKeyLost(ref.key);
+}
+
+/**
+ * Forgets the recovery point of the holder of `ref` (what it created charged nothing and was undone), so that
+ * releasing the key deletes it and a retry runs the request again.
+ */
+export async function forgetRecoveryPoint(sql: Sql, ref: IdempotencyRef): Promise<void> {
+  await sql`update idempotency_keys set recovery = null
+    where account_id = ${ref.accountId} and key = ${ref.key} and lock_token = ${ref.token}`;
 }
 
 /** Stores the answer of the holder of `ref` and unlocks the key. False when the key was no longer its. */

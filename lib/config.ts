@@ -302,7 +302,16 @@ export interface Config {
   };
   apiKeyPrefix: string;
   sessionTtlMs: number;
+  /**
+   * The session cookie's name: SESSION_COOKIE_NAME, prefixed `__Host-` when PUBLIC_BASE_URL is https (always in
+   * production), where the cookie is also `Secure` (see `secureCookies`).
+   */
   sessionCookieName: string;
+  /**
+   * PUBLIC_BASE_URL is https (always in production): the session cookie is `__Host-`-prefixed and `Secure`, and
+   * every answer carries Strict-Transport-Security. Plain http://localhost development keeps neither.
+   */
+  https: boolean;
   allowPrivateUrls: boolean;
   seedOnStart: boolean;
   trustProxy: boolean | number | string;
@@ -346,7 +355,10 @@ export interface Config {
   idempotency: {
     /** lifetime of a key and its stored answer (IDEMPOTENCY_KEY_TTL) */
     ttlMs: number;
-    /** how long a running request holds its key: IDEMPOTENCY_LOCK, at least generateSyncTimeoutMs + 30 s */
+    /**
+     * how long a running request holds its key: IDEMPOTENCY_LOCK, at least the longer synchronous wait (generate's
+     * GENERATE_SYNC_TIMEOUT_MS, the design chat's CHAT_SYNC_TIMEOUT_MS) + 30 s
+     */
     lockMs: number;
   };
   /** seconds a stored inbound event waits for the API to start its workflow before the inbound sweep starts it */
@@ -452,12 +464,21 @@ export function loadConfig(
   }
   const e = parsed.data;
   const dataDir = path.resolve(e.DATA_DIR);
+  const publicBaseUrl = (e.PUBLIC_BASE_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, '');
+  const https = new URL(publicBaseUrl).protocol === 'https:';
+  // Browsers keep a Secure (and __Host-) cookie only over https, and a production app reached over plain http would
+  // send the session cookie in clear: production refuses to start without an https PUBLIC_BASE_URL.
+  if (e.NODE_ENV === 'production' && !https)
+    throw new ConfigError(
+      'Invalid configuration:\n  PUBLIC_BASE_URL: required in production, and must be https:// (the address clients reach, TLS ' +
+        'terminated in front of the API)',
+    );
   return {
     env: e.NODE_ENV,
     logLevel: e.LOG_LEVEL,
     host: e.HOST,
     port: e.PORT,
-    publicBaseUrl: (e.PUBLIC_BASE_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, ''),
+    publicBaseUrl,
     dataDir,
     appSecret: e.APP_SECRET ?? persistedSecret(dataDir, e.NODE_ENV),
     databaseUrl: e.DATABASE_URL,
@@ -474,7 +495,8 @@ export function loadConfig(
     },
     apiKeyPrefix: e.API_KEY_PREFIX,
     sessionTtlMs: e.SESSION_TTL_HOURS * 3600_000,
-    sessionCookieName: e.SESSION_COOKIE_NAME,
+    sessionCookieName: https ? `__Host-${e.SESSION_COOKIE_NAME}` : e.SESSION_COOKIE_NAME,
+    https,
     allowPrivateUrls: e.ALLOW_PRIVATE_URLS,
     seedOnStart: e.SEED_ON_START,
     trustProxy: e.TRUST_PROXY,
@@ -539,7 +561,7 @@ export function loadConfig(
     generationOrphanAfterMs: e.GENERATION_ORPHAN_AFTER,
     idempotency: {
       ttlMs: e.IDEMPOTENCY_KEY_TTL,
-      lockMs: Math.max(e.IDEMPOTENCY_LOCK, e.GENERATE_SYNC_TIMEOUT_MS + 30_000),
+      lockMs: Math.max(e.IDEMPOTENCY_LOCK, e.GENERATE_SYNC_TIMEOUT_MS + 30_000, e.CHAT_SYNC_TIMEOUT_MS + 30_000),
     },
     inboundSweepGraceSeconds: e.INBOUND_SWEEP_GRACE_SECONDS,
     payments: {

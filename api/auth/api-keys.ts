@@ -1,9 +1,9 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { Request, RequestHandler } from 'express';
+import type { RequestHandler } from 'express';
 import { tokenBalance } from '../../db/ledger';
 import type { AppDeps } from '../context';
-import { ApiError, unauthorized } from '../errors';
-import { readCookie, sessionUser } from './sessions';
+import { unauthorized } from '../errors';
+import { readCookie, refuseCrossSite, sessionUser } from './sessions';
 
 export const hashKey = (key: string) => createHash('sha256').update(key).digest();
 
@@ -73,28 +73,6 @@ export function requireApiKey(deps: AppDeps): RequestHandler {
   };
 }
 
-const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
-
-/**
- * A browser request that changes something on the strength of the session cookie must come from the app's own
- * pages. The cookie is SameSite=Lax, which already keeps it off cross-site POSTs; this also refuses another origin
- * of the same site (another port on localhost, a sibling subdomain). Browsers send Origin on every POST made with
- * fetch, and Sec-Fetch-Site on every request; a client that sends neither is not a browser another page can drive.
- */
-export function refuseCrossOrigin(deps: Pick<AppDeps, 'config'>, req: Request): void {
-  if (SAFE_METHODS.has(req.method)) return;
-  const site = req.get('sec-fetch-site');
-  const origin = req.get('origin');
-  const own = new Set([new URL(deps.config.publicBaseUrl).origin, `${req.protocol}://${req.get('host')}`]);
-  if ((site && site !== 'same-origin' && site !== 'none') || (origin !== undefined && !own.has(origin))) {
-    throw new ApiError(
-      403,
-      'forbidden',
-      'Cross-origin request refused: session-authenticated calls must come from the app itself (use an API key)',
-    );
-  }
-}
-
 /**
  * Part A authentication for the routes the dashboard uses: `Authorization: Bearer <key>` as for any client, or,
  * when no Authorization header is sent, the browser's session cookie (docs/api-choices.md). A request with a
@@ -106,7 +84,7 @@ export function requireKeyOrSession(deps: AppDeps): RequestHandler {
   return async (req, res, next) => {
     if (req.get('authorization') !== undefined || !readCookie(req, deps.config.sessionCookieName))
       return byKey(req, res, next);
-    refuseCrossOrigin(deps, req);
+    refuseCrossSite(deps, req);
     const user = await sessionUser(
       deps,
       req,

@@ -18,7 +18,13 @@ import { ApiError, fromZod, idempotencyKeyInUse } from '../errors';
 import { idempotencyKeyHeader } from '../http/schemas';
 
 /** Headers of an answer that belong to it and are replayed; the rest (rate limits, request id) are the replay's own. */
-const STORED_HEADERS = ['content-type', 'location', 'preference-applied', 'x-tokens-remaining'] as const;
+const STORED_HEADERS = [
+  'content-type',
+  'location',
+  'preference-applied',
+  'x-tokens-remaining',
+  'x-image-provider',
+] as const;
 
 const REPLAYED_HEADER = 'Idempotent-Replayed';
 
@@ -30,7 +36,14 @@ export interface IdempotencyOptions {
    * charging): rebuilds the answer from what it created. Without it such a key runs the request again.
    */
   recover?: (req: Request, res: Response, point: RecoveryPoint) => Promise<void>;
+  /**
+   * Part B's wording (POST /api/chat): the errors say what is wrong in one flat message, a different request with
+   * the key is `{error: "Idempotency-Key was used with a different request"}`.
+   */
+  partB?: boolean;
 }
+
+export const IDEMPOTENCY_CONFLICT_PART_B = 'Idempotency-Key was used with a different request';
 
 const isStored = (status: number) => status >= 200 && status < 300;
 
@@ -41,6 +54,7 @@ export function idempotent(deps: AppDeps, opts: IdempotencyOptions): RequestHand
     const parsed = idempotencyKeyHeader.safeParse(given);
     if (!parsed.success) {
       const err = fromZod(parsed.error, 'Idempotency-Key header');
+      if (opts.partB) throw new ApiError(err.status, err.code, err.message);
       throw new ApiError(err.status, err.code, err.message, { ...err.details, header: 'Idempotency-Key' });
     }
     const key = parsed.data;
@@ -57,6 +71,7 @@ export function idempotent(deps: AppDeps, opts: IdempotencyOptions): RequestHand
     });
     switch (claim.kind) {
       case 'conflict':
+        if (opts.partB) throw new ApiError(409, 'idempotency_conflict', IDEMPOTENCY_CONFLICT_PART_B);
         throw new ApiError(
           409,
           'idempotency_conflict',

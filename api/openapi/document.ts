@@ -42,7 +42,7 @@ const ERROR_TEXT: Record<number, string> = {
   400: 'invalid_request: the body, query or path is not valid (details.issues lists each field)',
   401: 'unauthorized: key (or session) missing, invalid, revoked or expired (details.reason for the last two)',
   402: 'insufficient_tokens: details.required and details.available',
-  403: 'forbidden: a session-authenticated call from another origin',
+  403: 'forbidden: "Cross-site request refused" (a session-authenticated call that changes something, from another origin)',
   404: 'not_found',
   409: 'conflict',
   413: 'payload_too_large; on upload also storage_quota_exceeded (details.usedBytes, requiredBytes, limitBytes)',
@@ -651,11 +651,25 @@ function register(registry: OpenAPIRegistry): void {
     tags: ['Design chat'],
     summary: 'A prompt becomes a graphic, a print-ready file and two mockups (12, 45 or 90 tokens by model)',
     security: SESSION,
-    request: { body: { required: true, content: { 'application/json': { schema: B.chatBody } } } },
+    description:
+      'With an Idempotency-Key, a retry with the same body within 24 hours is answered from the first job (the ' +
+      'same messageId or jobId; Idempotent-Replayed: true) and charged once.',
+    request: {
+      headers: idempotencyHeaders,
+      body: { required: true, content: { 'application/json': { schema: B.chatBody } } },
+    },
     responses: {
-      200: json(R.chatAnswer, 'done', providerHeader),
-      202: json(R.chatRunning, 'still running after CHAT_SYNC_TIMEOUT_MS: poll GET /api/chat/jobs/{jobId}'),
-      ...partBErrors(400, 401, 402, 404, 429),
+      200: json(R.chatAnswer, 'done', { ...providerHeader, 'Idempotent-Replayed': ref('Idempotent-Replayed') }),
+      202: json(R.chatRunning, 'still running after CHAT_SYNC_TIMEOUT_MS: poll GET /api/chat/jobs/{jobId}', {
+        'Idempotent-Replayed': ref('Idempotent-Replayed'),
+      }),
+      ...partBErrors(400, 401, 402, 403, 404, 429),
+      409: json(
+        R.partBError,
+        '"Idempotency-Key was used with a different request" (within 24 hours), or a request with this key is ' +
+          'still running (Retry-After)',
+        { 'Retry-After': ref('Retry-After') },
+      ),
       500: json(R.partBError, 'Generation failed: every provider failed; the tokens were refunded'),
     },
   });
@@ -748,8 +762,11 @@ export function buildOpenApiDocument(config: Pick<Config, 'publicBaseUrl' | 'ses
     in: 'cookie',
     name: config.sessionCookieName,
     description:
-      'The browser session from /api/auth/login. Part A routes accept it instead of a key (the dashboard); ' +
-      'a call that changes something must then come from the app origin.',
+      'The browser session from /api/auth/login (HttpOnly, SameSite=Lax; `__Host-`-prefixed and Secure over https). ' +
+      'Part A routes accept it instead of a key (the dashboard). Every call with it that changes something ' +
+      '(any method but GET, HEAD, OPTIONS; also signup, login and logout) must come from the app origin: an ' +
+      "`Origin` other than PUBLIC_BASE_URL's, or `Sec-Fetch-Site: cross-site`/`same-site`, is 403 " +
+      '"Cross-site request refused".',
   });
   const int = { type: 'integer' as const };
   const rl = config.rateLimit;

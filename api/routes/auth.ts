@@ -17,6 +17,7 @@ import {
   destroySession,
   readCookie,
   requireSession,
+  sameSiteOnly,
   sessionUser,
   setSessionCookie,
 } from '../auth/sessions';
@@ -52,8 +53,11 @@ const passwordBusy = (err: unknown) =>
 
 export function authRoutes(deps: AppDeps): Router {
   const r = Router();
+  // Signing up, in or out from another origin is refused like any other state-changing session request: a
+  // same-site page must not sign the user out, nor sign them in to an account of the attacker's (login CSRF).
+  const sameSite = sameSiteOnly(deps);
 
-  r.post('/auth/signup', jsonBody(), async (req, res) => {
+  r.post('/auth/signup', sameSite, jsonBody(), async (req, res) => {
     const { email, password } = parse(credentialsBody, req.body);
     refuseIfThrottled(
       await countSignup(deps.sql, { ip: clientIp(req), perIp: deps.config.auth.signupsPerIp }),
@@ -72,7 +76,7 @@ export function authRoutes(deps: AppDeps): Router {
     res.status(201).json({ user: await describeUser(deps, user) });
   });
 
-  r.post('/auth/login', jsonBody(), async (req, res) => {
+  r.post('/auth/login', sameSite, jsonBody(), async (req, res) => {
     const { email, password } = parse(credentialsBody, req.body);
     const ip = clientIp(req);
     // Counted before the password is checked, and the same answer for a right or wrong password while locked:
@@ -105,7 +109,7 @@ export function authRoutes(deps: AppDeps): Router {
     res.json({ user: await describeUser(deps, user) });
   });
 
-  r.post('/auth/logout', async (req, res) => {
+  r.post('/auth/logout', sameSite, async (req, res) => {
     const token = readCookie(req, deps.config.sessionCookieName);
     if (token) await destroySession(deps.sql, token);
     clearSessionCookie(deps, res);

@@ -9,8 +9,10 @@ import { badRequest, fromZod } from '../errors';
 import { chatRateLimit } from '../middleware/chat-rate-limit';
 import { chatBody, threadsQuery } from '../http/app-schemas';
 import { jsonBody } from '../middleware/body';
+import { idempotent } from '../middleware/idempotency';
 import { DEFAULT_PAGE_LIMIT } from '../pagination';
 import {
+  chatRecovered,
   chatThread,
   chatThreads,
   getChatJob,
@@ -33,14 +35,22 @@ export function chatRoutes(deps: AppDeps): Router {
   const r = Router();
   const session = requireAppSession(deps);
 
-  r.post('/chat', session, chatRateLimit(deps), jsonBody('64kb'), async (req, res) => {
+  // Idempotency-Key (issue 21): the machinery of Part A's generate, in Part B's wording. The same key and body answer
+  // from the first job (its stored answer, or, if it stored none, the job as it stands), charged once.
+  const idempotency = idempotent(deps, {
+    body: (req) => req.rawBody,
+    recover: async (req, res, point) => send(res, await chatRecovered(deps, req.user!.id, point)),
+    partB: true,
+  });
+
+  r.post('/chat', session, chatRateLimit(deps), jsonBody('64kb'), idempotency, async (req, res) => {
     const body = req.body as Record<string, unknown> | undefined;
     const prompt = body && typeof body === 'object' && !Array.isArray(body) ? body.prompt : undefined;
     if (typeof prompt !== 'string' || prompt.trim().length < MIN_PROMPT_LENGTH) throw badRequest(PROMPT_REQUIRED);
     const parsed = chatBody.safeParse(body);
     // flat {error: <what is wrong>}, without the issue list
     if (!parsed.success) throw badRequest(fromZod(parsed.error).message);
-    send(res, await postChat(deps, req.user!.id, parsed.data, req.log));
+    send(res, await postChat(deps, req.user!.id, parsed.data, req.log, req.idempotency));
   });
 
   r.get('/chat/jobs/:jobId', session, async (req, res) => {

@@ -1,6 +1,7 @@
 // The API's machine-readable contract and its reference page (issue 15): GET /api/v1/openapi.json, generated from
 // the routes' zod schemas (api/openapi/document.ts), and GET /docs, Scalar's API reference served from the npm
 // package (no CDN: the page loads nothing from outside this service), with the webhook verification recipe.
+import { createHash } from 'node:crypto';
 import path from 'node:path';
 import express, { Router } from 'express';
 import type { AppDeps } from '../context';
@@ -23,6 +24,10 @@ const SCALAR_CONFIG = {
   metaData: { title: 'Apparel mockup service: API reference' },
 };
 
+/** The page's one inline script; the Content-Security-Policy allows exactly it, by its hash. */
+const INLINE_SCRIPT = `Scalar.createApiReference('#app', ${JSON.stringify(SCALAR_CONFIG)});`;
+const INLINE_SCRIPT_HASH = `'sha256-${createHash('sha256').update(INLINE_SCRIPT).digest('base64')}'`;
+
 const PAGE = `<!doctype html>
 <html lang="en">
   <head>
@@ -37,10 +42,33 @@ const PAGE = `<!doctype html>
     <div id="app"></div>
     <a class="back" href="/">Dashboard</a>
     <script src="/docs/assets/standalone.js"></script>
-    <script>Scalar.createApiReference('#app', ${JSON.stringify(SCALAR_CONFIG)});</script>
+    <script>${INLINE_SCRIPT}</script>
   </body>
 </html>
 `;
+
+/**
+ * The reference page's policy, as strict as the dashboard's (api/routes/dashboard.ts) where Scalar allows: scripts
+ * only from this service plus the inline call by its hash; styles also inline (Scalar's components set style
+ * attributes and insert style elements at run time); its "try it" client sends requests to this service only; no
+ * framing.
+ */
+export function docsPolicy(publicBaseUrl: string): string {
+  const own = new URL(publicBaseUrl).origin;
+  return [
+    "default-src 'self'",
+    `script-src 'self' ${INLINE_SCRIPT_HASH}`,
+    "style-src 'self' 'unsafe-inline'",
+    "img-src 'self' data: blob:",
+    "font-src 'self' data:",
+    `connect-src 'self' ${own}`,
+    "worker-src 'self' blob:",
+    "object-src 'none'",
+    "base-uri 'none'",
+    "form-action 'self'",
+    "frame-ancestors 'none'",
+  ].join('; ');
+}
 
 export function docsRoutes(deps: AppDeps): Router {
   const r = Router();
@@ -54,11 +82,22 @@ export function docsRoutes(deps: AppDeps): Router {
 
   r.get('/docs', (_req, res) => {
     res.setHeader('Cache-Control', 'no-cache');
+    res.setHeader('Content-Security-Policy', docsPolicy(deps.config.publicBaseUrl));
+    res.setHeader('X-Content-Type-Options', 'nosniff');
+    res.setHeader('Referrer-Policy', 'same-origin');
     res.type('html').send(PAGE);
   });
 
   // The bundle and its source maps: static files of the installed package version.
-  r.use('/docs/assets', express.static(SCALAR_DIR, { index: false, fallthrough: true, maxAge: '1h' }));
+  r.use(
+    '/docs/assets',
+    express.static(SCALAR_DIR, {
+      index: false,
+      fallthrough: true,
+      maxAge: '1h',
+      setHeaders: (res) => res.setHeader('X-Content-Type-Options', 'nosniff'),
+    }),
+  );
 
   return r;
 }

@@ -15,6 +15,12 @@ import {
   type AssetRow,
   type RenderJobRow,
 } from '../../db/chat';
+import {
+  forgetRecoveryPoint,
+  recordRecoveryPoint,
+  type IdempotencyRef,
+  type RecoveryPoint,
+} from '../../db/idempotency';
 import { tokenBalance } from '../../db/ledger';
 import { decodeCursor, encodeCursor } from '../../lib/cursor';
 import { GENERATION_FAILED, MODEL_COST, type ChatRequest, type ChatWorkflowInput } from '../../lib/chat/types';
@@ -103,9 +109,17 @@ async function within<T>(ms: number, p: Promise<T>): Promise<T | undefined> {
 
 /**
  * POST /api/chat: the thread (404 when not the user's), the balance against the model's cost (402), the job row,
- * then workflow chatDesign (id = job id, AccountId). Waits up to CHAT_SYNC_TIMEOUT_MS for it.
+ * then workflow chatDesign (id = job id, AccountId). Waits up to CHAT_SYNC_TIMEOUT_MS for it. Under an
+ * Idempotency-Key (`idempotency`), the job is the key's recovery point, written with the job row: a request that
+ * dies after creating it is answered from that job (chatRecovered), never by a second job.
  */
-export async function postChat(deps: AppDeps, userId: string, req: ChatRequest, log: AppDeps['log']): Promise<Answer> {
+export async function postChat(
+  deps: AppDeps,
+  userId: string,
+  req: ChatRequest,
+  log: AppDeps['log'],
+  idempotency?: IdempotencyRef,
+): Promise<Answer> {
   if (req.threadId !== null && !(await getThread(deps.sql, req.threadId, userId))) throw notFound(THREAD_NOT_FOUND);
   const cost = MODEL_COST[req.model];
   const balance = await tokenBalance(deps.sql, userId);
@@ -113,14 +127,25 @@ export async function postChat(deps: AppDeps, userId: string, req: ChatRequest, 
     throw new ApiError(402, 'insufficient_tokens', BALANCE_TOO_LOW, { tokensNeeded: cost, tokensAvailable: balance });
 
   const jobId = timeId('job');
-  await insertRenderJob(deps.sql, {
+  const row = {
     id: jobId,
     userId,
     threadId: req.threadId,
     model: req.model,
     prompt: req.prompt,
     request: { images: req.images, garmentUrls: req.garmentUrls, designUrls: req.designUrls, threadId: req.threadId },
-  });
+  };
+  if (idempotency)
+    await deps.sql.begin(async (tx) => {
+      await insertRenderJob(tx, row);
+      await recordRecoveryPoint(
+        tx,
+        idempotency,
+        { generationIds: [], chatJobId: jobId },
+        deps.config.idempotency.lockMs,
+      );
+    });
+  else await insertRenderJob(deps.sql, row);
   const input: ChatWorkflowInput = { ...req, jobId, accountId: userId };
   let handle;
   try {
@@ -134,6 +159,8 @@ export async function postChat(deps: AppDeps, userId: string, req: ChatRequest, 
     // nothing was debited (the workflow's first step debits): the job is simply failed
     await deps.sql`update render_jobs set status = 'failed', failure = 'generation_failed',
       error = 'Could not start the job', completed_at = now() where id = ${jobId} and status = 'running'`;
+    // nothing ran under the key either: a retry with it starts afresh
+    if (idempotency) await forgetRecoveryPoint(deps.sql, idempotency);
     throw err;
   }
   log.info('chat job started', { jobId, model: req.model, threadId: req.threadId });
@@ -157,6 +184,15 @@ export async function postChat(deps: AppDeps, userId: string, req: ChatRequest, 
   if (result === undefined || job.status === 'running') return { status: 202, body: { jobId, status: 'running' } };
   const failed = result !== 'workflow_failed' && result.status === 'failed' ? result : undefined;
   return answerFor(deps, job, failed ? { tokensAvailable: failed.tokensAvailable } : undefined);
+}
+
+/**
+ * The answer of a POST /api/chat whose Idempotency-Key holds a job but no stored answer (the request died, or its
+ * job failed): the job's answer as it stands now.
+ */
+export async function chatRecovered(deps: AppDeps, userId: string, point: RecoveryPoint): Promise<Answer> {
+  if (!point.chatJobId) throw notFound(JOB_NOT_FOUND);
+  return getChatJob(deps, userId, point.chatJobId);
 }
 
 /** GET /api/chat/jobs/<id>: the user's job, answered as POST /api/chat would have once it is done. */

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Page } from 'playwright-core';
+import type { Page, Request } from 'playwright-core';
 import sharp from 'sharp';
 import { MODEL_COST } from '../../lib/chat/types';
 import { randomSuffix } from '../../lib/ids';
@@ -453,6 +453,12 @@ describe('dashboard in a real browser', function () {
     const prompt = page.getByLabel('Describe the design');
     await prompt.fill('a retro sunset over blue mountains');
     await page.getByLabel('Model').selectOption('nano-banana-pro-4k');
+    // each submit carries its own Idempotency-Key (issue 21): a resent request is answered from the first job
+    const keys: (string | undefined)[] = [];
+    const onRequest = (r: Request) => {
+      if (r.url() === `${origin}/api/chat` && r.method() === 'POST') keys.push(r.headers()['idempotency-key']);
+    };
+    page.on('request', onRequest);
     await page.getByRole('button', { name: 'Create design' }).click();
     await page.getByRole('alert').getByText(`Token balance too low (needs 90, you have ${balance})`).waitFor();
     expectLogged(/status of 402 \(Payment Required\)/);
@@ -462,8 +468,13 @@ describe('dashboard in a real browser', function () {
     const answer = page.waitForResponse((r) => r.url() === `${origin}/api/chat` && r.request().method() === 'POST');
     await page.getByRole('button', { name: 'Create design' }).click();
     const res = await answer;
+    page.off('request', onRequest);
     assert.equal(res.status(), 200);
     assert.equal(res.headers()['x-image-provider'], 'local');
+    assert.equal(keys.length, 2);
+    for (const k of keys)
+      assert.match(k ?? '', /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    assert.notEqual(keys[0], keys[1], 'a fresh key per submit');
     const body = await res.json();
     assert.equal(body.mockups.length, 2);
     await page.getByText(`Design ready: 12 tokens spent, ${balance - 12} left`).waitFor();

@@ -143,16 +143,16 @@ describe('accounts and sessions (/api/auth)', () => {
 describe('session cookie on an https public URL', () => {
   let stack: Stack;
   before(async () => {
-    stack = await startStack('auth-https', { worker: false });
-    stack.config.publicBaseUrl = 'https://mockups.example.com';
+    // PUBLIC_BASE_URL decides at start-up (the stack then points URLs in answers at its own address)
+    stack = await startStack('auth-https', { worker: false, env: { PUBLIC_BASE_URL: 'https://mockups.example.com' } });
   });
   after(async () => stack?.stop());
 
-  it('sets Secure', async () => {
+  it('sets Secure, under the __Host- name', async () => {
     const res = await http(stack.baseUrl, 'POST', '/api/auth/signup', {
       json: { email: uniqueEmail(), password: GOOD_PASSWORD },
     });
     assert.equal(res.status, 201);
-    assert.match(res.headers.getSetCookie()[0]!, /Secure/);
+    assert.match(res.headers.getSetCookie()[0]!, /^__Host-amk_session=.*; Secure/);
   });
 });

@@ -395,6 +395,7 @@ describe('storefront: Shopify connect, publish, orders, fulfillment', function (
   it('answers 503 "Storefront is not configured" in production without Shopify credentials', async () => {
     const config = loadConfig(process.env, {
       NODE_ENV: 'production',
+      PUBLIC_BASE_URL: 'https://mockups.example.test', // production requires https (docs/security.md)
       APP_SECRET: stack.config.appSecret,
       DATA_DIR: mkdtempSync(path.join(tmpdir(), 'storefront-prod-')),
       SHOPIFY_API_KEY: '',
@@ -417,6 +418,7 @@ describe('storefront: Shopify connect, publish, orders, fulfillment', function (
       const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
       config.publicBaseUrl = base;
       const acct = await account(stack.baseUrl);
+      acct.cookie = `__Host-${acct.cookie}`; // the production name of the same session cookie
       const expected = {
         error: 'Storefront is not configured: set SHOPIFY_API_KEY, SHOPIFY_API_SECRET and TOKEN_ENCRYPTION_KEY',
       };

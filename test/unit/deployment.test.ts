@@ -97,7 +97,8 @@ describe('docker-compose.yml', () => {
     assert.doesNotMatch(compose, /PASSWORD: [a-z]/i);
     assert.doesNotMatch(compose, /POSTGRES_PWD: [a-z]/i);
     assert.doesNotMatch(compose, /postgres:\/\/mockups:mockups@/);
-    for (const v of ['POSTGRES_PASSWORD', 'APP_SECRET']) assert.match(compose, new RegExp(`\\$\\{${v}:\\?`));
+    for (const v of ['POSTGRES_PASSWORD', 'APP_SECRET', 'PUBLIC_BASE_URL'])
+      assert.match(compose, new RegExp(`\\$\\{${v}:\\?`));
     for (const v of ['POSTGRES_PASSWORD', 'APP_SECRET', 'PUBLIC_BASE_URL'])
       assert.match(example, new RegExp(`^${v}=`, 'm'));
     assert.match(readFileSync(path.join(ROOT, '.gitignore'), 'utf8'), /^\.env$/m);

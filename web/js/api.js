@@ -22,6 +22,19 @@ async function parse(res) {
   return res.text();
 }
 
+/**
+ * A new Idempotency-Key (a UUID v4): one per user action, so that the same action sent twice is done once.
+ * crypto.randomUUID needs a secure context; getRandomValues works everywhere.
+ */
+export function newIdempotencyKey() {
+  if (typeof crypto.randomUUID === 'function') return crypto.randomUUID();
+  const b = crypto.getRandomValues(new Uint8Array(16));
+  b[6] = (b[6] & 0x0f) | 0x40;
+  b[8] = (b[8] & 0x3f) | 0x80;
+  const hex = [...b].map((x) => x.toString(16).padStart(2, '0')).join('');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
 /** fetch + JSON, throwing ApiError for any non-2xx answer. */
 export async function api(method, path, body, opts = {}) {
   const headers = { accept: 'application/json', ...(opts.headers ?? {}) };

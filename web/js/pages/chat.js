@@ -1,5 +1,5 @@
 // Page 6: design chat (issue 13: POST /api/chat, GET /api/chat/threads[/<id>], GET /api/chat/jobs/<id>).
-import { allGarments, api } from '../api.js';
+import { allGarments, api, newIdempotencyKey } from '../api.js';
 import { announce, busy, errorBox, field, h, heading, render, when } from '../dom.js';
 import { refreshUser } from '../state.js';
 
@@ -170,7 +170,12 @@ export async function chatPage(main, ctx) {
               threadId: threadId ?? null,
               garmentUrls: garmentBoxes.filter((g) => g.box.checked).map((g) => g.url),
             };
-            let { data, res } = await api('POST', '/api/chat', body, { withResponse: true });
+            // a fresh Idempotency-Key per submit: a resent request (a retry, a second click) is answered from the
+            // first job and charged once
+            let { data, res } = await api('POST', '/api/chat', body, {
+              withResponse: true,
+              headers: { 'idempotency-key': newIdempotencyKey() },
+            });
             if (res.status === 202 && data.jobId) {
               for (let i = 0; i < 300 && data.status !== 'completed' && !data.threadId; i++) {
                 await new Promise((r) => setTimeout(r, 1000));
