@@ -129,7 +129,8 @@ export async function giveBackTokens(
 }
 
 /**
- * Spendable balance: unexpired grants minus what debits took from them. Only this account's grants and their
+ * Spendable balance: unexpired grants minus what debits took from them; 0 while the account owes tokens (it cannot
+ * spend then, and a balance never goes below zero: what is owed is `tokensOwed`). Only this account's grants and their
  * allocations are read (index token_grants_user_idx, then token_allocations_grant_idx per grant), so the cost
  * follows the account's own history, not the whole ledger: it runs on every keyed request.
  */
@@ -138,7 +139,8 @@ export async function tokenBalance(sql: Tx, userId: string): Promise<number> {
     select coalesce(sum(g.amount - coalesce(a.spent, 0)), 0)::int as balance
     from token_grants g
     left join lateral (select sum(al.amount)::int as spent from token_allocations al where al.grant_id = g.id) a on true
-    where g.user_id = ${userId} and (g.expires_at is null or g.expires_at > now())`;
+    where g.user_id = ${userId} and (g.expires_at is null or g.expires_at > now())
+      and not exists (select 1 from token_debits d where d.user_id = ${userId} and d.owed > 0)`;
   return row?.balance ?? 0;
 }
 
