@@ -22,12 +22,12 @@ export interface GrantInput {
  * that took back more than it had) is repaid from its grants first, this one included.
  */
 export async function grantTokens(sql: Tx, g: GrantInput): Promise<boolean> {
-  const rows = await sql`
+  const rows = await sql<{ id: number; owing: boolean }[]>`
     insert into token_grants (user_id, source, amount, expires_at, reference, subscription_id)
     values (${g.userId}, ${g.source}, ${g.amount}, ${g.expiresAt ?? null}, ${g.reference}, ${g.subscriptionId ?? null})
     on conflict (reference) do nothing
-    returning id`;
-  if (rows.length === 1) await repayDebts(sql, g.userId);
+    returning id, exists (select 1 from token_debits d where d.user_id = ${g.userId} and d.owed > 0) as owing`;
+  if (rows[0]?.owing) await repayDebts(sql, g.userId);
   return rows.length === 1;
 }
 

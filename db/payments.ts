@@ -86,18 +86,22 @@ export async function storeStripeEvent(
     with ins as (
       insert into stripe_events (id, type, created, livemode, payload)
       values (${e.id}, ${e.type}, to_timestamp(${e.created}), ${e.livemode}, ${sql.json(e.payload as never)})
-      on conflict (id) do nothing returning id, status, payload),
+      on conflict (id) do nothing returning id, type, status, payload),
     e as (
-      select id, status, payload, true as inserted from ins
-      union all select id, status, payload, false from stripe_events
+      select id, type, status, payload, true as inserted from ins
+      union all select id, type, status, payload, false from stripe_events
         where id = ${e.id} and not exists (select 1 from ins))
     select e.status, e.inserted, ${accountOfEvent(sql)} as "accountId" from e ${accountJoins(sql)}`;
   return { inserted: row?.inserted ?? false, status: row?.status ?? 'received', accountId: row?.accountId ?? null };
 }
 
-/** The account of a stored event `e`: the user it names, else its customer's, else its subscription's. */
-const accountOfEvent = (sql: Sql) => sql`coalesce(u.id, c.user_id, s.user_id)`;
+/**
+ * The account of a stored event `e`: a checkout session's recorded account, else the user it names, else its
+ * customer's, else its subscription's.
+ */
+const accountOfEvent = (sql: Sql) => sql`coalesce(cs.user_id, u.id, c.user_id, s.user_id)`;
 const accountJoins = (sql: Sql) => sql`
+  left join checkout_sessions cs on e.type like 'checkout.session.%' and cs.id = e.payload #>> '{data,object,id}'
   left join users u on u.id = coalesce(e.payload #>> '{data,object,client_reference_id}',
     e.payload #>> '{data,object,metadata,userId}')
   left join stripe_customers c on c.customer_id = e.payload #>> '{data,object,customer}'
@@ -181,19 +185,22 @@ export async function applyStoredStripeEvent(
   decide: (ev: StoredStripeEvent, session: KnownSession | null) => EventOutcome | { kind: 'defer'; need: EventNeed },
 ): Promise<StoredEventApplication> {
   return sql.begin(async (tx): Promise<StoredEventApplication> => {
-    const [ev] = await tx<StoredStripeEvent[]>`
-      select id, type, status, payload, result from stripe_events where id = ${eventId} for update`;
+    // The event row, locked, and for a checkout event the session as this service recorded it (or none): whose it is.
+    const [ev] = await tx<(StoredStripeEvent & { sessionUserId: string | null; sessionMode: string | null })[]>`
+      select e.id, e.type, e.status, e.payload, e.result, cs.user_id as "sessionUserId", cs.mode as "sessionMode"
+      from stripe_events e
+      left join checkout_sessions cs on e.type like 'checkout.session.%' and cs.id = e.payload #>> '{data,object,id}'
+      where e.id = ${eventId} for update of e`;
     if (!ev) return { kind: 'missing' };
     if (ev.status === 'failed')
       return { kind: 'failed', type: ev.type, error: (ev.result as { error?: string } | null)?.error ?? 'failed' };
     if (ev.status !== 'received' && ev.result)
       return { kind: 'recorded', type: ev.type, applied: ev.result as AppliedEvent };
-    // A checkout event is about a session this service recorded at checkout, or about nothing of ours.
-    const sessionId = checkoutSessionOf(ev.payload as never);
-    const [session] = sessionId
-      ? await tx<KnownSession[]>`select user_id as "userId", mode from checkout_sessions where id = ${sessionId}`
-      : [];
-    const outcome = decide(ev, session ?? null);
+    const session: KnownSession | null =
+      checkoutSessionOf(ev.payload as never) && ev.sessionUserId
+        ? { userId: ev.sessionUserId, mode: ev.sessionMode ?? '' }
+        : null;
+    const outcome = decide(ev, session);
     if (outcome.kind === 'defer') return { kind: 'deferred', need: outcome.need };
 
     const finish = async (r: AppliedEvent) => {
