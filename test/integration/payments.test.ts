@@ -410,13 +410,14 @@ describe('payments: Stripe checkout, portal and events', function () {
     const sub = `sub_test_${randomSuffix(12)}`;
     const firstInvoice = `in_test_${randomSuffix(12)}`;
     const base = (await me(acct.cookie)).tokenBalance;
+    // (created before the subscription exists: a user holding a plan gets no second checkout)
+    const session = await subscriptionCheckout(acct, sub, firstInvoice);
     const period = { start: now(), end: now() + 30 * DAY };
     const paid = await deliver('invoice.paid', invoicePaid(acct.userId, sub, firstInvoice, period), {
       created: now() - 5,
     });
     assert.equal(paid.granted, 500);
     assert.equal((await me(acct.cookie)).plan.id, 'pro');
-    const session = await subscriptionCheckout(acct, sub, firstInvoice);
     const checkout = await deliver('checkout.session.completed', session);
     assert.equal(checkout.granted, 0);
     assert.equal((await me(acct.cookie)).tokenBalance, base + 500);
@@ -428,6 +429,7 @@ describe('payments: Stripe checkout, portal and events', function () {
     const sub = `sub_test_${randomSuffix(12)}`;
     const firstInvoice = `in_test_${randomSuffix(12)}`;
     const renewalInvoice = `in_test_${randomSuffix(12)}`;
+    const session = await subscriptionCheckout(acct, sub, null);
     // What Stripe holds after the renewal (stripe-mock keeps no state): the latest invoice is the renewal's, and the
     // subscription's invoices are the renewal and the first.
     const forSub = (r: StripeRequest) => r.path === `/v1/subscriptions/${sub}`;
@@ -451,7 +453,7 @@ describe('payments: Stripe checkout, portal and events', function () {
     );
     assert.equal(renewal.granted, 500);
 
-    const checkout = await deliver('checkout.session.completed', await subscriptionCheckout(acct, sub, null));
+    const checkout = await deliver('checkout.session.completed', session);
     assert.equal(checkout.granted, 500, "the checkout grants the first period, not the renewal's again");
     assert.ok(stripe.requests.some(listsSub), "the subscription's invoices were listed");
     const first = await deliver(
