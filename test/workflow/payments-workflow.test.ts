@@ -1,27 +1,27 @@
 // The stripeEvent workflow against the real Temporal dev server with mocked activities: its retry policy only. A
 // step that keeps failing with a transient error is retried a bounded number of times, then the run fails (the event
 // stays `received` and the inbound sweep starts it again later); a malformed event's step runs once.
-import assert from "node:assert/strict";
-import { ApplicationFailure } from "@temporalio/activity";
-import { ActivityFailure, WorkflowFailedError } from "@temporalio/client";
-import { Worker } from "@temporalio/worker";
-import type { Activities } from "../../activities";
-import { randomSuffix } from "../../lib/ids";
-import { PaymentErrors } from "../../lib/payments/types";
-import { stripeEvent } from "../../workflows";
-import { useTemporalConnections, workflowBundle } from "../helpers/stack";
+import assert from 'node:assert/strict';
+import { ApplicationFailure } from '@temporalio/activity';
+import { ActivityFailure, WorkflowFailedError } from '@temporalio/client';
+import { Worker } from '@temporalio/worker';
+import type { Activities } from '../../activities';
+import { randomSuffix } from '../../lib/ids';
+import { PaymentErrors } from '../../lib/payments/types';
+import { stripeEvent } from '../../workflows';
+import { useTemporalConnections, workflowBundle } from '../helpers/stack';
 
 /** The local database step's attempts before the run fails (workflows/payments.ts, documented in docs/payments.md). */
 const DB_STEP_ATTEMPTS = 8;
 
-describe("stripeEvent workflow (mocked activities)", function () {
+describe('stripeEvent workflow (mocked activities)', function () {
   // A step failing every time waits out its backoff for real: 1 + 2 + 4 + 8 + 16 + 30 + 30 s.
   this.timeout(300_000);
   const temporal = useTemporalConnections();
 
   async function run(
-    applyStripeEvent: Activities["applyStripeEvent"],
-    listCheckoutLineItems?: Activities["listCheckoutLineItems"],
+    applyStripeEvent: Activities['applyStripeEvent'],
+    listCheckoutLineItems?: Activities['listCheckoutLineItems'],
   ) {
     const taskQueue = `wf-stripe-${randomSuffix(6)}`;
     const failed: string[] = [];
@@ -62,39 +62,36 @@ describe("stripeEvent workflow (mocked activities)", function () {
     return c;
   };
 
-  it("retries a transient database error a bounded number of times, then fails the run", async () => {
+  it('retries a transient database error a bounded number of times, then fails the run', async () => {
     let attempts = 0;
     const { result, error } = await run(async () => {
       attempts++;
-      throw new Error("connection refused");
+      throw new Error('connection refused');
     });
     assert.equal(result, undefined);
-    assert.equal(cause(error).message, "connection refused");
+    assert.equal(cause(error).message, 'connection refused');
     assert.equal(attempts, DB_STEP_ATTEMPTS);
   });
 
-  it("runs the step of a malformed event once", async () => {
+  it('runs the step of a malformed event once', async () => {
     let attempts = 0;
     const { error } = await run(async () => {
       attempts++;
-      throw ApplicationFailure.nonRetryable(
-        "malformed invoice.paid event: no lines",
-        PaymentErrors.Malformed,
-      );
+      throw ApplicationFailure.nonRetryable('malformed invoice.paid event: no lines', PaymentErrors.Malformed);
     });
     assert.equal(cause(error).type, PaymentErrors.Malformed);
     assert.equal(attempts, 1);
   });
 
-  it("applies an event whose step fails transiently a few times", async () => {
+  it('applies an event whose step fails transiently a few times', async () => {
     let attempts = 0;
     const { result } = await run(async () => {
-      if (++attempts < 3) throw new Error("connection refused");
-      return { status: "processed", type: "invoice.paid", granted: 500 };
+      if (++attempts < 3) throw new Error('connection refused');
+      return { status: 'processed', type: 'invoice.paid', granted: 500 };
     });
     assert.deepEqual(result, {
-      status: "processed",
-      type: "invoice.paid",
+      status: 'processed',
+      type: 'invoice.paid',
       granted: 500,
     });
     assert.equal(attempts, 3);
@@ -106,50 +103,45 @@ describe("stripeEvent workflow (mocked activities)", function () {
     const { result } = await run(
       async (input) => {
         inputs.push(input);
-        if (!input.lineItems)
-          return { status: "needs_line_items", sessionId: "cs_test_1" };
+        if (!input.lineItems) return { status: 'needs_line_items', sessionId: 'cs_test_1' };
         return {
-          status: "processed",
-          type: "checkout.session.completed",
+          status: 'processed',
+          type: 'checkout.session.completed',
           granted: 100,
         };
       },
       async ({ sessionId }) => {
         reads.push(sessionId);
-        return [{ priceId: "price_pack_100", quantity: 1 }];
+        return [{ priceId: 'price_pack_100', quantity: 1 }];
       },
     );
     assert.deepEqual(result, {
-      status: "processed",
-      type: "checkout.session.completed",
+      status: 'processed',
+      type: 'checkout.session.completed',
       granted: 100,
     });
-    assert.deepEqual(reads, ["cs_test_1"]);
+    assert.deepEqual(reads, ['cs_test_1']);
     assert.equal(inputs.length, 2);
-    assert.deepEqual((inputs[1] as { lineItems: unknown }).lineItems, [
-      { priceId: "price_pack_100", quantity: 1 },
-    ]);
+    assert.deepEqual((inputs[1] as { lineItems: unknown }).lineItems, [{ priceId: 'price_pack_100', quantity: 1 }]);
   });
 
-  it("records the event failed when Stripe refuses to list the line items", async () => {
+  it('records the event failed when Stripe refuses to list the line items', async () => {
     let reads = 0;
     const { result, failed } = await run(
-      async () => ({ status: "needs_line_items", sessionId: "cs_test_gone" }),
+      async () => ({ status: 'needs_line_items', sessionId: 'cs_test_gone' }),
       async () => {
         reads++;
         throw ApplicationFailure.nonRetryable(
-          "Stripe refused to list the items of cs_test_gone",
+          'Stripe refused to list the items of cs_test_gone',
           PaymentErrors.Rejected,
         );
       },
     );
     assert.equal(reads, 1);
     assert.deepEqual(result, {
-      status: "failed",
-      error: "Stripe refused to list the items of cs_test_gone",
+      status: 'failed',
+      error: 'Stripe refused to list the items of cs_test_gone',
     });
-    assert.deepEqual(failed, [
-      "Stripe refused to list the items of cs_test_gone",
-    ]);
+    assert.deepEqual(failed, ['Stripe refused to list the items of cs_test_gone']);
   });
 });
