@@ -34,6 +34,10 @@ describe('payments survive a worker killed mid-grant', () => {
     });
     const exited = new Promise((r) => child!.once('exit', r));
 
+    // The purchase's session is created (and recorded) before the lock is taken: recording it references the account.
+    const pack = stack.config.payments.tokenPacks.at(-1)!;
+    const session = await packCheckoutSession(stack.baseUrl, acct, pack);
+
     // Hold the account's row lock in an open transaction: the grant transaction (which locks the event, then the
     // account) stops there until the lock is released.
     let lockerPid = 0;
@@ -47,8 +51,6 @@ describe('payments survive a worker killed mid-grant', () => {
     });
     await isLocked;
 
-    const pack = stack.config.payments.tokenPacks.at(-1)!;
-    const session = await packCheckoutSession(stack.baseUrl, acct, pack);
     const event = signedEvent(stack.config.payments.webhookSecret!, 'checkout.session.completed', session);
     const res = await postEvent(`${stack.baseUrl}/api/payments/webhook`, event);
     assert.equal(res.status, 200);
