@@ -8,11 +8,12 @@ import type { Config } from '../lib/config';
 import type { Logger } from '../lib/log';
 import type { PlanRow } from '../lib/payments/catalog';
 import {
+  checkoutNeeds,
   firstInvoiceOf,
   interpretEvent,
   MalformedStripeEventError,
   subscriptionFacts,
-  subscriptionToRetrieve,
+  type LineItemFacts,
 } from '../lib/payments/events';
 import { createStripeClient, type Stripe } from '../lib/payments/stripe';
 import { PaymentErrors, type StripeEventResult, type SubscriptionFacts } from '../lib/payments/types';
@@ -71,28 +72,57 @@ export function createPaymentActivities({ sql, config, log }: PaymentActivityDep
     },
 
     /**
-     * Applies the stored event once. A subscription checkout needs the subscription read from Stripe first: without
-     * it, the answer says which one (`needs_subscription`) and nothing is changed. The event is read, decided and
-     * applied in one transaction (db/payments.ts).
+     * The line items of a Checkout Session (what was paid for: price and quantity), read from Stripe. A 4xx other
+     * than 429 is final.
+     */
+    async listCheckoutLineItems({ sessionId }: { sessionId: string }): Promise<LineItemFacts[]> {
+      try {
+        const items: LineItemFacts[] = [];
+        for await (const li of client().checkout.sessions.listLineItems(sessionId, { limit: 100 }))
+          items.push({ priceId: li.price?.id ?? null, quantity: li.quantity ?? 0 });
+        return items;
+      } catch (err) {
+        const status = (err as { statusCode?: number }).statusCode;
+        if (status && status >= 400 && status < 500 && status !== 429)
+          throw fail(
+            PaymentErrors.Rejected,
+            `Stripe refused to list the items of ${sessionId}: ${(err as Error).message}`,
+          );
+        throw err;
+      }
+    },
+
+    /**
+     * Applies the stored event once. A subscription checkout needs the subscription read from Stripe first, a paid
+     * pack checkout its line items: without them, the answer says what (`needs_subscription`, `needs_line_items`) and
+     * nothing is changed. The event is read, decided and applied in one transaction (db/payments.ts).
      */
     async applyStripeEvent(input: {
       eventId: string;
       subscription: SubscriptionFacts | null;
-    }): Promise<StripeEventResult | { status: 'needs_subscription'; subscriptionId: string }> {
+      lineItems?: LineItemFacts[] | null;
+    }): Promise<
+      | StripeEventResult
+      | { status: 'needs_subscription'; subscriptionId: string }
+      | { status: 'needs_line_items'; sessionId: string }
+    > {
       const planMap = await plans();
       let r: Awaited<ReturnType<typeof applyStoredStripeEvent>>;
       try {
-        r = await applyStoredStripeEvent(sql, input.eventId, (ev) => {
+        r = await applyStoredStripeEvent(sql, input.eventId, (ev, session) => {
           const event = ev.payload as Stripe.Event;
           // The engine is pure: what it throws on an event it throws every time, so the event is recorded as failed
           // and the step is not retried (nor restarted by the sweep, which only starts events still `received`).
           try {
-            const toRead = subscriptionToRetrieve(event);
-            if (toRead && !input.subscription) return { kind: 'defer', subscriptionId: toRead };
+            const need = checkoutNeeds(event, session);
+            if (need && 'subscriptionId' in need && !input.subscription) return { kind: 'defer', need };
+            if (need && 'lineItemsOf' in need && !input.lineItems) return { kind: 'defer', need };
             return interpretEvent(event, {
               catalog: config.payments,
               plans: planMap,
+              session,
               ...(input.subscription ? { subscription: input.subscription } : {}),
+              ...(input.lineItems ? { lineItems: input.lineItems } : {}),
             });
           } catch (err) {
             throw new MalformedStripeEventError(`malformed ${ev.type} event: ${(err as Error).message}`);
@@ -107,7 +137,10 @@ export function createPaymentActivities({ sql, config, log }: PaymentActivityDep
       if (r.kind === 'missing') throw fail(PaymentErrors.EventNotFound, `Stripe event ${input.eventId} is not stored`);
       // Failed before (malformed, or a retry after the worker died having recorded it): fails the same way.
       if (r.kind === 'failed') throw fail(PaymentErrors.Malformed, r.error);
-      if (r.kind === 'deferred') return { status: 'needs_subscription', subscriptionId: r.subscriptionId };
+      if (r.kind === 'deferred')
+        return 'subscriptionId' in r.need
+          ? { status: 'needs_subscription', subscriptionId: r.need.subscriptionId }
+          : { status: 'needs_line_items', sessionId: r.need.lineItemsOf };
       const { applied } = r;
       // Applied before (a retry, or a second run): nothing granted now.
       const granted = r.kind === 'applied' ? applied.granted : 0;
@@ -118,11 +151,24 @@ export function createPaymentActivities({ sql, config, log }: PaymentActivityDep
           userId: applied.userId,
           tokens: granted,
         });
+      const fresh = r.kind === 'applied';
+      if (fresh && (applied.takenBack || applied.givenBack))
+        log.info('stripe event changed a purchase', {
+          eventId: input.eventId,
+          type: r.type,
+          userId: applied.userId,
+          takenBack: applied.takenBack ?? 0,
+          owed: applied.owed ?? 0,
+          givenBack: applied.givenBack ?? 0,
+        });
       return {
         status: applied.status,
         type: r.type,
         granted,
         ...(applied.reason ? { reason: applied.reason } : {}),
+        ...(applied.takenBack !== undefined ? { takenBack: fresh ? applied.takenBack : 0 } : {}),
+        ...(applied.owed !== undefined ? { owed: fresh ? applied.owed : 0 } : {}),
+        ...(applied.givenBack !== undefined ? { givenBack: fresh ? applied.givenBack : 0 } : {}),
       };
     },
 

@@ -1,7 +1,9 @@
 // Payments benchmark: Stripe event acknowledgement (signed event → verified → stored → 200; target p50 ≤ 20 ms) and
 // events applied per second by their stripe-event-<id> workflows (target ≥ 100/s), at 1 and 8 concurrent senders,
 // with every grant checked in the ledger: exactly one grant per event, no more, no less. Token-pack purchases
-// (checkout.session.completed, payment mode) need no call to Stripe, so this measures the service itself.
+// (checkout.session.completed, payment mode) of sessions created through the service's checkout before the timed
+// part (only sessions it created grant); applying each reads its line items from Stripe: stripe-mock behind the
+// local checkout stand-in (scripts/stand-ins/stripe-checkout.ts), on this machine.
 // Where the time goes: medians over a sample of events of each stage (stored → workflow started → its workflow task
 // picked up → that task completed, the local activity inside it → the grant's transaction), from PostgreSQL's
 // timestamps and the workflow histories; and the CPU each process spent per event (/proc), with the whole machine's
@@ -12,6 +14,8 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import postgres from 'postgres';
+import { resolveStripeMock, startStripeMock } from '../scripts/dev-services';
+import { startStripeCheckout } from '../scripts/stand-ins/stripe-checkout';
 import { checkoutSession, postEvent, signedEvent } from '../scripts/stand-ins/stripe-events';
 import { closedLoop, machineInfo, median, round, stats } from './lib';
 import { cpuByGroup, machineBusyMs, startBenchStack } from './stack';
@@ -27,6 +31,17 @@ const PROCESSES = ['api', 'worker', 'temporal', 'postgres', 'bench'] as const;
 async function main() {
   const secret = `whsec_${randomBytes(24).toString('base64')}`;
   process.env.STRIPE_WEBHOOK_SECRET = secret;
+  // A pack's grant reads its session's line items from Stripe: stripe-mock behind the local checkout, which keeps the
+  // sessions the service creates.
+  const dataDir = path.join(__dirname, '..', '.data', 'bench-payments');
+  const mock = await startStripeMock({
+    bin: await resolveStripeMock({ log: say }),
+    port: 12_000 + Math.floor(Math.random() * 400),
+    logFile: path.join(dataDir, 'stripe-mock.log'),
+  });
+  const local = await startStripeCheckout({ upstream: mock.url, webhookSecret: secret });
+  process.env.STRIPE_SECRET_KEY = 'sk_test_123';
+  process.env.STRIPE_API_URL = local.url;
   const stack = await startBenchStack({ dataDir: path.join(__dirname, '..', '.data', 'bench-payments'), say });
   const sql = postgres(stack.databaseUrl, { max: 2, onnotice: () => {} });
   const connection = await Connection.connect({ address: stack.temporalAddress });
@@ -41,18 +56,34 @@ async function main() {
       }),
     });
     const userId = ((await signup.json()) as { user: { id: string } }).user.id;
+    const cookie = (signup.headers.get('set-cookie') ?? '').split(';')[0]!;
+    const pack = (
+      (await (await fetch(`${stack.baseUrl}/api/payments/plans`)).json()) as {
+        tokenPacks: { priceId: string; tokens: number }[];
+      }
+    ).tokenPacks[0]!;
+    /** A pack's Checkout Session created through the service (recorded: only those grant). */
+    const newSession = async () => {
+      const res = await fetch(`${stack.baseUrl}/api/payments/checkout`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', cookie },
+        body: JSON.stringify({ priceId: pack.priceId, mode: 'payment' }),
+      });
+      if (res.status !== 200) throw new Error(`checkout answered ${res.status}: ${await res.text()}`);
+      return ((await res.json()) as { sessionId: string }).sessionId;
+    };
     const url = `${stack.baseUrl}/api/payments/webhook`;
 
     const runs = [];
     for (const senders of [1, 8]) {
       say(`${EVENTS} signed token-pack events, ${senders} concurrent sender(s)`);
       const sessions: string[] = [];
+      for (let i = 0; i < EVENTS; i++) sessions.push(await newSession());
       const ids: string[] = [];
       const cpu0 = cpuByGroup(stack.pids);
       const busy0 = machineBusyMs();
       const { results, wallMs } = await closedLoop(senders, EVENTS, async (i) => {
-        const session = checkoutSession({ userId, mode: 'payment', tokens: 10 });
-        sessions[i] = session.id;
+        const session = checkoutSession({ userId, mode: 'payment', tokens: pack.tokens, id: sessions[i]! });
         const e = signedEvent(secret, 'checkout.session.completed', session);
         ids[i] = e.id;
         const t0 = performance.now();
@@ -80,7 +111,7 @@ async function main() {
       const grants = await sql<{ reference: string; n: number; amount: number }[]>`
         select reference, count(*)::int as n, sum(amount)::int as amount from token_grants
         where reference = any(${sessions.map((s) => `stripe-checkout:${s}`)}) group by reference`;
-      const exactlyOnce = grants.length === EVENTS && grants.every((g) => g.n === 1 && g.amount === 10);
+      const exactlyOnce = grants.length === EVENTS && grants.every((g) => g.n === 1 && g.amount === pack.tokens);
       if (!exactlyOnce) throw new Error(`ledger check failed: ${grants.length} references for ${EVENTS} events`);
       runs.push({
         senders,
@@ -120,6 +151,8 @@ async function main() {
     await connection.close();
     await sql.end();
     await stack.stop();
+    await local.stop();
+    await mock.stop();
   }
 }
 

@@ -3,7 +3,7 @@
 import type postgres from 'postgres';
 import type { Sql } from './client';
 
-export type GrantSource = 'free' | 'plan' | 'payg_purchase' | 'refund';
+export type GrantSource = 'free' | 'plan' | 'payg_purchase' | 'refund' | 'dispute_won';
 export type Tx = Sql | postgres.TransactionSql;
 
 export interface GrantInput {
@@ -17,18 +17,120 @@ export interface GrantInput {
   subscriptionId?: string | null;
 }
 
-/** Adds a grant once per reference. Returns true when this call created it. */
+/**
+ * Adds a grant once per reference. Returns true when this call created it. What the account owes (a refund or dispute
+ * that took back more than it had) is repaid from its grants first, this one included.
+ */
 export async function grantTokens(sql: Tx, g: GrantInput): Promise<boolean> {
-  const rows = await sql`
+  const rows = await sql<{ id: number; owing: boolean }[]>`
     insert into token_grants (user_id, source, amount, expires_at, reference, subscription_id)
     values (${g.userId}, ${g.source}, ${g.amount}, ${g.expiresAt ?? null}, ${g.reference}, ${g.subscriptionId ?? null})
     on conflict (reference) do nothing
-    returning id`;
+    returning id, exists (select 1 from token_debits d where d.user_id = ${g.userId} and d.owed > 0) as owing`;
+  if (rows[0]?.owing) await repayDebts(sql, g.userId);
   return rows.length === 1;
 }
 
+/** Tokens the account owes: taken back by a refund or dispute when it no longer had them. */
+export async function tokensOwed(sql: Tx, userId: string): Promise<number> {
+  const [row] = await sql<{ owed: number }[]>`
+    select coalesce(sum(owed), 0)::int as owed from token_debits where user_id = ${userId} and owed > 0`;
+  return row?.owed ?? 0;
+}
+
+/** Allocates the account's spendable grants to what it owes, oldest debt first. Returns what is still owed. */
+async function repayDebts(tx: Tx, userId: string): Promise<number> {
+  const debts = await tx<{ id: number; owed: number }[]>`
+    select id, owed from token_debits where user_id = ${userId} and owed > 0 order by id for update`;
+  if (debts.length === 0) return 0;
+  const grants = await spendable(tx, userId, true);
+  let still = 0;
+  for (const d of debts) {
+    let left = d.owed;
+    for (const g of grants) {
+      if (left === 0) break;
+      const take = Math.min(left, g.remaining);
+      if (take === 0) continue;
+      await tx`insert into token_allocations (debit_id, grant_id, amount) values (${d.id}, ${g.id}, ${take})
+        on conflict (debit_id, grant_id) do update set amount = token_allocations.amount + excluded.amount`;
+      g.remaining -= take;
+      left -= take;
+    }
+    await tx`update token_debits set owed = ${left} where id = ${d.id}`;
+    still += left;
+  }
+  return still;
+}
+
 /**
- * Spendable balance: unexpired grants minus what debits took from them. Only this account's grants and their
+ * Takes back `amount` tokens once per reference (a refund or a dispute of a purchase), under the account's row lock
+ * (the caller holds it). What the account has is taken, the grant `preferReference` first (the purchase's own
+ * tokens), then in spending order; what it no longer has is recorded as owed: the balance never goes below zero,
+ * the next grants repay the debt first, and nothing can be spent while any is owed. Null when the reference was
+ * already used.
+ */
+export async function takeBackTokens(
+  tx: Tx,
+  t: { userId: string; amount: number; reference: string; reason: 'refund' | 'dispute'; preferReference?: string },
+): Promise<{ taken: number; owed: number } | null> {
+  if (!Number.isInteger(t.amount) || t.amount <= 0)
+    throw new Error(`take-back amount must be a positive integer, got ${t.amount}`);
+  const [debit] = await tx<{ id: number }[]>`
+    insert into token_debits (user_id, amount, reference, reason, owed)
+    values (${t.userId}, ${t.amount}, ${t.reference}, ${t.reason}, ${t.amount})
+    on conflict (reference) do nothing returning id`;
+  if (!debit) return null;
+  const grants = await tx<{ id: number; remaining: number; reference: string }[]>`
+    select g.id, g.reference, (g.amount - coalesce(a.spent, 0))::int as remaining
+    from token_grants g
+    left join lateral (select sum(al.amount)::int as spent from token_allocations al where al.grant_id = g.id) a on true
+    where g.user_id = ${t.userId} and (g.expires_at is null or g.expires_at > now())
+      and g.amount - coalesce(a.spent, 0) > 0
+    order by (g.reference = ${t.preferReference ?? ''}) desc, g.expires_at asc nulls last, g.id asc`;
+  let left = t.amount;
+  for (const g of grants) {
+    if (left === 0) break;
+    const take = Math.min(left, g.remaining);
+    await tx`insert into token_allocations (debit_id, grant_id, amount) values (${debit.id}, ${g.id}, ${take})`;
+    left -= take;
+  }
+  await tx`update token_debits set owed = ${left} where id = ${debit.id}`;
+  return { taken: t.amount - left, owed: left };
+}
+
+/**
+ * Gives back what the take-back debit `debitReference` took, once (grant `grantReference`, source `source`), and
+ * forgives what it still owed. The grant keeps the latest expiry of the grants it came from. Returns the tokens given
+ * back (0 when there was no such debit, nothing was taken, or it was given back already).
+ */
+export async function giveBackTokens(
+  tx: Tx,
+  debitReference: string,
+  grantReference: string,
+  source: GrantSource,
+): Promise<number> {
+  const [debit] = await tx<{ id: number; user_id: string; amount: number; owed: number }[]>`
+    select id, user_id, amount, owed from token_debits where reference = ${debitReference} for update`;
+  if (!debit) return 0;
+  if (debit.owed > 0) await tx`update token_debits set owed = 0 where id = ${debit.id}`;
+  const taken = debit.amount - debit.owed;
+  if (taken === 0) return 0;
+  const [exp] = await tx<{ has_null: boolean; latest: Date | null }[]>`
+    select bool_or(g.expires_at is null) as has_null, max(g.expires_at) as latest
+    from token_allocations a join token_grants g on g.id = a.grant_id where a.debit_id = ${debit.id}`;
+  const made = await grantTokens(tx, {
+    userId: debit.user_id,
+    source,
+    amount: taken,
+    expiresAt: exp?.has_null ? null : (exp?.latest ?? null),
+    reference: grantReference,
+  });
+  return made ? taken : 0;
+}
+
+/**
+ * Spendable balance: unexpired grants minus what debits took from them; 0 while the account owes tokens (it cannot
+ * spend then, and a balance never goes below zero: what is owed is `tokensOwed`). Only this account's grants and their
  * allocations are read (index token_grants_user_idx, then token_allocations_grant_idx per grant), so the cost
  * follows the account's own history, not the whole ledger: it runs on every keyed request.
  */
@@ -37,19 +139,27 @@ export async function tokenBalance(sql: Tx, userId: string): Promise<number> {
     select coalesce(sum(g.amount - coalesce(a.spent, 0)), 0)::int as balance
     from token_grants g
     left join lateral (select sum(al.amount)::int as spent from token_allocations al where al.grant_id = g.id) a on true
-    where g.user_id = ${userId} and (g.expires_at is null or g.expires_at > now())`;
+    where g.user_id = ${userId} and (g.expires_at is null or g.expires_at > now())
+      and not exists (select 1 from token_debits d where d.user_id = ${userId} and d.owed > 0)`;
   return row?.balance ?? 0;
 }
 
 /** Unexpired grants with tokens left, in spending order: soonest expiry first, permanent grants last. */
-export function spendableGrants(tx: Tx, userId: string) {
-  return tx<{ id: number; remaining: number }[]>`
+const spendable = (tx: Tx, userId: string, evenOwing: boolean) => tx<{ id: number; remaining: number }[]>`
     select g.id, (g.amount - coalesce(a.spent, 0))::int as remaining
     from token_grants g
     left join lateral (select sum(al.amount)::int as spent from token_allocations al where al.grant_id = g.id) a on true
     where g.user_id = ${userId} and (g.expires_at is null or g.expires_at > now())
       and g.amount - coalesce(a.spent, 0) > 0
+      ${evenOwing ? tx`` : tx`and not exists (select 1 from token_debits d where d.user_id = ${userId} and d.owed > 0)`}
     order by g.expires_at asc nulls last, g.id asc`;
+
+/**
+ * Unexpired grants with tokens left, in spending order. None while the account owes tokens (a refund or dispute took
+ * back more than it had): it cannot spend until the debt is repaid.
+ */
+export function spendableGrants(tx: Tx, userId: string) {
+  return spendable(tx, userId, false);
 }
 
 export type DebitResult =

@@ -2,10 +2,32 @@
 // transaction (applyStoredStripeEvent): the subscription, the grant, the user's plan and the event's own status change
 // together, so a retried activity or a repeated event finds the work done and changes nothing.
 import type { PlanRow } from '../lib/payments/catalog';
-import { PLAN_HOLDING_STATUSES, type EventOutcome, type UserRef } from '../lib/payments/events';
+import {
+  checkoutSessionOf,
+  DISPUTE_RETURNING_STATUSES,
+  PLAN_HOLDING_STATUSES,
+  refundedCents,
+  refundShare,
+  type EventOutcome,
+  type KnownSession,
+  type MoneyBack,
+  type UserRef,
+} from '../lib/payments/events';
 import { randomSuffix } from '../lib/ids';
 import type { Sql } from './client';
-import { grantTokens, type Tx } from './ledger';
+import { giveBackTokens, grantTokens, takeBackTokens, type Tx } from './ledger';
+
+/**
+ * Records a Checkout Session this service created, before its URL is handed out: only events about recorded sessions
+ * grant anything, and only to the account recorded here.
+ */
+export async function recordCheckoutSession(
+  sql: Sql,
+  s: { id: string; userId: string; mode: 'payment' | 'subscription'; priceId: string },
+): Promise<void> {
+  await sql`insert into checkout_sessions (id, user_id, mode, price_id)
+    values (${s.id}, ${s.userId}, ${s.mode}, ${s.priceId}) on conflict (id) do nothing`;
+}
 
 export async function listPlans(sql: Sql): Promise<PlanRow[]> {
   return sql<PlanRow[]>`
@@ -64,18 +86,22 @@ export async function storeStripeEvent(
     with ins as (
       insert into stripe_events (id, type, created, livemode, payload)
       values (${e.id}, ${e.type}, to_timestamp(${e.created}), ${e.livemode}, ${sql.json(e.payload as never)})
-      on conflict (id) do nothing returning id, status, payload),
+      on conflict (id) do nothing returning id, type, status, payload),
     e as (
-      select id, status, payload, true as inserted from ins
-      union all select id, status, payload, false from stripe_events
+      select id, type, status, payload, true as inserted from ins
+      union all select id, type, status, payload, false from stripe_events
         where id = ${e.id} and not exists (select 1 from ins))
     select e.status, e.inserted, ${accountOfEvent(sql)} as "accountId" from e ${accountJoins(sql)}`;
   return { inserted: row?.inserted ?? false, status: row?.status ?? 'received', accountId: row?.accountId ?? null };
 }
 
-/** The account of a stored event `e`: the user it names, else its customer's, else its subscription's. */
-const accountOfEvent = (sql: Sql) => sql`coalesce(u.id, c.user_id, s.user_id)`;
+/**
+ * The account of a stored event `e`: a checkout session's recorded account, else the user it names, else its
+ * customer's, else its subscription's.
+ */
+const accountOfEvent = (sql: Sql) => sql`coalesce(cs.user_id, u.id, c.user_id, s.user_id)`;
 const accountJoins = (sql: Sql) => sql`
+  left join checkout_sessions cs on e.type like 'checkout.session.%' and cs.id = e.payload #>> '{data,object,id}'
   left join users u on u.id = coalesce(e.payload #>> '{data,object,client_reference_id}',
     e.payload #>> '{data,object,metadata,userId}')
   left join stripe_customers c on c.customer_id = e.payload #>> '{data,object,customer}'
@@ -112,7 +138,15 @@ export interface AppliedEvent {
   granted: number;
   userId: string | null;
   reason?: string;
+  /** a refund or dispute: tokens taken back now, and what of it the account did not have (owed) */
+  takenBack?: number;
+  owed?: number;
+  /** a dispute won: tokens given back */
+  givenBack?: number;
 }
+
+/** What a deferred event needs read from Stripe first. */
+export type EventNeed = { subscriptionId: string } | { lineItemsOf: string };
 
 /**
  * Locks the user an event is for and returns their id: the id it names (if it exists), else its subscription's, else
@@ -131,8 +165,8 @@ async function lockUserOf(tx: Tx, ref: UserRef): Promise<string | null> {
 /** What `applyStoredStripeEvent` found and did. */
 export type StoredEventApplication =
   | { kind: 'missing' }
-  /** `decide` needs something first (a subscription read from Stripe); nothing was changed */
-  | { kind: 'deferred'; subscriptionId: string }
+  /** `decide` needs something first (a subscription or line items read from Stripe); nothing was changed */
+  | { kind: 'deferred'; need: EventNeed }
   /** applied before: what was recorded then */
   | { kind: 'recorded'; type: string; applied: AppliedEvent }
   /** recorded as failed before (malformed, or Stripe refused what it needs): fails the same way */
@@ -148,18 +182,26 @@ export type StoredEventApplication =
 export async function applyStoredStripeEvent(
   sql: Sql,
   eventId: string,
-  decide: (ev: StoredStripeEvent) => EventOutcome | { kind: 'defer'; subscriptionId: string },
+  decide: (ev: StoredStripeEvent, session: KnownSession | null) => EventOutcome | { kind: 'defer'; need: EventNeed },
 ): Promise<StoredEventApplication> {
   return sql.begin(async (tx): Promise<StoredEventApplication> => {
-    const [ev] = await tx<StoredStripeEvent[]>`
-      select id, type, status, payload, result from stripe_events where id = ${eventId} for update`;
+    // The event row, locked, and for a checkout event the session as this service recorded it (or none): whose it is.
+    const [ev] = await tx<(StoredStripeEvent & { sessionUserId: string | null; sessionMode: string | null })[]>`
+      select e.id, e.type, e.status, e.payload, e.result, cs.user_id as "sessionUserId", cs.mode as "sessionMode"
+      from stripe_events e
+      left join checkout_sessions cs on e.type like 'checkout.session.%' and cs.id = e.payload #>> '{data,object,id}'
+      where e.id = ${eventId} for update of e`;
     if (!ev) return { kind: 'missing' };
     if (ev.status === 'failed')
       return { kind: 'failed', type: ev.type, error: (ev.result as { error?: string } | null)?.error ?? 'failed' };
     if (ev.status !== 'received' && ev.result)
       return { kind: 'recorded', type: ev.type, applied: ev.result as AppliedEvent };
-    const outcome = decide(ev);
-    if (outcome.kind === 'defer') return { kind: 'deferred', subscriptionId: outcome.subscriptionId };
+    const session: KnownSession | null =
+      checkoutSessionOf(ev.payload as never) && ev.sessionUserId
+        ? { userId: ev.sessionUserId, mode: ev.sessionMode ?? '' }
+        : null;
+    const outcome = decide(ev, session);
+    if (outcome.kind === 'defer') return { kind: 'deferred', need: outcome.need };
 
     const finish = async (r: AppliedEvent) => {
       await tx`update stripe_events set status = ${r.status}, result = ${tx.json(r as never)}, processed_at = now()
@@ -168,6 +210,7 @@ export async function applyStoredStripeEvent(
     };
     if (outcome.kind === 'ignore')
       return finish({ status: 'ignored', granted: 0, userId: null, reason: outcome.reason });
+    if (outcome.kind === 'money_back') return finish(await applyMoneyBack(tx, outcome.moneyBack));
 
     const userId = await lockUserOf(tx, outcome.user);
     if (!userId) return finish({ status: 'ignored', granted: 0, userId: null, reason: 'no account for this event' });
@@ -207,16 +250,32 @@ export async function applyStoredStripeEvent(
 
     let granted = 0;
     const g = outcome.grant;
-    if (g) {
+    let amount = g?.amount ?? 0;
+    if (g?.topUpTo && subscriptionId) {
+      // A plan change tops the period's plan tokens up to the new plan's month, never beyond: once.
+      const [row] = await tx<{ granted: number }[]>`
+        select coalesce(sum(amount), 0)::int as granted from token_grants
+        where subscription_id = ${subscriptionId} and source = 'plan'
+          and expires_at = ${new Date(g.topUpTo.periodEnd * 1000)} and reference <> ${g.reference}`;
+      amount = Math.min(amount, g.topUpTo.planTokens - (row?.granted ?? 0));
+    }
+    if (g && amount > 0) {
       const made = await grantTokens(tx, {
         userId,
         source: g.source,
-        amount: g.amount,
+        amount,
         expiresAt: g.expiresAt == null ? null : new Date(g.expiresAt * 1000),
         reference: g.reference,
         subscriptionId,
       });
-      if (made) granted = g.amount;
+      if (made) granted = amount;
+    }
+    const p = outcome.purchase;
+    if (p && g) {
+      // The payment the pack was paid with: a refund or dispute of it is matched to this purchase.
+      await tx`update checkout_sessions set payment_intent = coalesce(payment_intent, ${p.paymentIntent}),
+          amount_total = coalesce(amount_total, ${p.amountTotal}), tokens_granted = greatest(tokens_granted, ${g.amount})
+        where id = ${p.sessionId}`;
     }
 
     if (c) {
@@ -229,4 +288,87 @@ export async function applyStoredStripeEvent(
     }
     return finish({ status: 'processed', granted, userId });
   });
+}
+
+interface PurchaseRow {
+  id: string;
+  userId: string;
+  amountTotal: number | null;
+  tokensGranted: number;
+  refundedAmount: number;
+  refunds: Record<string, number>;
+  tokensRefunded: number;
+}
+
+/**
+ * A refund or dispute of a pack's payment, under the purchase's and the account's row locks: a refund takes back the
+ * refunded share of the pack's tokens (cumulative, so each refund once however often it is reported), a dispute takes
+ * back its share when opened and gives it back when won; what the account no longer has is owed (db/ledger.ts).
+ */
+async function applyMoneyBack(tx: Tx, mb: MoneyBack): Promise<AppliedEvent> {
+  const [p] = await tx<PurchaseRow[]>`
+    select id, user_id as "userId", amount_total as "amountTotal", tokens_granted as "tokensGranted",
+      refunded_amount as "refundedAmount", refunds, tokens_refunded as "tokensRefunded"
+    from checkout_sessions where payment_intent = ${mb.paymentIntent} for update`;
+  if (!p || p.tokensGranted === 0)
+    return { status: 'ignored', granted: 0, userId: null, reason: `no purchase paid with ${mb.paymentIntent}` };
+  await tx`select id from users where id = ${p.userId} for update`;
+  const granting = `stripe-checkout:${p.id}`;
+  const done = (r: Partial<AppliedEvent>): AppliedEvent => ({
+    status: 'processed',
+    granted: 0,
+    userId: p.userId,
+    ...r,
+  });
+
+  if (mb.kind === 'refund') {
+    const refunds = { ...p.refunds, ...mb.refunds };
+    const refundedAmount = Math.max(p.refundedAmount, mb.amountRefunded ?? 0);
+    const refunded = refundedCents({ refundedAmount, refunds });
+    const target = refundShare(p.tokensGranted, refunded, mb.amount ?? p.amountTotal);
+    const take = target - p.tokensRefunded;
+    await tx`update checkout_sessions set refunds = ${tx.json(refunds)}, refunded_amount = ${refundedAmount},
+        tokens_refunded = greatest(tokens_refunded, ${target}) where id = ${p.id}`;
+    if (take <= 0) return done({ takenBack: 0, owed: 0 });
+    const r = await takeBackTokens(tx, {
+      userId: p.userId,
+      amount: take,
+      reference: `stripe-refund:${mb.paymentIntent}:${refunded}`,
+      reason: 'refund',
+      preferReference: granting,
+    });
+    return done({ takenBack: r?.taken ?? 0, owed: r?.owed ?? 0 });
+  }
+
+  const [d] = await tx<{ status: string; tokensTaken: number }[]>`
+    select status, tokens_taken as "tokensTaken" from stripe_disputes where id = ${mb.disputeId} for update`;
+  const returning = DISPUTE_RETURNING_STATUSES.includes(mb.status);
+  if (mb.closed && returning) {
+    // Won: what the dispute took comes back (what it still owed is forgiven). A dispute closed before its opening
+    // event arrived is recorded, so the late opening takes nothing.
+    await tx`insert into stripe_disputes (id, session_id, status) values (${mb.disputeId}, ${p.id}, ${mb.status})
+      on conflict (id) do update set status = excluded.status`;
+    const given = d
+      ? await giveBackTokens(tx, `stripe-dispute:${mb.disputeId}`, `stripe-dispute-won:${mb.disputeId}`, 'dispute_won')
+      : 0;
+    return done({ givenBack: given });
+  }
+  if (d) {
+    // Opened before (taken then), or closed already: only the status changes.
+    if (mb.closed) await tx`update stripe_disputes set status = ${mb.status} where id = ${mb.disputeId}`;
+    return done({ takenBack: 0, owed: 0 });
+  }
+  // Opened (or lost with its opening never seen): take back the disputed share of what refunds left.
+  const share = Math.min(refundShare(p.tokensGranted, mb.amount, p.amountTotal), p.tokensGranted - p.tokensRefunded);
+  await tx`insert into stripe_disputes (id, session_id, status, tokens_taken)
+    values (${mb.disputeId}, ${p.id}, ${mb.status}, ${Math.max(share, 0)})`;
+  if (share <= 0) return done({ takenBack: 0, owed: 0 });
+  const r = await takeBackTokens(tx, {
+    userId: p.userId,
+    amount: share,
+    reference: `stripe-dispute:${mb.disputeId}`,
+    reason: 'dispute',
+    preferReference: granting,
+  });
+  return done({ takenBack: r?.taken ?? 0, owed: r?.owed ?? 0 });
 }

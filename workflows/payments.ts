@@ -36,11 +36,15 @@ export async function stripeEvent(
   input: StripeEventInput,
 ): Promise<StripeEventResult | { status: 'failed'; error: string }> {
   const first = await db.applyStripeEvent({ eventId: input.eventId, subscription: null });
-  if (first.status !== 'needs_subscription') return first;
-  // A subscription checkout: read the subscription from Stripe, then apply with it.
-  let subscription;
+  if (first.status !== 'needs_subscription' && first.status !== 'needs_line_items') return first;
+  // Read from Stripe what the event needs (a subscription checkout: the subscription; a paid pack checkout: its line
+  // items), then apply with it. Stripe refusing the read (4xx) records the event failed.
+  let read;
   try {
-    subscription = await stripe.retrieveStripeSubscription({ subscriptionId: first.subscriptionId });
+    read =
+      first.status === 'needs_subscription'
+        ? { subscription: await stripe.retrieveStripeSubscription({ subscriptionId: first.subscriptionId }) }
+        : { subscription: null, lineItems: await stripe.listCheckoutLineItems({ sessionId: first.sessionId }) };
   } catch (err) {
     if (!(err instanceof ActivityFailure && err.cause instanceof ApplicationFailure && err.cause.nonRetryable))
       throw err;
@@ -48,7 +52,8 @@ export async function stripeEvent(
     await db.failStripeEvent({ eventId: input.eventId, error });
     return { status: 'failed', error };
   }
-  const applied = await db.applyStripeEvent({ eventId: input.eventId, subscription });
-  if (applied.status === 'needs_subscription') throw ApplicationFailure.nonRetryable('the subscription was not used');
+  const applied = await db.applyStripeEvent({ eventId: input.eventId, ...read });
+  if (applied.status === 'needs_subscription' || applied.status === 'needs_line_items')
+    throw ApplicationFailure.nonRetryable(`what was read from Stripe was not used (${applied.status})`);
   return applied;
 }

@@ -35,6 +35,14 @@ const accountUser = z.object({
   email: z.email(),
   plan: z.object({ id: z.string(), name: z.string() }),
   tokenBalance: z.number().int(),
+  tokensOwed: z
+    .number()
+    .int()
+    .meta({
+      description:
+        'Tokens a refund or dispute took back that the account no longer had: repaid first by the next grants; ' +
+        'nothing can be spent (tokenBalance is 0) while it is above 0',
+    }),
   createdAt: timestamp,
 });
 

@@ -1,6 +1,6 @@
 // Part B account routes: signup, login, logout, me, session. The spec only says "session"; these routes are ours.
 import { Router, type Request } from 'express';
-import { tokenBalance } from '../../db/ledger';
+import { tokenBalance, tokensOwed } from '../../db/ledger';
 import { userId } from '../../lib/ids';
 import { createFreeAccount } from '../../db/accounts';
 import {
@@ -144,6 +144,7 @@ async function describeUser(deps: AppDeps, u: { id: string; email: string; plan:
     email: u.email,
     plan: { id: u.plan, name: PLAN_NAMES[u.plan] ?? u.plan },
     tokenBalance: await tokenBalance(deps.sql, u.id),
+    tokensOwed: await tokensOwed(deps.sql, u.id),
     createdAt: u.createdAt.toISOString(),
   };
 }

@@ -4,7 +4,14 @@
 import { randomUUID } from 'node:crypto';
 import type { Request } from 'express';
 import { z } from 'zod';
-import { currentSubscription, customerOf, listPlans, storeCustomer, storeStripeEvent } from '../../db/payments';
+import {
+  currentSubscription,
+  customerOf,
+  listPlans,
+  recordCheckoutSession,
+  storeCustomer,
+  storeStripeEvent,
+} from '../../db/payments';
 import { startInboundWorkflow } from '../../lib/inbound';
 import { packForPrice, planForPrice, priceForPlan } from '../../lib/payments/catalog';
 import { MAX_STRIPE_SECONDS } from '../../lib/payments/events';
@@ -120,6 +127,8 @@ export async function checkout(
     ),
   );
   if (!session.url) throw new ApiError(502, 'service_unavailable', 'The payment provider returned no checkout page');
+  // Recorded before the page is handed out: only sessions recorded here grant anything, and only to this account.
+  await recordCheckoutSession(deps.sql, { id: session.id, userId: user.id, mode: body.mode, priceId: body.priceId });
   return { url: session.url, sessionId: session.id };
 }
 

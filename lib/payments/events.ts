@@ -1,7 +1,7 @@
 // What a Stripe event means for the service, as a pure function: which user, which subscription state, which grant.
 // The activity (activities/payments.ts) reads the stored event, asks this, and applies the answer in one transaction.
 import type Stripe from 'stripe';
-import { planForPrice, type PlanRow, type PriceCatalog } from './catalog';
+import { packForPrice, planForPrice, type PlanRow, type PriceCatalog } from './catalog';
 import type { SubscriptionFacts } from './types';
 
 export interface UserRef {
@@ -31,17 +31,72 @@ export interface GrantIntent {
   expiresAt: number | null;
   /** Unique in the ledger: `stripe-invoice:<invoice id>` for plan tokens, `stripe-checkout:<session id>` for packs. */
   reference: string;
+  /**
+   * A plan change's top-up: the grant is cut so that the plan tokens of this subscription expiring at `periodEnd`
+   * never exceed `planTokens` (an upgrade, a downgrade and an upgrade again grant the difference once).
+   */
+  topUpTo?: { planTokens: number; periodEnd: number };
+}
+
+/** A pack purchase as this service recorded it (db: checkout_sessions). */
+export interface Purchase {
+  sessionId: string;
+  userId: string;
+  amountTotal: number | null;
+  tokensGranted: number;
+  refundedAmount: number;
+  refunds: Record<string, number>;
+  tokensRefunded: number;
+}
+
+/** What a charge.refunded / refund.* / charge.dispute.* event says about the payment of a purchase. */
+export type MoneyBack =
+  | {
+      kind: 'refund';
+      paymentIntent: string;
+      /** cumulative cents refunded on the charge (charge.refunded), when the event says */
+      amountRefunded: number | null;
+      /** the charge's amount in cents, when the event says */
+      amount: number | null;
+      /** refunds named one by one (refund.created / refund.updated): id -> cents, 0 when failed or canceled */
+      refunds: Record<string, number>;
+    }
+  | { kind: 'dispute'; paymentIntent: string; disputeId: string; amount: number; status: string; closed: boolean };
+
+/** A checkout the service recorded when it created the session (db: checkout_sessions). */
+export interface KnownSession {
+  userId: string;
+  mode: string;
+}
+
+/** A line item of a Checkout Session, as read from Stripe. */
+export interface LineItemFacts {
+  priceId: string | null;
+  quantity: number;
 }
 
 export type EventOutcome =
   | { kind: 'ignore'; reason: string }
-  | { kind: 'apply'; user: UserRef; subscription?: SubscriptionChange; grant?: GrantIntent };
+  | {
+      kind: 'apply';
+      user: UserRef;
+      subscription?: SubscriptionChange;
+      grant?: GrantIntent;
+      /** a pack's grant: the payment it was paid with, kept with the recorded session for refunds and disputes */
+      purchase?: { sessionId: string; paymentIntent: string | null; amountTotal: number | null };
+    }
+  /** a refund or dispute of a purchase's payment: the purchase is found by its payment_intent when applying */
+  | { kind: 'money_back'; moneyBack: MoneyBack };
 
 export interface EventContext {
   catalog: PriceCatalog;
   plans: ReadonlyMap<string, PlanRow>;
   /** The subscription read from Stripe, for a subscription checkout (planEvent says when it is needed). */
   subscription?: SubscriptionFacts;
+  /** The checkout session as this service recorded it at checkout; null: a session it did not create. */
+  session?: KnownSession | null;
+  /** The session's line items read from Stripe, for a pack checkout (checkoutNeeds says when they are needed). */
+  lineItems?: LineItemFacts[];
 }
 
 /** Statuses in which the subscription's plan is the user's plan. */
@@ -70,12 +125,40 @@ function seconds(v: unknown, what: string): number | null {
   return v;
 }
 
+const isCheckout = (event: Stripe.Event) =>
+  event.type === 'checkout.session.completed' || event.type === 'checkout.session.async_payment_succeeded';
+
+/** The checkout session an event is about (its recorded row decides whose it is), if it is a checkout event. */
+export function checkoutSessionOf(event: Stripe.Event): string | null {
+  if (!isCheckout(event)) return null;
+  const id = (event.data.object as { id?: unknown }).id;
+  return typeof id === 'string' ? id : null;
+}
+
+/**
+ * What a stored checkout event needs read from Stripe before it can be applied, if anything: the subscription of a
+ * subscription checkout, the line items of a paid pack checkout. Nothing for a session this service did not create
+ * (it is ignored) or a pack not paid yet.
+ */
+export function checkoutNeeds(
+  event: Stripe.Event,
+  session: KnownSession | null,
+): { subscriptionId: string } | { lineItemsOf: string } | null {
+  if (!isCheckout(event) || !session) return null;
+  const s = event.data.object as Stripe.Checkout.Session;
+  if (s.mode !== session.mode) return null;
+  if (s.mode === 'subscription') {
+    const id = idOf(s.subscription);
+    return id ? { subscriptionId: id } : null;
+  }
+  if (s.mode === 'payment' && s.payment_status === 'paid') return { lineItemsOf: s.id };
+  return null;
+}
+
 /** The subscription a stored event needs read from Stripe before it can be applied, if any. */
-export function subscriptionToRetrieve(event: Stripe.Event): string | null {
-  if (event.type !== 'checkout.session.completed' && event.type !== 'checkout.session.async_payment_succeeded')
-    return null;
-  const s = event.data.object;
-  return s.mode === 'subscription' ? idOf(s.subscription) : null;
+export function subscriptionToRetrieve(event: Stripe.Event, session: KnownSession | null): string | null {
+  const need = checkoutNeeds(event, session);
+  return need && 'subscriptionId' in need ? need.subscriptionId : null;
 }
 
 /** The facts kept of a subscription object (from the API or from a customer.subscription.* event). */
@@ -139,21 +222,50 @@ function planGrant(plan: PlanRow | undefined, reference: string, periodEnd: numb
   };
 }
 
+/** A count of cents, or null when absent; anything else is malformed. */
+function cents(v: unknown, what: string): number | null {
+  if (v == null) return null;
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v > 1e12)
+    throw new MalformedStripeEventError(`${what} is not an amount in cents: ${JSON.stringify(v)}`);
+  return v;
+}
+
+/** The tokens of the packs on a session's line items (price × quantity); 0 when none is a pack of the catalogue. */
+export function packTokens(catalog: PriceCatalog, items: readonly LineItemFacts[]): number {
+  let tokens = 0;
+  for (const i of items) {
+    const pack = i.priceId ? packForPrice(catalog, i.priceId) : undefined;
+    if (pack && Number.isInteger(i.quantity) && i.quantity > 0) tokens += pack.tokens * i.quantity;
+  }
+  return tokens;
+}
+
 function fromCheckout(event: Stripe.Event, s: Stripe.Checkout.Session, ctx: EventContext): EventOutcome {
+  // Only a session this service created, for the account that created it: client_reference_id and metadata are
+  // whatever the session's creator put there (a Payment Link's buyer sets client_reference_id).
+  const known = ctx.session;
+  if (!known) return { kind: 'ignore', reason: `checkout session ${s.id} was not created by this service` };
+  if (known.mode !== s.mode) return { kind: 'ignore', reason: `checkout session ${s.id} is not in ${known.mode} mode` };
   const user: UserRef = {
-    userId: s.client_reference_id ?? s.metadata?.userId ?? null,
+    userId: known.userId,
     customerId: idOf(s.customer),
     subscriptionId: idOf(s.subscription),
   };
   if (s.mode === 'payment') {
     if (s.payment_status !== 'paid') return { kind: 'ignore', reason: `payment is ${s.payment_status}: no tokens yet` };
-    const tokens = Number(s.metadata?.tokens);
-    if (!Number.isInteger(tokens) || tokens < 1 || tokens > 10_000_000)
-      return { kind: 'ignore', reason: 'the session carries no valid metadata.tokens' };
+    if (!ctx.lineItems) throw new Error(`the line items of ${s.id} were not read before applying ${event.id}`);
+    // What was paid decides: the packs whose prices are on the session's line items, never metadata.
+    const tokens = packTokens(ctx.catalog, ctx.lineItems);
+    if (tokens < 1) return { kind: 'ignore', reason: `no token pack on the line items of ${s.id}` };
     return {
       kind: 'apply',
       user,
       grant: { amount: tokens, source: 'payg_purchase', expiresAt: null, reference: `stripe-checkout:${s.id}` },
+      purchase: {
+        sessionId: s.id,
+        paymentIntent: idOf(s.payment_intent),
+        amountTotal: cents(s.amount_total, 'amount_total'),
+      },
     };
   }
   if (s.mode !== 'subscription') return { kind: 'ignore', reason: `checkout mode ${s.mode} is not used` };
@@ -189,19 +301,82 @@ const change = (sub: SubscriptionFacts, planId: string | undefined): Subscriptio
   asOf: sub.asOf,
 });
 
+type InvoiceLine = Stripe.InvoiceLineItem;
+
+/** A proration line (unused time on the old price, remaining time on the new one). */
+const isProration = (l: InvoiceLine) =>
+  Boolean(
+    l.parent?.subscription_item_details?.proration ??
+    l.parent?.invoice_item_details?.proration ??
+    (l as { proration?: boolean }).proration,
+  );
+const priceOf = (l: InvoiceLine | undefined) => idOf(l?.pricing?.price_details?.price);
+
+/**
+ * A proration invoice (billing_reason `subscription_update`, paid at once when the plan changes mid-period): an
+ * upgrade grants the difference of the two plans' monthly tokens, expiring with the period, once; a downgrade grants
+ * nothing (the renewal grants the new plan's month). The old plan is the price of the credit line (negative amount),
+ * the new one the price of the charged line.
+ */
+function fromProration(
+  event: Stripe.Event,
+  inv: Stripe.Invoice,
+  ctx: EventContext,
+  user: UserRef,
+  subscriptionId: string,
+): EventOutcome {
+  const lines = (inv.lines?.data ?? []).filter((l) => planForPrice(ctx.catalog, priceOf(l)));
+  const charged = lines.filter((l) => (l.amount ?? 0) > 0).at(-1) ?? lines.find((l) => !isProration(l));
+  const credited = lines.find((l) => (l.amount ?? 0) < 0);
+  const newPlan = planForPrice(ctx.catalog, priceOf(charged));
+  if (!newPlan) return { kind: 'ignore', reason: 'no plan price on the proration invoice' };
+  const oldPlan = planForPrice(ctx.catalog, priceOf(credited));
+  const periodEnd = seconds(charged?.period?.end, 'the line period end');
+  const newTokens = ctx.plans.get(newPlan)?.tokensPerMonth ?? 0;
+  const oldTokens = oldPlan ? (ctx.plans.get(oldPlan)?.tokensPerMonth ?? 0) : null;
+  const difference = oldTokens == null ? 0 : newTokens - oldTokens;
+  return {
+    kind: 'apply',
+    user,
+    subscription: {
+      externalId: subscriptionId,
+      customerId: idOf(inv.customer),
+      planId: newPlan,
+      asOf: event.created,
+    },
+    grant:
+      difference > 0
+        ? {
+            amount: difference,
+            source: 'plan',
+            expiresAt: ctx.plans.get(newPlan)?.rollover ? null : periodEnd,
+            reference: `stripe-invoice:${inv.id}`,
+            ...(periodEnd != null ? { topUpTo: { planTokens: newTokens, periodEnd } } : {}),
+          }
+        : undefined,
+  };
+}
+
 function fromInvoice(event: Stripe.Event, inv: Stripe.Invoice, ctx: EventContext): EventOutcome {
   const details = inv.parent?.subscription_details;
   const subscriptionId = idOf(details?.subscription);
   if (!subscriptionId) return { kind: 'ignore', reason: 'not a subscription invoice' };
-  const line = inv.lines?.data?.find((l) => l.pricing?.price_details?.price) ?? inv.lines?.data?.[0];
-  const priceId = idOf(line?.pricing?.price_details?.price);
+  const user: UserRef = { userId: details?.metadata?.userId ?? null, customerId: idOf(inv.customer), subscriptionId };
+  if (inv.billing_reason === 'subscription_update') return fromProration(event, inv, ctx, user, subscriptionId);
+  // A renewal (or the first invoice) grants the month of the plan it bills: its line that is not a proration (a
+  // renewal may also carry the prorations of a change made during the last period), the latest period first.
+  const all = inv.lines?.data ?? [];
+  const priced = all.filter((l) => l.pricing?.price_details?.price);
+  const line =
+    [...priced].reverse().find((l) => !isProration(l) && planForPrice(ctx.catalog, priceOf(l))) ?? priced[0] ?? all[0];
+  const priceId = priceOf(line);
   const planId = planForPrice(ctx.catalog, priceId);
   if (!planId) return { kind: 'ignore', reason: `price ${priceId} is not a plan` };
   const periodStart = seconds(line?.period?.start, 'the line period start');
   const periodEnd = seconds(line?.period?.end, 'the line period end');
   return {
     kind: 'apply',
-    user: { userId: details?.metadata?.userId ?? null, customerId: idOf(inv.customer), subscriptionId },
+    user,
     subscription: {
       externalId: subscriptionId,
       customerId: idOf(inv.customer),
@@ -232,7 +407,81 @@ export function interpretEvent(event: Stripe.Event, ctx: EventContext): EventOut
         subscription: change(facts, planForPrice(ctx.catalog, facts.priceId)),
       };
     }
+    case 'charge.refunded': {
+      const c = event.data.object;
+      const pi = idOf(c.payment_intent);
+      if (!pi) return { kind: 'ignore', reason: 'the charge names no payment_intent' };
+      const refunds: Record<string, number> = {};
+      for (const r of c.refunds?.data ?? []) if (r.id) refunds[r.id] = refundCents(r);
+      return {
+        kind: 'money_back',
+        moneyBack: {
+          kind: 'refund',
+          paymentIntent: pi,
+          amountRefunded: cents(c.amount_refunded, 'amount_refunded'),
+          amount: cents(c.amount, 'amount'),
+          refunds,
+        },
+      };
+    }
+    case 'refund.created':
+    case 'refund.updated': {
+      const r = event.data.object;
+      const pi = idOf(r.payment_intent);
+      if (!pi) return { kind: 'ignore', reason: 'the refund names no payment_intent' };
+      return {
+        kind: 'money_back',
+        moneyBack: {
+          kind: 'refund',
+          paymentIntent: pi,
+          amountRefunded: null,
+          amount: null,
+          refunds: { [r.id]: refundCents(r) },
+        },
+      };
+    }
+    case 'charge.dispute.created':
+    case 'charge.dispute.closed': {
+      const d = event.data.object;
+      const pi = idOf(d.payment_intent);
+      if (!pi) return { kind: 'ignore', reason: 'the dispute names no payment_intent' };
+      return {
+        kind: 'money_back',
+        moneyBack: {
+          kind: 'dispute',
+          paymentIntent: pi,
+          disputeId: d.id,
+          amount: cents(d.amount, 'amount') ?? 0,
+          status: d.status,
+          closed: event.type === 'charge.dispute.closed',
+        },
+      };
+    }
     default:
       return { kind: 'ignore', reason: `event type ${event.type} is not used` };
   }
 }
+
+/** A refund's cents, 0 when it failed or was canceled (it returned nothing). */
+function refundCents(r: Stripe.Refund): number {
+  if (r.status === 'failed' || r.status === 'canceled') return 0;
+  return cents(r.amount, 'refund amount') ?? 0;
+}
+
+/** A purchase's refunded cents: the larger of the charge's cumulative amount and the refunds seen one by one. */
+export function refundedCents(p: Pick<Purchase, 'refundedAmount' | 'refunds'>): number {
+  return Math.max(
+    p.refundedAmount,
+    Object.values(p.refunds).reduce((a, b) => a + b, 0),
+  );
+}
+
+/** Tokens a refunded share takes back of a purchase: ceil(refunded / amount × tokens), at most what it granted. */
+export function refundShare(tokensGranted: number, refunded: number, amount: number | null): number {
+  if (tokensGranted <= 0 || refunded <= 0) return 0;
+  if (!amount || amount <= 0 || refunded >= amount) return tokensGranted;
+  return Math.min(tokensGranted, Math.ceil((refunded * tokensGranted) / amount));
+}
+
+/** Dispute statuses after which the money stays with the merchant, so the tokens come back. */
+export const DISPUTE_RETURNING_STATUSES = ['won', 'warning_closed'];

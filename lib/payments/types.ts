@@ -11,6 +11,11 @@ export interface StripeEventResult {
   /** Tokens granted by this event (0 when the grant had already been made by another event). */
   granted: number;
   reason?: string;
+  /** A refund or dispute: tokens taken back by this event, and what of it the account owes. */
+  takenBack?: number;
+  owed?: number;
+  /** A dispute won: tokens given back by this event. */
+  givenBack?: number;
 }
 
 /** The few facts of a Stripe subscription the service keeps, as read from the API or carried by an event. */

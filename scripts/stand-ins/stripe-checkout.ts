@@ -247,6 +247,18 @@ export async function startStripeCheckout(opts: StripeCheckoutOptions): Promise<
     amount_total: c.amountTotal,
   });
 
+  /** The session's one line item, as Stripe lists it (GET /v1/checkout/sessions/<id>/line_items). */
+  const lineItem = (c: CheckoutRecord): StripeObject => ({
+    id: `li_${c.id.slice(-16)}`,
+    object: 'item',
+    quantity: c.quantity,
+    currency: 'usd',
+    amount_subtotal: c.amountTotal ?? 0,
+    amount_total: c.amountTotal ?? 0,
+    description: null,
+    price: { id: c.price, object: 'price', type: c.mode === 'subscription' ? 'recurring' : 'one_time' },
+  });
+
   // ---- Stripe API ----
 
   async function forward(req: IncomingMessage, body: Buffer) {
@@ -300,7 +312,29 @@ export async function startStripeCheckout(opts: StripeCheckoutOptions): Promise<
     if (method === 'GET' && (m = /^\/v1\/checkout\/sessions\/([^/]+)$/.exec(u.pathname)) && checkouts.has(m[1]!)) {
       const up = await forward(req, body);
       const base = up.status === 200 ? (JSON.parse(up.text) as StripeObject) : {};
-      return json(200, sessionObject(checkouts.get(m[1]!)!, base));
+      const c = checkouts.get(m[1]!)!;
+      const out = sessionObject(c, base);
+      if ([...u.searchParams].some(([k, v]) => k.startsWith('expand') && v === 'line_items'))
+        out.line_items = {
+          object: 'list',
+          url: `${u.pathname}/line_items`,
+          has_more: false,
+          data: c.price ? [lineItem(c)] : [],
+        };
+      return json(200, out);
+    }
+    if (
+      method === 'GET' &&
+      (m = /^\/v1\/checkout\/sessions\/([^/]+)\/line_items$/.exec(u.pathname)) &&
+      checkouts.has(m[1]!)
+    ) {
+      const c = checkouts.get(m[1]!)!;
+      return json(200, {
+        object: 'list',
+        url: u.pathname,
+        has_more: false,
+        data: c.price ? [lineItem(c)] : [],
+      });
     }
     if (method === 'GET' && (m = /^\/v1\/subscriptions\/([^/]+)$/.exec(u.pathname))) {
       const sub = subscriptions.get(m[1]!);

@@ -22,7 +22,15 @@ export function checkoutSession(o: {
   /** null: the session names no invoice */
   invoice?: string | null;
   customer?: string;
+  /**
+   * The session's id. The service grants only for sessions it created (recorded at checkout): a test creates one
+   * through `POST /api/payments/checkout` and passes its id here.
+   */
   id?: string;
+  /** a pack's payment (payment mode; a new one unless told) */
+  paymentIntent?: string;
+  /** cents paid (payment mode) */
+  amountTotal?: number;
 }) {
   return {
     id: o.id ?? rid('cs_test'),
@@ -34,7 +42,86 @@ export function checkoutSession(o: {
     customer: o.customer ?? rid('cus'),
     subscription: o.mode === 'subscription' ? (o.subscription === undefined ? rid('sub_test') : o.subscription) : null,
     invoice: o.mode === 'subscription' ? (o.invoice === undefined ? rid('in_test') : o.invoice) : null,
+    payment_intent: o.mode === 'payment' ? (o.paymentIntent ?? rid('pi_test')) : null,
+    amount_total: o.mode === 'payment' ? (o.amountTotal ?? 900) : null,
+    currency: 'usd',
     metadata: { userId: o.userId, ...(o.tokens ? { tokens: String(o.tokens) } : {}) },
+  };
+}
+
+/**
+ * A proration invoice (billing_reason `subscription_update`), as Stripe bills a plan change at once: a credit line for
+ * the unused time on the old price and a charged line for the remaining time on the new one, to the period end.
+ */
+export function prorationInvoice(o: {
+  userId: string;
+  subscription: string;
+  from: string;
+  to: string;
+  periodEnd: number;
+  id?: string;
+  customer?: string;
+}) {
+  const start = now();
+  const line = (price: string, amount: number, description: string) => ({
+    id: rid('il'),
+    object: 'line_item',
+    amount,
+    description,
+    period: { start, end: o.periodEnd },
+    parent: {
+      type: 'subscription_item_details',
+      subscription_item_details: { subscription: o.subscription, proration: true, subscription_item: rid('si') },
+    },
+    pricing: { type: 'price_details', price_details: { price, product: 'prod_test' } },
+  });
+  return {
+    ...paidInvoice({ ...o, price: o.to, billingReason: 'subscription_update', period: { start, end: o.periodEnd } }),
+    lines: {
+      object: 'list',
+      data: [line(o.from, -1500, `Unused time on ${o.from}`), line(o.to, 4500, `Remaining time on ${o.to}`)],
+    },
+  };
+}
+
+/** A charge refunded (in part or in full): `amount_refunded` is the cumulative amount refunded so far. */
+export function refundedCharge(o: { paymentIntent: string; amount: number; amountRefunded: number; id?: string }) {
+  return {
+    id: o.id ?? rid('ch_test'),
+    object: 'charge',
+    amount: o.amount,
+    amount_refunded: o.amountRefunded,
+    refunded: o.amountRefunded >= o.amount,
+    currency: 'usd',
+    payment_intent: o.paymentIntent,
+    status: 'succeeded',
+  };
+}
+
+/** A refund of a payment (refund.created / refund.updated). */
+export function refund(o: { paymentIntent: string; amount: number; id?: string; status?: string }) {
+  return {
+    id: o.id ?? rid('re_test'),
+    object: 'refund',
+    amount: o.amount,
+    currency: 'usd',
+    charge: rid('ch_test'),
+    payment_intent: o.paymentIntent,
+    status: o.status ?? 'succeeded',
+  };
+}
+
+/** A dispute of a payment (charge.dispute.created / charge.dispute.closed). */
+export function dispute(o: { paymentIntent: string; amount: number; id: string; status: string }) {
+  return {
+    id: o.id,
+    object: 'dispute',
+    amount: o.amount,
+    currency: 'usd',
+    charge: rid('ch_test'),
+    payment_intent: o.paymentIntent,
+    reason: 'fraudulent',
+    status: o.status,
   };
 }
 

@@ -14,6 +14,8 @@ import { createSql, type Sql } from '../../db/client';
 import { grantTokens } from '../../db/ledger';
 import { S3Storage } from '../../lib/storage';
 import { startDevShop, type DevShop } from '../../scripts/stand-ins/shopify-shop';
+import { resolveStripeMock, startStripeMock } from '../../scripts/dev-services';
+import { startStripeCheckout } from '../../scripts/stand-ins/stripe-checkout';
 import { inboundEventsSweep, maintenanceSweep } from '../../workflows';
 import {
   checkChat,
@@ -118,6 +120,13 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
   for (const f of plan) say(`  +${(f.atMs / 1000).toFixed(1)} s ${describe(f)}`);
 
   const stripeSecret = `whsec_chaos_${randomBytes(16).toString('hex')}`;
+  // A pack's grant reads its session's line items from Stripe: stripe-mock behind the local checkout stand-in.
+  const stripeMock = await startStripeMock({
+    bin: await resolveStripeMock({ log: say }),
+    port: 12_400 + Math.floor(Math.random() * 400),
+    logFile: path.join(opts.dataDir, 'stripe-mock.log'),
+  });
+  const stripeLocal = await startStripeCheckout({ upstream: stripeMock.url, webhookSecret: stripeSecret });
   const shopSecret = `chaos-shop-secret-${randomBytes(12).toString('hex')}`;
   const secrets = new Map<string, string>();
   let shop: DevShop | undefined;
@@ -154,6 +163,8 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
         LOG_LEVEL: 'info',
         ALLOW_PRIVATE_URLS: 'true',
         STRIPE_WEBHOOK_SECRET: stripeSecret,
+        STRIPE_SECRET_KEY: 'sk_test_123',
+        STRIPE_API_URL: stripeLocal.url,
         SHOPIFY_API_KEY: 'chaos-app',
         SHOPIFY_API_SECRET: shopSecret,
         SHOPIFY_SHOP_BASE_URL: shop.url,
@@ -336,6 +347,8 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
     await connection?.close().catch(() => {});
     await sql?.end({ timeout: 5 }).catch(() => {});
     await cluster?.stop().catch((e) => say(`stopping the cluster failed: ${e}`));
+    await stripeLocal.stop();
+    await stripeMock.stop();
     await receiver?.stop();
     await shop?.stop();
   }

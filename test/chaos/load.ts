@@ -295,6 +295,12 @@ async function deliver(
   }
 }
 
+/** The service's default token packs (STRIPE_TOKEN_PACKS unset in the chaos cluster). */
+const TOKEN_PACKS = [
+  { priceId: 'price_pack_100', tokens: 100 },
+  { priceId: 'price_pack_500', tokens: 500 },
+];
+
 /** Token-pack purchases as Stripe sends them (signed), some redelivered later to the other API. */
 export async function stripeSender(
   ctx: LoadContext,
@@ -305,8 +311,20 @@ export async function stripeSender(
   const inFlight: Promise<void>[] = [];
   while (Date.now() < ctx.endAt) {
     const acct = rng.pick(accounts);
-    const tokens = rng.int(5, 30);
-    const session = checkoutSession({ userId: acct.userId, mode: 'payment', tokens });
+    const pack = rng.pick(TOKEN_PACKS);
+    const tokens = pack.tokens;
+    // Only sessions the service created grant: the session is created through its checkout (at the local checkout
+    // stand-in, which keeps its line items), then reported as Stripe reports it. An API down now: try again later.
+    const created = await ctx.http.call(rng.int(0, ctx.http.apis - 1), 'POST', '/api/payments/checkout', {
+      json: { priceId: pack.priceId, mode: 'payment' },
+      cookie: acct.cookie,
+      timeoutMs: 15_000,
+    });
+    if (created.status !== 200) {
+      await sleep(rng.int(500, 1500));
+      continue;
+    }
+    const session = checkoutSession({ userId: acct.userId, mode: 'payment', tokens, id: created.body.sessionId });
     const e = signedEvent(secret, 'checkout.session.completed', session);
     const rec: StripeSent = { eventId: e.id, sessionId: session.id, userId: acct.userId, tokens, acks: 0, attempts: 0 };
     ctx.ledger.stripe.push(rec);

@@ -4,9 +4,10 @@
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
-import { checkoutSession, postEvent, signedEvent } from '../../scripts/stand-ins/stripe-events';
+import { postEvent, signedEvent } from '../../scripts/stand-ins/stripe-events';
 import { account } from '../helpers/http';
 import { startStack, workflowResultWhenStarted, type Stack } from '../helpers/stack';
+import { packCheckoutSession } from '../helpers/payments';
 
 describe('payments survive a worker killed mid-grant', () => {
   let stack: Stack;
@@ -33,6 +34,10 @@ describe('payments survive a worker killed mid-grant', () => {
     });
     const exited = new Promise((r) => child!.once('exit', r));
 
+    // The purchase's session is created (and recorded) before the lock is taken: recording it references the account.
+    const pack = stack.config.payments.tokenPacks.at(-1)!;
+    const session = await packCheckoutSession(stack.baseUrl, acct, pack);
+
     // Hold the account's row lock in an open transaction: the grant transaction (which locks the event, then the
     // account) stops there until the lock is released.
     let lockerPid = 0;
@@ -46,7 +51,6 @@ describe('payments survive a worker killed mid-grant', () => {
     });
     await isLocked;
 
-    const session = checkoutSession({ userId: acct.userId, mode: 'payment', tokens: 300 });
     const event = signedEvent(stack.config.payments.webhookSecret!, 'checkout.session.completed', session);
     const res = await postEvent(`${stack.baseUrl}/api/payments/webhook`, event);
     assert.equal(res.status, 200);
@@ -75,12 +79,16 @@ describe('payments survive a worker killed mid-grant', () => {
       180_000,
     );
     assert.equal(result.status, 'processed');
-    assert.equal(result.granted, 300, 'the grant of the killed worker never committed; the second worker made it');
+    assert.equal(
+      result.granted,
+      pack.tokens,
+      'the grant of the killed worker never committed; the second worker made it',
+    );
     const grants = await stack.sql<{ amount: number; reference: string }[]>`
       select amount, reference from token_grants where user_id = ${acct.userId} and source = 'payg_purchase'`;
     assert.deepEqual(
       grants.map((g) => [g.amount, g.reference]),
-      [[300, `stripe-checkout:${session.id}`]],
+      [[pack.tokens, `stripe-checkout:${session.id}`]],
     );
     const [done] = await stack.sql<{ status: string }[]>`select status from stripe_events where id = ${event.id}`;
     assert.equal(done?.status, 'processed');

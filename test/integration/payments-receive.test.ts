@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { createPaymentActivities } from '../../activities/payments';
 import { createSql, type Sql } from '../../db/client';
-import { storeStripeEvent } from '../../db/payments';
+import { recordCheckoutSession, storeStripeEvent } from '../../db/payments';
 import { randomSuffix } from '../../lib/ids';
 import { createLogger } from '../../lib/log';
 import { checkoutSession, signedEvent } from '../../scripts/stand-ins/stripe-events';
@@ -85,30 +85,39 @@ describe('payments: Stripe events stored with their account, applied in one tran
     assert.equal((await stack.sql`select 1 from stripe_events where id = ${e.id}`).length, 1);
   });
 
-  it('applying a token pack is one transaction of six statements; applying it again grants nothing', async () => {
+  it('applying a token pack is one transaction of seven statements; applying it again grants nothing', async () => {
     const acct = await account(stack.baseUrl);
     const log = createLogger({ level: 'warn' });
     const activities = createPaymentActivities({ sql: counted, config: stack.config, log });
+    const { priceId, tokens } = stack.config.payments.tokenPacks[0]!;
+    const lineItems = [{ priceId, quantity: 1 }];
     const pack = async () => {
-      const session = checkoutSession({ userId: acct.userId, mode: 'payment', tokens: 7 });
+      const session = checkoutSession({ userId: acct.userId, mode: 'payment', id: `cs_test_${randomSuffix(16)}` });
+      // as POST /api/payments/checkout records the sessions it creates
+      await recordCheckoutSession(stack.sql, { id: session.id, userId: acct.userId, mode: 'payment', priceId });
       const e = storedEvent('checkout.session.completed', session);
       await storeStripeEvent(stack.sql, e.stored);
       return { eventId: e.id, reference: `stripe-checkout:${session.id}` };
     };
-    await activities.applyStripeEvent({ eventId: (await pack()).eventId, subscription: null }); // reads the plans once
+    await activities.applyStripeEvent({ eventId: (await pack()).eventId, subscription: null, lineItems }); // plans
 
     const { eventId, reference } = await pack();
-    const applied = await counting(() => activities.applyStripeEvent({ eventId, subscription: null }));
-    assert.deepEqual(applied.value, { status: 'processed', type: 'checkout.session.completed', granted: 7 });
-    // begin; the event row, locked and read; the user, found and locked; the grant; the event's status; commit
-    assert.equal(applied.sent.length, 6, applied.sent.join('\n'));
-    const again = await counting(() => activities.applyStripeEvent({ eventId, subscription: null }));
+    // The first step finds the line items must be read from Stripe: nothing changed, nothing held.
+    const deferred = await counting(() => activities.applyStripeEvent({ eventId, subscription: null }));
+    assert.deepEqual(deferred.value, { status: 'needs_line_items', sessionId: reference.split(':')[1] });
+    assert.equal(deferred.sent.length, 3, deferred.sent.join('\n'));
+    const applied = await counting(() => activities.applyStripeEvent({ eventId, subscription: null, lineItems }));
+    assert.deepEqual(applied.value, { status: 'processed', type: 'checkout.session.completed', granted: tokens });
+    // begin; the event row with its recorded session, locked and read; the user, found and locked; the grant (and
+    // whether anything is owed); the purchase's payment; the event's status; commit
+    assert.equal(applied.sent.length, 7, applied.sent.join('\n'));
+    const again = await counting(() => activities.applyStripeEvent({ eventId, subscription: null, lineItems }));
     assert.deepEqual(again.value, { status: 'processed', type: 'checkout.session.completed', granted: 0 });
     assert.equal(again.sent.length, 3, again.sent.join('\n'));
     const grants = await stack.sql`select amount from token_grants where reference = ${reference}`;
     assert.deepEqual(
       grants.map((g) => g.amount),
-      [7],
+      [tokens],
     );
   });
 

@@ -9,10 +9,11 @@ import path from 'node:path';
 import { temporal } from '@temporalio/proto';
 import { createLogger } from '../../lib/log';
 import { freePort, resolveTemporalCli, startTemporalDev, type RunningService } from '../../scripts/dev-services';
-import { checkoutSession, postEvent, signedEvent } from '../../scripts/stand-ins/stripe-events';
+import { postEvent, signedEvent } from '../../scripts/stand-ins/stripe-events';
 import { ensureSchedules } from '../../worker/schedules';
 import { account } from '../helpers/http';
 import { startStack, workflowResultWhenStarted, type Stack } from '../helpers/stack';
+import { packCheckoutSession } from '../helpers/payments';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -64,9 +65,10 @@ describe('payments: an event arriving while Temporal is down', function () {
 
   it('answers 200 and stores the event; after the restart the sweep applies it exactly once', async () => {
     const acct = await account(stack.baseUrl);
+    const pack = stack.config.payments.tokenPacks[0]!;
+    const session = await packCheckoutSession(stack.baseUrl, acct, pack);
     await server.kill();
 
-    const session = checkoutSession({ userId: acct.userId, mode: 'payment', tokens: 200 });
     const event = signedEvent(stack.config.payments.webhookSecret!, 'checkout.session.completed', session);
     const res = await postEvent(`${stack.baseUrl}/api/payments/webhook`, event);
     assert.equal(res.status, 200);
@@ -102,7 +104,7 @@ describe('payments: an event arriving while Temporal is down', function () {
       `stripe-event-${event.id}`,
       120_000,
     );
-    assert.deepEqual([result.status, result.granted], ['processed', 200]);
+    assert.deepEqual([result.status, result.granted], ['processed', pack.tokens]);
 
     // Stripe delivering it again and another sweep change nothing.
     const again = await postEvent(`${stack.baseUrl}/api/payments/webhook`, event);
@@ -132,7 +134,7 @@ describe('payments: an event arriving while Temporal is down', function () {
       select amount, reference from token_grants where user_id = ${acct.userId} and source = 'payg_purchase'`;
     assert.deepEqual(
       grants.map((g) => [g.amount, g.reference]),
-      [[200, `stripe-checkout:${session.id}`]],
+      [[pack.tokens, `stripe-checkout:${session.id}`]],
     );
     const [done] = await stack.sql<{ status: string }[]>`select status from stripe_events where id = ${event.id}`;
     assert.equal(done?.status, 'processed');

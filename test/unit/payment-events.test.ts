@@ -3,14 +3,25 @@ import assert from 'node:assert/strict';
 import type Stripe from 'stripe';
 import type { PlanRow } from '../../lib/payments/catalog';
 import {
+  checkoutNeeds,
   firstInvoiceOf,
   interpretEvent,
   MalformedStripeEventError,
   oneMonthAfter,
+  refundedCents,
+  refundShare,
   subscriptionFacts,
   subscriptionToRetrieve,
 } from '../../lib/payments/events';
-import { checkoutSession, paidInvoice, subscription } from '../../scripts/stand-ins/stripe-events';
+import {
+  checkoutSession,
+  dispute,
+  paidInvoice,
+  prorationInvoice,
+  refund,
+  refundedCharge,
+  subscription,
+} from '../../scripts/stand-ins/stripe-events';
 
 const catalog = {
   planPrices: { pro: 'price_pro', business: 'price_biz' },
@@ -22,6 +33,10 @@ const plans = new Map<string, PlanRow>([
 ]);
 const event = (type: string, object: unknown, created = 1_800_000_000) =>
   ({ id: 'evt_1', object: 'event', type, created, livemode: false, data: { object } }) as unknown as Stripe.Event;
+/** The session as the service recorded it at checkout. */
+const pack = { userId: 'usr_1', mode: 'payment' };
+const sub1 = { userId: 'usr_1', mode: 'subscription' };
+const bought = (priceId: string | null, quantity = 1) => [{ priceId, quantity }];
 
 describe('payment events engine', () => {
   it('adds one calendar month, clamped to the last day of the month', () => {
@@ -31,41 +46,65 @@ describe('payment events engine', () => {
     assert.equal(oneMonthAfter(s('2026-12-15T23:59:59Z')), s('2027-01-15T23:59:59Z'));
   });
 
-  it('grants a paid pack once per session, and nothing while unpaid', () => {
-    const paid = interpretEvent(
-      event(
-        'checkout.session.completed',
-        checkoutSession({ userId: 'usr_1', mode: 'payment', tokens: 100, id: 'cs_1' }),
-      ),
-      { catalog, plans },
+  it('grants a paid pack by the price on its line items, once per session, and nothing while unpaid', () => {
+    const ev = event(
+      'checkout.session.completed',
+      checkoutSession({ userId: 'usr_1', mode: 'payment', tokens: 100, id: 'cs_1', paymentIntent: 'pi_1' }),
     );
-    assert.equal(paid.kind, 'apply');
-    assert.deepEqual(paid.kind === 'apply' && paid.grant, {
-      amount: 100,
+    assert.deepEqual(checkoutNeeds(ev, pack), { lineItemsOf: 'cs_1' });
+    assert.throws(() => interpretEvent(ev, { catalog, plans, session: pack }), /line items/);
+    const paid = interpretEvent(ev, { catalog, plans, session: pack, lineItems: bought('price_pack', 2) });
+    assert.ok(paid.kind === 'apply');
+    assert.equal(paid.user.userId, 'usr_1');
+    assert.deepEqual(paid.grant, {
+      amount: 200,
       source: 'payg_purchase',
       expiresAt: null,
       reference: 'stripe-checkout:cs_1',
     });
-    const unpaid = interpretEvent(
-      event(
-        'checkout.session.completed',
-        checkoutSession({ userId: 'usr_1', mode: 'payment', tokens: 100, paid: false }),
-      ),
-      { catalog, plans },
+    assert.deepEqual(paid.purchase, { sessionId: 'cs_1', paymentIntent: 'pi_1', amountTotal: 900 });
+    const unpaidEv = event(
+      'checkout.session.completed',
+      checkoutSession({ userId: 'usr_1', mode: 'payment', tokens: 100, paid: false }),
     );
-    assert.equal(unpaid.kind, 'ignore');
-    const noTokens = interpretEvent(
-      event('checkout.session.completed', checkoutSession({ userId: 'usr_1', mode: 'payment' })),
-      { catalog, plans },
+    assert.equal(checkoutNeeds(unpaidEv, pack), null, 'nothing is read for an unpaid session');
+    assert.equal(interpretEvent(unpaidEv, { catalog, plans, session: pack }).kind, 'ignore');
+    // A price that is not a pack (or no line) grants nothing, whatever the metadata says.
+    for (const items of [bought('price_pro'), bought(null), []])
+      assert.equal(interpretEvent(ev, { catalog, plans, session: pack, lineItems: items }).kind, 'ignore');
+  });
+
+  it('ignores a session this service did not create, whatever its metadata and client_reference_id say', () => {
+    const forged = event(
+      'checkout.session.completed',
+      checkoutSession({ userId: 'usr_victim', mode: 'payment', tokens: 1_000_000, id: 'cs_payment_link' }),
     );
-    assert.equal(noTokens.kind, 'ignore');
+    assert.equal(checkoutNeeds(forged, null), null, 'nothing is read from Stripe for it');
+    const out = interpretEvent(forged, { catalog, plans, session: null, lineItems: bought('price_pack') });
+    assert.deepEqual(out, {
+      kind: 'ignore',
+      reason: 'checkout session cs_payment_link was not created by this service',
+    });
+    const sub = event('checkout.session.completed', checkoutSession({ userId: 'usr_victim', mode: 'subscription' }));
+    assert.equal(subscriptionToRetrieve(sub, null), null);
+    assert.equal(interpretEvent(sub, { catalog, plans, session: null }).kind, 'ignore');
+    // The account is the one that created the session, not the one the session names.
+    const mine = interpretEvent(forged, {
+      catalog,
+      plans,
+      session: { userId: 'usr_buyer', mode: 'payment' },
+      lineItems: bought('price_pack'),
+    });
+    assert.ok(mine.kind === 'apply');
+    assert.equal(mine.user.userId, 'usr_buyer');
+    assert.equal(mine.grant?.amount, 100);
   });
 
   it('needs the subscription read for a subscription checkout, and references its first invoice', () => {
     const session = checkoutSession({ userId: 'usr_1', mode: 'subscription', subscription: 'sub_1', invoice: 'in_1' });
     const ev = event('checkout.session.completed', session);
-    assert.equal(subscriptionToRetrieve(ev), 'sub_1');
-    assert.throws(() => interpretEvent(ev, { catalog, plans }));
+    assert.equal(subscriptionToRetrieve(ev, sub1), 'sub_1');
+    assert.throws(() => interpretEvent(ev, { catalog, plans, session: sub1 }));
     const facts = subscriptionFacts(
       subscription({
         userId: 'usr_1',
@@ -75,7 +114,7 @@ describe('payment events engine', () => {
       }) as unknown as Stripe.Subscription,
       150,
     );
-    const out = interpretEvent(ev, { catalog, plans, subscription: facts });
+    const out = interpretEvent(ev, { catalog, plans, session: sub1, subscription: facts });
     assert.ok(out.kind === 'apply');
     assert.deepEqual(out.grant, { amount: 500, source: 'plan', expiresAt: 200, reference: 'stripe-invoice:in_1' });
     assert.equal(out.subscription?.planId, 'pro');
@@ -97,7 +136,7 @@ describe('payment events engine', () => {
         'checkout.session.completed',
         checkoutSession({ userId: 'u', mode: 'subscription', subscription: 'sub_1', invoice: 'in_1' }),
       ),
-      { catalog, plans, subscription: facts },
+      { catalog, plans, session: sub1, subscription: facts },
     );
     assert.ok(out.kind === 'apply');
     assert.equal(out.grant?.expiresAt, oneMonthAfter(1_800_000_000));
@@ -136,7 +175,7 @@ describe('payment events engine', () => {
     assert.ok(upd.kind === 'apply');
     assert.equal(upd.subscription?.planId, undefined);
     assert.equal(upd.subscription?.asOf, 42);
-    assert.equal(interpretEvent(event('charge.refunded', {}), { catalog, plans }).kind, 'ignore');
+    assert.equal(interpretEvent(event('charge.refunded', {}), { catalog, plans }).kind, 'ignore', 'no payment_intent');
   });
 
   it("knows a subscription's first invoice from its expanded latest invoice only while that one created it", () => {
@@ -183,10 +222,10 @@ describe('payment events engine', () => {
       firstInvoiceId,
     });
     const ev = event('checkout.session.completed', session);
-    const known = interpretEvent(ev, { catalog, plans, subscription: facts('in_first') });
+    const known = interpretEvent(ev, { catalog, plans, session: sub1, subscription: facts('in_first') });
     assert.ok(known.kind === 'apply');
     assert.equal(known.grant?.reference, 'stripe-invoice:in_first');
-    const unknown = interpretEvent(ev, { catalog, plans, subscription: facts(null) });
+    const unknown = interpretEvent(ev, { catalog, plans, session: sub1, subscription: facts(null) });
     assert.ok(unknown.kind === 'apply');
     assert.equal(unknown.grant, undefined, 'the first invoice.paid grants instead');
     assert.equal(unknown.subscription?.planId, 'pro');
@@ -197,8 +236,19 @@ describe('payment events engine', () => {
       'checkout.session.completed',
       checkoutSession({ userId: 'u', mode: 'subscription', subscription: null }),
     );
-    assert.equal(subscriptionToRetrieve(noSub), null);
-    assert.throws(() => interpretEvent(noSub, { catalog, plans }), MalformedStripeEventError);
+    assert.equal(subscriptionToRetrieve(noSub, sub1), null);
+    assert.throws(() => interpretEvent(noSub, { catalog, plans, session: sub1 }), MalformedStripeEventError);
+    assert.throws(
+      () =>
+        interpretEvent(
+          event('charge.refunded', refundedCharge({ paymentIntent: 'pi', amount: 900, amountRefunded: -1 })),
+          {
+            catalog,
+            plans,
+          },
+        ),
+      MalformedStripeEventError,
+    );
     for (const start of [1e15, -1, 1.5, '100']) {
       const inv = paidInvoice({ userId: 'u', subscription: 'sub_1', price: 'price_pro', period: { start: 1, end: 2 } });
       inv.lines.data[0]!.period = { start: start as number, end: 2 };
@@ -209,5 +259,109 @@ describe('payment events engine', () => {
       () => interpretEvent(event('customer.subscription.updated', bad), { catalog, plans }),
       /current_period_end/,
     );
+  });
+
+  it('grants the difference once on an upgrade by proration invoice, nothing on a downgrade, the new month on renewal', () => {
+    const up = interpretEvent(
+      event(
+        'invoice.paid',
+        prorationInvoice({
+          userId: 'u',
+          subscription: 'sub_1',
+          from: 'price_pro',
+          to: 'price_biz',
+          periodEnd: 500,
+          id: 'in_up',
+        }),
+      ),
+      { catalog, plans: new Map([...plans, ['business', { ...plans.get('business')!, rollover: false }]]) },
+    );
+    assert.ok(up.kind === 'apply');
+    assert.deepEqual(up.grant, {
+      amount: 1500,
+      source: 'plan',
+      expiresAt: 500,
+      reference: 'stripe-invoice:in_up',
+      topUpTo: { planTokens: 2000, periodEnd: 500 },
+    });
+    assert.equal(up.subscription?.planId, 'business');
+    assert.equal(up.subscription?.periodStart, undefined, 'the period is not changed by a proration');
+    const down = interpretEvent(
+      event(
+        'invoice.paid',
+        prorationInvoice({ userId: 'u', subscription: 'sub_1', from: 'price_biz', to: 'price_pro', periodEnd: 500 }),
+      ),
+      { catalog, plans },
+    );
+    assert.ok(down.kind === 'apply');
+    assert.equal(down.grant, undefined);
+    assert.equal(down.subscription?.planId, 'pro');
+    // A renewal after a change: the new plan's month from the line that is not a proration.
+    const renewal = paidInvoice({
+      userId: 'u',
+      subscription: 'sub_1',
+      price: 'price_pro',
+      id: 'in_cycle',
+      period: { start: 500, end: 900 },
+    });
+    const proration = prorationInvoice({
+      userId: 'u',
+      subscription: 'sub_1',
+      from: 'price_biz',
+      to: 'price_pro',
+      periodEnd: 500,
+    });
+    const cycle = { ...renewal, lines: { object: 'list', data: [...proration.lines.data, ...renewal.lines.data] } };
+    const out = interpretEvent(event('invoice.paid', cycle), { catalog, plans });
+    assert.ok(out.kind === 'apply');
+    assert.deepEqual(out.grant, { amount: 500, source: 'plan', expiresAt: 900, reference: 'stripe-invoice:in_cycle' });
+  });
+
+  it('reads refunds and disputes, and computes the refunded share rounded up', () => {
+    const charged = interpretEvent(
+      event('charge.refunded', refundedCharge({ paymentIntent: 'pi_1', amount: 900, amountRefunded: 300 })),
+      { catalog, plans },
+    );
+    assert.deepEqual(charged, {
+      kind: 'money_back',
+      moneyBack: { kind: 'refund', paymentIntent: 'pi_1', amountRefunded: 300, amount: 900, refunds: {} },
+    });
+    const one = interpretEvent(event('refund.created', refund({ paymentIntent: 'pi_1', amount: 300, id: 're_1' })), {
+      catalog,
+      plans,
+    });
+    assert.ok(one.kind === 'money_back' && one.moneyBack.kind === 'refund');
+    assert.deepEqual(one.moneyBack.refunds, { re_1: 300 });
+    const failed = interpretEvent(
+      event('refund.updated', refund({ paymentIntent: 'pi_1', amount: 300, id: 're_1', status: 'failed' })),
+      { catalog, plans },
+    );
+    assert.ok(failed.kind === 'money_back' && failed.moneyBack.kind === 'refund');
+    assert.deepEqual(failed.moneyBack.refunds, { re_1: 0 });
+    const opened = interpretEvent(
+      event(
+        'charge.dispute.created',
+        dispute({ paymentIntent: 'pi_1', amount: 900, id: 'dp_1', status: 'needs_response' }),
+      ),
+      { catalog, plans },
+    );
+    assert.deepEqual(opened, {
+      kind: 'money_back',
+      moneyBack: {
+        kind: 'dispute',
+        paymentIntent: 'pi_1',
+        disputeId: 'dp_1',
+        amount: 900,
+        status: 'needs_response',
+        closed: false,
+      },
+    });
+    assert.equal(refundShare(100, 300, 900), 34, 'a third of 100 tokens, rounded up');
+    assert.equal(refundShare(100, 900, 900), 100);
+    assert.equal(refundShare(100, 1, 900), 1);
+    assert.equal(refundShare(100, 0, 900), 0);
+    assert.equal(refundShare(100, 5000, 900), 100, 'never more than was granted');
+    assert.equal(refundedCents({ refundedAmount: 300, refunds: { re_1: 300, re_2: 200 } }), 500);
+    assert.equal(refundedCents({ refundedAmount: 600, refunds: { re_1: 300 } }), 600);
   });
 });

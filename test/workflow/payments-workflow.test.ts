@@ -19,7 +19,10 @@ describe('stripeEvent workflow (mocked activities)', function () {
   this.timeout(300_000);
   const temporal = useTemporalConnections();
 
-  async function run(applyStripeEvent: Activities['applyStripeEvent']) {
+  async function run(
+    applyStripeEvent: Activities['applyStripeEvent'],
+    listCheckoutLineItems?: Activities['listCheckoutLineItems'],
+  ) {
     const taskQueue = `wf-stripe-${randomSuffix(6)}`;
     const failed: string[] = [];
     const worker = await Worker.create({
@@ -28,6 +31,7 @@ describe('stripeEvent workflow (mocked activities)', function () {
       workflowBundle: await workflowBundle(),
       activities: {
         applyStripeEvent,
+        ...(listCheckoutLineItems ? { listCheckoutLineItems } : {}),
         async failStripeEvent({ error }: { eventId: string; error: string }) {
           failed.push(error);
         },
@@ -36,7 +40,11 @@ describe('stripeEvent workflow (mocked activities)', function () {
     const eventId = `evt_test_${randomSuffix(12)}`;
     const outcome = await worker.runUntil(
       temporal.client.workflow
-        .execute(stripeEvent, { workflowId: `stripe-event-${eventId}`, taskQueue, args: [{ eventId }] })
+        .execute(stripeEvent, {
+          workflowId: `stripe-event-${eventId}`,
+          taskQueue,
+          args: [{ eventId }],
+        })
         .then(
           (result) => ({ result, error: undefined }),
           (error: unknown) => ({ result: undefined, error }),
@@ -81,7 +89,59 @@ describe('stripeEvent workflow (mocked activities)', function () {
       if (++attempts < 3) throw new Error('connection refused');
       return { status: 'processed', type: 'invoice.paid', granted: 500 };
     });
-    assert.deepEqual(result, { status: 'processed', type: 'invoice.paid', granted: 500 });
+    assert.deepEqual(result, {
+      status: 'processed',
+      type: 'invoice.paid',
+      granted: 500,
+    });
     assert.equal(attempts, 3);
+  });
+
+  it("reads a paid pack's line items from Stripe, then applies the event with them", async () => {
+    const inputs: unknown[] = [];
+    const reads: string[] = [];
+    const { result } = await run(
+      async (input) => {
+        inputs.push(input);
+        if (!input.lineItems) return { status: 'needs_line_items', sessionId: 'cs_test_1' };
+        return {
+          status: 'processed',
+          type: 'checkout.session.completed',
+          granted: 100,
+        };
+      },
+      async ({ sessionId }) => {
+        reads.push(sessionId);
+        return [{ priceId: 'price_pack_100', quantity: 1 }];
+      },
+    );
+    assert.deepEqual(result, {
+      status: 'processed',
+      type: 'checkout.session.completed',
+      granted: 100,
+    });
+    assert.deepEqual(reads, ['cs_test_1']);
+    assert.equal(inputs.length, 2);
+    assert.deepEqual((inputs[1] as { lineItems: unknown }).lineItems, [{ priceId: 'price_pack_100', quantity: 1 }]);
+  });
+
+  it('records the event failed when Stripe refuses to list the line items', async () => {
+    let reads = 0;
+    const { result, failed } = await run(
+      async () => ({ status: 'needs_line_items', sessionId: 'cs_test_gone' }),
+      async () => {
+        reads++;
+        throw ApplicationFailure.nonRetryable(
+          'Stripe refused to list the items of cs_test_gone',
+          PaymentErrors.Rejected,
+        );
+      },
+    );
+    assert.equal(reads, 1);
+    assert.deepEqual(result, {
+      status: 'failed',
+      error: 'Stripe refused to list the items of cs_test_gone',
+    });
+    assert.deepEqual(failed, ['Stripe refused to list the items of cs_test_gone']);
   });
 });
