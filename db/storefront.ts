@@ -418,7 +418,7 @@ export interface StoredWebhook {
 /**
  * Stores a webhook delivery unless it was stored before: the same webhook id (Shopify's retry), the same dedup key
  * (its X-Shopify-Event-Id, or without one the hash of topic + body) or, for an order topic, the same topic + body
- * hash (017_shopify_webhook_replay.sql). `inserted` false: a duplicate, and `id` is the delivery stored first.
+ * hash (018_shopify_webhook_replay.sql). `inserted` false: a duplicate, and `id` is the delivery stored first.
  */
 export async function storeWebhook(
   sql: Sql,
