@@ -11,6 +11,7 @@ import {
   type EventOutcome,
   type KnownSession,
   type MoneyBack,
+  type Purchase,
   type UserRef,
 } from '../lib/payments/events';
 import { randomSuffix } from '../lib/ids';
@@ -290,15 +291,8 @@ export async function applyStoredStripeEvent(
   });
 }
 
-interface PurchaseRow {
-  id: string;
-  userId: string;
-  amountTotal: number | null;
-  tokensGranted: number;
-  refundedAmount: number;
-  refunds: Record<string, number>;
-  tokensRefunded: number;
-}
+/** A purchase as read here: the engine's Purchase, its session id in the row's `id`. */
+type PurchaseRow = Omit<Purchase, 'sessionId'> & { id: string };
 
 /**
  * A refund or dispute of a pack's payment, under the purchase's and the account's row locks: a refund takes back the
