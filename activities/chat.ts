@@ -7,6 +7,7 @@ import { ApplicationFailure, Context } from '@temporalio/activity';
 import sharp from 'sharp';
 import type { Sql } from '../db/client';
 import { debitChatJob, failChatJob, previousGraphicKey, recordChatJob, type FailOutcome } from '../db/chat';
+import { catalogueBlankZones } from '../db/garments';
 import { renderLocalGraphic } from '../lib/chat/local-renderer';
 import { DEFAULT_ZONES, leftChestFrom, MOCKUP_PLACEMENTS, planMockups, type ZoneRect } from '../lib/chat/mockup-plan';
 import { EmptyGraphicError, makePrintAsset } from '../lib/chat/print-asset';
@@ -362,17 +363,10 @@ export function createChatActivities(deps: ChatActivityDeps) {
   async function catalogueBlank(url: string) {
     const key = ownFileKey(config.publicBaseUrl, url);
     if (!key) return null;
-    const rows = await sql<
-      { garmentId: string; front: boolean; zones: { id: string; x: number; y: number; w: number; h: number }[] }[]
-    >`
-      select c.garment_id as "garmentId", c.front_key = ${key} as front,
-        (select json_agg(json_build_object('id', z.zone_id, 'x', z.rect_x, 'y', z.rect_y, 'w', z.rect_w, 'h', z.rect_h))
-           from print_zones z where z.garment_id = c.garment_id and z.view = case when c.front_key = ${key} then 'front' else 'back' end) as zones
-      from garment_colors c where c.front_key = ${key} or c.back_key = ${key} limit 1`;
-    const row = rows[0];
-    if (!row) return null;
+    const found = await catalogueBlankZones(sql, key);
+    if (!found) return null;
     const zones: Record<string, ZoneRect> = {};
-    for (const z of row.zones ?? []) zones[z.id] = { x: z.x, y: z.y, width: z.w, height: z.h };
+    for (const z of found) zones[z.id] = { x: z.x, y: z.y, width: z.w, height: z.h };
     if (!zones.front && !zones.back) return null;
     return { key, zones };
   }

@@ -5,6 +5,8 @@ import type { Sql } from '../db/client';
 import type { Config } from '../lib/config';
 import { timeId } from '../lib/ids';
 import type { Logger } from '../lib/log';
+import { generationAccount } from '../db/generations';
+import { deliveryToSend, ensureDelivery, findAttempt, finishDelivery, recordAttempt } from '../db/webhook-deliveries';
 import { activeSigningSecrets } from '../db/webhook-secrets';
 import { postWebhook, WEBHOOK_USER_AGENT } from '../lib/webhooks/send';
 import {
@@ -27,14 +29,6 @@ const EVENTS = new Set(['generation.completed', 'generation.failed']);
 /** Non-retryable: input no retry can fix. The workflow lets these fail it instead of retrying the attempt. */
 const badInput = (message: string) => ApplicationFailure.nonRetryable(message, 'InvalidWebhookDelivery');
 
-interface AttemptRow {
-  attempt: number;
-  outcome: AttemptResult['outcome'];
-  statusCode: number | null;
-  durationMs: number;
-  error: string | null;
-}
-
 export function createWebhookActivities({ sql, config, log }: WebhookActivityDeps) {
   const wh = config.webhooks;
 
@@ -48,26 +42,26 @@ export function createWebhookActivities({ sql, config, log }: WebhookActivityDep
       if (typeof input.url !== 'string' || input.url.length === 0 || input.url.length > 2048)
         throw badInput('webhook url missing or longer than 2048 characters');
       if (!input.payload || typeof input.payload !== 'object') throw badInput('webhook payload must be an object');
-      const [gen] = await sql<
-        { userId: string }[]
-      >`select user_id as "userId" from generations where id = ${input.generationId}`;
-      if (!gen) throw badInput(`generation ${input.generationId} not found`);
-      if (gen.userId !== input.accountId)
+      const owner = await generationAccount(sql, input.generationId);
+      if (!owner) throw badInput(`generation ${input.generationId} not found`);
+      if (owner !== input.accountId)
         throw badInput(`generation ${input.generationId} does not belong to ${input.accountId}`);
 
       // Serialized here, once: every attempt sends these exact bytes, so receivers can dedupe and verify.
       const body = JSON.stringify(input.payload);
-      await sql`
-        insert into webhook_deliveries (id, generation_id, user_id, event, url, body)
-        values (${timeId('dlv')}, ${input.generationId}, ${input.accountId}, ${input.event}, ${input.url}, ${body})
-        on conflict (generation_id) do nothing`;
-      const [d] = await sql<{ id: string; status: DeliveryStatus; attempts: number; createdAt: Date }[]>`
-        select id, status, attempts, created_at as "createdAt" from webhook_deliveries where generation_id = ${input.generationId}`;
+      const d = await ensureDelivery(sql, {
+        id: timeId('dlv'),
+        generationId: input.generationId,
+        userId: input.accountId,
+        event: input.event,
+        url: input.url,
+        body,
+      });
       return {
-        deliveryId: d!.id,
-        status: d!.status,
-        attempts: d!.attempts,
-        deadline: d!.createdAt.getTime() + wh.retryWindowMs,
+        deliveryId: d.id,
+        status: d.status,
+        attempts: d.attempts,
+        deadline: d.createdAt.getTime() + wh.retryWindowMs,
         timeoutMs: wh.timeoutMs,
         schedule: { initialMs: wh.retryInitialMs, maxIntervalMs: wh.retryMaxIntervalMs },
       };
@@ -85,10 +79,9 @@ export function createWebhookActivities({ sql, config, log }: WebhookActivityDep
       deliveryId: string;
       attempt: number;
     }): Promise<AttemptResult> {
-      const [d] = await sql<{ userId: string; url: string; body: string; event: string }[]>`
-        select user_id as "userId", url, body, event from webhook_deliveries where id = ${deliveryId}`;
+      const d = await deliveryToSend(sql, deliveryId);
       if (!d) throw badInput(`webhook delivery ${deliveryId} not found`);
-      const recorded = await findAttempt(deliveryId, attempt);
+      const recorded = await findAttempt(sql, deliveryId, attempt);
       if (recorded) return recorded;
 
       const secrets = await activeSigningSecrets(sql, d.userId);
@@ -112,7 +105,7 @@ export function createWebhookActivities({ sql, config, log }: WebhookActivityDep
       });
       const durationMs = Math.max(0, Math.round(performance.now() - started));
 
-      let row: AttemptRow;
+      let row: AttemptResult;
       if (res.kind === 'response') {
         const ok = res.statusCode >= 200 && res.statusCode < 300;
         row = {
@@ -132,22 +125,10 @@ export function createWebhookActivities({ sql, config, log }: WebhookActivityDep
         };
       }
 
-      const stored = await sql.begin(async (tx) => {
-        const [inserted] = await tx<AttemptRow[]>`
-          insert into webhook_attempts (delivery_id, attempt, outcome, status_code, duration_ms, error, attempted_at)
-          values (${deliveryId}, ${attempt}, ${row.outcome}, ${row.statusCode}, ${row.durationMs}, ${row.error}, ${attemptedAt})
-          on conflict (delivery_id, attempt) do nothing
-          returning attempt, outcome, status_code as "statusCode", duration_ms as "durationMs", error`;
-        if (!inserted) return null;
-        await tx`
-          update webhook_deliveries
-          set attempts = greatest(attempts, ${attempt}), last_attempt_at = greatest(last_attempt_at, ${attemptedAt})
-          where id = ${deliveryId}`;
-        return inserted;
-      });
+      const stored = await recordAttempt(sql, deliveryId, row, attemptedAt);
       // A concurrent run of the same attempt (an activity that timed out but kept going) recorded first: its
       // record is the one the workflow and the account see.
-      const result = stored ?? (await findAttempt(deliveryId, attempt))!;
+      const result = stored ?? (await findAttempt(sql, deliveryId, attempt))!;
       log.info('webhook attempt', {
         deliveryId,
         attempt,
@@ -167,25 +148,12 @@ export function createWebhookActivities({ sql, config, log }: WebhookActivityDep
       deliveryId: string;
       status: 'delivered' | 'failed';
     }): Promise<{ status: DeliveryStatus; attempts: number }> {
-      const [row] = await sql<{ status: DeliveryStatus; attempts: number }[]>`
-        update webhook_deliveries d
-        set status = case when d.status = 'pending' then ${status} else d.status end,
-            finished_at = coalesce(d.finished_at, now()),
-            attempts = (select coalesce(max(attempt), 0) from webhook_attempts a where a.delivery_id = d.id)
-        where d.id = ${deliveryId}
-        returning d.status, d.attempts`;
+      const row = await finishDelivery(sql, deliveryId, status);
       if (!row) throw badInput(`webhook delivery ${deliveryId} not found`);
       if (row.status === 'failed') log.warn('webhook delivery failed', { deliveryId, attempts: row.attempts });
       return row;
     },
   };
-
-  async function findAttempt(deliveryId: string, attempt: number): Promise<AttemptResult | undefined> {
-    const [r] = await sql<AttemptRow[]>`
-      select attempt, outcome, status_code as "statusCode", duration_ms as "durationMs", error
-      from webhook_attempts where delivery_id = ${deliveryId} and attempt = ${attempt}`;
-    return r;
-  }
 }
 
 export type WebhookActivities = ReturnType<typeof createWebhookActivities>;

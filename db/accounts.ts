@@ -95,3 +95,13 @@ export async function createFreeAccount(
     return row;
   });
 }
+
+/** The account signing in with `email` (already lower-cased), with its password hash; undefined when there is none. */
+export async function accountForLogin(
+  sql: Sql,
+  email: string,
+): Promise<{ id: string; email: string; plan: string; createdAt: Date; passwordHash: string } | undefined> {
+  const [row] = await sql<{ id: string; email: string; plan: string; createdAt: Date; passwordHash: string }[]>`
+    select id, email, plan, created_at as "createdAt", password_hash as "passwordHash" from users where lower(email) = ${email}`;
+  return row;
+}

@@ -30,3 +30,8 @@ export function createSql(url: string, opts: { max?: number; onQuery?: (query: s
     transform: { undefined: null },
   });
 }
+
+/** One round trip that touches no table: resolves when PostgreSQL answers (the readiness check). */
+export async function pingDatabase(sql: Sql): Promise<void> {
+  await sql`select 1`;
+}

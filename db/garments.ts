@@ -55,3 +55,19 @@ export async function garmentOfBlankKey(sql: Sql, key: string): Promise<GarmentR
     select garment_id as "garmentId" from garment_colors where front_key = ${key} or back_key = ${key} limit 1`;
   return row ? getGarment(sql, row.garmentId) : undefined;
 }
+
+/**
+ * The print zones (rectangles in the blank's pixels) of the view a catalogue blank shows: the back zones when `key`
+ * is a colour's back image, else the front ones; undefined when `key` is no catalogue blank.
+ */
+export async function catalogueBlankZones(
+  sql: Sql,
+  key: string,
+): Promise<{ id: string; x: number; y: number; w: number; h: number }[] | undefined> {
+  const [row] = await sql<{ zones: { id: string; x: number; y: number; w: number; h: number }[] | null }[]>`
+    select (select json_agg(json_build_object('id', z.zone_id, 'x', z.rect_x, 'y', z.rect_y, 'w', z.rect_w, 'h', z.rect_h))
+              from print_zones z
+              where z.garment_id = c.garment_id and z.view = case when c.front_key = ${key} then 'front' else 'back' end) as zones
+    from garment_colors c where c.front_key = ${key} or c.back_key = ${key} limit 1`;
+  return row ? (row.zones ?? []) : undefined;
+}

@@ -266,3 +266,9 @@ export function staleUnfinishedGenerations(sql: Sql, olderThanMs: number) {
     where status in ('pending', 'processing')
       and coalesce(started_at, created_at) < now() - make_interval(secs => ${olderThanMs / 1000})`;
 }
+
+/** The account a generation belongs to, or undefined when there is no such generation. */
+export async function generationAccount(sql: Sql, generationId: string): Promise<string | undefined> {
+  const [row] = await sql<{ userId: string }[]>`select user_id as "userId" from generations where id = ${generationId}`;
+  return row?.userId;
+}

@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Request, RequestHandler, Response } from 'express';
 import type { Sql } from '../../db/client';
+import { deleteSession, insertSession, sessionSeen, sessionUserByHash } from '../../db/sessions';
 import type { AppDeps, AuthedUser } from '../context';
 import { ApiError, unauthorized } from '../errors';
 
@@ -13,12 +14,12 @@ export async function createSession(
 ): Promise<{ token: string; expiresAt: Date }> {
   const token = randomBytes(32).toString('base64url');
   const expiresAt = new Date(Date.now() + ttlMs);
-  await sql`insert into sessions (token_hash, user_id, expires_at) values (${sha256(token)}, ${userId}, ${expiresAt})`;
+  await insertSession(sql, { tokenHash: sha256(token), userId, expiresAt });
   return { token, expiresAt };
 }
 
 export async function destroySession(sql: Sql, token: string): Promise<void> {
-  await sql`delete from sessions where token_hash = ${sha256(token)}`;
+  await deleteSession(sql, sha256(token));
 }
 
 export function readCookie(req: Request, name: string): string | undefined {
@@ -106,14 +107,11 @@ export function requireSession(deps: AppDeps, opts: { message?: string } = {}): 
 export async function sessionUser(deps: AppDeps, req: Request, message?: string): Promise<AuthedUser> {
   const token = readCookie(req, deps.config.sessionCookieName);
   if (!token) throw unauthorized(message ?? 'Sign in first: this route needs a session');
-  const [row] = await deps.sql<(AuthedUser & { lastSeenAt: Date })[]>`
-    select u.id, u.email, u.plan, u.created_at as "createdAt", s.last_seen_at as "lastSeenAt"
-    from sessions s join users u on u.id = s.user_id
-    where s.token_hash = ${sha256(token)} and s.expires_at > now()`;
+  const row = await sessionUserByHash(deps.sql, sha256(token));
   if (!row) throw unauthorized(message ?? 'Session expired or invalid: sign in again');
   // Recording activity at most once a minute keeps a write off most requests.
   if (Date.now() - row.lastSeenAt.getTime() > 60_000) {
-    await deps.sql`update sessions set last_seen_at = now() where token_hash = ${sha256(token)}`;
+    await sessionSeen(deps.sql, sha256(token));
   }
   return { id: row.id, email: row.email, plan: row.plan, createdAt: row.createdAt };
 }

@@ -2,7 +2,7 @@
 import { Router, type Request } from 'express';
 import { tokenBalance, tokensOwed } from '../../db/ledger';
 import { userId } from '../../lib/ids';
-import { createFreeAccount } from '../../db/accounts';
+import { accountForLogin, createFreeAccount } from '../../db/accounts';
 import {
   burnPasswordCheck,
   hashPassword,
@@ -90,8 +90,7 @@ export function authRoutes(deps: AppDeps): Router {
       }),
       'Too many failed sign-in attempts: try again later',
     );
-    const [user] = await deps.sql<{ id: string; email: string; plan: string; createdAt: Date; passwordHash: string }[]>`
-      select id, email, plan, created_at as "createdAt", password_hash as "passwordHash" from users where lower(email) = ${email}`;
+    const user = await accountForLogin(deps.sql, email);
     // One answer and about one cost for "no such account" and "wrong password": nothing tells which it was.
     if (!user) {
       await burnPasswordCheck(password).catch((err: unknown) => {

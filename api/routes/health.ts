@@ -1,5 +1,6 @@
 import { Router } from 'express';
 import { temporal as proto } from '@temporalio/proto';
+import { pingDatabase } from '../../db/client';
 import type { AppDeps } from '../context';
 
 const CHECK_TIMEOUT_MS = 2000;
@@ -32,7 +33,7 @@ async function checkReadiness(deps: AppDeps): Promise<Readiness> {
     deps.log.warn('readiness check failed', { check: what, err });
   };
   await Promise.all([
-    withTimeout(deps.sql`select 1`, 'PostgreSQL')
+    withTimeout(pingDatabase(deps.sql), 'PostgreSQL')
       .then(() => (checks.database = { ok: true }))
       .catch((err: unknown) => {
         failed('database', err);

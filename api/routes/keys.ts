@@ -1,5 +1,6 @@
 // Part A key management (spec "API key"). Needs a session, never a key: a leaked key must not mint more keys.
 import { Router } from 'express';
+import { createApiKey, deleteApiKey, listApiKeys, revokeApiKey, type ApiKeyRow } from '../../db/api-keys';
 import { keyId } from '../../lib/ids';
 import { generateKey, hashKey, keyStatus } from '../auth/api-keys';
 import { requireSession } from '../auth/sessions';
@@ -12,17 +13,7 @@ import { jsonBody } from '../middleware/body';
 
 const MAX_ACTIVE_KEYS = 50;
 
-interface KeyRow {
-  id: string;
-  name: string;
-  lastFour: string;
-  createdAt: Date;
-  expiresAt: Date | null;
-  lastUsedAt: Date | null;
-  revokedAt: Date | null;
-}
-
-function present(k: KeyRow): z.infer<typeof keyResource> {
+function present(k: ApiKeyRow): z.infer<typeof keyResource> {
   return {
     id: k.id,
     name: k.name,
@@ -44,19 +35,11 @@ export function keyRoutes(deps: AppDeps): Router {
     const userId = req.user!.id;
     const key = generateKey(deps.config.apiKeyPrefix);
     const expiresAt = body.expiresInDays ? new Date(Date.now() + body.expiresInDays * 86_400_000) : null;
-    const row = await deps.sql.begin(async (tx) => {
-      // Serialize key creation per account so the active-key cap holds under parallel requests.
-      await tx`select id from users where id = ${userId} for update`;
-      const [active] = await tx<{ n: number }[]>`
-        select count(*)::int as n from api_keys where user_id = ${userId} and revoked_at is null and (expires_at is null or expires_at > now())`;
-      if ((active?.n ?? 0) >= MAX_ACTIVE_KEYS) return null;
-      const [created] = await tx<KeyRow[]>`
-        insert into api_keys (id, user_id, name, key_hash, last_four, expires_at)
-        values (${keyId()}, ${userId}, ${body.name}, ${hashKey(key)}, ${key.slice(-4)}, ${expiresAt})
-        returning id, name, last_four as "lastFour", created_at as "createdAt", expires_at as "expiresAt",
-                  last_used_at as "lastUsedAt", revoked_at as "revokedAt"`;
-      return created!;
-    });
+    const row = await createApiKey(
+      deps.sql,
+      { id: keyId(), userId, name: body.name, keyHash: hashKey(key), lastFour: key.slice(-4), expiresAt },
+      MAX_ACTIVE_KEYS,
+    );
     if (!row) throw conflict(`An account may hold at most ${MAX_ACTIVE_KEYS} active keys: revoke one first`);
     req.log.info('api key created', { keyId: row.id });
     const { id, name, lastFour, createdAt, expiresAt: exp, status } = present(row);
@@ -68,10 +51,7 @@ export function keyRoutes(deps: AppDeps): Router {
   });
 
   r.get('/keys', session, async (req, res) => {
-    const rows = await deps.sql<KeyRow[]>`
-      select id, name, last_four as "lastFour", created_at as "createdAt", expires_at as "expiresAt",
-             last_used_at as "lastUsedAt", revoked_at as "revokedAt"
-      from api_keys where user_id = ${req.user!.id} order by created_at desc, id desc`;
+    const rows = await listApiKeys(deps.sql, req.user!.id);
     res.json({ keys: rows.map(present) });
   });
 
@@ -83,17 +63,12 @@ export function keyRoutes(deps: AppDeps): Router {
     const { permanent } = parse(deleteKeyQuery, req.query, 'query');
     const userId = req.user!.id;
     if (permanent === 'true') {
-      const deleted = await deps.sql`delete from api_keys where id = ${id} and user_id = ${userId} returning id`;
-      if (deleted.length === 0) throw notFound('API key not found');
+      if (!(await deleteApiKey(deps.sql, userId, id))) throw notFound('API key not found');
       req.log.info('api key deleted', { keyId: id });
       res.json({ id, deleted: true });
       return;
     }
-    // coalesce keeps the first revocation time: revoking twice is harmless and changes nothing.
-    const [row] = await deps.sql<KeyRow[]>`
-      update api_keys set revoked_at = coalesce(revoked_at, now()) where id = ${id} and user_id = ${userId}
-      returning id, name, last_four as "lastFour", created_at as "createdAt", expires_at as "expiresAt",
-                last_used_at as "lastUsedAt", revoked_at as "revokedAt"`;
+    const row = await revokeApiKey(deps.sql, userId, id);
     if (!row) throw notFound('API key not found');
     req.log.info('api key revoked', { keyId: id });
     res.json(present(row));

@@ -65,3 +65,52 @@ describe('lint: one-way layers', function () {
     });
   }
 });
+
+describe('lint: SQL only in db/', function () {
+  this.timeout(120_000);
+  const eslint = new ESLint({ cwd: ROOT });
+
+  /** Lints `code` as if it were the (existing) file `file`; returns the messages of the SQL rule. */
+  async function sqlErrors(file: string, code: string): Promise<string[]> {
+    const [result] = await eslint.lintText(code, { filePath: path.join(ROOT, file) });
+    return result!.messages.filter((m) => m.ruleId === 'app/sql-in-db-only' && m.severity === 2).map((m) => m.message);
+  }
+
+  const SQL = "import type { Sql } from '../../db/client';\n";
+  const forbidden: [string, string][] = [
+    ['api/routes/keys.ts', `${SQL}export const f = (sql: Sql) => sql\`select 1\`;\n`],
+    [
+      'api/routes/keys.ts',
+      `${SQL}export const f = (d: { sql: Sql }, id: string) => d.sql<{ id: string }[]>\`select \${id}\`;\n`,
+    ],
+    ['api/auth/sessions.ts', `${SQL}export const f = (db: Sql) => db.unsafe('select 1');\n`],
+    ['api/auth/api-keys.ts', `${SQL}export const f = (sql: Sql) => sql.begin(async (tx) => tx\`select 1\`);\n`],
+    [
+      'activities/webhooks.ts',
+      "import type { Sql } from '../db/client';\nexport const f = async (q: Sql) => { const alias = q; await alias`select 1`; };\n",
+    ],
+    ['lib/ids.ts', "import type postgres from 'postgres';\nexport const f = (sql: postgres.Sql) => sql`select 1`;\n"],
+  ];
+  for (const [file, code] of forbidden) {
+    it(`refuses in ${file}: ${code.split('\n')[1]}`, async () => {
+      const errors = await sqlErrors(file, code);
+      assert.ok(errors.length >= 1, 'expected the SQL rule to refuse this, got nothing');
+      assert.match(errors[0]!, /SQL lives in db\//);
+    });
+  }
+
+  const allowed: [string, string][] = [
+    ['db/api-keys.ts', "import type { Sql } from './client';\nexport const f = (sql: Sql) => sql`select 1`;\n"],
+    // A tagged template that is not a query, and a call that passes the client on to db/.
+    ['api/routes/keys.ts', "const tag = (s: TemplateStringsArray) => s.join('');\nexport const x = tag`select 1`;\n"],
+    [
+      'api/routes/keys.ts',
+      `${SQL}import { listApiKeys } from '../../db/api-keys';\nexport const f = (sql: Sql) => listApiKeys(sql, 'u');\n`,
+    ],
+  ];
+  for (const [file, code] of allowed) {
+    it(`allows in ${file}: ${code.split('\n').at(-2)}`, async () => {
+      assert.deepEqual(await sqlErrors(file, code), []);
+    });
+  }
+});

@@ -1,0 +1,120 @@
+// Outbound webhook deliveries (one per generation) and their HTTP attempts: what the webhook delivery workflow's
+// activities record and what GET /api/v1/generations/:id/deliveries shows.
+import type { Sql } from './client';
+import type { AttemptResult, DeliveryStatus } from '../lib/webhooks/types';
+
+/**
+ * Creates the generation's delivery, or keeps the one it has (unique by generation: a second call with another id or
+ * body changes nothing), and returns it.
+ */
+export async function ensureDelivery(
+  sql: Sql,
+  d: { id: string; generationId: string; userId: string; event: string; url: string; body: string },
+): Promise<{ id: string; status: DeliveryStatus; attempts: number; createdAt: Date }> {
+  await sql`
+    insert into webhook_deliveries (id, generation_id, user_id, event, url, body)
+    values (${d.id}, ${d.generationId}, ${d.userId}, ${d.event}, ${d.url}, ${d.body})
+    on conflict (generation_id) do nothing`;
+  const [row] = await sql<{ id: string; status: DeliveryStatus; attempts: number; createdAt: Date }[]>`
+    select id, status, attempts, created_at as "createdAt" from webhook_deliveries where generation_id = ${d.generationId}`;
+  return row!;
+}
+
+/** What an attempt sends: the account (whose secrets sign), the URL, the serialized body and the event. */
+export async function deliveryToSend(
+  sql: Sql,
+  deliveryId: string,
+): Promise<{ userId: string; url: string; body: string; event: string } | undefined> {
+  const [row] = await sql<{ userId: string; url: string; body: string; event: string }[]>`
+    select user_id as "userId", url, body, event from webhook_deliveries where id = ${deliveryId}`;
+  return row;
+}
+
+/** The recorded result of attempt number `attempt`, or undefined. */
+export async function findAttempt(sql: Sql, deliveryId: string, attempt: number): Promise<AttemptResult | undefined> {
+  const [row] = await sql<AttemptResult[]>`
+    select attempt, outcome, status_code as "statusCode", duration_ms as "durationMs", error
+    from webhook_attempts where delivery_id = ${deliveryId} and attempt = ${attempt}`;
+  return row;
+}
+
+/**
+ * Records an attempt and counts it on its delivery, in one transaction; null when that attempt number is recorded
+ * already (by an earlier run of the same attempt), whose record then stands.
+ */
+export function recordAttempt(
+  sql: Sql,
+  deliveryId: string,
+  a: AttemptResult,
+  attemptedAt: Date,
+): Promise<AttemptResult | null> {
+  return sql.begin(async (tx) => {
+    const [inserted] = await tx<AttemptResult[]>`
+      insert into webhook_attempts (delivery_id, attempt, outcome, status_code, duration_ms, error, attempted_at)
+      values (${deliveryId}, ${a.attempt}, ${a.outcome}, ${a.statusCode}, ${a.durationMs}, ${a.error}, ${attemptedAt})
+      on conflict (delivery_id, attempt) do nothing
+      returning attempt, outcome, status_code as "statusCode", duration_ms as "durationMs", error`;
+    if (!inserted) return null;
+    await tx`
+      update webhook_deliveries
+      set attempts = greatest(attempts, ${a.attempt}), last_attempt_at = greatest(last_attempt_at, ${attemptedAt})
+      where id = ${deliveryId}`;
+    return inserted;
+  });
+}
+
+/**
+ * Sets the final state of a pending delivery (a finished one keeps its own) and its count of recorded attempts;
+ * undefined when there is no such delivery.
+ */
+export async function finishDelivery(
+  sql: Sql,
+  deliveryId: string,
+  status: 'delivered' | 'failed',
+): Promise<{ status: DeliveryStatus; attempts: number } | undefined> {
+  const [row] = await sql<{ status: DeliveryStatus; attempts: number }[]>`
+    update webhook_deliveries d
+    set status = case when d.status = 'pending' then ${status} else d.status end,
+        finished_at = coalesce(d.finished_at, now()),
+        attempts = (select coalesce(max(attempt), 0) from webhook_attempts a where a.delivery_id = d.id)
+    where d.id = ${deliveryId}
+    returning d.status, d.attempts`;
+  return row;
+}
+
+export interface DeliveryRow {
+  id: string;
+  event: string;
+  url: string;
+  status: string;
+  createdAt: Date;
+  finishedAt: Date | null;
+  attempts: {
+    number: number;
+    statusCode: number | null;
+    durationMs: number;
+    error: string | null;
+    /** as JSON gives it: a timestamp string */
+    attemptedAt: string;
+  }[];
+}
+
+/**
+ * The deliveries of the account's generation with their attempts, oldest first; undefined when the generation is
+ * not the account's (or does not exist).
+ */
+export async function generationDeliveries(
+  sql: Sql,
+  userId: string,
+  generationId: string,
+): Promise<DeliveryRow[] | undefined> {
+  const [gen] = await sql`select id from generations where id = ${generationId} and user_id = ${userId}`;
+  if (!gen) return undefined;
+  return sql<DeliveryRow[]>`
+    select d.id, d.event, d.url, d.status, d.created_at as "createdAt", d.finished_at as "finishedAt",
+      (select coalesce(json_agg(json_build_object('number', a.attempt, 'statusCode', a.status_code,
+              'durationMs', a.duration_ms, 'error', a.error, 'attemptedAt', a.attempted_at) order by a.attempt), '[]')
+         from webhook_attempts a where a.delivery_id = d.id) as attempts
+    from webhook_deliveries d where d.generation_id = ${generationId}
+    order by d.created_at, d.id`;
+}
