@@ -88,7 +88,7 @@ export async function insertAndChargeGenerations(
      * The request's Idempotency-Key: the generation ids are recorded on it in this transaction (its recovery
      * point), and nothing is charged when another request has taken the key over.
      */
-    idempotency?: { ref: IdempotencyRef; lockMs: number };
+    idempotency?: IdempotencyRef;
   },
 ): Promise<BatchChargeResult> {
   const { userId, apiKeyId, batchId, rows, idempotency } = opts;
@@ -102,7 +102,7 @@ export async function insertAndChargeGenerations(
     if (available < required) return { ok: false as const, required, available };
     if (idempotency) {
       const point = { generationIds: rows.map((r) => r.id), batchId };
-      await recordRecoveryPoint(tx, idempotency.ref, point, idempotency.lockMs);
+      await recordRecoveryPoint(tx, idempotency, point);
     }
 
     await tx`insert into generations ${tx(

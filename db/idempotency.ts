@@ -11,6 +11,8 @@ export interface IdempotencyRef {
   accountId: string;
   key: string;
   token: string;
+  /** how long the request holds the key from each claim or renewal (config.idempotency.lockMs) */
+  lockMs: number;
 }
 
 /** What a request created before it answered: enough to rebuild its answer if it never stored one. */
@@ -77,7 +79,7 @@ export async function claimIdempotencyKey(
         recovery = null, status = null, headers = null, body = null
       where k.expires_at <= now()
       returning 1`;
-    if (inserted.length > 0) return { kind: 'acquired', ref: { accountId, key, token }, recovery: null };
+    if (inserted.length > 0) return { kind: 'acquired', ref: { accountId, key, token, lockMs }, recovery: null };
 
     const [row] = await sql<ExistingRow[]>`
       select fingerprint, status, headers, body, lock_token as "lockToken",
@@ -95,7 +97,7 @@ export async function claimIdempotencyKey(
           and lock_token is not distinct from ${row.lockToken}::uuid
           and (locked_until is null or locked_until <= now())
         returning recovery`;
-      if (taken) return { kind: 'acquired', ref: { accountId, key, token }, recovery: taken.recovery };
+      if (taken) return { kind: 'acquired', ref: { accountId, key, token, lockMs }, recovery: taken.recovery };
     }
     // the row changed (answered, released, deleted or expired) between the statements: look again
     if (attempt >= 4) throw new Error(`could not claim idempotency key ${key}: the row keeps changing`);
@@ -104,19 +106,14 @@ export async function claimIdempotencyKey(
 
 /**
  * Records what the holder of `ref` created, inside the transaction that created and charged it, and renews the
- * lock. When the key is no longer this request's, throws IdempotencyKeyLost so that the transaction rolls back:
+ * lock for `ref.lockMs`. When the key is no longer this request's, throws IdempotencyKeyLost so that the transaction rolls back:
  * a request never charges under a key another request holds.
  */
-export async function recordRecoveryPoint(
-  tx: Tx,
-  ref: IdempotencyRef,
-  point: RecoveryPoint,
-  lockMs: number,
-): Promise<void> {
+export async function recordRecoveryPoint(tx: Tx, ref: IdempotencyRef, point: RecoveryPoint): Promise<void> {
   const rows = await tx`
     update idempotency_keys
     set recovery = ${tx.json(point as unknown as Parameters<typeof tx.json>[0])},
-        locked_until = greatest(locked_until, now() + ${lockMs} * interval '1 millisecond')
+        locked_until = greatest(locked_until, now() + ${ref.lockMs} * interval '1 millisecond')
     where account_id = ${ref.accountId} and key = ${ref.key} and lock_token = ${ref.token}
     returning 1`;
   if (rows.length === 0) throw new IdempotencyKeyLost(ref.key);

@@ -280,199 +280,34 @@ const envSchema = z.object({
 
 export type Env = z.infer<typeof envSchema>;
 
-export interface Config {
-  env: Env['NODE_ENV'];
-  logLevel: Env['LOG_LEVEL'];
-  host: string;
-  port: number;
-  publicBaseUrl: string;
-  dataDir: string;
-  appSecret: string;
-  databaseUrl: string | undefined;
-  databasePoolMax: number;
-  embeddedPgPort: number;
-  temporal: {
-    address: string | undefined;
-    namespace: string;
-    taskQueue: string;
-    uiUrl: string | undefined;
-    cliPath: string | undefined;
-    devPort: number;
-    devUiPort: number;
-  };
-  apiKeyPrefix: string;
-  sessionTtlMs: number;
-  /**
-   * The session cookie's name: SESSION_COOKIE_NAME, prefixed `__Host-` when PUBLIC_BASE_URL is https (always in
-   * production), where the cookie is also `Secure` (see `secureCookies`).
-   */
-  sessionCookieName: string;
-  /**
-   * PUBLIC_BASE_URL is https (always in production): the session cookie is `__Host-`-prefixed and `Secure`, and
-   * every answer carries Strict-Transport-Security. Plain http://localhost development keeps neither.
-   */
-  https: boolean;
-  allowPrivateUrls: boolean;
-  seedOnStart: boolean;
-  trustProxy: boolean | number | string;
-  auth: { loginFailuresPerEmail: number; loginFailuresPerIp: number; signupsPerIp: number };
-  storage: {
-    driver: 'local' | 's3';
-    s3: {
-      endpoint: string | undefined;
-      bucket: string | undefined;
-      region: string;
-      accessKeyId: string | undefined;
-      secretAccessKey: string | undefined;
-      sessionToken: string | undefined;
-      forcePathStyle: boolean;
-      prefix: string | undefined;
-    };
-  };
-  /** Storage per account (docs/storage.md). */
-  uploads: {
-    /** Bytes an account's uploads may take: originals, thumbnails and prepared levels. */
-    quotaBytes: number;
-    /** Prepared levels no generation used for this long are deleted by the maintenance sweep. */
-    preparedLevelsRetentionMs: number;
-  };
-  rateLimit: RateLimitConfig;
-  webhooks: {
-    /** Per-attempt limit for the whole exchange (connect, send, response headers). */
-    timeoutMs: number;
-    /** Delay before the first retry; each further retry doubles it. */
-    retryInitialMs: number;
-    /** Cap on the delay between two attempts. */
-    retryMaxIntervalMs: number;
-    /** How long after the delivery was created attempts continue; the delivery is marked failed after that. */
-    retryWindowMs: number;
-    /** How long the previous signing secret keeps signing (as a second v1) after a rotation. */
-    secretGraceMs: number;
-  };
-  generateSyncTimeoutMs: number;
-  /** how long an unfinished generation without a running workflow waits before the maintenance sweep recovers it */
-  generationOrphanAfterMs: number;
-  idempotency: {
-    /** lifetime of a key and its stored answer (IDEMPOTENCY_KEY_TTL) */
-    ttlMs: number;
-    /**
-     * how long a running request holds its key: IDEMPOTENCY_LOCK, at least the longer synchronous wait (generate's
-     * GENERATE_SYNC_TIMEOUT_MS, the design chat's CHAT_SYNC_TIMEOUT_MS) + 30 s
-     */
-    lockMs: number;
-  };
-  /** seconds a stored inbound event waits for the API to start its workflow before the inbound sweep starts it */
-  inboundSweepGraceSeconds: number;
-  payments: {
-    /** Unset: payments are not configured (npm start runs stripe-mock and sets it). */
-    secretKey: string | undefined;
-    /** Base URL of the Stripe API (stripe-mock locally); unset: Stripe's own. */
-    apiUrl: string | undefined;
-    /** Endpoint signing secret; outside production generated once into DATA_DIR when unset. */
-    webhookSecret: string | undefined;
-    planPrices: { pro: string; business: string };
-    tokenPacks: TokenPack[];
-  };
-  shopify: {
-    /** Unset: no app credentials (npm start runs the local development shop and sets them). */
-    apiKey: string | undefined;
-    apiSecret: string | undefined;
-    scopes: string;
-    /** Origin every shop request goes to instead of https://<shop> (local shop, tests); unset in production. */
-    shopBaseUrl: string | undefined;
-    /**
-     * The local development shop's origin as the browser reaches it (npm start's dev shop, tests): the authorize URL
-     * and a store's admin links point there (`<url>/admin/oauth/authorize?…&shop=<shop>`, `<url>/admin?shop=<shop>`)
-     * instead of https://<shop>. Unset in production.
-     */
-    devShopUrl: string | undefined;
-    stateTtlMs: number;
-    /** How long POST /api/storefront/publish and fulfillment wait for their workflow before answering 202. */
-    syncTimeoutMs: number;
-    /** AES-256-GCM key for shop access tokens at rest; undefined in production when the storefront is not configured. */
-    tokenKey: Buffer | undefined;
-    /** The raw body of a processed webhook is erased this long after processing. */
-    webhookBodyRetentionMs: number;
-    /** A customers/data_request export is erased this long after it was made. */
-    dataRequestRetentionMs: number;
-  };
-  chat: ChatConfig;
-}
-
-export interface ChatProviderConfig {
-  /** unset: the provider is not used */
-  apiKey: string | undefined;
-  /** endpoint override (the SDK's baseUrl / baseURL); unset: the provider's own */
-  baseUrl: string | undefined;
-  /** per attempt */
-  timeoutMs: number;
-}
-
-export interface ChatConfig {
-  gemini: ChatProviderConfig;
-  openai: ChatProviderConfig;
-  /** attempts per provider on 429, 5xx and timeouts */
-  providerAttempts: number;
-  /** how long POST /api/chat waits for the job before answering 202 */
-  syncTimeoutMs: number;
-  /** a job still running this long after it was created, with no running workflow, is failed by the sweep */
-  orphanAfterMs: number;
-  /** requests per user per minute, per account per hour (every authenticated POST /api/chat counts) */
-  perMinute: number;
-  perHour: number;
-}
-
 /** Account-wide ceilings default to this many times the per-key limit: three keys at full speed, then they share. */
 export const ACCOUNT_FACTOR = 3;
 /** Limits go to PostgreSQL as `integer`. */
 const accountLimit = (own: number | undefined, perKey: number) => own ?? Math.min(INT4_MAX, ACCOUNT_FACTOR * perKey);
 
-export interface RateLimitConfig {
-  perMinute: number;
-  perHour: number;
-  concurrency: number;
-  /** Per-endpoint budgets per key per minute, on top of perMinute and perHour. */
-  endpointPerMinute: { generate: number; analyze: number; garments: number; upload: number; preview: number };
-  /** Ceilings shared by all keys (and the session) of one account, on top of the per-key limits. */
-  account: {
-    perMinute: number;
-    perHour: number;
-    concurrency: number;
-    /** POST /analyze requests in flight per account: bounds its share of the analysis worker pool. */
-    analyzeConcurrency: number;
-    endpointPerMinute: { generate: number; analyze: number; garments: number; upload: number; preview: number };
-  };
-  leaseMs: number;
-  storeTimeoutMs: number;
-  onStoreError: 'local' | 'closed';
-}
-
-export class ConfigError extends Error {}
-
-/** Reads and validates the environment. `overrides` lets tests and scripts set values without touching process.env. */
-export function loadConfig(
-  source: NodeJS.ProcessEnv = process.env,
-  overrides: Partial<Record<keyof Env, string>> = {},
-): Config {
-  const merged: Record<string, string | undefined> = { ...source, ...overrides };
-  // Empty strings mean "unset" so a blank line in an env file does not become a bogus value.
-  for (const k of Object.keys(merged)) if (merged[k] === '') merged[k] = undefined;
-  const parsed = envSchema.safeParse(merged);
-  if (!parsed.success) {
-    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
-    throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
-  }
-  const e = parsed.data;
+/** The product's settings, named for what they do, from the validated environment (loadConfig). */
+const configSchema = envSchema.transform((e, ctx) => {
   const dataDir = path.resolve(e.DATA_DIR);
   const publicBaseUrl = (e.PUBLIC_BASE_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, '');
   const https = new URL(publicBaseUrl).protocol === 'https:';
   // Browsers keep a Secure (and __Host-) cookie only over https, and a production app reached over plain http would
   // send the session cookie in clear: production refuses to start without an https PUBLIC_BASE_URL.
-  if (e.NODE_ENV === 'production' && !https)
-    throw new ConfigError(
-      'Invalid configuration:\n  PUBLIC_BASE_URL: required in production, and must be https:// (the address clients reach, TLS ' +
-        'terminated in front of the API)',
-    );
+  if (e.NODE_ENV === 'production' && !https) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['PUBLIC_BASE_URL'],
+      message:
+        'required in production, and must be https:// (the address clients reach, TLS terminated in front of the API)',
+    });
+    return z.NEVER;
+  }
+  const endpointPerMinute = {
+    generate: e.RATE_LIMIT_GENERATE_PER_MINUTE,
+    analyze: e.RATE_LIMIT_ANALYZE_PER_MINUTE,
+    garments: e.RATE_LIMIT_GARMENTS_PER_MINUTE,
+    upload: e.RATE_LIMIT_UPLOAD_PER_MINUTE,
+    preview: e.RATE_LIMIT_PREVIEW_PER_MINUTE,
+  };
   return {
     env: e.NODE_ENV,
     logLevel: e.LOG_LEVEL,
@@ -495,7 +330,15 @@ export function loadConfig(
     },
     apiKeyPrefix: e.API_KEY_PREFIX,
     sessionTtlMs: e.SESSION_TTL_HOURS * 3600_000,
+    /**
+     * The session cookie's name: SESSION_COOKIE_NAME, prefixed `__Host-` when PUBLIC_BASE_URL is https (always in
+     * production), where the cookie is also `Secure` (see `https`).
+     */
     sessionCookieName: https ? `__Host-${e.SESSION_COOKIE_NAME}` : e.SESSION_COOKIE_NAME,
+    /**
+     * PUBLIC_BASE_URL is https (always in production): the session cookie is `__Host-`-prefixed and `Secure`, and
+     * every answer carries Strict-Transport-Security. Plain http://localhost development keeps neither.
+     */
     https,
     allowPrivateUrls: e.ALLOW_PRIVATE_URLS,
     seedOnStart: e.SEED_ON_START,
@@ -518,32 +361,32 @@ export function loadConfig(
         prefix: e.S3_PREFIX,
       },
     },
+    /** Storage per account (docs/storage.md). */
     uploads: {
+      /** Bytes an account's uploads may take: originals, thumbnails and prepared levels. */
       quotaBytes: e.STORAGE_QUOTA_BYTES,
+      /** Prepared levels no generation used for this long are deleted by the maintenance sweep. */
       preparedLevelsRetentionMs: e.PREPARED_LEVELS_RETENTION,
     },
     rateLimit: {
       perMinute: e.RATE_LIMIT_PER_MINUTE,
       perHour: e.RATE_LIMIT_PER_HOUR,
       concurrency: e.RATE_LIMIT_CONCURRENCY,
-      endpointPerMinute: {
-        generate: e.RATE_LIMIT_GENERATE_PER_MINUTE,
-        analyze: e.RATE_LIMIT_ANALYZE_PER_MINUTE,
-        garments: e.RATE_LIMIT_GARMENTS_PER_MINUTE,
-        upload: e.RATE_LIMIT_UPLOAD_PER_MINUTE,
-        preview: e.RATE_LIMIT_PREVIEW_PER_MINUTE,
-      },
+      /** Per-endpoint budgets per key per minute, on top of perMinute and perHour. */
+      endpointPerMinute,
+      /** Ceilings shared by all keys (and the session) of one account, on top of the per-key limits. */
       account: {
         perMinute: accountLimit(e.RATE_LIMIT_ACCOUNT_PER_MINUTE, e.RATE_LIMIT_PER_MINUTE),
         perHour: accountLimit(e.RATE_LIMIT_ACCOUNT_PER_HOUR, e.RATE_LIMIT_PER_HOUR),
         concurrency: accountLimit(e.RATE_LIMIT_ACCOUNT_CONCURRENCY, e.RATE_LIMIT_CONCURRENCY),
+        /** POST /analyze requests in flight per account: bounds its share of the analysis worker pool. */
         analyzeConcurrency: e.RATE_LIMIT_ACCOUNT_ANALYZE_CONCURRENCY ?? Math.min(INT4_MAX, e.RATE_LIMIT_CONCURRENCY),
         endpointPerMinute: {
-          generate: accountLimit(e.RATE_LIMIT_ACCOUNT_GENERATE_PER_MINUTE, e.RATE_LIMIT_GENERATE_PER_MINUTE),
-          analyze: accountLimit(e.RATE_LIMIT_ACCOUNT_ANALYZE_PER_MINUTE, e.RATE_LIMIT_ANALYZE_PER_MINUTE),
-          garments: accountLimit(e.RATE_LIMIT_ACCOUNT_GARMENTS_PER_MINUTE, e.RATE_LIMIT_GARMENTS_PER_MINUTE),
-          upload: accountLimit(e.RATE_LIMIT_ACCOUNT_UPLOAD_PER_MINUTE, e.RATE_LIMIT_UPLOAD_PER_MINUTE),
-          preview: accountLimit(e.RATE_LIMIT_ACCOUNT_PREVIEW_PER_MINUTE, e.RATE_LIMIT_PREVIEW_PER_MINUTE),
+          generate: accountLimit(e.RATE_LIMIT_ACCOUNT_GENERATE_PER_MINUTE, endpointPerMinute.generate),
+          analyze: accountLimit(e.RATE_LIMIT_ACCOUNT_ANALYZE_PER_MINUTE, endpointPerMinute.analyze),
+          garments: accountLimit(e.RATE_LIMIT_ACCOUNT_GARMENTS_PER_MINUTE, endpointPerMinute.garments),
+          upload: accountLimit(e.RATE_LIMIT_ACCOUNT_UPLOAD_PER_MINUTE, endpointPerMinute.upload),
+          preview: accountLimit(e.RATE_LIMIT_ACCOUNT_PREVIEW_PER_MINUTE, endpointPerMinute.preview),
         },
       },
       leaseMs: e.RATE_LIMIT_LEASE_SECONDS * 1000,
@@ -551,22 +394,37 @@ export function loadConfig(
       onStoreError: e.RATE_LIMIT_ON_STORE_ERROR,
     },
     webhooks: {
+      /** Per-attempt limit for the whole exchange (connect, send, response headers). */
       timeoutMs: e.WEBHOOK_TIMEOUT_MS,
+      /** Delay before the first retry; each further retry doubles it. */
       retryInitialMs: e.WEBHOOK_RETRY_INITIAL,
+      /** Cap on the delay between two attempts. */
       retryMaxIntervalMs: e.WEBHOOK_RETRY_MAX_INTERVAL,
+      /** How long after the delivery was created attempts continue; the delivery is marked failed after that. */
       retryWindowMs: e.WEBHOOK_RETRY_WINDOW,
+      /** How long the previous signing secret keeps signing (as a second v1) after a rotation. */
       secretGraceMs: e.WEBHOOK_SECRET_GRACE,
     },
     generateSyncTimeoutMs: e.GENERATE_SYNC_TIMEOUT_MS,
+    /** how long an unfinished generation without a running workflow waits before the maintenance sweep recovers it */
     generationOrphanAfterMs: e.GENERATION_ORPHAN_AFTER,
     idempotency: {
+      /** lifetime of a key and its stored answer (IDEMPOTENCY_KEY_TTL) */
       ttlMs: e.IDEMPOTENCY_KEY_TTL,
+      /**
+       * how long a running request holds its key: IDEMPOTENCY_LOCK, at least the longer synchronous wait (generate's
+       * GENERATE_SYNC_TIMEOUT_MS, the design chat's CHAT_SYNC_TIMEOUT_MS) + 30 s
+       */
       lockMs: Math.max(e.IDEMPOTENCY_LOCK, e.GENERATE_SYNC_TIMEOUT_MS + 30_000, e.CHAT_SYNC_TIMEOUT_MS + 30_000),
     },
+    /** seconds a stored inbound event waits for the API to start its workflow before the inbound sweep starts it */
     inboundSweepGraceSeconds: e.INBOUND_SWEEP_GRACE_SECONDS,
     payments: {
+      /** Unset: payments are not configured (npm start runs stripe-mock and sets it). */
       secretKey: e.STRIPE_SECRET_KEY,
+      /** Base URL of the Stripe API (stripe-mock locally); unset: Stripe's own. */
       apiUrl: e.STRIPE_API_URL?.replace(/\/+$/, ''),
+      /** Endpoint signing secret; outside production generated once into DATA_DIR when unset. */
       webhookSecret:
         e.STRIPE_WEBHOOK_SECRET ??
         (e.NODE_ENV === 'production'
@@ -576,6 +434,7 @@ export function loadConfig(
       tokenPacks: e.STRIPE_TOKEN_PACKS,
     },
     shopify: {
+      /** Unset: no app credentials (npm start runs the local development shop and sets them). */
       apiKey: e.SHOPIFY_API_KEY,
       apiSecret:
         e.SHOPIFY_API_SECRET ??
@@ -583,28 +442,78 @@ export function loadConfig(
           ? requiredWith(e.SHOPIFY_API_KEY, 'SHOPIFY_API_SECRET', 'SHOPIFY_API_KEY is set')
           : undefined),
       scopes: e.SHOPIFY_SCOPES,
+      /** Origin every shop request goes to instead of https://<shop> (local shop, tests); unset in production. */
       shopBaseUrl: e.SHOPIFY_SHOP_BASE_URL?.replace(/\/+$/, ''),
+      /**
+       * The local development shop's origin as the browser reaches it (npm start's dev shop, tests): the authorize URL
+       * and a store's admin links point there (`<url>/admin/oauth/authorize?…&shop=<shop>`, `<url>/admin?shop=<shop>`)
+       * instead of https://<shop>. Unset in production.
+       */
       devShopUrl: e.SHOPIFY_DEV_SHOP_URL?.replace(/\/+$/, ''),
       stateTtlMs: e.SHOPIFY_STATE_TTL_S * 1000,
+      /** How long POST /api/storefront/publish and fulfillment wait for their workflow before answering 202. */
       syncTimeoutMs: e.SHOPIFY_SYNC_TIMEOUT_MS,
+      /** AES-256-GCM key for shop access tokens at rest; undefined in production when the storefront is not configured. */
       tokenKey: e.TOKEN_ENCRYPTION_KEY
         ? Buffer.from(e.TOKEN_ENCRYPTION_KEY, 'base64')
         : e.NODE_ENV === 'production'
           ? requiredWith(e.SHOPIFY_API_KEY, 'TOKEN_ENCRYPTION_KEY', 'SHOPIFY_API_KEY is set (32 bytes, base64)')
           : Buffer.from(persistedFile(dataDir, e.NODE_ENV, 'token-encryption-key', 'TOKEN_ENCRYPTION_KEY'), 'base64'),
+      /** The raw body of a processed webhook is erased this long after processing. */
       webhookBodyRetentionMs: e.SHOPIFY_WEBHOOK_BODY_RETENTION,
+      /** A customers/data_request export is erased this long after it was made. */
       dataRequestRetentionMs: e.SHOPIFY_DATA_REQUEST_RETENTION,
     },
     chat: {
-      gemini: { apiKey: e.GEMINI_API_KEY, baseUrl: e.GEMINI_BASE_URL, timeoutMs: e.GEMINI_TIMEOUT_MS },
-      openai: { apiKey: e.OPENAI_API_KEY, baseUrl: e.OPENAI_BASE_URL, timeoutMs: e.OPENAI_TIMEOUT_MS },
+      gemini: chatProvider(e.GEMINI_API_KEY, e.GEMINI_BASE_URL, e.GEMINI_TIMEOUT_MS),
+      openai: chatProvider(e.OPENAI_API_KEY, e.OPENAI_BASE_URL, e.OPENAI_TIMEOUT_MS),
+      /** attempts per provider on 429, 5xx and timeouts */
       providerAttempts: e.CHAT_PROVIDER_ATTEMPTS,
+      /** how long POST /api/chat waits for the job before answering 202 */
       syncTimeoutMs: e.CHAT_SYNC_TIMEOUT_MS,
+      /** a job still running this long after it was created, with no running workflow, is failed by the sweep */
       orphanAfterMs: e.CHAT_ORPHAN_AFTER,
+      /** requests per user per minute (every authenticated POST /api/chat counts) */
       perMinute: e.CHAT_RATE_PER_MINUTE,
+      /** requests per account per hour */
       perHour: e.CHAT_RATE_PER_HOUR,
     },
   };
+});
+
+/** The settings every process reads (loadConfig), inferred from the schema that reads them. */
+export type Config = z.output<typeof configSchema>;
+export type RateLimitConfig = Config['rateLimit'];
+export type ChatConfig = Config['chat'];
+export type ChatProviderConfig = ChatConfig['gemini'];
+
+function chatProvider(apiKey: string | undefined, baseUrl: string | undefined, timeoutMs: number) {
+  return {
+    /** unset: the provider is not used */
+    apiKey,
+    /** endpoint override (the SDK's baseUrl / baseURL); unset: the provider's own */
+    baseUrl,
+    /** per attempt */
+    timeoutMs,
+  };
+}
+
+export class ConfigError extends Error {}
+
+/** Reads and validates the environment. `overrides` lets tests and scripts set values without touching process.env. */
+export function loadConfig(
+  source: NodeJS.ProcessEnv = process.env,
+  overrides: Partial<Record<keyof Env, string>> = {},
+): Config {
+  const merged: Record<string, string | undefined> = { ...source, ...overrides };
+  // Empty strings mean "unset" so a blank line in an env file does not become a bogus value.
+  for (const k of Object.keys(merged)) if (merged[k] === '') merged[k] = undefined;
+  const parsed = configSchema.safeParse(merged);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
+    throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
+  }
+  return parsed.data;
 }
 
 /** In production a variable another one depends on must be set: undefined when that one is unset too. */

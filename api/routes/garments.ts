@@ -1,13 +1,20 @@
 // Part A garment catalogue (spec "Garment", GET /garments, GET /garments/<id>). Free, but needs a key.
 import { Router } from 'express';
-import { decodeCursor, encodeCursor } from '../../lib/cursor';
-import { findGarments } from '../../db/garments';
+import { findGarments, type GarmentRow } from '../../db/garments';
 import { presentGarment } from '../http/present';
 import type { AppDeps } from '../context';
-import { badRequest, notFound, parse } from '../errors';
+import { notFound, parse } from '../errors';
 import { partA } from '../middleware/part-a';
 import { garmentListQuery } from '../http/schemas';
-import { DEFAULT_PAGE_LIMIT } from '../pagination';
+import { cursorPage, DEFAULT_PAGE_LIMIT, type CursorCodec } from '../pagination';
+
+/** Catalogue order: `{s: sort order}`. */
+const bySortOrder: CursorCodec<GarmentRow, number> = {
+  read: (v) => (typeof v.s === 'number' && Number.isInteger(v.s) ? v.s : undefined),
+  of: (g) => ({ s: g.sortOrder }),
+};
+
+const invalidHint = ', with the same category';
 
 export function garmentRoutes(deps: AppDeps): Router {
   const r = Router();
@@ -15,27 +22,12 @@ export function garmentRoutes(deps: AppDeps): Router {
 
   r.get('/garments', ...auth, async (req, res) => {
     const q = parse(garmentListQuery, req.query, 'query');
-    const limit = q.limit ?? DEFAULT_PAGE_LIMIT;
-    const scope = `garments:${q.category ?? ''}`;
-    let afterSort: number | undefined;
-    if (q.cursor !== undefined) {
-      const c = decodeCursor<{ s: unknown }>(q.cursor, deps.config.appSecret, scope);
-      if (!c || typeof c.s !== 'number' || !Number.isInteger(c.s)) {
-        throw badRequest('Invalid cursor: pass nextCursor from the previous page unchanged, with the same category');
-      }
-      afterSort = c.s;
-    }
-    const rows = await findGarments(deps.sql, { category: q.category, afterSort, limit: limit + 1 });
-    const hasMore = rows.length > limit;
-    const page = rows.slice(0, limit);
-    const last = page[page.length - 1];
-    res.json({
-      garments: page.map((g) => presentGarment(deps, g)),
-      pagination: {
-        hasMore,
-        nextCursor: hasMore && last ? encodeCursor({ s: last.sortOrder }, deps.config.appSecret, scope) : null,
-      },
-    });
+    const { page, pagination } = await cursorPage(
+      { secret: deps.config.appSecret, scope: `garments:${q.category ?? ''}`, codec: bySortOrder, invalidHint },
+      { cursor: q.cursor, limit: q.limit ?? DEFAULT_PAGE_LIMIT },
+      (afterSort, limit) => findGarments(deps.sql, { category: q.category, afterSort, limit }),
+    );
+    res.json({ garments: page.map((g) => presentGarment(deps, g)), pagination });
   });
 
   r.get('/garments/:garmentId', ...auth, async (req, res) => {

@@ -2,16 +2,15 @@
 // GET /generations[/<id>] reads the resource.
 import { Router, type Request, type Response } from 'express';
 import { getGeneration, listGenerations, type GenerationRow } from '../../db/generations';
-import { decodeCursor, encodeCursor } from '../../lib/cursor';
 import type { AppDeps } from '../context';
-import { badRequest, notFound, parse } from '../errors';
+import { notFound, parse } from '../errors';
 import { GenerationNotices } from '../generation-notices';
 import { presentGeneration } from '../http/present';
 import { GENERATION_ID, generateBody, generationListQuery, prefersAsync } from '../http/schemas';
 import { jsonBody } from '../middleware/body';
 import { idempotent } from '../middleware/idempotency';
 import { partA } from '../middleware/part-a';
-import { DEFAULT_PAGE_LIMIT } from '../pagination';
+import { createdAtAndId, cursorPage, DEFAULT_PAGE_LIMIT } from '../pagination';
 import { createGeneration, recoveredGenerations } from '../services/generations';
 
 export function generationRoutes(deps: AppDeps): Router {
@@ -53,30 +52,12 @@ export function generationRoutes(deps: AppDeps): Router {
 
   r.get('/generations', ...partA(deps), async (req, res) => {
     const q = parse(generationListQuery, req.query, 'query');
-    const limit = q.limit ?? DEFAULT_PAGE_LIMIT;
-    const scope = 'generations';
-    let after: { c: string; i: string } | undefined;
-    if (q.cursor !== undefined) {
-      const c = decodeCursor<{ c: unknown; i: unknown }>(q.cursor, deps.config.appSecret, scope);
-      if (!c || typeof c.c !== 'string' || typeof c.i !== 'string' || Number.isNaN(Date.parse(c.c))) {
-        throw badRequest('Invalid cursor: pass nextCursor from the previous page unchanged');
-      }
-      after = { c: c.c, i: c.i };
-    }
-    const rows = await listGenerations(deps.sql, req.user!.id, { after, limit: limit + 1 });
-    const hasMore = rows.length > limit;
-    const page = rows.slice(0, limit);
-    const last = page[page.length - 1];
-    res.json({
-      generations: page.map((g) => presentGeneration(deps, g)),
-      pagination: {
-        hasMore,
-        nextCursor:
-          hasMore && last
-            ? encodeCursor({ c: last.createdAt.toISOString(), i: last.id }, deps.config.appSecret, scope)
-            : null,
-      },
-    });
+    const { page, pagination } = await cursorPage(
+      { secret: deps.config.appSecret, scope: 'generations', codec: createdAtAndId },
+      { cursor: q.cursor, limit: q.limit ?? DEFAULT_PAGE_LIMIT },
+      (after, limit) => listGenerations(deps.sql, req.user!.id, { after, limit }),
+    );
+    res.json({ generations: page.map((g) => presentGeneration(deps, g)), pagination });
   });
 
   r.get('/generations/:generationId', ...partA(deps), async (req, res) => {

@@ -22,13 +22,13 @@ import {
   type RecoveryPoint,
 } from '../../db/idempotency';
 import { tokenBalance } from '../../db/ledger';
-import { decodeCursor, encodeCursor } from '../../lib/cursor';
 import { GENERATION_FAILED, MODEL_COST, type ChatRequest, type ChatWorkflowInput } from '../../lib/chat/types';
 import { timeId } from '../../lib/ids';
 import { fileUrl } from '../../lib/storage';
 import { chatDesign } from '../../workflows';
 import type { AppDeps } from '../context';
-import { ApiError, badRequest, notFound } from '../errors';
+import { createdAtAndId, cursorPage } from '../pagination';
+import { ApiError, notFound } from '../errors';
 
 export const THREAD_NOT_FOUND = 'Thread not found';
 export const JOB_NOT_FOUND = 'Job not found';
@@ -138,12 +138,7 @@ export async function postChat(
   if (idempotency)
     await deps.sql.begin(async (tx) => {
       await insertRenderJob(tx, row);
-      await recordRecoveryPoint(
-        tx,
-        idempotency,
-        { generationIds: [], chatJobId: jobId },
-        deps.config.idempotency.lockMs,
-      );
+      await recordRecoveryPoint(tx, idempotency, { generationIds: [], chatJobId: jobId });
     });
   else await insertRenderJob(deps.sql, row);
   const input: ChatWorkflowInput = { ...req, jobId, accountId: userId };
@@ -202,21 +197,13 @@ export async function getChatJob(deps: AppDeps, userId: string, jobId: string): 
   return answerFor(deps, job);
 }
 
-const threadScope = (userId: string) => `chat-threads:${userId}`;
-
 /** GET /api/chat/threads: newest first, cursor pages. */
 export async function chatThreads(deps: AppDeps, userId: string, q: { limit: number; cursor?: string }) {
-  let after: { c: string; i: string } | undefined;
-  if (q.cursor !== undefined) {
-    const c = decodeCursor<{ c: unknown; i: unknown }>(q.cursor, deps.config.appSecret, threadScope(userId));
-    if (!c || typeof c.c !== 'string' || typeof c.i !== 'string')
-      throw badRequest('Invalid cursor: pass nextCursor from the previous page unchanged');
-    after = { c: c.c, i: c.i };
-  }
-  const rows = await listThreads(deps.sql, userId, { after, limit: q.limit + 1 });
-  const page = rows.slice(0, q.limit);
-  const last = page[page.length - 1];
-  const hasMore = rows.length > q.limit;
+  const { page, pagination } = await cursorPage(
+    { secret: deps.config.appSecret, scope: `chat-threads:${userId}`, codec: createdAtAndId },
+    q,
+    (after, limit) => listThreads(deps.sql, userId, { after, limit }),
+  );
   return {
     threads: page.map((t) => ({
       id: t.id,
@@ -225,13 +212,7 @@ export async function chatThreads(deps: AppDeps, userId: string, q: { limit: num
       createdAt: t.createdAt.toISOString(),
       updatedAt: t.updatedAt.toISOString(),
     })),
-    pagination: {
-      hasMore,
-      nextCursor:
-        hasMore && last
-          ? encodeCursor({ c: last.createdAt.toISOString(), i: last.id }, deps.config.appSecret, threadScope(userId))
-          : null,
-    },
+    pagination,
   };
 }
 

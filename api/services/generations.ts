@@ -82,8 +82,7 @@ export interface StartOptions {
   idempotency?: IdempotencyRef | undefined;
 }
 
-const keyed = (deps: AppDeps, ref: IdempotencyRef | undefined) =>
-  ref ? { idempotency: { ref, lockMs: deps.config.idempotency.lockMs } } : {};
+const keyed = (ref: IdempotencyRef | undefined) => (ref ? { idempotency: ref } : {});
 
 /**
  * The generations a request created under an Idempotency-Key before it stopped without storing its answer (its
@@ -232,7 +231,7 @@ export async function createGeneration(
         webhookUrl: body.webhookUrl ?? null,
       },
     ],
-    ...keyed(deps, opts.idempotency),
+    ...keyed(opts.idempotency),
   });
   if (!charge.ok) throw insufficient(1, charge.available, 'this generation');
 
@@ -368,7 +367,7 @@ export async function createBatch(
     apiKeyId: caller.apiKeyId,
     batchId,
     rows,
-    ...keyed(deps, opts.idempotency),
+    ...keyed(opts.idempotency),
   });
   if (!charge.ok) throw insufficient(charge.required, charge.available, `this batch of ${charge.required}`);
 

@@ -12,15 +12,8 @@ export function prng(seed: number): () => number {
   };
 }
 
-/** FNV-1a hash of a string, for deriving seeds from names. */
-export function hashString(s: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < s.length; i++) {
-    h ^= s.charCodeAt(i);
-    h = Math.imul(h, 0x01000193);
-  }
-  return h >>> 0;
-}
+/** Seeds from names (lib/hash.ts), re-exported for the blank builders. */
+export { hashString } from '../hash';
 
 /**
  * Smooth value noise on a lattice of `cell` pixels, values in [-1, 1].

@@ -1,14 +1,9 @@
 /** Print zone geometry in image fractions, derived from the inch measurements in silhouettes.ts. */
+import type { ZoneRect } from '../compositing/composite';
 import type { Silhouette, View, ZoneId } from './geometry';
 import { SPECS, framing } from './silhouettes';
 
-/** A rectangle in FRACTIONS (0..1) of the blank image width/height; x,y = top-left corner. */
-export interface ZoneRect {
-  x: number;
-  y: number;
-  width: number;
-  height: number;
-}
+export type { ZoneRect };
 
 export interface Zone {
   view: View;

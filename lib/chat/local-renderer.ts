@@ -4,7 +4,8 @@
 // drawn as SVG and rasterized by sharp (librsvg; the type is DejaVu Sans Bold through fontconfig) on a flat
 // background, as an image model's answer would be. Used only when no provider key is configured.
 import sharp from 'sharp';
-import { hashString, readPrompt, type Motif, type PromptReading } from './prompt';
+import { hashString } from '../hash';
+import { readPrompt, type Motif, type PromptReading } from './prompt';
 
 export const LOCAL_RENDER_SIZE = 1024;
 

@@ -2,14 +2,10 @@
 // with one blank, a full-front and a left-chest placement on it; with none, no mockups. Zones: a catalogue blank
 // uses its garment's zones; a foreign blank (a client's own photo) a centred default zone, since nothing is known
 // of where its garment sits.
+import type { Placement, ZoneRect } from '../compositing/composite';
 import type { MockupPlacement } from './types';
 
-export interface ZoneRect {
-  x: number;
-  y: number;
-  width: number;
-  height: number;
-}
+export type { ZoneRect };
 
 export interface PlannedMockup {
   garmentUrl: string;
@@ -37,7 +33,7 @@ export const DEFAULT_ZONES: Record<MockupPlacement, ZoneRect> = {
 };
 
 /** Where the design sits in its zone (spec placement: centre in % of the zone, scale of the zone). */
-export const MOCKUP_PLACEMENTS: Record<MockupPlacement, { x: number; y: number; scale: number; rotation: number }> = {
+export const MOCKUP_PLACEMENTS: Record<MockupPlacement, Placement> = {
   front: { x: 50, y: 40, scale: 0.85, rotation: 0 },
   'left-chest': { x: 50, y: 50, scale: 1, rotation: 0 },
 };

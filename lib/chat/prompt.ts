@@ -1,5 +1,6 @@
 // Reading a design prompt for the local renderer: the colours it names, its key words (what it is about, without
 // filler), and the motif those words suggest. Pure and deterministic: the same prompt always reads the same way.
+import { hashString } from '../hash';
 
 /** Colour names a prompt may use, and the ink each stands for. Multi-word names are matched first. */
 export const COLOR_NAMES: Record<string, string> = {
@@ -88,15 +89,6 @@ export interface PromptReading {
   motif: Motif;
   /** a stable number derived from the prompt (FNV-1a), for choices the prompt does not make */
   seed: number;
-}
-
-export function hashString(s: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < s.length; i++) {
-    h ^= s.charCodeAt(i);
-    h = Math.imul(h, 0x01000193);
-  }
-  return h >>> 0;
 }
 
 const COLOR_KEYS = Object.keys(COLOR_NAMES).sort((a, b) => b.length - a.length);

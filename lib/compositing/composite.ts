@@ -18,7 +18,7 @@ export interface Placement {
   rotation: number;
 }
 
-/** Fractions (0..1) of the blank image; x, y = top-left corner. */
+/** A print zone: a rectangle in FRACTIONS (0..1) of the blank image's width and height; x, y = top-left corner. */
 export interface ZoneRect {
   x: number;
   y: number;

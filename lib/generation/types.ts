@@ -1,13 +1,11 @@
-// Shared between the API, the workflow and the activities: plain data only (workflows import this too).
+// Shared between the API, the workflow and the activities: plain data only (workflows import this too). Placement,
+// where a design goes in its print zone, is the compositing engine's own type: a type-only import, erased in the
+// workflow bundle.
+import type { Placement } from '../compositing/composite';
+
+export type { Placement };
 export const ZONES = ['front', 'back', 'left-chest', 'right-chest'] as const;
 export type Zone = (typeof ZONES)[number];
-
-export interface Placement {
-  x: number;
-  y: number;
-  scale: number;
-  rotation: number;
-}
 
 export type GenerationStatus = 'pending' | 'processing' | 'completed' | 'failed';
 

@@ -361,7 +361,7 @@ describe('Idempotency-Key (POST /generate, /generate/batch, /upload)', function 
           apiKeyId: null,
           batchId: null,
           rows: [row],
-          idempotency: { ref: (a as { ref: any }).ref, lockMs: 60_000 },
+          idempotency: (a as { ref: any }).ref,
         }),
         IdempotencyKeyLost,
       );
