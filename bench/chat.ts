@@ -1,4 +1,4 @@
-// Design chat benchmark (issue 13). Two phases, each on a stack started like npm start (bench/stack.ts):
+// Design chat benchmark. Two phases, each on a stack started like npm start (bench/stack.ts):
 //   1. the local renderer (no provider key): POST /api/chat with two catalogue blanks, so a job is graphic + print
 //      asset + 2 mockups + records; end-to-end p50, target ≤ 1.5 s;
 //   2. Gemini through @google/genai pointed at a stand-in that answers at once (test/helpers/fake-image-providers),

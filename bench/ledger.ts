@@ -1,4 +1,4 @@
-// Ledger benchmark (issue 11 #8): the token balance read on every keyed request, on a ledger of 100,000 charged
+// Ledger benchmark: the token balance read on every keyed request, on a ledger of 100,000 charged
 // generations (a debit and an allocation each) across 1,000 accounts. Prints EXPLAIN ANALYZE's execution time and
 // how many allocation rows the plan read for one account, and the p50/p99 of tokenBalance itself.
 // Run: node --import tsx bench/ledger.ts [accounts=1000] [generations per account=100].

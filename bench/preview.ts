@@ -1,4 +1,4 @@
-// Placement preview benchmark (issue 15): POST /api/v1/preview end to end, as the dashboard's studio calls it while
+// Placement preview benchmark: POST /api/v1/preview end to end, as the dashboard's studio calls it while
 // the user drags: one request at a time, the placement different on every call (position, size and rotation move),
 // for an uploaded design (the bench's 2400x3000 RGBA PNG) on a catalogue blank. Target: p50 ≤ 60 ms.
 // Also: the first preview of a fresh upload (its level read from storage, prepared at upload), and 4 clients at once.

@@ -1,4 +1,4 @@
-// What the Part A limiter costs per request under load (issue 5).
+// What the Part A limiter costs per request under load.
 //
 //   node --import tsx bench/rate-limit.ts [--seconds 5] [--clients 1,10,50] [--keys per-client|one-account|one]
 //                                         [--scenarios baseline,limiter,...] [--rounds 1]

@@ -1,4 +1,4 @@
-// Scale-out benchmark (issue 16): generations per second end to end with 1 API + 1 worker against 2 APIs + 2 workers
+// Scale-out benchmark: generations per second end to end with 1 API + 1 worker against 2 APIs + 2 workers
 // on the same machine, one PostgreSQL and one Temporal dev server (bench/stack.ts startCluster). On 2 cores the second
 // pair cannot add CPU: the point is that it works, and what a process pair costs. Clients are spread over the APIs
 // (client i talks to API i mod n), as a load balancer would spread them.

@@ -1,5 +1,8 @@
-// Applies db/migrations/*.sql in name order, each once, each in its own transaction. An advisory lock makes
-// concurrent starters (API and worker booting together, two test runs) wait instead of racing.
+// Applies db/migrations/*.sql in name order, each once, all of a run in one transaction: a migration that fails rolls
+// back every migration of that run (and their schema_migrations rows), so a start never leaves a half-applied schema,
+// and a migration cannot use statements that refuse to run in a transaction (CREATE INDEX CONCURRENTLY). The
+// transaction's advisory lock makes concurrent starters (API and worker booting together, two test runs) wait
+// instead of racing.
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Sql } from './client';

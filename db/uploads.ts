@@ -1,4 +1,4 @@
-// Uploads and the storage they take (issue 11, finding 6): deduplication by SHA-256 within an account, the
+// Uploads and the storage they take: deduplication by SHA-256 within an account, the
 // per-account storage total with race-safe reservations, and the retention of prepared levels.
 import type { Sql } from './client';
 

@@ -133,7 +133,7 @@ const envSchema = z.object({
   AUTH_LOGIN_FAILURES_PER_IP: int(100, 1),
   AUTH_SIGNUPS_PER_IP: int(20, 1),
 
-  // File storage: local disk under DATA_DIR/files (default) or an S3-compatible bucket (issue 3).
+  // File storage: local disk under DATA_DIR/files (default) or an S3-compatible bucket.
   STORAGE_DRIVER: z.enum(['local', 's3']).default('local'),
   S3_ENDPOINT: z.url().optional(),
   S3_BUCKET: z
@@ -153,12 +153,12 @@ const envSchema = z.object({
     .regex(/^[a-z0-9][a-z0-9._-]*\/$/i, 'must be a key prefix ending in / such as mockups/')
     .optional(),
 
-  // Storage per account (issue 11, docs/storage.md): the bytes an account's uploads may take (original, thumbnail
+  // Storage per account (docs/storage.md): the bytes an account's uploads may take (original, thumbnail
   // and prepared levels; 1 GiB), and how long prepared levels no generation used are kept.
   STORAGE_QUOTA_BYTES: int(1024 ** 3, 0),
   PREPARED_LEVELS_RETENTION: duration('30d', 3600_000, 3650 * 86_400_000),
 
-  // Part A limits per API key (issue 5, spec "Limits"); tests lower them. Windows are fixed: they start at a
+  // Part A limits per API key (spec "Limits"); tests lower them. Windows are fixed: they start at a
   // key's first request and last a minute or an hour.
   RATE_LIMIT_PER_MINUTE: int(60, 1),
   RATE_LIMIT_PER_HOUR: int(1000, 1),
@@ -167,9 +167,9 @@ const envSchema = z.object({
   RATE_LIMIT_ANALYZE_PER_MINUTE: int(60, 1),
   RATE_LIMIT_GARMENTS_PER_MINUTE: int(60, 1),
   RATE_LIMIT_UPLOAD_PER_MINUTE: int(20, 1),
-  // POST /preview (issue 15) has its own budget only: it does not count against the key's minute and hour windows.
+  // POST /preview has its own budget only: it does not count against the key's minute and hour windows.
   RATE_LIMIT_PREVIEW_PER_MINUTE: int(120, 1),
-  // Account-wide ceilings (issue 11), on top of the per-key limits: an account's keys (and its dashboard session)
+  // Account-wide ceilings, on top of the per-key limits: an account's keys (and its dashboard session)
   // share these. Unset, each is 3 times its per-key counterpart (180/min, 3000/h, 30 concurrent, generate 90/min,
   // ...). Concurrent analyses per account default to the per-key concurrency (10): one key keeps the spec's 10.
   RATE_LIMIT_ACCOUNT_PER_MINUTE: optionalLimit(),
@@ -190,7 +190,7 @@ const envSchema = z.object({
   // answers 503 service_unavailable.
   RATE_LIMIT_ON_STORE_ERROR: z.enum(['local', 'closed']).default('local'),
 
-  // Outbound generation webhooks (issue 4). The spec gives the receiver 10 seconds; the rest is our retry policy.
+  // Outbound generation webhooks. The spec gives the receiver 10 seconds; the rest is our retry policy.
   WEBHOOK_TIMEOUT_MS: int(10_000, 50, 120_000),
   WEBHOOK_RETRY_INITIAL: duration('2s'),
   WEBHOOK_RETRY_MAX_INTERVAL: duration('1h'),
@@ -210,7 +210,7 @@ const envSchema = z.object({
   // arrived; younger ones are left to the API that stored them (it starts their workflow right after answering).
   INBOUND_SWEEP_GRACE_SECONDS: int(15, 0, 3600),
 
-  // Storefront: Shopify OAuth, publishing, order webhooks, fulfillment (issue 14). Unset SHOPIFY_API_KEY: `npm
+  // Storefront: Shopify OAuth, publishing, order webhooks, fulfillment. Unset SHOPIFY_API_KEY: `npm
   // start` runs the local development shop and passes its credentials and address.
   SHOPIFY_API_KEY: z.string().min(1).optional(),
   SHOPIFY_API_SECRET: z.string().min(1).optional(),
@@ -230,7 +230,7 @@ const envSchema = z.object({
   SHOPIFY_WEBHOOK_BODY_RETENTION: duration('7d', 0, 365 * 86_400_000),
   SHOPIFY_DATA_REQUEST_RETENTION: duration('30d', 0, 365 * 86_400_000),
 
-  // Payments through Stripe (issue 12). Unset STRIPE_SECRET_KEY: `npm start` runs stripe-mock and points the client
+  // Payments through Stripe. Unset STRIPE_SECRET_KEY: `npm start` runs stripe-mock and points the client
   // at it; elsewhere the payment routes other than the plan list answer 503.
   STRIPE_SECRET_KEY: z
     .string()
@@ -259,7 +259,7 @@ const envSchema = z.object({
       return packs;
     })
     .default(parseTokenPacks('price_pack_100:100:9,price_pack_500:500:39') as TokenPack[]),
-  // Design chat (issue 13, docs/chat.md). Providers in order: Gemini when GEMINI_API_KEY is set, OpenAI when
+  // Design chat (docs/chat.md). Providers in order: Gemini when GEMINI_API_KEY is set, OpenAI when
   // OPENAI_API_KEY is set; with neither, the built-in local renderer. The base URLs point the SDKs elsewhere
   // (stand-ins, proxies). Timeouts are per attempt; each provider gets CHAT_PROVIDER_ATTEMPTS attempts on 429, 5xx
   // and timeouts before the next one is tried.

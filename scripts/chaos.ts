@@ -1,4 +1,4 @@
-// `npm run chaos`: the chaos suite (issue 16, docs/chaos.md). Two APIs and two workers on their own PostgreSQL and
+// `npm run chaos`: the chaos suite (docs/chaos.md). Two APIs and two workers on their own PostgreSQL and
 // Temporal dev server, a bounded load, faults on a seeded schedule, then the invariants as a table. Exit code 1 when
 // any invariant fails.
 //

@@ -7,8 +7,8 @@
 // Why not a child workflow per item: measured on the 2-core target, a child per item costs the Temporal server and
 // the worker more than a single POST /generate does (a workflow execution each, plus the parent's child events),
 // so a batch of children was no faster than single calls. Running the items' activities in one workflow shares
-// the workflow tasks and skips N workflow executions: about 1.5-1.9x the mockups per second of single calls (see the
-// README's benchmark). The price: items have no workflow of their own in the Temporal UI (their steps are local
+// the workflow tasks and skips N workflow executions: about 1.5-1.9x the mockups per second of single calls (see
+// docs/benchmarks.md). The price: items have no workflow of their own in the Temporal UI (their steps are local
 // activity markers in this workflow's history, each result naming its generation's mockup), so the maintenance
 // sweep, which fails and refunds generations still `pending` after 10 minutes without a workflow of their id, would
 // also take a batch whose workflow has not run for 10 minutes (worker down): those items end failed and refunded,

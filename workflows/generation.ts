@@ -19,7 +19,8 @@ import { webhookDelivery } from './webhook-delivery';
 
 // Every step runs as a local activity: in the worker, inside the workflow task, recorded as a marker in the
 // history. A generation is then one workflow task and no activity task: the fewest round trips through the
-// server, which on a 2-core machine cost more than the bookkeeping itself (README, "Benchmark"). If the worker dies
+// server, which on a 2-core machine cost more than the bookkeeping itself (docs/generation.md; the figures in
+// docs/benchmarks.md). If the worker dies
 // mid-step, the workflow task times out and another worker re-runs the steps that have no marker yet; each is
 // idempotent on the generation id.
 

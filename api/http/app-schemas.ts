@@ -40,7 +40,7 @@ export const callbackQuery = z
 /** Ids of storefront records: connections `shc_…`, orders `ord_…`. */
 export const storefrontIdParam = (prefix: string) => z.string().regex(new RegExp(`^${prefix}_[a-z0-9_]{1,60}$`));
 
-/** The mockup a product is made from: a generation's, or one of a design-chat job's (issue 20). */
+/** The mockup a product is made from: a generation's, or one of a design-chat job's. */
 const mockupSourceFields = {
   generationId: z
     .string()

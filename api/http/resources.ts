@@ -290,7 +290,7 @@ export const connectionResource = z
 
 const usdAmount = (description: string) => z.number().meta({ description });
 
-/** Unit economics (issue 20, lib/storefront/economics.ts): USD per unit, rounded to the cent. */
+/** Unit economics (lib/storefront/economics.ts): USD per unit, rounded to the cent. */
 export const unitCosts = z
   .object({
     print: usdAmount('printing the design: 30'),

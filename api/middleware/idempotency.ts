@@ -1,4 +1,4 @@
-// Idempotency-Key on Part A's POST routes that do work (issue 11, finding 16), as Stripe does it: the same key
+// Idempotency-Key on Part A's POST routes that do work, as Stripe does it: the same key
 // with the same request within IDEMPOTENCY_KEY_TTL (24 h) replays the first answer (status, body and its headers,
 // plus `Idempotent-Replayed: true`) without new work or charge; the same key with another request is 409
 // idempotency_conflict; a key whose request is still running is 409 idempotency_key_in_use. Keys are the account's.

@@ -9,7 +9,7 @@ export type { LimitedEndpoint };
 
 /**
  * The chain in front of every keyed Part A route: API-key authentication (or the dashboard's session cookie, see
- * requireKeyOrSession), then the key's concurrency slot and rate windows (issue 5, see ./rate-limit). Routes use this instead of composing the pieces themselves.
+ * requireKeyOrSession), then the key's concurrency slot and rate windows (see ./rate-limit). Routes use this instead of composing the pieces themselves.
  * Both GET /garments and GET /garments/<id> pass 'garments': they share the catalogue's budget, so fetching the
  * catalogue item by item costs the same as paging through it.
  */

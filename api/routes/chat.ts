@@ -1,4 +1,4 @@
-// Part B design chat (issue 13): POST /api/chat, GET /api/chat/jobs/<id>, GET /api/chat/threads[/<id>].
+// Part B design chat: POST /api/chat, GET /api/chat/jobs/<id>, GET /api/chat/threads[/<id>].
 // Session-authenticated (401 {error: "Unauthorized"}); errors are {error: string}. POST is rate-limited per user
 // (every authenticated request counts) before its body is read.
 import { Router } from 'express';
@@ -35,7 +35,7 @@ export function chatRoutes(deps: AppDeps): Router {
   const r = Router();
   const session = requireAppSession(deps);
 
-  // Idempotency-Key (issue 21): the machinery of Part A's generate, in Part B's wording. The same key and body answer
+  // Idempotency-Key: the machinery of Part A's generate, in Part B's wording. The same key and body answer
   // from the first job (its stored answer, or, if it stored none, the job as it stands), charged once.
   const idempotency = idempotent(deps, {
     body: (req) => req.rawBody,

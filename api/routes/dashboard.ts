@@ -1,4 +1,4 @@
-// The dashboard (issue 15): a small client app of plain ES modules and CSS in web/, served as static files at /
+// The dashboard: a small client app of plain ES modules and CSS in web/, served as static files at /
 // (the spec's {app_url}). No build step and no CDN: everything the page loads comes from this service, which the
 // Content-Security-Policy below also enforces in the browser.
 import path from 'node:path';

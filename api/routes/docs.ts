@@ -1,4 +1,4 @@
-// The API's machine-readable contract and its reference page (issue 15): GET /api/v1/openapi.json, generated from
+// The API's machine-readable contract and its reference page: GET /api/v1/openapi.json, generated from
 // the routes' zod schemas (api/openapi/document.ts), and GET /docs, Scalar's API reference served from the npm
 // package (no CDN: the page loads nothing from outside this service), with the webhook verification recipe.
 import { createHash } from 'node:crypto';

@@ -1,4 +1,4 @@
-// Part B payment routes (issue 12): plans, Stripe Checkout, the billing portal, the subscription, and Stripe's
+// Part B payment routes: plans, Stripe Checkout, the billing portal, the subscription, and Stripe's
 // signed events. Errors are {error: string}.
 import express, { Router } from 'express';
 import { requireAppSession } from '../auth/sessions';

@@ -1,4 +1,4 @@
-// POST /api/v1/preview (issue 15): a free, synchronous JPEG of a placement, at most 640 px on its long side, from
+// POST /api/v1/preview: a free, synchronous JPEG of a placement, at most 640 px on its long side, from
 // the engine that renders paid mockups. Body: the generate body without webhookUrl. Keyed like every Part A route
 // (or the dashboard's session), with a budget of its own: RATE_LIMIT_PREVIEW_PER_MINUTE (120) per key.
 import { Router } from 'express';

@@ -1,4 +1,4 @@
-// Part B storefront routes (issue 14): connect a Shopify store with OAuth, publish mockups as products, take order
+// Part B storefront routes: connect a Shopify store with OAuth, publish mockups as products, take order
 // webhooks, send fulfillment tracking. Session-authenticated except the webhook receiver (signed by Shopify). The
 // OAuth callback and the app URL are signed by Shopify and read the session themselves: the callback connects only
 // for the user who started the install (its state's user); the app URL starts an install for the signed-in user.

@@ -1,4 +1,4 @@
-// Design chat use cases (issue 13): POST /api/chat starts the chatDesign workflow (id = the render job id) after the
+// Design chat use cases: POST /api/chat starts the chatDesign workflow (id = the render job id) after the
 // checks that answer at once (thread 404, balance 402), waits for it up to CHAT_SYNC_TIMEOUT_MS and answers the
 // chat resource, or 202 {jobId, status}; GET /api/chat/jobs/<id> answers the same once the job is done; the thread
 // list and a thread with its messages. Every answer about a job is built from its records, so the synchronous

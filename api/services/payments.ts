@@ -1,4 +1,4 @@
-// Payment use cases (issue 12): plans and token packs, Stripe Checkout and the billing portal, and the Stripe event
+// Payment use cases: plans and token packs, Stripe Checkout and the billing portal, and the Stripe event
 // receiver. An event is verified, stored, answered, and only then handed to its workflow (stripe-event-<id>); the
 // inbound sweep starts that workflow if this process could not.
 import { randomUUID } from 'node:crypto';

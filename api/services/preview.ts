@@ -1,4 +1,4 @@
-// POST /api/v1/preview (issue 15): the placement preview the dashboard redraws while the user drags, scales and
+// POST /api/v1/preview: the placement preview the dashboard redraws while the user drags, scales and
 // rotates. It is free and synchronous, so it runs in the API process, on the same compositing engine and placement
 // maths as a paid generation (lib/compositing composite()), on blanks shrunk to PREVIEW_MAX_SIDE: the same garment,
 // zone rectangle (in fractions of the blank) and placement give the same picture, downscaled.

@@ -1,4 +1,4 @@
-// Which mockups a chat job makes (issue 13): with two or more blanks, the first two with the design on the front;
+// Which mockups a chat job makes: with two or more blanks, the first two with the design on the front;
 // with one blank, a full-front and a left-chest placement on it; with none, no mockups. Zones: a catalogue blank
 // uses its garment's zones; a foreign blank (a client's own photo) a centred default zone, since nothing is known
 // of where its garment sits.

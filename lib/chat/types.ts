@@ -13,7 +13,7 @@ export const MODEL_COST: Record<ChatModel, number> = {
   'nano-banana-pro-4k': 90,
 };
 
-/** Long side of the print asset at least (issue 13: 2048 px, 4096 for the 4k model). */
+/** Long side of the print asset at least (2048 px, 4096 for the 4k model). */
 export const PRINT_LONG_SIDE: Record<ChatModel, number> = {
   'nano-banana': 2048,
   'nano-banana-pro': 2048,

@@ -24,8 +24,9 @@ export interface GenerationWorkflowResult {
 /** Error types the generation activities throw for input that no retry can fix. */
 export const NON_RETRYABLE_GENERATION_ERRORS = ['DesignImageError', 'BadInputError', 'InsufficientTokensError'];
 
-/** PostgreSQL NOTIFY channel: the generation id, sent in the statement that marks a generation completed or failed
- * (activities/generation.ts), heard by the API to answer synchronous requests (api/generation-notices.ts). */
+/** PostgreSQL NOTIFY channel: the generation id, sent (pg_notify) in the transaction that marks a generation completed
+ * or failed (db/generations.ts: completeGeneration, failAndRefund), heard by the API to answer synchronous requests
+ * (api/generation-notices.ts). */
 export const GENERATION_FINISHED_CHANNEL = 'generation_finished';
 
 /** What the render step needs, read once by beginGeneration (no database reads while rendering). */

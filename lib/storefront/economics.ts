@@ -1,4 +1,4 @@
-// Unit economics of a published product (issue 20): what one front-printed item costs to make and ship, and what
+// Unit economics of a published product: what one front-printed item costs to make and ship, and what
 // is left of its retail price. The spec's cost components: print 30 USD, blank about 15 USD, fulfillment 5 USD,
 // total about 50 USD; suggested retail from 59.99 USD. The blank is the garment's catalogue `basePrice` when the
 // mockup is on a catalogue garment, else the spec's 15 USD.

@@ -1,4 +1,4 @@
-// Billing journeys in a real browser (issue 20), on the stack `npm start` builds: stripe-mock behind the local hosted
+// Billing journeys in a real browser, on the stack `npm start` builds: stripe-mock behind the local hosted
 // checkout and portal (scripts/stand-ins/stripe-checkout.ts; the test run points STRIPE_API_URL at it). From a fresh
 // account, only clicking and typing, following every redirect: buy a token pack and pay (the page waits for the
 // confirmation while the worker is held back); the same and cancel;

@@ -1,4 +1,4 @@
-// The dashboard in a real browser (issue 15), on the shared harness (test/helpers/browser.ts: a page error, a console
+// The dashboard in a real browser, on the shared harness (test/helpers/browser.ts: a page error, a console
 // error or a request to another origin fails the test). Sign up → key → upload (drag and drop, the picker) →
 // analysis → place with the live preview (drag, resize, rotate, keyboard) → generate → the mockup and its download →
 // history and webhook deliveries; billing; design chat; the API reference at /docs; a phone-width layout; sign out.
@@ -453,7 +453,7 @@ describe('dashboard in a real browser', function () {
     const prompt = page.getByLabel('Describe the design');
     await prompt.fill('a retro sunset over blue mountains');
     await page.getByLabel('Model').selectOption('nano-banana-pro-4k');
-    // each submit carries its own Idempotency-Key (issue 21): a resent request is answered from the first job
+    // each submit carries its own Idempotency-Key: a resent request is answered from the first job
     const keys: (string | undefined)[] = [];
     const onRequest = (r: Request) => {
       if (r.url() === `${origin}/api/chat` && r.method() === 'POST') keys.push(r.headers()['idempotency-key']);

@@ -1,4 +1,4 @@
-// The generate journey as a person takes it (issue 20), by clicking and typing only: a fresh account → upload a
+// The generate journey as a person takes it, by clicking and typing only: a fresh account → upload a
 // design on Designs (the file picker) → "Place on a garment" → the studio's live preview → Generate → the mockup
 // shows → Download, and the saved file is the full-size JPEG. Each step is screenshotted into
 // test-artifacts/generate-journey/; the harness fails the test on any page error, console error or request to another

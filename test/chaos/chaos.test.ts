@@ -1,4 +1,4 @@
-// The CI-sized chaos run (issue 16, docs/chaos.md): two APIs and two workers on their own PostgreSQL and Temporal dev
+// The CI-sized chaos run (docs/chaos.md): two APIs and two workers on their own PostgreSQL and Temporal dev
 // server, files in a bucket of the test run's MinIO, 45 s of load, every fault once on a seeded schedule, then every
 // invariant. The seed is printed; CHAOS_SEED=<n> repeats a run (so does `npm run chaos -- --seed <n>` at full size).
 // This file starts its own PostgreSQL (it restarts it) and Temporal server: DATABASE_URL and TEMPORAL_ADDRESS of the

@@ -1,4 +1,4 @@
-// The chaos suite (issue 16): the real stack in its external mode (its own embedded PostgreSQL and Temporal dev server
+// The chaos suite: the real stack in its external mode (its own embedded PostgreSQL and Temporal dev server
 // with a database file, two API processes and two worker processes: bench/stack.ts startCluster), a bounded load
 // (test/chaos/load.ts) and faults on a seeded schedule (test/chaos/schedule.ts): a worker SIGKILLed and started again,
 // an API SIGKILLed and started again, the Temporal dev server SIGKILLed and started again on the same database file,

@@ -1,4 +1,4 @@
-// Fuzz suite (issue 11): property-based requests against every route of the app, enumerated from its router, with
+// Fuzz suite: property-based requests against every route of the app, enumerated from its router, with
 // generated methods, paths, queries, headers, content types and bodies, and valid or invalid credentials. Whatever
 // comes in: no 5xx, every 4xx a JSON body in the documented envelope of its part, and the process stays up. Every
 // enumerated route (and static file) must have handled at least one request with its own method.

@@ -1,4 +1,4 @@
-// Return addresses handed to Stripe and Shopify are server paths (issue 20): each dashboard page's path redirects to
+// Return addresses handed to Stripe and Shopify are server paths: each dashboard page's path redirects to
 // its hash route with the same query; other paths stay 404 in the Part A envelope.
 import assert from 'node:assert/strict';
 import { http } from '../helpers/http';

@@ -1,4 +1,4 @@
-// Design chat (issue 13) through HTTP against the real stack, with the Gemini and OpenAI SDKs pointed at local
+// Design chat through HTTP against the real stack, with the Gemini and OpenAI SDKs pointed at local
 // stand-ins that speak their wire formats (test/helpers/fake-image-providers.ts): primary success; failover on a
 // 500, a timeout, a refusal and a blank graphic; both failing (500, refunded); reference images reaching the
 // provider; a thread continuation carrying the previous graphic; 402; 404; 400s; 429; 202 and the job route; the

@@ -1,4 +1,4 @@
-// Idempotency-Key on POST /api/v1/generate, /generate/batch and /upload (issue 11, finding 16): a retry with the
+// Idempotency-Key on POST /api/v1/generate, /generate/batch and /upload: a retry with the
 // same key and body replays the first answer without new work or charge; another body is 409
 // idempotency_conflict; a key whose request is still running is 409 idempotency_key_in_use; keys are the account's.
 import assert from 'node:assert/strict';

@@ -1,4 +1,4 @@
-// The OpenAPI document (issue 15): every route createApp() mounts is in it (and nothing else), a real OpenAPI 3.1
+// The OpenAPI document: every route createApp() mounts is in it (and nothing else), a real OpenAPI 3.1
 // parser accepts it, it is served at GET /api/v1/openapi.json, and what the routes answer fits the schemas it is
 // generated from. GET /docs serves Scalar's reference from node_modules with the webhook recipe.
 import assert from 'node:assert/strict';

@@ -1,4 +1,4 @@
-// Receiving and applying Stripe events with few round trips (issue 12's throughput figures, docs/payments.md): the
+// Receiving and applying Stripe events with few round trips (the throughput figures in docs/payments.md): the
 // webhook stores an event and finds the account it belongs to in one statement, and that account is the event
 // workflow's AccountId; the worker reads, decides and applies an event in one transaction. Statements are counted
 // with the pool's query hook; nothing here is timed.

@@ -1,4 +1,4 @@
-// Payments (issue 12) through HTTP against the real stack: outbound calls to stripe-mock (started by the test
+// Payments through HTTP against the real stack: outbound calls to stripe-mock (started by the test
 // bootstrap) through a recording proxy, inbound events built and signed here with the library's test header helper.
 // Plans; checkout and portal, and what they send to Stripe; missing and bad signatures; the same event twice;
 // checkout and the first invoice.paid in either order (one grant); a renewal (a second grant); a checkout naming no
@@ -724,7 +724,7 @@ describe('payments: Stripe checkout, portal and events', function () {
     assert.deepEqual(await planGrants(), [2000, 2000, 500]);
   });
 
-  describe('money taken back, grants from what was paid, plan changes (issue 21)', () => {
+  describe('money taken back, grants from what was paid, plan changes', () => {
     const debits = (userId: string) =>
       stack.sql<{ reason: string; amount: number; owed: number; reference: string }[]>`
         select reason, amount, owed, reference from token_debits where user_id = ${userId} and reason <> 'spend'

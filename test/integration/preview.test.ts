@@ -1,4 +1,4 @@
-// POST /api/v1/preview (issue 15): free synchronous JPEG of a placement from the generation engine, its own rate
+// POST /api/v1/preview: free synchronous JPEG of a placement from the generation engine, its own rate
 // budget, the Part A error envelope, and reachable with the dashboard's session cookie.
 import assert from 'node:assert/strict';
 import sharp from 'sharp';

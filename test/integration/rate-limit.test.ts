@@ -1,4 +1,4 @@
-// Part A rate and concurrency limits through HTTP (issue 5). The real app serves GET /api/v1/garments; routes
+// Part A rate and concurrency limits through HTTP. The real app serves GET /api/v1/garments; routes
 // for the other endpoints, and routes that hold a request open or throw, are mounted on a small app made here
 // behind the production partA() chain, on the same database, so it is a second API instance for the limiter.
 import assert from 'node:assert/strict';
@@ -130,7 +130,7 @@ class TestApp {
   }
 }
 
-describe('rate limits (issue 5)', function () {
+describe('rate limits', function () {
   this.timeout(120_000);
   const stacks: Stack[] = [];
   const apps: TestApp[] = [];
@@ -427,7 +427,7 @@ describe('rate limits (issue 5)', function () {
     });
   });
 
-  describe('account-wide ceilings (issue 11)', () => {
+  describe('account-wide ceilings', () => {
     let s: Stack;
     let t: TestApp;
     // Per key: 5 a minute, generate 2 a minute, 2 at once. Per account: 8 a minute, generate 3 a minute, 3 at once,

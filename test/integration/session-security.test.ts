@@ -1,4 +1,4 @@
-// Issue 21 items 4-6 through HTTP against the real stack: POST /api/chat under an Idempotency-Key (a retry answered
+// Session security through HTTP against the real stack: POST /api/chat under an Idempotency-Key (a retry answered
 // from the first job and charged once, another body with the key 409); every state-changing route authenticated by
 // the session cookie refusing another origin (Sec-Fetch-Site cross-site/same-site, a foreign Origin) while the
 // signed webhooks and API-key calls are unaffected; the production configuration (https PUBLIC_BASE_URL required,
@@ -20,7 +20,7 @@ import { startStack, type Stack } from '../helpers/stack';
 const REFUSED_B = { error: 'Cross-site request refused' };
 const REFUSED_A = { error: { code: 'forbidden', message: 'Cross-site request refused' } };
 
-describe('session security (issue 21 items 4-6)', function () {
+describe('session security', function () {
   this.timeout(180_000);
   let stack: Stack;
 

@@ -1,4 +1,4 @@
-// Storage per account (issue 11, finding 6): the quota on what an account's uploads take, deduplication of an
+// Storage per account: the quota on what an account's uploads take, deduplication of an
 // account's identical uploads, and the retention of prepared levels by the maintenance sweep.
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';

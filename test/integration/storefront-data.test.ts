@@ -1,5 +1,5 @@
-// Shopify data for the shop's current owner only, and webhook deliveries that cannot be replayed or re-routed
-// (issue 21 items 7 and 8), through HTTP against the real stack and the local development shop:
+// Shopify data for the shop's current owner only, and webhook deliveries that cannot be replayed or re-routed,
+// through HTTP against the real stack and the local development shop:
 // * customers/data_request exports: listed only for requests received while the user's connection to the shop was
 //   active, each built from that user's own orders (a shop connected by A, disconnected, then connected by B);
 // * a captured delivery re-sent with a fresh webhook id (and a fresh event id, or to another shop) does nothing; a

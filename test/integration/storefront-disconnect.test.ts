@@ -1,4 +1,5 @@
-// Storefront, issue 21 items 9 and 10, over HTTP against the real stack and the local development shop:
+// Storefront disconnection and Shopify's large order ids, over HTTP against the real stack and the local development
+// shop:
 // - a disconnect deletes the webhook subscriptions registered at connect, at the shop (webhookSubscriptionDelete by
 //   the ids webhookSubscriptionCreate answered), erases the access token, and a reconnect registers them again; a
 //   shop that cannot be reached during a disconnect still leaves the connection disconnected and its token erased,

@@ -1,4 +1,4 @@
-// Storefront (issue 14) through HTTP against the real stack and the local development shop: install → callback →
+// Storefront through HTTP against the real stack and the local development shop: install → callback →
 // webhooks registered → publish → order → paid → fulfillment; HMAC failures; expired and reused states; duplicate
 // webhook ids; uninstall and reconnect; the token unreadable in the database; a worker killed mid-publish.
 import assert from 'node:assert/strict';
@@ -475,7 +475,7 @@ describe('storefront: Shopify connect, publish, orders, fulfillment', function (
     assert.deepEqual([res.status, res.body], [409, { error: 'Generation is not completed' }]);
   });
 
-  // ------------------------------------------------------------ design-chat mockups and unit economics (issue 20)
+  // ------------------------------------------------------------ design-chat mockups and unit economics
 
   /** A completed design-chat job (local renderer) with mockups on `garmentUrls`; its id from the thread, as the dashboard reads it. */
   async function chatJob(acct: { cookie: string }, garmentUrls: string[]) {

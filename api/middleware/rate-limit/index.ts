@@ -1,4 +1,4 @@
-// Part A limits per API key (spec "Limits", issue 5), with account-wide ceilings on top (issue 11): concurrency slots
+// Part A limits per API key (spec "Limits"), with account-wide ceilings on top: concurrency slots
 // (the key's, the account's, and for POST /analyze the account's analysis slot), then the minute and hour windows,
 // each an express-rate-limit instance on a PostgreSQL store, then one middleware that reports the window closest to
 // running out in X-RateLimit-*. admit() takes the slots and counts the request in all its windows in one round
@@ -26,7 +26,7 @@ export type LimitedEndpoint = 'generate' | 'analyze' | 'garments' | 'upload' | '
 
 /**
  * Endpoints with a budget of their own only: they are not counted in the key's minute and hour windows. The free
- * placement preview (issue 15) is asked for on every drag of the dashboard's studio; it must not eat the budget of
+ * placement preview is asked for on every drag of the dashboard's studio; it must not eat the budget of
  * the calls that do work (its own 120 a minute bounds it).
  */
 const OWN_BUDGET_ONLY: ReadonlySet<LimitedEndpoint> = new Set(['preview']);
