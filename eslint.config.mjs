@@ -44,7 +44,19 @@ function boundary(layer, allowed, { patterns = [], paths = [] } = {}) {
 const NODE_BUILTINS = builtinModules.filter((m) => m !== 'assert').flatMap((m) => [m, `node:${m}`]);
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'dist/**', '.data/**', 'test-artifacts/**', '**/*.js', '**/*.mjs', '**/*.cjs'] },
+  {
+    ignores: [
+      'node_modules/**',
+      'dist/**',
+      '.data/**',
+      'test-artifacts/**',
+      '**/*.js',
+      '!web/js/**/*.js',
+      '**/*.mjs',
+      '**/*.cjs',
+      'web/js/api-types.d.ts', // generated (npm run web:types)
+    ],
+  },
   {
     files: ['**/*.ts'],
     extends: [js.configs.recommended, ...tseslint.configs.recommended],
@@ -62,6 +74,32 @@ export default tseslint.config(
       '@typescript-eslint/no-explicit-any': 'error',
       '@typescript-eslint/no-namespace': ['error', { allowDeclarations: true }],
       'no-control-regex': 'off',
+    },
+  },
+
+  // The dashboard: plain ES modules run by the browser as they are, type-checked from their JSDoc by
+  // web/tsconfig.json (which the project service finds for them). They import only each other.
+  {
+    files: ['web/js/**/*.js'],
+    extends: [js.configs.recommended, ...tseslint.configs.recommended],
+    languageOptions: {
+      sourceType: 'module',
+      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+      globals: { ...globals.browser },
+    },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': ['error', { checksVoidReturn: false }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' },
+      ],
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [{ regex: '^(?!\\.{1,2}/)', message: 'the dashboard loads only its own modules (no build step)' }],
+        },
+      ],
     },
   },
 
