@@ -28,6 +28,17 @@ export async function refreshUser() {
 }
 
 /** @param {User | null} user */
+/**
+ * The signed-in user, for a page that is shown only when signed in; throws (app.js shows the message) when the
+ * session ended meanwhile (e.g. expired while the page was open and refreshUser() found nobody).
+ * @returns {User}
+ */
+export function requireUser() {
+  if (!session.user) throw new Error('You are signed out: sign in again');
+  return session.user;
+}
+
+/** @param {User | null} user */
 export function setUser(user) {
   session.user = user;
   renderShell();

@@ -23,7 +23,7 @@ export type Page = (view: HTMLElement, ctx: PageContext) => Promise<void>;
  * h()'s props for an element E: `on<event>` listeners (given the event, whose currentTarget is E: h adds them to
  * E), else attributes or properties (see h in dom.js).
  */
-export interface Props<E extends Element = HTMLElement> {
-  [listener: `on${string}`]: ((e: Event & { currentTarget: E }) => unknown) | null | undefined | false;
-  [attribute: string]: unknown;
-}
+export type Props<E extends Element = HTMLElement> = {
+  [K in keyof HTMLElementEventMap as `on${K}`]?:
+    ((e: HTMLElementEventMap[K] & { currentTarget: E }) => unknown) | null | false;
+} & { [attribute: string]: unknown };
