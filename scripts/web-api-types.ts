@@ -21,7 +21,10 @@ const HEADER =
 export async function webApiTypes(): Promise<string> {
   const config = loadConfig({}, { NODE_ENV: 'development' });
   const doc = buildOpenApiDocument(config);
-  const ast = await openapiTS(JSON.parse(JSON.stringify(doc)) as Parameters<typeof openapiTS>[0]);
+  // a request field with a default is optional to send (the server fills it in)
+  const ast = await openapiTS(JSON.parse(JSON.stringify(doc)) as Parameters<typeof openapiTS>[0], {
+    defaultNonNullable: false,
+  });
   const options = await resolveConfig(WEB_API_TYPES_FILE);
   return format(HEADER + astToString(ast), { ...options, filepath: WEB_API_TYPES_FILE });
 }

@@ -3636,7 +3636,7 @@ export interface components {
        * @description print run size for the price estimates
        * @default 50
        */
-      quantity: number;
+      quantity?: number;
     };
     ApiKey: {
       /** @description key_<id> */
@@ -3727,10 +3727,10 @@ export interface components {
        * @default front
        * @enum {string}
        */
-      zone: 'front' | 'back' | 'left-chest' | 'right-chest';
+      zone?: 'front' | 'back' | 'left-chest' | 'right-chest';
       placement?: components['schemas']['Placement'];
       /** @default true */
-      applyTexture: boolean;
+      applyTexture?: boolean;
       /** Format: uri */
       webhookUrl?: string;
       items: components['schemas']['BatchItem'][];
@@ -3747,18 +3747,18 @@ export interface components {
     ChatRequest: {
       prompt: string;
       /** @default [] */
-      images: string[];
+      images?: string[];
       /** @default [] */
-      garmentUrls: string[];
+      garmentUrls?: string[];
       /** @default [] */
-      designUrls: string[];
+      designUrls?: string[];
       /**
        * @default nano-banana
        * @enum {string}
        */
-      model: 'nano-banana' | 'nano-banana-pro' | 'nano-banana-pro-4k';
+      model?: 'nano-banana' | 'nano-banana-pro' | 'nano-banana-pro-4k';
       /** @default null */
-      threadId: string | null;
+      threadId?: string | null;
     };
     ChatResult: {
       threadId: string;
@@ -4061,13 +4061,13 @@ export interface components {
        * @default front
        * @enum {string}
        */
-      zone: 'front' | 'back' | 'left-chest' | 'right-chest';
+      zone?: 'front' | 'back' | 'left-chest' | 'right-chest';
       placement?: components['schemas']['Placement'];
       /**
        * @description subtle fabric texture
        * @default true
        */
-      applyTexture: boolean;
+      applyTexture?: boolean;
       /**
        * Format: uri
        * @description receives a signed POST when the generation completes or fails (docs/webhooks.md)
@@ -4175,22 +4175,22 @@ export interface components {
        * @description the design's center, in percent of the print zone's width (50 is centered)
        * @default 50
        */
-      x: number;
+      x?: number;
       /**
        * @description the design's center, in percent of the print zone's height
        * @default 35
        */
-      y: number;
+      y?: number;
       /**
        * @description size: 1.0 is the largest size that fits the print zone keeping the aspect ratio
        * @default 0.8
        */
-      scale: number;
+      scale?: number;
       /**
        * @description degrees, clockwise, about the design center
        * @default 0
        */
-      rotation: number;
+      rotation?: number;
     };
     Plans: {
       plans: {
@@ -4234,13 +4234,13 @@ export interface components {
        * @default front
        * @enum {string}
        */
-      zone: 'front' | 'back' | 'left-chest' | 'right-chest';
+      zone?: 'front' | 'back' | 'left-chest' | 'right-chest';
       placement?: components['schemas']['Placement'];
       /**
        * @description subtle fabric texture
        * @default true
        */
-      applyTexture: boolean;
+      applyTexture?: boolean;
     };
     PublishedProduct: {
       /** @description pub_<…> */

@@ -170,7 +170,7 @@ export async function billingPage(main, ctx) {
   );
 
   const drawBody = () => {
-    const u = session.user;
+    const u = requireUser();
     const subscribed = Boolean(sub && ['active', 'trialing', 'past_due'].includes(sub.status));
     render(
       body,
@@ -228,7 +228,9 @@ export async function billingPage(main, ctx) {
                         {
                           type: 'button',
                           class: 'primary',
-                          onclick: (e) => checkout(p.priceId, 'subscription', p.name, e.currentTarget),
+                          // a plan with a priceId (the branch above)
+                          onclick: (e) =>
+                            checkout(/** @type {string} */ (p.priceId), 'subscription', p.name, e.currentTarget),
                         },
                         `Choose ${p.name}`,
                       )
@@ -278,14 +280,14 @@ export async function billingPage(main, ctx) {
     // Back from checkout or the portal: wait for the provider's event to be applied, then say what changed. Without a
     // snapshot (another tab, storage off) the state on arrival is the "before".
     const start = before ?? {
-      balance: session.user.tokenBalance,
-      planId: session.user.plan.id,
+      balance: requireUser().tokenBalance,
+      planId: requireUser().plan.id,
       sub: subKey(sub),
     };
     const changed = () =>
-      session.user.plan.id !== start.planId ||
+      requireUser().plan.id !== start.planId ||
       subKey(sub) !== start.sub ||
-      (checkoutResult === 'success' && session.user.tokenBalance > start.balance);
+      (checkoutResult === 'success' && requireUser().tokenBalance > (start.balance ?? 0));
     if (checkoutResult === 'success')
       say(
         'info',
