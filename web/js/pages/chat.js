@@ -107,7 +107,7 @@ export async function chatPage(main, ctx) {
   /** @type {StoreState} */
   let store = null;
   const thread = h('div', { class: 'thread', 'aria-live': 'polite' });
-  let threadId = ctx.params.get('thread');
+  const threadId = ctx.params.get('thread');
 
   async function loadThreads() {
     /** @type {Schemas['ChatThreads']} */
