@@ -92,7 +92,19 @@ const sqlInDbOnly = {
 };
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'dist/**', '.data/**', 'test-artifacts/**', '**/*.js', '**/*.mjs', '**/*.cjs'] },
+  {
+    ignores: [
+      'node_modules/**',
+      'dist/**',
+      '.data/**',
+      'test-artifacts/**',
+      '**/*.js',
+      '!web/js/**/*.js',
+      '**/*.mjs',
+      '**/*.cjs',
+      'web/js/api-types.d.ts', // generated (npm run web:types)
+    ],
+  },
   {
     files: ['**/*.ts'],
     extends: [js.configs.recommended, ...tseslint.configs.recommended],
@@ -130,6 +142,31 @@ export default tseslint.config(
   {
     files: ['api/middleware/rate-limit/**/*.ts'],
     rules: { 'app/sql-in-db-only': 'off' },
+  },
+  // The dashboard: plain ES modules run by the browser as they are, type-checked from their JSDoc by
+  // web/tsconfig.json (which the project service finds for them). They import only each other.
+  {
+    files: ['web/js/**/*.js'],
+    extends: [js.configs.recommended, ...tseslint.configs.recommended],
+    languageOptions: {
+      sourceType: 'module',
+      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+      globals: { ...globals.browser },
+    },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': ['error', { checksVoidReturn: false }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' },
+      ],
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [{ regex: '^(?!\\.{1,2}/)', message: 'the dashboard loads only its own modules (no build step)' }],
+        },
+      ],
+    },
   },
 
   // Engines and helpers know nothing of the app.

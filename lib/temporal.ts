@@ -14,8 +14,8 @@ export const SEARCH_ATTRIBUTES_READY_TIMEOUT_MS = 30_000;
 /**
  * Registers our custom search attributes on servers that do not have them yet (the dev server gets them by flag),
  * and returns once they can be used: the servers see them when their namespace caches refresh (every 2 s by default;
- * our dev server does not force a refresh on every read, scripts/dev-services.ts), and a workflow started with one
- * before that is refused. A query naming them fails until then.
+ * our dev server does not force a refresh on every read, scripts/stand-ins/temporal.ts), and a workflow started
+ * with one before that is refused. A query naming them fails until then.
  */
 export async function ensureSearchAttributes(connection: Connection, namespace: string, log: Logger): Promise<void> {
   const existing = await connection.operatorService.listSearchAttributes({ namespace });

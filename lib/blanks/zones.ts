@@ -1,4 +1,4 @@
-/** Print zone geometry in image fractions, derived from the inch measurements in silhouettes.ts. */
+/** Print zone geometry in image fractions, from each garment's inch measurements (garments/<silhouette>.ts). */
 import type { ZoneRect } from '../compositing/composite';
 import type { Silhouette, View, ZoneId } from './geometry';
 import { SPECS, framing } from './silhouettes';

@@ -1,6 +1,6 @@
 // Search attributes registered at run time (lib/temporal.ts): a data folder of `npm start` created before an
 // attribute existed gets it from the worker at start. The dev server no longer refreshes its caches on every read
-// (scripts/dev-services.ts), so registering waits until the attribute can be used: a workflow started right after
+// (scripts/stand-ins/temporal.ts), so registering waits until the attribute can be used: a workflow started right after
 // is accepted. A dev server of its own, started without `GarmentId`.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';

@@ -1,5 +1,5 @@
 // The command line of the Temporal dev server that npm start, the tests and the benchmarks run
-// (scripts/dev-services.ts): its dynamic configuration is most of what lets Stripe events be applied at ~60-70/s
+// (scripts/stand-ins/temporal.ts): its dynamic configuration is most of what lets Stripe events be applied at ~60-70/s
 // instead of ~30/s on 2 cores (docs/payments.md).
 import assert from 'node:assert/strict';
 import { temporalDevArgs } from '../../scripts/dev-services';

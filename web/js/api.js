@@ -1,7 +1,18 @@
 // The dashboard's HTTP client. Everything goes to this origin with the session cookie: Part B routes take it, and
 // Part A routes accept it instead of an API key (docs/api-choices.md), so no key ever lives in the browser.
 
+/**
+ * The API's answers and requests by schema name, generated from its OpenAPI document (api-types.d.ts, `npm run
+ * web:types`): `Schemas['Generation']`.
+ * @typedef {import('./api-types').components['schemas']} Schemas
+ */
+
+/** An answer other than 2xx (status 0: the service could not be reached). */
 export class ApiError extends Error {
+  /**
+   * @param {number} status
+   * @param {any} body the answer's body as parsed (an error envelope, usually)
+   */
   constructor(status, body) {
     // Part A: {error: {code, message, details}}; Part B: {error: string, ...}
     const e = body?.error;
@@ -15,6 +26,10 @@ export class ApiError extends Error {
   }
 }
 
+/**
+ * @param {Response} res
+ * @returns {Promise<any>} JSON, a Blob (images) or text
+ */
 async function parse(res) {
   const type = res.headers.get('content-type') ?? '';
   if (type.includes('json')) return res.json();
@@ -35,9 +50,26 @@ export function newIdempotencyKey() {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 
-/** fetch + JSON, throwing ApiError for any non-2xx answer. */
+/**
+ * @typedef {object} ApiOptions
+ * @property {Record<string, string>} [headers]
+ * @property {AbortSignal} [signal]
+ * @property {boolean} [withResponse] answer `{data, res}` instead of the data
+ */
+
+/**
+ * fetch + JSON, throwing ApiError for any non-2xx answer. The answer is typed where it is used, by a JSDoc type
+ * naming its schema (`Schemas['GarmentPage']`).
+ * @param {string} method
+ * @param {string} path
+ * @param {unknown} [body] JSON, or FormData
+ * @param {ApiOptions} [opts]
+ * @returns {Promise<any>}
+ */
 export async function api(method, path, body, opts = {}) {
+  /** @type {Record<string, string>} */
   const headers = { accept: 'application/json', ...(opts.headers ?? {}) };
+  /** @type {BodyInit | undefined} */
   let payload;
   if (body instanceof FormData) payload = body;
   else if (body !== undefined) {
@@ -48,7 +80,7 @@ export async function api(method, path, body, opts = {}) {
   try {
     res = await fetch(path, { method, headers, body: payload, credentials: 'same-origin', signal: opts.signal });
   } catch (err) {
-    if (err?.name === 'AbortError') throw err;
+    if (err instanceof Error && err.name === 'AbortError') throw err;
     throw new ApiError(0, { error: 'Cannot reach the service: check your connection and try again' });
   }
   const data = res.status === 204 ? null : await parse(res);
@@ -58,7 +90,12 @@ export async function api(method, path, body, opts = {}) {
   return opts.withResponse ? { data, res } : data;
 }
 
-/** Multipart upload with progress events (fetch has none for request bodies). Resolves the upload resource. */
+/**
+ * Multipart upload with progress events (fetch has none for request bodies). Resolves the upload resource.
+ * @param {File} file
+ * @param {(fraction: number) => void} onProgress
+ * @returns {Promise<Schemas['Upload']>}
+ */
 export function uploadWithProgress(file, onProgress) {
   return new Promise((resolve, reject) => {
     const xhr = new XMLHttpRequest();
@@ -82,15 +119,21 @@ export function uploadWithProgress(file, onProgress) {
   });
 }
 
-/** Every garment, following the cursor. */
+/**
+ * Every garment, following the cursor.
+ * @returns {Promise<Schemas['Garment'][]>}
+ */
 export async function allGarments() {
+  /** @type {Schemas['Garment'][]} */
   const out = [];
+  /** @type {string | undefined} */
   let cursor;
   for (let page = 0; page < 20; page++) {
     const q = new URLSearchParams({ limit: '100', ...(cursor ? { cursor } : {}) });
+    /** @type {Schemas['GarmentPage']} */
     const data = await api('GET', `/api/v1/garments?${q}`);
     out.push(...data.garments);
-    if (!data.pagination.hasMore) break;
+    if (!data.pagination.hasMore || !data.pagination.nextCursor) break;
     cursor = data.pagination.nextCursor;
   }
   return out;

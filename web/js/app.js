@@ -2,7 +2,7 @@
 // (#/studio, #/keys, ...) so every page is a static file; the session cookie authenticates every call.
 import { api } from './api.js';
 import { renderShell, session, refreshUser } from './state.js';
-import { announce, render } from './dom.js';
+import { announce, byId, errorMessage, render } from './dom.js';
 import { accountPage } from './pages/account.js';
 import { billingPage } from './pages/billing.js';
 import { chatPage } from './pages/chat.js';
@@ -11,6 +11,7 @@ import { keysPage } from './pages/keys.js';
 import { storefrontPage } from './pages/storefront.js';
 import { studioPage } from './pages/studio.js';
 
+/** @type {Record<string, { page: import('./types').Page, public?: boolean, title: string } | undefined>} */
 const PAGES = {
   '/signin': { page: accountPage('signin'), public: true, title: 'Sign in' },
   '/signup': { page: accountPage('signup'), public: true, title: 'Create an account' },
@@ -25,10 +26,10 @@ const PAGES = {
 let current = 0;
 async function route() {
   const hash = location.hash.replace(/^#/, '') || '/';
-  const [path, query = ''] = hash.split('?');
+  const [path = '/', query = ''] = hash.split('?');
   const params = new URLSearchParams(query);
-  const main = document.getElementById('main');
-  let target = PAGES[path];
+  const main = byId('main');
+  const target = PAGES[path];
   if (!session.user && !target?.public) {
     if (path !== '/signin' && path !== '/signup') {
       // back to this page once signed in (e.g. the Storefront page Shopify's app URL sent a signed-out browser to)
@@ -58,14 +59,14 @@ async function route() {
   try {
     await target.page(view, { params, session, isCurrent: () => n === current });
   } catch (err) {
-    if (n === current) announce(err.message ?? String(err), 'error');
+    if (n === current) announce(errorMessage(err), 'error');
   } finally {
     if (n === current) main.removeAttribute('aria-busy');
   }
   if (n === current) view.querySelector('h1')?.focus();
 }
 
-document.getElementById('signout').addEventListener('click', async () => {
+byId('signout').addEventListener('click', async () => {
   try {
     await api('POST', '/api/auth/logout');
   } finally {
@@ -83,4 +84,4 @@ async function start() {
   await route();
 }
 
-start();
+void start();

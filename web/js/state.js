@@ -1,8 +1,13 @@
 // Who is signed in, and the header that shows them.
 import { api } from './api.js';
-import { announce } from './dom.js';
+import { announce, byId, errorMessage } from './dom.js';
 
-/** The signed-in user ({id, email, plan, tokenBalance}) or null. */
+/** @typedef {import('./types').User} User */
+
+/**
+ * The signed-in user ({id, email, plan, tokenBalance}) or null.
+ * @type {{ user: User | null }}
+ */
 export const session = { user: null };
 
 /**
@@ -12,14 +17,28 @@ export const session = { user: null };
  */
 export async function refreshUser() {
   try {
-    session.user = (await api('GET', '/api/auth/session')).user;
+    session.user = /** @type {import('./api.js').Schemas['SessionCheck']} */ (
+      await api('GET', '/api/auth/session')
+    ).user;
   } catch (err) {
-    announce(err.message, 'error');
+    announce(errorMessage(err), 'error');
     session.user = null;
   }
   renderShell();
 }
 
+/** @param {User | null} user */
+/**
+ * The signed-in user, for a page that is shown only when signed in; throws (app.js shows the message) when the
+ * session ended meanwhile (e.g. expired while the page was open and refreshUser() found nobody).
+ * @returns {User}
+ */
+export function requireUser() {
+  if (!session.user) throw new Error('You are signed out: sign in again');
+  return session.user;
+}
+
+/** @param {User | null} user */
 export function setUser(user) {
   session.user = user;
   renderShell();
@@ -27,20 +46,26 @@ export function setUser(user) {
 
 export function renderShell() {
   const u = session.user;
-  document.getElementById('nav').hidden = !u;
-  document.getElementById('account').hidden = !u;
+  byId('nav').hidden = !u;
+  byId('account').hidden = !u;
   if (u) {
-    document.getElementById('account-email').textContent = u.email;
+    byId('account-email').textContent = u.email;
     showBalance(u.tokenBalance, u.plan?.name);
   }
 }
 
+/**
+ * @param {number} balance
+ * @param {string} [planName]
+ */
 function showBalance(balance, planName) {
-  const el = document.getElementById('account-balance');
+  const el = byId('account-balance');
   if (session.user) session.user.tokenBalance = balance;
   el.textContent = `${balance} tokens${planName ? ` · ${planName}` : session.user?.plan ? ` · ${session.user.plan.name}` : ''}`;
 }
 
+// api.js dispatches it with the X-Tokens-Remaining of every answer that has one
 document.addEventListener('tokens', (e) => {
-  if (session.user && Number.isFinite(e.detail)) showBalance(e.detail);
+  const balance = e instanceof CustomEvent ? e.detail : undefined;
+  if (session.user && typeof balance === 'number' && Number.isFinite(balance)) showBalance(balance);
 });

@@ -3,12 +3,19 @@ import { api } from '../api.js';
 import { setUser } from '../state.js';
 import { announce, busy, errorBox, field, h, heading, render } from '../dom.js';
 
-/** A return target after signing in: a dashboard route (`/storefront?shop=…`), nothing else. */
+/**
+ * A return target after signing in: a dashboard route (`/storefront?shop=…`), nothing else.
+ * @param {URLSearchParams | undefined} params
+ */
 function nextRoute(params) {
   const next = params?.get('next') ?? '';
   return /^\/[a-z]+(\?|$)/.test(next) ? next : null;
 }
 
+/**
+ * @param {'signin' | 'signup'} mode
+ * @returns {import('../types').Page}
+ */
 export function accountPage(mode) {
   return async (main, ctx) => {
     const signup = mode === 'signup';
@@ -33,6 +40,7 @@ export function accountPage(mode) {
           render(out);
           await busy(submit, out, signup ? 'Creating…' : 'Signing in…', async () => {
             try {
+              /** @type {import('../api.js').Schemas['Account']} */
               const { user } = await api('POST', signup ? '/api/auth/signup' : '/api/auth/login', {
                 email: email.value,
                 password: password.value,

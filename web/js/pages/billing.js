@@ -10,7 +10,15 @@
 // the portal (sessionStorage: this tab only).
 import { api } from '../api.js';
 import { busy, errorBox, h, heading, render, usd, when } from '../dom.js';
-import { refreshUser, session } from '../state.js';
+import { refreshUser, requireUser, session } from '../state.js';
+
+/** @typedef {import('../api.js').Schemas} Schemas */
+/** @typedef {Schemas['SubscriptionState']['subscription']} Subscription */
+/**
+ * What the account looked like before leaving for the payment provider.
+ * @typedef {{ kind: 'checkout' | 'portal', at: number, balance: number | null, planId: string | null, sub: string,
+ *   mode?: string, label?: string }} Snapshot
+ */
 
 const SNAPSHOT_KEY = 'billing:before-provider';
 /** A snapshot older than this is not the one this return belongs to. */
@@ -18,15 +26,24 @@ const SNAPSHOT_MAX_AGE_MS = 6 * 60 * 60 * 1000;
 const POLL_EVERY_MS = 1000;
 const POLL_FOR_MS = 60_000;
 
-/** Hosted checkout and the portal live on the payment provider's site: the browser goes there. */
+/**
+ * Hosted checkout and the portal live on the payment provider's site: the browser goes there.
+ * @param {string} url
+ */
 function goTo(url) {
   window.location.assign(url);
 }
 
+/** @param {Subscription} sub */
 const subKey = (sub) =>
   sub ? [sub.id, sub.plan?.id, sub.status, sub.cancelAtPeriodEnd, sub.currentPeriodEnd].join('|') : 'none';
 
-/** What the account looks like before leaving for the provider (`kind`: checkout or portal). */
+/**
+ * What the account looks like before leaving for the provider (`kind`: checkout or portal).
+ * @param {Snapshot['kind']} kind
+ * @param {Subscription} sub
+ * @param {{ mode?: string, label?: string }} [extra]
+ */
 function saveSnapshot(kind, sub, extra = {}) {
   try {
     sessionStorage.setItem(
@@ -45,7 +62,11 @@ function saveSnapshot(kind, sub, extra = {}) {
   }
 }
 
-/** The snapshot taken for this kind of trip, once (it is removed). */
+/**
+ * The snapshot taken for this kind of trip, once (it is removed).
+ * @param {Snapshot['kind']} kind
+ * @returns {Snapshot | null}
+ */
 function takeSnapshot(kind) {
   try {
     const raw = sessionStorage.getItem(SNAPSHOT_KEY);
@@ -57,8 +78,10 @@ function takeSnapshot(kind) {
   }
 }
 
+/** @returns {Promise<Subscription>} */
 async function readSubscription() {
   try {
+    /** @type {Schemas['SubscriptionState'] | null} */
     const r = await api('GET', '/api/payments/subscription');
     return r?.subscription ?? null;
   } catch {
@@ -66,8 +89,10 @@ async function readSubscription() {
   }
 }
 
+/** @param {number} ms */
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
+/** @type {import('../types').Page} */
 export async function billingPage(main, ctx) {
   const checkoutResult = ctx.params.get('checkout');
   const fromPortal = ctx.params.get('portal') === 'returned';
@@ -81,10 +106,14 @@ export async function billingPage(main, ctx) {
   const summary = h('div', { class: 'card summary' });
   const body = h('div', {});
   render(main, heading('Billing'), notice, summary, body);
+  /**
+   * @param {'info' | 'success' | 'error'} kind
+   * @param {...import('../types').Child} text
+   */
   const say = (kind, ...text) => render(notice, text.length ? h('p', { class: `notice ${kind}` }, ...text) : null);
 
   const drawSummary = () => {
-    const u = session.user;
+    const u = requireUser();
     render(
       summary,
       h('p', { class: 'big' }, h('strong', {}, String(u.tokenBalance)), ' tokens'),
@@ -96,6 +125,7 @@ export async function billingPage(main, ctx) {
 
   if (checkoutResult === 'canceled') say('info', 'Checkout cancelled; nothing was charged.');
 
+  /** @type {Schemas['Plans']} */
   let plans;
   try {
     plans = await api('GET', '/api/payments/plans');
@@ -107,9 +137,16 @@ export async function billingPage(main, ctx) {
   if (!ctx.isCurrent()) return;
 
   const out = h('div', { 'aria-live': 'polite' });
+  /**
+   * @param {string} priceId
+   * @param {Schemas['CheckoutRequest']['mode']} mode
+   * @param {string} label
+   * @param {HTMLButtonElement} button
+   */
   const checkout = (priceId, mode, label, button) =>
     busy(button, out, 'Opening checkout…', async () => {
       try {
+        /** @type {Schemas['CheckoutSession']} */
         const { url } = await api('POST', '/api/payments/checkout', { priceId, mode });
         saveSnapshot('checkout', sub, { mode, label });
         goTo(url);
@@ -122,6 +159,7 @@ export async function billingPage(main, ctx) {
   portal.addEventListener('click', () =>
     busy(portal, out, 'Opening the portal…', async () => {
       try {
+        /** @type {Schemas['PortalSession']} */
         const { url } = await api('POST', '/api/payments/portal');
         saveSnapshot('portal', sub);
         goTo(url);
@@ -132,7 +170,7 @@ export async function billingPage(main, ctx) {
   );
 
   const drawBody = () => {
-    const u = session.user;
+    const u = requireUser();
     const subscribed = Boolean(sub && ['active', 'trialing', 'past_due'].includes(sub.status));
     render(
       body,
@@ -190,7 +228,9 @@ export async function billingPage(main, ctx) {
                         {
                           type: 'button',
                           class: 'primary',
-                          onclick: (e) => checkout(p.priceId, 'subscription', p.name, e.currentTarget),
+                          // a plan with a priceId (the branch above)
+                          onclick: (e) =>
+                            checkout(/** @type {string} */ (p.priceId), 'subscription', p.name, e.currentTarget),
                         },
                         `Choose ${p.name}`,
                       )
@@ -240,14 +280,14 @@ export async function billingPage(main, ctx) {
     // Back from checkout or the portal: wait for the provider's event to be applied, then say what changed. Without a
     // snapshot (another tab, storage off) the state on arrival is the "before".
     const start = before ?? {
-      balance: session.user.tokenBalance,
-      planId: session.user.plan.id,
+      balance: requireUser().tokenBalance,
+      planId: requireUser().plan.id,
       sub: subKey(sub),
     };
     const changed = () =>
-      session.user.plan.id !== start.planId ||
+      requireUser().plan.id !== start.planId ||
       subKey(sub) !== start.sub ||
-      (checkoutResult === 'success' && session.user.tokenBalance > start.balance);
+      (checkoutResult === 'success' && requireUser().tokenBalance > (start.balance ?? 0));
     if (checkoutResult === 'success')
       say(
         'info',

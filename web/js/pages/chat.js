@@ -1,7 +1,11 @@
 // Page 6: design chat (issue 13: POST /api/chat, GET /api/chat/threads[/<id>], GET /api/chat/jobs/<id>).
-import { allGarments, api, newIdempotencyKey } from '../api.js';
-import { announce, busy, errorBox, field, h, heading, render, when } from '../dom.js';
+import { allGarments, api, ApiError, newIdempotencyKey } from '../api.js';
+import { announce, busy, errorBox, errorMessage, field, h, heading, render, when } from '../dom.js';
 import { refreshUser } from '../state.js';
+
+/** @typedef {import('../api.js').Schemas} Schemas */
+/** @typedef {{ url: string, label: string, mockupIndex?: number }} ChatImage */
+/** @typedef {{ active: boolean } | null} StoreState */
 
 const MODELS = [
   { id: 'nano-banana', tokens: 12, label: 'standard, about 5 s' },
@@ -9,10 +13,17 @@ const MODELS = [
   { id: 'nano-banana-pro-4k', tokens: 90, label: 'print-ready 4K, about 25 s' },
 ];
 
-/** Images of a chat answer or message, whatever the record calls them (each once). */
+/**
+ * Images of a chat answer (ChatResult) or a thread's message (ChatThread's messages), whatever the record calls them
+ * (each once).
+ * @param {Record<string, unknown>} m
+ * @returns {ChatImage[]}
+ */
 function images(m) {
+  /** @type {ChatImage[]} */
   const out = [];
   const seen = new Set();
+  /** @param {unknown} url @param {string} label @param {number} [mockupIndex] */
   const add = (url, label, mockupIndex) => {
     if (!url || typeof url !== 'string' || seen.has(url)) return;
     seen.add(url);
@@ -20,8 +31,9 @@ function images(m) {
   };
   add(m.graphicUrl, 'Design graphic');
   add(m.printAssetUrl, 'Print file');
-  for (const [i, u] of (m.mockups ?? m.mockupUrls ?? []).entries()) add(u, `Mockup ${i + 1}`, i);
-  for (const a of m.assets ?? m.images ?? []) add(typeof a === 'string' ? a : a?.url, a?.kind ?? 'Image');
+  const list = (/** @type {unknown} */ v) => (Array.isArray(v) ? v : []);
+  for (const [i, u] of list(m.mockups ?? m.mockupUrls).entries()) add(u, `Mockup ${i + 1}`, i);
+  for (const a of list(m.assets ?? m.images)) add(typeof a === 'string' ? a : a?.url, a?.kind ?? 'Image');
   return out;
 }
 
@@ -30,8 +42,13 @@ function images(m) {
  * (#/storefront?chatJobId=…&mockupIndex=…), or, with no store connected, a note and a link to Storefront.
  * `store` is null when the storefront is not on this server (nothing is shown).
  */
+/**
+ * @param {unknown} jobId
+ * @param {ChatImage} img
+ * @param {StoreState} store
+ */
 function publishAction(jobId, img, store) {
-  if (!jobId || img.mockupIndex === undefined || !store) return null;
+  if (typeof jobId !== 'string' || !jobId || img.mockupIndex === undefined || !store) return null;
   const href = `#/storefront?${new URLSearchParams({ chatJobId: jobId, mockupIndex: String(img.mockupIndex) })}`;
   if (!store.active)
     return h(
@@ -44,6 +61,10 @@ function publishAction(jobId, img, store) {
   return h('a', { href, class: 'button publish', 'aria-label': `Publish to store: ${img.label}` }, 'Publish to store');
 }
 
+/**
+ * @param {Record<string, unknown>} m
+ * @param {StoreState} [store]
+ */
 function gallery(m, store = null) {
   const list = images(m);
   if (list.length === 0) return null;
@@ -66,9 +87,13 @@ function gallery(m, store = null) {
   );
 }
 
-/** Whether a store is connected ({active}), or null when the storefront is not on this server. */
+/**
+ * Whether a store is connected ({active}), or null when the storefront is not on this server.
+ * @returns {Promise<StoreState>}
+ */
 async function storeState() {
   try {
+    /** @type {Schemas['StoreConnections']} */
     const { connections } = await api('GET', '/api/storefront/connect');
     return { active: connections.some((c) => c.status === 'active') };
   } catch {
@@ -76,13 +101,16 @@ async function storeState() {
   }
 }
 
+/** @type {import('../types').Page} */
 export async function chatPage(main, ctx) {
   const threadList = h('ul', { class: 'threads' });
+  /** @type {StoreState} */
   let store = null;
   const thread = h('div', { class: 'thread', 'aria-live': 'polite' });
-  let threadId = ctx.params.get('thread');
+  const threadId = ctx.params.get('thread');
 
   async function loadThreads() {
+    /** @type {Schemas['ChatThreads']} */
     const data = await api('GET', '/api/chat/threads');
     const threads = data.threads ?? [];
     render(
@@ -111,15 +139,16 @@ export async function chatPage(main, ctx) {
       render(thread, h('p', { class: 'muted' }, 'Describe a design to start a thread.'));
       return;
     }
+    /** @type {[Schemas['ChatThread'], StoreState]} */
     const [data, st] = await Promise.all([
       api('GET', `/api/chat/threads/${encodeURIComponent(threadId)}`),
       storeState(),
     ]);
     store = st;
-    const messages = data.messages ?? data.thread?.messages ?? [];
+    const messages = data.messages;
     render(
       thread,
-      h('h2', {}, data.title ?? data.thread?.title ?? 'Thread'),
+      h('h2', {}, data.title),
       messages.map((m) =>
         h(
           'article',
@@ -129,9 +158,9 @@ export async function chatPage(main, ctx) {
             { class: 'who' },
             m.role === 'user' ? 'You' : 'Designer',
             m.model ? ` · ${m.model}` : '',
-            (m.tokensSpent ?? m.tokens) ? ` · ${m.tokensSpent ?? m.tokens} tokens` : '',
+            m.tokens ? ` · ${m.tokens} tokens` : '',
           ),
-          m.prompt || m.content || m.text ? h('p', {}, m.prompt ?? m.content ?? m.text) : null,
+          m.content ? h('p', {}, m.content) : null,
           gallery(m, m.role === 'assistant' ? store : null),
         ),
       ),
@@ -164,25 +193,34 @@ export async function chatPage(main, ctx) {
         await busy(send, out, 'Designing… (up to a minute)', async () => {
           render(out);
           try {
+            /** @type {Schemas['ChatRequest']} */
             const body = {
               prompt: prompt.value,
-              model: model.value,
+              model: /** @type {Schemas['ChatRequest']['model']} */ (model.value), // one of MODELS
               threadId: threadId ?? null,
               garmentUrls: garmentBoxes.filter((g) => g.box.checked).map((g) => g.url),
             };
             // a fresh Idempotency-Key per submit: a resent request (a retry, a second click) is answered from the
             // first job and charged once
-            let { data, res } = await api('POST', '/api/chat', body, {
+            /** @type {{ data: Schemas['ChatResult'] | Schemas['ChatJobRunning'], res: Response }} */
+            const { data: first, res } = await api('POST', '/api/chat', body, {
               withResponse: true,
               headers: { 'idempotency-key': newIdempotencyKey() },
             });
-            if (res.status === 202 && data.jobId) {
-              for (let i = 0; i < 300 && data.status !== 'completed' && !data.threadId; i++) {
+            // 202: still running; its job answers 202 until it is done, then 200 with the result (a failed job
+            // answers an error, which api() throws)
+            let data = first;
+            if (res.status === 202 && 'jobId' in data) {
+              const jobId = data.jobId;
+              for (let i = 0; i < 300 && !('threadId' in data); i++) {
                 await new Promise((r) => setTimeout(r, 1000));
-                data = await api('GET', `/api/chat/jobs/${encodeURIComponent(data.jobId)}`);
-                if (data.status === 'failed') throw new Error(data.error ?? 'Generation failed');
+                /** @type {Schemas['ChatResult'] | Schemas['ChatJobRunning']} */
+                const next = await api('GET', `/api/chat/jobs/${encodeURIComponent(jobId)}`);
+                data = next;
               }
             }
+            if (!('threadId' in data))
+              throw new Error('The design is taking longer than usual: it will appear in its thread when done');
             announce(`Design ready: ${data.tokensSpent} tokens spent, ${data.tokensRemaining} left`);
             render(out, gallery(data));
             prompt.value = '';
@@ -192,10 +230,10 @@ export async function chatPage(main, ctx) {
             else await Promise.all([loadThread(), loadThreads()]);
           } catch (err) {
             const extra =
-              err.status === 402 && err.body?.tokensNeeded !== undefined
+              err instanceof ApiError && err.status === 402 && err.body?.tokensNeeded !== undefined
                 ? ` (needs ${err.body.tokensNeeded}, you have ${err.body.tokensAvailable})`
                 : '';
-            render(out, errorBox(new Error(err.message + extra)));
+            render(out, errorBox(new Error(errorMessage(err) + extra)));
           }
         });
       },

@@ -5,10 +5,15 @@ import { api, uploadWithProgress } from '../api.js';
 import { forgetDesign, listDesigns, saveDesign, updateAnalysis } from '../designs-store.js';
 import { announce, busy, errorBox, field, h, heading, render, usd } from '../dom.js';
 
+/** @typedef {import('../api.js').Schemas} Schemas */
+
 const ACCEPT = 'image/png,image/jpeg,image/webp,image/gif';
 const MAX_BYTES = 10 * 1024 * 1024;
 
-/** The analysis, readable: swatches with hex and Pantone, technique and why, prices, warnings. */
+/**
+ * The analysis, readable: swatches with hex and Pantone, technique and why, prices, warnings.
+ * @param {Schemas['Analysis']} a
+ */
 export function analysisView(a) {
   const pantone = a.colors.pantone ?? [];
   return h(
@@ -75,6 +80,7 @@ export function analysisView(a) {
   );
 }
 
+/** @type {import('../types').Page} */
 export async function designsPage(main) {
   const input = h('input', {
     type: 'file',
@@ -85,6 +91,7 @@ export async function designsPage(main) {
   });
   const progress = h('div', { class: 'upload-progress' });
   const result = h('div', { class: 'upload-result', 'aria-live': 'polite' });
+  /** @type {HTMLDivElement} */
   const drop = h(
     'div',
     {
@@ -108,25 +115,30 @@ export async function designsPage(main) {
         e.preventDefault();
         drop.classList.remove('over');
         const file = e.dataTransfer?.files?.[0];
-        if (file) upload(file);
+        if (file) void upload(file); // it shows its own errors
       },
     },
     h('strong', {}, 'Drop a design here, or choose a file'),
     h('small', { id: 'drop-hint' }, 'PNG, JPEG, WebP or GIF, up to 10 MB. 2400×3000 px or more prints best.'),
   );
   input.addEventListener('change', () => {
-    if (input.files?.[0]) upload(input.files[0]);
+    if (input.files?.[0]) void upload(input.files[0]);
     input.value = '';
   });
   const quantity = h('input', { type: 'number', min: '1', max: '10000', value: '50', inputmode: 'numeric' });
   const gallery = h('div', { class: 'gallery' });
 
+  /**
+   * @param {{ id: string, url: string }} design
+   * @param {Element | null} [target] where the analysis goes (default: below the upload)
+   */
   async function analyze(design, target) {
     const region = target ?? result;
     const out = h('div');
     region.append(out);
     await busy(null, out, 'Analysing…', async () => {
       try {
+        /** @type {Schemas['Analysis']} */
         const a = await api('POST', '/api/v1/analyze', {
           imageUrl: design.url,
           quantity: Number(quantity.value) || 50,
@@ -139,6 +151,7 @@ export async function designsPage(main) {
     });
   }
 
+  /** @param {File} file */
   async function upload(file) {
     render(result);
     if (file.size > MAX_BYTES) {
@@ -216,7 +229,7 @@ export async function designsPage(main) {
                     type: 'button',
                     onclick: (e) => {
                       render(details);
-                      busy(e.currentTarget, null, 'Analysing…', () => analyze(d, details));
+                      void busy(e.currentTarget, null, 'Analysing…', () => analyze(d, details));
                     },
                   },
                   d.analysis ? 'Analyse again' : 'Analyse',

@@ -1,8 +1,14 @@
 // Page 2: API keys (POST/GET /api/v1/keys, DELETE /api/v1/keys/<id>[?permanent=true]) and the webhook signing
 // secret (GET /api/v1/webhooks/secret, POST …/rotate). The full key is shown once, with a copy button.
 import { api } from '../api.js';
-import { announce, busy, errorBox, field, h, heading, render, when } from '../dom.js';
+import { announce, busy, errorBox, errorMessage, field, h, heading, render, when } from '../dom.js';
 
+/** @typedef {import('../api.js').Schemas} Schemas */
+
+/**
+ * @param {string} text
+ * @param {HTMLButtonElement} button
+ */
 async function copy(text, button) {
   try {
     await navigator.clipboard.writeText(text);
@@ -12,17 +18,21 @@ async function copy(text, button) {
   } catch {
     // No clipboard permission (an insecure origin, a denied prompt): select the text so Ctrl+C works.
     const target = button.previousElementSibling;
-    target?.focus();
-    target?.select?.();
+    if (target instanceof HTMLInputElement) {
+      target.focus();
+      target.select();
+    }
     announce('Select the key and copy it with your keyboard', 'error');
   }
 }
 
+/** @type {import('../types').Page} */
 export async function keysPage(main, ctx) {
   const list = h('div', { class: 'table-wrap' });
   const created = h('div', { class: 'created', 'aria-live': 'polite' });
 
   async function load() {
+    /** @type {Schemas['ApiKeyList']} */
     const { keys } = await api('GET', '/api/v1/keys');
     if (!ctx.isCurrent()) return;
     if (keys.length === 0) {
@@ -91,6 +101,11 @@ export async function keysPage(main, ctx) {
     );
   }
 
+  /**
+   * @param {HTMLButtonElement} button
+   * @param {Schemas['ApiKey']} key
+   * @param {boolean} permanent
+   */
   async function act(button, key, permanent) {
     const what = permanent ? 'Delete' : 'Revoke';
     if (!confirm(`${what} the key "${key.name}" (…${key.lastFour})? Calls with it will fail at once.`)) return;
@@ -100,7 +115,7 @@ export async function keysPage(main, ctx) {
         announce(`Key "${key.name}" ${permanent ? 'deleted' : 'revoked'}`);
         await load();
       } catch (err) {
-        announce(err.message, 'error');
+        announce(errorMessage(err), 'error');
       }
     });
   }
@@ -117,8 +132,10 @@ export async function keysPage(main, ctx) {
         render(created);
         await busy(submit, created, 'Creating…', async () => {
           try {
+            /** @type {Schemas['CreateKeyRequest']} */
             const body = { name: name.value };
             if (days.value) body.expiresInDays = Number(days.value);
+            /** @type {Schemas['ApiKeyCreated']} */
             const res = await api('POST', '/api/v1/keys', body);
             const keyBox = h('input', {
               class: 'secret',
@@ -165,6 +182,7 @@ export async function keysPage(main, ctx) {
   const secretOut = h('div', { class: 'secret-out' });
   const reveal = h('button', { type: 'button' }, 'Show signing secret');
   const rotate = h('button', { type: 'button' }, 'Rotate');
+  /** @param {Schemas['WebhookSecret']} s */
   const showSecret = (s) =>
     render(
       secretOut,

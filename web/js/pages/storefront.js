@@ -4,8 +4,11 @@
 // fulfilment form. Shopify's app URL sends a signed-out merchant here as #/storefront?shop=<shop> (after signing in):
 // the shop is filled in.
 import { api } from '../api.js';
-import { announce, busy, errorBox, field, h, heading, render, usd, when } from '../dom.js';
+import { announce, busy, errorBox, errorMessage, field, h, heading, render, usd, when } from '../dom.js';
 
+/** @typedef {import('../api.js').Schemas} Schemas */
+
+/** @type {import('../types').Page} */
 export async function storefrontPage(main, ctx) {
   const connected = ctx.params.get('connected');
   const fromShopify = ctx.params.get('shop');
@@ -14,6 +17,7 @@ export async function storefrontPage(main, ctx) {
   const orderList = h('div', {});
   const publishOut = h('div', { 'aria-live': 'polite' });
   const connectOut = h('div', { 'aria-live': 'polite' });
+  /** @type {Schemas['StoreConnection'][]} */
   let connections = [];
 
   // ---------------------------------------------------------------- connect
@@ -63,7 +67,7 @@ export async function storefrontPage(main, ctx) {
   );
 
   async function loadConnections() {
-    connections = (await api('GET', '/api/storefront/connect')).connections;
+    connections = /** @type {Schemas['StoreConnections']} */ (await api('GET', '/api/storefront/connect')).connections;
     render(
       connList,
       connections.length === 0
@@ -108,7 +112,7 @@ export async function storefrontPage(main, ctx) {
                               );
                               await loadConnections();
                             } catch (err) {
-                              announce(err.message, 'error');
+                              announce(errorMessage(err), 'error');
                             }
                           });
                         },
@@ -163,9 +167,13 @@ export async function storefrontPage(main, ctx) {
     ),
     costParts,
   );
+  /** @type {Schemas['StorefrontCostEstimate'] | null} */
   let estimate = null;
 
-  /** The chosen source as request fields. */
+  /**
+   * The chosen source as request fields.
+   * @returns {{ chatJobId: string, mockupIndex: number } | { generationId: string } | null}
+   */
   function chosenSource() {
     const v = genSelect.value;
     if (v.startsWith('chat:')) {
@@ -175,6 +183,7 @@ export async function storefrontPage(main, ctx) {
     return v ? { generationId: v } : null;
   }
 
+  /** @param {number | string} n */
   const cents = (n) => Math.round(Number(n) * 100);
   /** Cost and price as the server counts them (whole cents), the margin = price − cost as the price is typed. */
   function showEconomics() {
@@ -211,7 +220,13 @@ export async function storefrontPage(main, ctx) {
     showEconomics();
     if (!src) return;
     try {
-      const e = await api('GET', `/api/storefront/costs?${new URLSearchParams(src)}`);
+      const query = new URLSearchParams(
+        'generationId' in src
+          ? { generationId: src.generationId }
+          : { chatJobId: src.chatJobId, mockupIndex: String(src.mockupIndex) },
+      );
+      /** @type {Schemas['StorefrontCostEstimate']} */
+      const e = await api('GET', `/api/storefront/costs?${query}`);
       if (seq !== estimateSeq) return;
       estimate = e;
       render(preview, h('img', { src: e.imageUrl, alt: 'The mockup to publish', width: '160' }));
@@ -244,6 +259,7 @@ export async function storefrontPage(main, ctx) {
         e.preventDefault();
         return busy(publish, publishOut, 'Publishing…', async () => {
           try {
+            /** @type {Schemas['PublishRequest']} */
             const body = {
               ...chosenSource(),
               connectionId: connSelect.value,
@@ -255,6 +271,7 @@ export async function storefrontPage(main, ctx) {
               .map((s) => s.trim())
               .filter(Boolean);
             if (list.length) body.sizes = list;
+            /** @type {Schemas['PublishResult']} */
             const r = await api('POST', '/api/storefront/publish', body);
             render(
               publishOut,
@@ -263,7 +280,7 @@ export async function storefrontPage(main, ctx) {
                 { class: 'notice' },
                 r.status === 'published' ? 'Published. ' : 'Publishing: it appears below when the store has it. ',
                 `Per unit: cost ${usd(r.costs.total)}, price ${usd(r.price)}, margin ${usd(r.margin)}. `,
-                r.adminUrl
+                r.status === 'published' && r.adminUrl
                   ? h('a', { href: r.adminUrl, target: '_blank', rel: 'noopener' }, 'Open in Shopify admin')
                   : null,
               ),
@@ -286,6 +303,7 @@ export async function storefrontPage(main, ctx) {
     publish,
     publishOut,
   );
+  /** @type {Schemas['Generation'][]} */
   let generations = [];
   function fillPublishForm() {
     const active = connections.filter((c) => c.status === 'active');
@@ -312,10 +330,11 @@ export async function storefrontPage(main, ctx) {
     publishForm.hidden = active.length === 0 || !hasMockup;
     publishNote.hidden = !(chatPick && active.length === 0);
     render(publishNote, 'No store is connected: connect one above to publish the design-chat mockup.');
-    if (!publishForm.hidden && genSelect.value !== before) loadEstimate();
+    if (!publishForm.hidden && genSelect.value !== before) void loadEstimate(); // it shows its own errors
   }
 
   async function loadProducts() {
+    /** @type {Schemas['PublishedProducts']} */
     const { products } = await api('GET', '/api/storefront/products');
     render(
       productList,
@@ -349,7 +368,7 @@ export async function storefrontPage(main, ctx) {
                     p.adminUrl ? h('a', { href: p.adminUrl, target: '_blank', rel: 'noopener' }, p.title) : p.title,
                   ),
                   h('td', {}, h('span', { class: `badge ${p.status}` }, p.status), p.error ? ` ${p.error}` : ''),
-                  h('td', {}, p.source === 'chat' ? `Design chat, mockup ${p.mockupIndex + 1}` : 'Generation'),
+                  h('td', {}, p.source === 'chat' ? `Design chat, mockup ${(p.mockupIndex ?? 0) + 1}` : 'Generation'),
                   h('td', {}, usd(p.price)),
                   h('td', {}, p.costs ? usd(p.costs.total) : '—'),
                   h('td', { class: p.margin < 0 ? 'loss' : undefined }, p.margin !== undefined ? usd(p.margin) : '—'),
@@ -363,16 +382,20 @@ export async function storefrontPage(main, ctx) {
   }
 
   // ---------------------------------------------------------------- orders and fulfilment
+  /** @type {string | null} */
   let ordersSeen = null;
   /**
    * Reads the orders and draws them. `quiet` (the periodic look): only when they changed, and not while a tracking
    * form is being filled in, so nothing typed is lost.
    */
   async function loadOrders(quiet = false) {
+    /** @type {Schemas['StoreOrders']} */
     const { orders } = await api('GET', '/api/storefront/orders');
     const seen = orders.map((o) => `${o.id}:${o.status}`).join(',');
     if (quiet) {
-      const typing = [...orderList.querySelectorAll('form.fulfil input')].some((i) => i.value);
+      const typing = [...orderList.querySelectorAll('form.fulfil input')].some(
+        (i) => i instanceof HTMLInputElement && i.value,
+      );
       if (seen === ordersSeen || typing) return;
     }
     ordersSeen = seen;
@@ -415,6 +438,7 @@ export async function storefrontPage(main, ctx) {
                           e.preventDefault();
                           return busy(send, out, 'Sending…', async () => {
                             try {
+                              /** @type {Schemas['FulfillmentRequest']} */
                               const body = { trackingNumber: number.value, trackingCompany: company.value };
                               if (url.value) body.trackingUrl = url.value;
                               const r = await api(
@@ -460,6 +484,7 @@ export async function storefrontPage(main, ctx) {
     h('section', { 'aria-labelledby': 'prod-h' }, h('h2', { id: 'prod-h' }, 'Products'), productList),
     h('section', { 'aria-labelledby': 'ord-h' }, h('h2', { id: 'ord-h' }, 'Orders'), orderList),
   );
+  /** @type {Schemas['GenerationPage']} */
   const gens = await api('GET', '/api/v1/generations?limit=50');
   generations = gens.generations.filter((g) => g.status === 'completed');
   await Promise.all([loadConnections(), loadProducts(), loadOrders()]);

@@ -4,18 +4,35 @@
 // it; the history of generations with their status and webhook deliveries.
 import { allGarments, api, ApiError } from '../api.js';
 import { listDesigns } from '../designs-store.js';
-import { announce, busy, errorBox, field, h, heading, render, when } from '../dom.js';
+import { announce, busy, errorBox, errorMessage, field, h, heading, render, when } from '../dom.js';
 
+/** @typedef {import('../api.js').Schemas} Schemas */
+/** @typedef {Schemas['Garment']['colors'][number]} GarmentColor */
+/** @typedef {{ x: number, y: number, scale: number, rotation: number }} Placement */
+/** @typedef {keyof Placement} PlacementKey */
+/** @typedef {NonNullable<Schemas['GenerateRequest']['zone']>} ZoneId a print zone (a garment's printZones[].id) */
+
+/** @type {Placement} */
 const DEFAULT_PLACEMENT = { x: 50, y: 35, scale: 0.8, rotation: 0 };
+/** @type {PlacementKey[]} */
+const PLACEMENT_KEYS = ['x', 'y', 'scale', 'rotation'];
+/** @type {(v: number, lo: number, hi: number) => number} */
 const clamp = (v, lo, hi) => Math.min(hi, Math.max(lo, v));
+/** @type {(v: number, d: number) => number} */
 const round = (v, d) => Math.round(v * 10 ** d) / 10 ** d;
 
-/** Where a design of size `d` lands in a zone of size `z` at `scale`: fits inside keeping its aspect (the engine's). */
+/**
+ * Where a design of size `d` lands in a zone of size `z` at `scale`: fits inside keeping its aspect (the engine's).
+ * @param {{ width: number, height: number }} d
+ * @param {{ width: number, height: number }} z
+ * @param {number} scale
+ */
 function fitInside(d, z, scale) {
   const k = Math.min(z.width / d.width, z.height / d.height) * scale;
   return { width: d.width * k, height: d.height * k };
 }
 
+/** @type {import('../types').Page} */
 export async function studioPage(main, ctx) {
   const designs = listDesigns();
   if (designs.length === 0) {
@@ -37,15 +54,20 @@ export async function studioPage(main, ctx) {
   const garments = await allGarments();
   if (!ctx.isCurrent()) return;
 
+  const garment = garments[0];
+  if (!garment) throw new Error('The catalogue is empty');
+  /**
+   * @type {{ design: import('../designs-store.js').StoredDesign, garment: Schemas['Garment'], color: GarmentColor,
+   *   zone: ZoneId, placement: Placement, applyTexture: boolean }}
+   */
   const state = {
     design: designs.find((d) => d.id === ctx.params.get('design')) ?? designs[0],
-    garment: garments[0],
-    color: null,
+    garment,
+    color: garment.colors.find((c) => c.available) ?? garment.colors[0],
     zone: 'front',
     placement: { ...DEFAULT_PLACEMENT },
     applyTexture: true,
   };
-  state.color = state.garment.colors.find((c) => c.available) ?? state.garment.colors[0];
 
   // ---------------------------------------------------------------- controls
   const designSelect = h(
@@ -53,6 +75,7 @@ export async function studioPage(main, ctx) {
     { name: 'design' },
     designs.map((d) => h('option', { value: d.id, selected: d.id === state.design.id }, d.name)),
   );
+  /** @type {Map<string, Schemas['Garment'][]>} */
   const byCategory = new Map();
   for (const g of garments) byCategory.set(g.category, [...(byCategory.get(g.category) ?? []), g]);
   const garmentSelect = h(
@@ -74,8 +97,9 @@ export async function studioPage(main, ctx) {
     scale: h('input', { type: 'range', min: '0.1', max: '1', step: '0.01', name: 'scale' }),
     rotation: h('input', { type: 'range', min: '-180', max: '180', step: '1', name: 'rotation' }),
   };
-  const outputs = Object.fromEntries(Object.keys(sliders).map((k) => [k, h('output', { for: `slider-${k}` })]));
-  for (const [k, s] of Object.entries(sliders)) {
+  const outputs = Object.fromEntries(PLACEMENT_KEYS.map((k) => [k, h('output', { for: `slider-${k}` })]));
+  for (const k of PLACEMENT_KEYS) {
+    const s = sliders[k];
     s.id = `slider-${k}`;
     s.addEventListener('input', () => {
       state.placement[k] = Number(s.value);
@@ -138,13 +162,14 @@ export async function studioPage(main, ctx) {
       zoneSelect,
       state.garment.printZones.map((z) => h('option', { value: z.id, selected: z.id === state.zone }, z.name)),
     );
-    if (!state.garment.printZones.some((z) => z.id === state.zone)) state.zone = state.garment.printZones[0].id;
+    if (!state.garment.printZones.some((z) => z.id === state.zone))
+      state.zone = /** @type {ZoneId} */ (state.garment.printZones[0].id);
   }
 
   function syncSliders() {
-    for (const [k, s] of Object.entries(sliders)) {
-      s.value = String(state.placement[k]);
-      outputs[k].textContent =
+    for (const k of PLACEMENT_KEYS) {
+      sliders[k].value = String(state.placement[k]);
+      /** @type {HTMLOutputElement} */ (outputs[k]).textContent =
         k === 'scale' ? state.placement.scale.toFixed(2) : `${state.placement[k]}${k === 'rotation' ? '°' : ' %'}`;
     }
     const p = state.placement;
@@ -182,10 +207,13 @@ export async function studioPage(main, ctx) {
   const MIN_INTERVAL_MS = 80;
   let inFlight = false;
   let again = false;
+  /** @type {ReturnType<typeof setTimeout> | null} */
   let timer = null;
   let nextAt = 0;
   let paused = false; // after a 429, until a preview succeeds: its message stays up
+  /** @type {string | null} */
   let lastUrl = null;
+  /** @returns {Schemas['GenerateRequest']} */
   const body = () => ({
     designUrl: state.design.url,
     garmentId: state.garment.id,
@@ -196,6 +224,10 @@ export async function studioPage(main, ctx) {
     applyTexture: state.applyTexture,
   });
 
+  /**
+   * @param {boolean} on
+   * @param {string} [text]
+   */
   function busyStage(on, text) {
     if (on) {
       stage.setAttribute('aria-busy', 'true');
@@ -233,6 +265,7 @@ export async function studioPage(main, ctx) {
     again = false;
     busyStage(true, 'Rendering preview…');
     try {
+      /** @type {{ data: Blob, res: Response }} */
       const { data: blob, res } = await api('POST', '/api/v1/preview', body(), { withResponse: true });
       const left = Number(res.headers.get('x-ratelimit-remaining'));
       const reset = Number(res.headers.get('x-ratelimit-reset')) * 1000;
@@ -254,8 +287,8 @@ export async function studioPage(main, ctx) {
         paused = true;
         stageStatus.textContent = `Preview paused: the preview budget for this minute is used up. It resumes in ${wait} s.`;
       } else {
-        stageStatus.textContent = `Preview failed: ${err.message}`;
-        announce(`Preview failed: ${err.message}`, 'error');
+        stageStatus.textContent = `Preview failed: ${errorMessage(err)}`;
+        announce(`Preview failed: ${errorMessage(err)}`, 'error');
       }
     } finally {
       inFlight = false;
@@ -291,14 +324,19 @@ export async function studioPage(main, ctx) {
     const b = frame.getBoundingClientRect();
     return { x: b.left + b.width / 2, y: b.top + b.height / 2 };
   }
+  /**
+   * @type {{ handle: 'scale' | 'rotate' | 'move', startX: number, startY: number, start: Placement, dist0: number,
+   *   centre: { x: number, y: number } } | null}
+   */
   let drag = null;
   frame.addEventListener('pointerdown', (e) => {
     e.preventDefault();
     frame.setPointerCapture(e.pointerId);
     frame.focus();
-    const handle = e.target.classList?.contains('scale')
+    const target = e.target instanceof Element ? e.target : null;
+    const handle = target?.classList.contains('scale')
       ? 'scale'
-      : e.target.classList?.contains('rotate')
+      : target?.classList.contains('rotate')
         ? 'rotate'
         : 'move';
     const c = frameCentre();
@@ -336,6 +374,7 @@ export async function studioPage(main, ctx) {
   frame.addEventListener('keydown', (e) => {
     const p = state.placement;
     const step = e.shiftKey ? 5 : 1;
+    /** @type {Record<string, (() => number) | undefined>} */
     const keys = {
       ArrowLeft: () => (p.x = clamp(p.x - step, 0, 100)),
       ArrowRight: () => (p.x = clamp(p.x + step, 0, 100)),
@@ -367,7 +406,7 @@ export async function studioPage(main, ctx) {
     blankChanged();
   });
   zoneSelect.addEventListener('change', () => {
-    state.zone = zoneSelect.value;
+    state.zone = /** @type {ZoneId} */ (zoneSelect.value); // one of the garment's printZones
     blankChanged();
   });
   texture.addEventListener('change', () => {
@@ -383,6 +422,7 @@ export async function studioPage(main, ctx) {
       try {
         const req = body();
         if (webhook.value.trim()) req.webhookUrl = webhook.value.trim();
+        /** @type {Schemas['Generation']} */
         let g = await api('POST', '/api/v1/generate', req);
         for (let i = 0; i < 120 && (g.status === 'pending' || g.status === 'processing'); i++) {
           await new Promise((r) => setTimeout(r, 1000));
@@ -393,11 +433,13 @@ export async function studioPage(main, ctx) {
           g.status === 'completed' ? 'Mockup ready' : `Generation ${g.status}`,
           g.status === 'failed' ? 'error' : 'info',
         );
-        history.reload();
+        void history.reload(); // it shows its own errors
       } catch (err) {
         const extra =
-          err.code === 'insufficient_tokens' ? ` You have ${err.details?.available ?? 0} tokens: see Billing.` : '';
-        render(result, errorBox(new Error(err.message + extra)));
+          err instanceof ApiError && err.code === 'insufficient_tokens'
+            ? ` You have ${err.details?.available ?? 0} tokens: see Billing.`
+            : '';
+        render(result, errorBox(new Error(errorMessage(err) + extra)));
       }
     }),
   );
@@ -433,8 +475,8 @@ export async function studioPage(main, ctx) {
           'fieldset',
           { class: 'placement' },
           h('legend', {}, 'Placement'),
-          Object.entries({ x: 'Across', y: 'Down', scale: 'Size', rotation: 'Rotation' }).map(([k, label]) =>
-            h('div', { class: 'slider' }, h('label', { for: `slider-${k}` }, label), sliders[k], outputs[k]),
+          PLACEMENT_KEYS.map((k) =>
+            h('div', { class: 'slider' }, h('label', { for: `slider-${k}` }, SLIDER_LABELS[k]), sliders[k], outputs[k]),
           ),
           resetButton,
         ),
@@ -464,7 +506,13 @@ export async function studioPage(main, ctx) {
   blankChanged();
 }
 
-/** A finished (or failed) generation: the mockup with a download link. */
+/** @type {Record<PlacementKey, string>} */
+const SLIDER_LABELS = { x: 'Across', y: 'Down', scale: 'Size', rotation: 'Rotation' };
+
+/**
+ * A finished (or failed) generation: the mockup with a download link.
+ * @param {Schemas['Generation']} g
+ */
 function generationView(g) {
   if (g.status !== 'completed') {
     return h(
@@ -492,15 +540,21 @@ function generationView(g) {
   );
 }
 
-/** Generations, newest first, with a "load more" and each one's webhook deliveries on demand. */
+/**
+ * Generations, newest first, with a "load more" and each one's webhook deliveries on demand.
+ * @param {import('../types').PageContext} ctx
+ */
 function historySection(ctx) {
   const list = h('div', { class: 'history-list' });
   const more = h('button', { type: 'button', hidden: true }, 'Load more');
+  /** @type {string | null} */
   let cursor = null;
 
+  /** @param {boolean} reset */
   async function load(reset) {
     if (reset) cursor = null;
     const q = new URLSearchParams({ limit: '10', ...(cursor ? { cursor } : {}) });
+    /** @type {Schemas['GenerationPage']} */
     const page = await api('GET', `/api/v1/generations?${q}`);
     if (!ctx.isCurrent()) return;
     if (reset) render(list);
@@ -510,12 +564,14 @@ function historySection(ctx) {
     more.hidden = !page.pagination.hasMore;
   }
 
+  /** @param {Schemas['Generation']} g */
   function row(g) {
     const deliveries = h('div', { class: 'deliveries' });
     const show = h('button', { type: 'button', class: 'link' }, 'Webhook deliveries');
     show.addEventListener('click', () =>
       busy(show, deliveries, 'Loading…', async () => {
         try {
+          /** @type {Schemas['DeliveryList']} */
           const { deliveries: ds } = await api('GET', `/api/v1/generations/${encodeURIComponent(g.id)}/deliveries`);
           render(
             deliveries,
