@@ -156,10 +156,12 @@ export function garmentRegion(
       const i = stack[--sp]!;
       size++;
       const x = i % w;
-      if (x > 0 && mask[i - 1] && !label[i - 1]) ((label[i - 1] = next), (stack[sp++] = i - 1));
-      if (x < w - 1 && mask[i + 1] && !label[i + 1]) ((label[i + 1] = next), (stack[sp++] = i + 1));
-      if (i >= w && mask[i - w] && !label[i - w]) ((label[i - w] = next), (stack[sp++] = i - w));
-      if (i < n - w && mask[i + w] && !label[i + w]) ((label[i + w] = next), (stack[sp++] = i + w));
+      for (const j of [x > 0 ? i - 1 : -1, x < w - 1 ? i + 1 : -1, i - w, i + w]) {
+        if (j >= 0 && j < n && mask[j] && !label[j]) {
+          label[j] = next;
+          stack[sp++] = j;
+        }
+      }
     }
     if (size > bestSize) {
       bestSize = size;
@@ -177,8 +179,14 @@ export function garmentRegion(
       stack[sp++] = i;
     }
   };
-  for (let x = 0; x < w; x++) (push(x), push(n - w + x));
-  for (let y = 0; y < h; y++) (push(y * w), push(y * w + w - 1));
+  for (let x = 0; x < w; x++) {
+    push(x);
+    push(n - w + x);
+  }
+  for (let y = 0; y < h; y++) {
+    push(y * w);
+    push(y * w + w - 1);
+  }
   while (sp > 0) {
     const i = stack[--sp]!;
     const x = i % w;
@@ -189,7 +197,11 @@ export function garmentRegion(
   }
   const out = new Uint8Array(n);
   let area = 0;
-  for (let i = 0; i < n; i++) if (!outside[i]) ((out[i] = 1), area++);
+  for (let i = 0; i < n; i++) {
+    if (outside[i]) continue;
+    out[i] = 1;
+    area++;
+  }
   if (area > MAX_GARMENT_AREA * n) return { ok: false, reason: 'the garment cannot be told from the backdrop' };
   return { ok: true, mask: out };
 }

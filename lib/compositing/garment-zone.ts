@@ -2,7 +2,7 @@
 // catalogue blanks are rendered from onto the garment found in the photo (garment-detect.ts), so that front, back
 // and chest prints land where they land on our blanks relative to the garment. A printArea given by the client
 // wins; a photo without a garment that can be found keeps the zone's fractions of the image (placementBasis image).
-import { garmentMask, type Silhouette, type View } from '../blanks';
+import { garmentMask, SILHOUETTES, type Silhouette, type View } from '../blanks';
 import type { ZoneRect } from './composite';
 import { landmarks, type GarmentDetection, type GarmentLandmarks } from './garment-detect';
 
@@ -76,6 +76,8 @@ export function fitZone(
 /** The print zone a mockup uses, and what it was placed relative to. */
 export interface ChosenZone {
   zone: ZoneRect;
+  /** the zone in the blank's whole pixels */
+  printArea: { left: number; top: number; width: number; height: number };
   basis: PlacementBasis;
   /** why the zone's fractions of the image were used on a client's photo (no garment found, ...) */
   fallback?: string;
@@ -91,11 +93,17 @@ export async function choosePrintZone(opts: {
   blank: { width: number; height: number; garment: GarmentDetection | null };
   /** the catalogue zone, fractions of the catalogue blank */
   zone: ZoneRect;
-  /** the catalogue garment's silhouette and the zone's view (null: unknown, no fit) */
-  silhouette: Silhouette | null;
-  view: View;
+  /** the catalogue garment's silhouette and the zone's view (unknown or missing: no fit) */
+  silhouette?: string | null;
+  view?: string | null;
   printArea?: PrintAreaPercent | null;
 }): Promise<ChosenZone> {
+  const { blank } = opts;
+  const chosen = await choose(opts);
+  return { ...chosen, printArea: zonePixels(chosen.zone, blank.width, blank.height) };
+}
+
+async function choose(opts: Parameters<typeof choosePrintZone>[0]): Promise<Omit<ChosenZone, 'printArea'>> {
   const { blank, zone, printArea } = opts;
   if (printArea) {
     return {
@@ -110,8 +118,9 @@ export async function choosePrintZone(opts: {
   }
   if (blank.garment === null) return { zone, basis: 'garment' };
   if (!blank.garment.found) return { zone, basis: 'image', fallback: blank.garment.reason };
-  if (!opts.silhouette) return { zone, basis: 'image', fallback: 'the garment has no silhouette to fit' };
-  const ref = await referenceLandmarks(opts.silhouette, opts.view);
+  const silhouette = SILHOUETTES.find((s) => s === opts.silhouette);
+  if (!silhouette) return { zone, basis: 'image', fallback: 'the garment has no silhouette to fit' };
+  const ref = await referenceLandmarks(silhouette, opts.view === 'back' ? 'back' : 'front');
   const fitted = fitZone(ref, blank.garment, zone, blank.width, blank.height);
   if (!fitted) return { zone, basis: 'image', fallback: 'the fitted print zone lies outside the photo' };
   return { zone: fitted, basis: 'garment' };

@@ -9,6 +9,25 @@ export interface Placement {
   rotation: number;
 }
 
+/** A client's own print area on generate and batch items: percent (0-100) of the photo; x, y = top-left corner. */
+export interface PrintArea {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+
+/** A rectangle in an image's pixels (the generation resource's printArea and designBox). */
+export interface PixelBox {
+  left: number;
+  top: number;
+  width: number;
+  height: number;
+}
+
+/** What the print zone was placed relative to: the garment (found in the photo, or our own blank) or the image. */
+export type PlacementBasis = 'image' | 'garment';
+
 export type GenerationStatus = 'pending' | 'processing' | 'completed' | 'failed';
 
 export interface GenerationWorkflowInput {
@@ -40,6 +59,12 @@ export interface RenderJob {
   zone: { x: number; y: number; width: number; height: number };
   placement: Placement;
   applyTexture: boolean;
+  /** the zone's view and the garment's silhouette, to fit the zone to the garment in a client's photo (absent in
+   * jobs recorded before they existed: no fit) */
+  view?: string | null;
+  silhouette?: string;
+  /** the client's print area, percent of the photo (overrides the zone) */
+  printArea?: PrintArea | null;
   /** set when an earlier run already completed the generation (a re-run after a crash) */
   completed: { mockupKey: string; thumbnailKey: string; completedAt: string } | null;
 }
@@ -49,6 +74,10 @@ export interface RenderResult {
   thumbnailKey: string;
   completedAt: string;
   mockupUrl: string;
+  /** the print zone used and where the design landed (blank pixels); absent when an earlier run had done the work */
+  printArea?: PixelBox;
+  designBox?: PixelBox;
+  placementBasis?: PlacementBasis;
   /** where the activity's time went (logged too); empty when an earlier run had done the work */
   ms: Record<string, number>;
 }
