@@ -12,7 +12,13 @@ import { fileUrl, type Storage } from '../lib/storage';
 import type { GenerationFailureOutcome, RenderJob, RenderResult } from '../lib/generation/types';
 import { ownFileKey } from '../lib/fetch';
 import { decodePrepared, preparedKey } from '../lib/images/design-levels';
-import { composite, DesignImageError, type DesignSource, type PreparedBlankCache } from '../lib/compositing';
+import {
+  choosePrintZone,
+  composite,
+  DesignImageError,
+  type DesignSource,
+  type PreparedBlankCache,
+} from '../lib/compositing';
 
 export interface GenerationDeps {
   sql: Sql;
@@ -78,6 +84,9 @@ export function createGenerationActivities(deps: GenerationDeps) {
         zone: { x: row.zx, y: row.zy, width: row.zw, height: row.zh },
         placement: row.placement,
         applyTexture: row.applyTexture,
+        view: row.view,
+        silhouette: row.silhouette,
+        printArea: row.printArea,
         completed: done
           ? { mockupKey: row.mockupKey!, thumbnailKey: row.thumbnailKey!, completedAt: row.completedAt!.toISOString() }
           : null,
@@ -141,12 +150,21 @@ export function createGenerationActivities(deps: GenerationDeps) {
             throw badInput(err);
           }),
       };
+      // the zone: the client's printArea, or fitted to the garment found in a client's photo, or the catalogue's
+      const chosen = await choosePrintZone({
+        blank,
+        zone: job.zone,
+        silhouette: job.silhouette,
+        view: job.view,
+        printArea: job.printArea,
+      });
+      if (chosen.fallback) log.info('print zone in fractions of the photo', { generationId, why: chosen.fallback });
       let out;
       try {
         out = await composite({
           blank,
           design,
-          zone: job.zone,
+          zone: chosen.zone,
           placement: job.placement,
           applyTexture: job.applyTexture,
         });
@@ -163,7 +181,13 @@ export function createGenerationActivities(deps: GenerationDeps) {
       ]);
       await touched;
       lap('store');
-      const row = await completeGeneration(sql, generationId, { mockupKey: keys.mockup, thumbnailKey: keys.thumbnail });
+      const landed = { printArea: chosen.printArea, designBox: out.designBox, placementBasis: chosen.basis };
+      const row = await completeGeneration(
+        sql,
+        generationId,
+        { mockupKey: keys.mockup, thumbnailKey: keys.thumbnail },
+        landed,
+      );
       if (!row) throw ApplicationFailure.nonRetryable(`generation ${generationId} already failed`, 'BadInputError');
       lap('complete');
       log.info('mockup rendered', { generationId, ms });
@@ -172,6 +196,7 @@ export function createGenerationActivities(deps: GenerationDeps) {
         thumbnailKey: keys.thumbnail,
         completedAt: row.completedAt.toISOString(),
         mockupUrl: fileUrl(config, keys.mockup),
+        ...landed,
         ms,
       };
     },

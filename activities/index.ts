@@ -37,6 +37,7 @@ export function createActivities(deps: ActivityDeps) {
       });
     },
     mapsStored: (key) => !key.startsWith('url:'),
+    findGarment: (key) => key.startsWith('url:'),
   });
   return {
     ...createGenerationActivities({ ...deps, blanks, loadUserImage }),

@@ -9,6 +9,8 @@ export interface GarmentRow {
   basePrice: string;
   sizes: string[];
   sortOrder: number;
+  /** the catalogue geometry its blanks are rendered from (lib/blanks) */
+  silhouette: string;
   colors: { name: string; hex: string; available: boolean; frontKey: string; backKey: string; thumbKey: string }[];
   zones: {
     id: string;
@@ -27,6 +29,7 @@ export interface GarmentRow {
 export function findGarments(sql: Sql, where: { id?: string; category?: string; afterSort?: number; limit: number }) {
   return sql<GarmentRow[]>`
     select g.id, g.name, g.brand, g.category, g.base_price::text as "basePrice", g.sizes, g.sort_order as "sortOrder",
+      g.silhouette,
       (select coalesce(json_agg(json_build_object('name', c.name, 'hex', c.hex, 'available', c.available,
               'frontKey', c.front_key, 'backKey', c.back_key, 'thumbKey', c.thumb_key) order by c.sort_order), '[]')
          from garment_colors c where c.garment_id = g.id) as colors,

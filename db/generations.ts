@@ -7,7 +7,14 @@
 // records and charges nothing. Same ledger rules as debitTokens in ./ledger: the account row is locked so concurrent
 // debits serialize, grants that expire soonest are spent first, expired grants do not count. Each debit keeps its
 // own allocations, so a refund (reference refund:<generation id>) gives back one generation's token.
-import { GENERATION_FINISHED_CHANNEL, type GenerationStatus, type Placement } from '../lib/generation/types';
+import {
+  GENERATION_FINISHED_CHANNEL,
+  type GenerationStatus,
+  type Placement,
+  type PixelBox,
+  type PlacementBasis,
+  type PrintArea,
+} from '../lib/generation/types';
 import type { Sql } from './client';
 import { recordRecoveryPoint, type IdempotencyRef } from './idempotency';
 import { refundDebitIn, spendableGrants } from './ledger';
@@ -27,12 +34,18 @@ export interface GenerationRow {
   placement: Placement;
   applyTexture: boolean;
   designUrl: string;
+  /** the print zone used and where the design landed (blank pixels), and what the zone was placed relative to;
+   * null until completed (and for generations completed before these were recorded) */
+  printAreaPx: PixelBox | null;
+  designBox: PixelBox | null;
+  placementBasis: PlacementBasis | null;
 }
 
 const columns = (sql: Sql) => sql`
   id, status, mockup_key as "mockupKey", thumbnail_key as "thumbnailKey", tokens_used as "tokensUsed",
   created_at as "createdAt", completed_at as "completedAt", error, garment_id as "garmentId", color, zone, placement,
-  apply_texture as "applyTexture", design_url as "designUrl"`;
+  apply_texture as "applyTexture", design_url as "designUrl", print_area_px as "printAreaPx",
+  design_box as "designBox", placement_basis as "placementBasis"`;
 
 /** One of the account's generations. */
 export async function getGeneration(sql: Sql, userId: string, id: string): Promise<GenerationRow | undefined> {
@@ -73,6 +86,8 @@ export interface BatchGenerationRow {
   garmentImageUrl: string;
   blankKey: string;
   webhookUrl: string | null;
+  /** the client's print area (percent of the photo), overriding the zone; absent: none */
+  printArea?: PrintArea | null;
 }
 
 export type BatchChargeResult = { ok: true; balance: number } | { ok: false; required: number; available: number };
@@ -120,6 +135,7 @@ export async function insertAndChargeGenerations(
         blank_key: r.blankKey,
         webhook_url: r.webhookUrl,
         batch_id: batchId,
+        print_area: r.printArea ? tx.json({ ...r.printArea }) : null,
       })),
     )}`;
     const debits = await tx<{ id: number; reference: string }[]>`
@@ -155,6 +171,10 @@ export interface BegunGeneration {
   zy: number | null;
   zw: number | null;
   zh: number | null;
+  /** the zone's view and the garment's silhouette (the catalogue geometry a client's photo is fitted to) */
+  view: string | null;
+  silhouette: string;
+  printArea: PrintArea | null;
   /** whether the generation's token is taken (a debit with its id exists) */
   charged: boolean;
 }
@@ -174,9 +194,11 @@ export async function beginGeneration(sql: Sql, generationId: string): Promise<B
            case when g.status = 'pending' and exists (select 1 from started) then 'processing' else g.status end as status,
            g.placement, g.apply_texture as "applyTexture", g.mockup_key as "mockupKey",
            g.thumbnail_key as "thumbnailKey", g.completed_at as "completedAt",
-           z.rect_x as zx, z.rect_y as zy, z.rect_w as zw, z.rect_h as zh,
+           z.rect_x as zx, z.rect_y as zy, z.rect_w as zw, z.rect_h as zh, z.view, gm.silhouette,
+           g.print_area as "printArea",
            exists (select 1 from token_debits d where d.reference = g.id) as charged
-    from generations g left join print_zones z on z.garment_id = g.garment_id and z.zone_id = g.zone
+    from generations g join garments gm on gm.id = g.garment_id
+      left join print_zones z on z.garment_id = g.garment_id and z.zone_id = g.zone
     where g.id = ${generationId}`;
   return row;
 }
@@ -190,11 +212,15 @@ export async function completeGeneration(
   sql: Sql,
   generationId: string,
   files: { mockupKey: string; thumbnailKey: string },
+  landed?: { printArea: PixelBox; designBox: PixelBox; placementBasis: PlacementBasis },
 ): Promise<{ completedAt: Date } | undefined> {
   const [row] = await sql<{ completedAt: Date }[]>`
     with done as (
       update generations set status = 'completed', mockup_key = ${files.mockupKey}, thumbnail_key = ${files.thumbnailKey},
-             completed_at = coalesce(completed_at, now()), error = null
+             completed_at = coalesce(completed_at, now()), error = null,
+             print_area_px = ${landed ? sql.json({ ...landed.printArea }) : null},
+             design_box = ${landed ? sql.json({ ...landed.designBox }) : null},
+             placement_basis = ${landed?.placementBasis ?? null}
       where id = ${generationId} and status <> 'failed'
       returning completed_at
     )

@@ -61,5 +61,8 @@ export function presentGeneration(deps: { config: Config }, g: GenerationRow): z
     placement: g.placement,
     applyTexture: g.applyTexture,
     designUrl: g.designUrl,
+    ...(g.status === 'completed' && g.printAreaPx ? { printArea: g.printAreaPx } : {}),
+    ...(g.status === 'completed' && g.designBox ? { designBox: g.designBox } : {}),
+    ...(g.status === 'completed' && g.placementBasis ? { placementBasis: g.placementBasis } : {}),
   };
 }

@@ -190,6 +190,10 @@ export const analysisResource = z
 // ------------------------------------------------------------------ generations
 
 const placement = z.object({ x: z.number(), y: z.number(), scale: z.number(), rotation: z.number() });
+const pixelBox = (description: string) =>
+  z
+    .object({ left: z.number().int(), top: z.number().int(), width: z.number().int(), height: z.number().int() })
+    .meta({ description });
 
 export const generationResource = z
   .object({
@@ -207,6 +211,22 @@ export const generationResource = z
     placement,
     applyTexture: z.boolean(),
     designUrl: z.string(),
+    printArea: pixelBox(
+      "the print zone used, in the blank's (and mockup's) pixels: the client's printArea, the zone fitted to the " +
+        "garment found in a client's own photo, or the catalogue zone; when completed",
+    ).optional(),
+    designBox: pixelBox(
+      "where the unrotated design landed, in the blank's pixels, before clipping to the print zone; when completed",
+    ).optional(),
+    placementBasis: z
+      .enum(['image', 'garment'])
+      .optional()
+      .meta({
+        description:
+          "what the print zone was placed relative to: 'garment' (our blank, or the garment found in a client's " +
+          "photo) or 'image' (the client's printArea, or the zone's fractions of the photo when no garment was " +
+          'found); when completed',
+      }),
   })
   .meta({ id: 'Generation' });
 

@@ -30,6 +30,35 @@ export const placementSchema = z
   })
   .meta({ id: 'Placement', description: 'Where the design goes in the print zone (docs/compositing.md).' });
 
+const percent = (description: string, min: number, minOpen: boolean) =>
+  z
+    .number({ message: `must be a number from ${min} to 100` })
+    .refine((v) => (minOpen ? v > min : v >= min) && v <= 100, {
+      message: minOpen ? `must be more than ${min} and at most 100` : `must be from ${min} to 100`,
+    })
+    .meta({ description });
+
+/** A client's own print area on its blank photo (overrides the zone found on the garment): percent of the photo. */
+export const printAreaSchema = z
+  .strictObject({
+    x: percent("the print area's left edge, in percent of the photo's width", 0, false),
+    y: percent("the print area's top edge, in percent of the photo's height", 0, false),
+    width: percent("the print area's width, in percent of the photo's width", 0, true),
+    height: percent("the print area's height, in percent of the photo's height", 0, true),
+  })
+  .superRefine((a, ctx) => {
+    if (a.x + a.width > 100)
+      ctx.addIssue({ code: 'custom', path: ['width'], message: 'x + width must be at most 100' });
+    if (a.y + a.height > 100)
+      ctx.addIssue({ code: 'custom', path: ['height'], message: 'y + height must be at most 100' });
+  })
+  .meta({
+    id: 'PrintArea',
+    description:
+      'Where on the blank photo to print, in percent of its width and height (x, y = top-left corner); overrides ' +
+      "the print zone, which is otherwise fitted to the garment found in a client's own photo (docs/compositing.md).",
+  });
+
 /** `Prefer: respond-async` (RFC 7240), possibly among other preferences. */
 export const prefersAsync = (header: string | undefined) =>
   !!header && header.split(',').some((p) => p.trim().split(/[;=]/)[0]!.trim().toLowerCase() === 'respond-async');
@@ -112,6 +141,7 @@ export const generateBody = z
     color: z.string().trim().min(1).max(60).optional().meta({ description: 'color variant name' }),
     zone: zone.default('front'),
     placement: placementSchema.default({ x: 50, y: 35, scale: 0.8, rotation: 0 }),
+    printArea: printAreaSchema.optional(),
     applyTexture: z
       .boolean({ message: 'must be true or false' })
       .default(true)
@@ -140,6 +170,7 @@ const batchItem = z
     color: z.string().trim().min(1).max(60).optional(),
     zone: zone.optional(),
     placement: placementSchema.optional(),
+    printArea: printAreaSchema.optional(),
     applyTexture: applyTexture.optional(),
   })
   .meta({ id: 'BatchItem', description: 'one mockup; needs garmentImageUrl or color (or both)' });

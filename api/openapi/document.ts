@@ -386,6 +386,22 @@ function register(registry: OpenAPIRegistry): void {
         headers: {
           ...KEYED_HEADERS,
           'X-Preview-Size': { schema: { type: 'string' }, description: '<width>x<height> of the JPEG' },
+          'X-Print-Area': {
+            schema: { type: 'string' },
+            description: "<left>,<top>,<width>,<height> of the print zone used, in the preview's pixels",
+          },
+          'X-Design-Box': {
+            schema: { type: 'string' },
+            description: "<left>,<top>,<width>,<height> of the unrotated design, in the preview's pixels",
+          },
+          'X-Placement-Basis': {
+            schema: { type: 'string', enum: ['image', 'garment'] },
+            description: 'what the print zone was placed relative to (as placementBasis of a generation)',
+          },
+          'X-Garment-Box': {
+            schema: { type: 'string' },
+            description: "<left>,<top>,<width>,<height> of the garment found in a client's own blank photo, when found",
+          },
         },
       },
       ...keyed([400, 404, 503]),

@@ -18,6 +18,13 @@ export function previewRoutes(deps: AppDeps): Router {
     const preview = await render(body);
     res.setHeader('Cache-Control', 'no-store');
     res.setHeader('X-Preview-Size', `${preview.width}x${preview.height}`);
+    // where the print zone and the design landed (preview pixels: left,top,width,height), as in a generation
+    const box = (b: { left: number; top: number; width: number; height: number }) =>
+      `${b.left},${b.top},${b.width},${b.height}`;
+    res.setHeader('X-Print-Area', box(preview.printArea));
+    res.setHeader('X-Design-Box', box(preview.designBox));
+    res.setHeader('X-Placement-Basis', preview.placementBasis);
+    if (preview.garment) res.setHeader('X-Garment-Box', box(preview.garment));
     res.type('image/jpeg').send(preview.jpeg);
   });
 

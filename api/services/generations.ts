@@ -20,6 +20,7 @@ import type {
   GenerationWorkflowInput,
   GenerationWorkflowResult,
   Placement,
+  PrintArea,
   Zone,
 } from '../../lib/generation/types';
 import { ownFileKey } from '../../lib/fetch';
@@ -45,6 +46,7 @@ export interface GenerateRequest {
   color?: string;
   zone: Zone;
   placement: Placement;
+  printArea?: PrintArea | undefined;
   applyTexture: boolean;
   webhookUrl?: string;
 }
@@ -55,6 +57,7 @@ export interface BatchItemRequest {
   color?: string;
   zone?: Zone;
   placement?: Placement;
+  printArea?: PrintArea | undefined;
   applyTexture?: boolean;
 }
 
@@ -229,6 +232,7 @@ export async function createGeneration(
         garmentImageUrl: body.garmentImageUrl,
         blankKey: blank.key,
         webhookUrl: body.webhookUrl ?? null,
+        printArea: body.printArea ?? null,
       },
     ],
     ...keyed(opts.idempotency),
@@ -354,6 +358,7 @@ export async function createBatch(
         garmentImageUrl: url,
         blankKey: blank.key,
         webhookUrl: body.webhookUrl ?? null,
+        printArea: item.printArea ?? null,
       };
     } catch (err) {
       throw forItem(i, err);

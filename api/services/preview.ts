@@ -5,9 +5,16 @@
 import { getGarment } from '../../db/garments';
 import { ownFileKey, UrlFetchError } from '../../lib/fetch';
 import { BadImageUrlError, createUserImageLoader } from '../../lib/fetch/user-images';
-import { composite, DesignImageError, PreparedBlankCache, type DesignSource } from '../../lib/compositing';
+import {
+  choosePrintZone,
+  composite,
+  DesignImageError,
+  PreparedBlankCache,
+  zonePixels,
+  type DesignSource,
+} from '../../lib/compositing';
 import { decodePrepared, preparedKey } from '../../lib/images/design-levels';
-import type { Placement, Zone } from '../../lib/generation/types';
+import type { PixelBox, Placement, PlacementBasis, PrintArea, Zone } from '../../lib/generation/types';
 import type { AppDeps } from '../context';
 import { ApiError, badRequest, notFound } from '../errors';
 import { resolveBlank, zoneOf } from './generations';
@@ -24,6 +31,7 @@ export interface PreviewRequest {
   color?: string;
   zone: Zone;
   placement: Placement;
+  printArea?: PrintArea | undefined;
   applyTexture: boolean;
 }
 
@@ -31,6 +39,11 @@ export interface Preview {
   jpeg: Buffer;
   width: number;
   height: number;
+  /** as in the generation resource, in the preview's pixels; `garment`: the garment found in a client's photo */
+  printArea: PixelBox;
+  designBox: PixelBox;
+  placementBasis: PlacementBasis;
+  garment: PixelBox | null;
 }
 
 export type Previewer = (body: PreviewRequest) => Promise<Preview>;
@@ -63,6 +76,7 @@ export function createPreviewer(deps: Pick<AppDeps, 'config' | 'sql' | 'storage'
       if (!key.startsWith('url:')) return (await deps.storage.get(key))?.body ?? null;
       return loadUserImage(key.slice(4));
     },
+    findGarment: (key) => key.startsWith('url:'),
   });
 
   return async (body) => {
@@ -86,15 +100,34 @@ export function createPreviewer(deps: Pick<AppDeps, 'config' | 'sql' | 'storage'
         : undefined,
       load: () => loadUserImage(body.designUrl),
     };
+    // the same print zone as the generation would use (a client's printArea, or fitted to the garment in its photo)
+    const chosen = await choosePrintZone({
+      blank,
+      zone: { x: zone.x, y: zone.y, width: zone.w, height: zone.h },
+      silhouette: garment.silhouette,
+      view: zone.view,
+      printArea: body.printArea ?? null,
+    });
+    const found = blank.garment?.found ? blank.garment.box : null;
     try {
       const out = await composite({
         blank,
         design,
-        zone: { x: zone.x, y: zone.y, width: zone.w, height: zone.h },
+        zone: chosen.zone,
         placement: body.placement,
         applyTexture: body.applyTexture,
       });
-      return { jpeg: out.mockup, width: out.width, height: out.height };
+      return {
+        jpeg: out.mockup,
+        width: out.width,
+        height: out.height,
+        printArea: chosen.printArea,
+        designBox: out.designBox,
+        placementBasis: chosen.basis,
+        garment: found
+          ? zonePixels({ x: found.left, y: found.top, width: found.width, height: found.height }, out.width, out.height)
+          : null,
+      };
     } catch (err) {
       throw asApiError(err, 'Design image');
     }

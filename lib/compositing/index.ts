@@ -24,3 +24,21 @@ export {
 export { DesignImageError, configureDesignCache, DEFAULT_DESIGN_CACHE_BYTES, type DesignSource } from './design';
 export { deriveFabricMaps, fabricMapKeys, FABRIC_MAPS_VERSION, type FabricMaps } from './maps';
 export { PreparedBlankCache, prepareBlank, DEFAULT_BLANK_CACHE_BYTES, type PreparedBlank } from './prepared';
+export {
+  detectGarment,
+  detectGarmentInImage,
+  landmarks,
+  DETECT_SIDE,
+  type FracBox,
+  type GarmentDetection,
+  type GarmentLandmarks,
+} from './garment-detect';
+export {
+  choosePrintZone,
+  fitZone,
+  referenceLandmarks,
+  zonePixels,
+  type ChosenZone,
+  type PlacementBasis,
+  type PrintAreaPercent,
+} from './garment-zone';

@@ -13,6 +13,7 @@ import {
   DISP_REDUCE,
   type MapPixels,
 } from './maps';
+import { detectGarmentInImage, type GarmentDetection } from './garment-detect';
 
 /** Thumbnails are ~400 px on the long side (an integer box reduction of the blank). */
 export const THUMB_TARGET = 400;
@@ -35,6 +36,8 @@ export interface PreparedBlank {
   warp: Float32Array;
   /** the blank reduced by an integer box factor, sRGB RGB */
   thumb: { data: Buffer; width: number; height: number; factor: number };
+  /** the garment found in a client's own photo (garment-detect.ts); null when not looked for (catalogue blanks) */
+  garment: GarmentDetection | null;
   /** where the maps came from: storage (seeded) or derived in memory (old data without maps) */
   mapsSource: 'storage' | 'derived';
   /** approximate memory held */
@@ -60,9 +63,13 @@ export async function prepareBlank(
   key: string,
   blankBytes: Buffer,
   maps?: { shading: Buffer; displacement: Buffer } | null,
-  opts: { maxSide?: number } = {},
+  opts: { maxSide?: number; findGarment?: boolean } = {},
 ): Promise<PreparedBlank> {
-  const blank = await decodeBlank(blankBytes, opts.maxSide);
+  // the garment is looked for in a small copy of the photo of its own (alpha kept), beside the full decode
+  const [blank, garment] = await Promise.all([
+    decodeBlank(blankBytes, opts.maxSide),
+    opts.findGarment ? detectGarmentInImage(blankBytes) : null,
+  ]);
   const { width, height } = blank;
   const sizes = mapSizes(width, height);
   let m: MapPixels | null = null;
@@ -91,7 +98,21 @@ export async function prepareBlank(
   const thumb = boxThumb(blank.data, width, height);
   const bytes =
     blank.data.length + m.shade.byteLength + m.disp.byteLength + warp.byteLength + thumb.data.length + 2 * 65536 * 4;
-  return { key, width, height, rgb: blank.data, maps: m, ref, diffuseLut, sheenLut, warp, thumb, mapsSource, bytes };
+  return {
+    key,
+    width,
+    height,
+    rgb: blank.data,
+    maps: m,
+    ref,
+    diffuseLut,
+    sheenLut,
+    warp,
+    thumb,
+    garment,
+    mapsSource,
+    bytes,
+  };
 }
 
 /** Displacement offsets from the gradient of the displacement map: the design is pulled into creases. */
@@ -200,6 +221,7 @@ export class PreparedBlankCache {
   private missCount = 0;
 
   private readonly mapsStored: (blankKey: string) => boolean;
+  private readonly findGarment: (blankKey: string) => boolean;
   // Preparing decodes a 2000x2000 blank and its maps (~17 MB held, more while decoding): at most two at a time,
   // so a batch touching many blanks cannot spike the worker's memory.
   private preparing = 0;
@@ -214,11 +236,14 @@ export class PreparedBlankCache {
     mapsStored?: (blankKey: string) => boolean;
     /** Prepare every blank shrunk to this long side, its maps derived from the shrunk pixels (the preview). */
     maxSide?: number;
+    /** Which blanks are clients' own photos: the garment is looked for in them once, kept with the blank. */
+    findGarment?: (blankKey: string) => boolean;
   }) {
     this.load = opts.load;
     this.maxSide = opts.maxSide;
     this.maxBytes = opts.maxBytes ?? DEFAULT_BLANK_CACHE_BYTES;
     this.mapsStored = opts.mapsStored ?? (() => true);
+    this.findGarment = opts.findGarment ?? (() => false);
   }
 
   get(blankKey: string): Promise<PreparedBlank> {
@@ -263,6 +288,7 @@ export class PreparedBlankCache {
       if (!image) throw new Error(`blank not found: ${key}`);
       return await prepareBlank(key, image, shading && displacement ? { shading, displacement } : null, {
         maxSide: this.maxSide,
+        findGarment: this.findGarment(key),
       });
     } finally {
       this.preparing--;

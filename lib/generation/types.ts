@@ -7,6 +7,25 @@ export type { Placement };
 export const ZONES = ['front', 'back', 'left-chest', 'right-chest'] as const;
 export type Zone = (typeof ZONES)[number];
 
+/** A client's own print area on generate and batch items: percent (0-100) of the photo; x, y = top-left corner. */
+export interface PrintArea {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+
+/** A rectangle in an image's pixels (the generation resource's printArea and designBox). */
+export interface PixelBox {
+  left: number;
+  top: number;
+  width: number;
+  height: number;
+}
+
+/** What the print zone was placed relative to: the garment (found in the photo, or our own blank) or the image. */
+export type PlacementBasis = 'image' | 'garment';
+
 export type GenerationStatus = 'pending' | 'processing' | 'completed' | 'failed';
 
 export interface GenerationWorkflowInput {
@@ -39,6 +58,12 @@ export interface RenderJob {
   zone: { x: number; y: number; width: number; height: number };
   placement: Placement;
   applyTexture: boolean;
+  /** the zone's view and the garment's silhouette, to fit the zone to the garment in a client's photo (absent in
+   * jobs recorded before they existed: no fit) */
+  view?: string | null;
+  silhouette?: string;
+  /** the client's print area, percent of the photo (overrides the zone) */
+  printArea?: PrintArea | null;
   /** set when an earlier run already completed the generation (a re-run after a crash) */
   completed: { mockupKey: string; thumbnailKey: string; completedAt: string } | null;
 }
@@ -48,6 +73,10 @@ export interface RenderResult {
   thumbnailKey: string;
   completedAt: string;
   mockupUrl: string;
+  /** the print zone used and where the design landed (blank pixels); absent when an earlier run had done the work */
+  printArea?: PixelBox;
+  designBox?: PixelBox;
+  placementBasis?: PlacementBasis;
   /** where the activity's time went (logged too); empty when an earlier run had done the work */
   ms: Record<string, number>;
 }

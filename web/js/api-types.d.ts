@@ -1744,6 +1744,14 @@ export interface paths {
             'X-Tokens-Remaining': components['headers']['X-Tokens-Remaining'];
             /** @description <width>x<height> of the JPEG */
             'X-Preview-Size'?: string;
+            /** @description <left>,<top>,<width>,<height> of the print zone used, in the preview's pixels */
+            'X-Print-Area'?: string;
+            /** @description <left>,<top>,<width>,<height> of the unrotated design, in the preview's pixels */
+            'X-Design-Box'?: string;
+            /** @description what the print zone was placed relative to (as placementBasis of a generation) */
+            'X-Placement-Basis'?: 'image' | 'garment';
+            /** @description <left>,<top>,<width>,<height> of the garment found in a client's own blank photo, when found */
+            'X-Garment-Box'?: string;
             [name: string]: unknown;
           };
           content: {
@@ -3715,6 +3723,7 @@ export interface components {
        */
       zone?: 'front' | 'back' | 'left-chest' | 'right-chest';
       placement?: components['schemas']['Placement'];
+      printArea?: components['schemas']['PrintArea'];
       applyTexture?: boolean;
     };
     /** @description one design on up to 25 garment colors and/or zones */
@@ -4063,6 +4072,7 @@ export interface components {
        */
       zone?: 'front' | 'back' | 'left-chest' | 'right-chest';
       placement?: components['schemas']['Placement'];
+      printArea?: components['schemas']['PrintArea'];
       /**
        * @description subtle fabric texture
        * @default true
@@ -4114,6 +4124,25 @@ export interface components {
       };
       applyTexture: boolean;
       designUrl: string;
+      /** @description the print zone used, in the blank's (and mockup's) pixels: the client's printArea, the zone fitted to the garment found in a client's own photo, or the catalogue zone; when completed */
+      printArea?: {
+        left: number;
+        top: number;
+        width: number;
+        height: number;
+      };
+      /** @description where the unrotated design landed, in the blank's pixels, before clipping to the print zone; when completed */
+      designBox?: {
+        left: number;
+        top: number;
+        width: number;
+        height: number;
+      };
+      /**
+       * @description what the print zone was placed relative to: 'garment' (our blank, or the garment found in a client's photo) or 'image' (the client's printArea, or the zone's fractions of the photo when no garment was found); when completed
+       * @enum {string}
+       */
+      placementBasis?: 'image' | 'garment';
     };
     GenerationCallback:
       | {
@@ -4236,11 +4265,23 @@ export interface components {
        */
       zone?: 'front' | 'back' | 'left-chest' | 'right-chest';
       placement?: components['schemas']['Placement'];
+      printArea?: components['schemas']['PrintArea'];
       /**
        * @description subtle fabric texture
        * @default true
        */
       applyTexture?: boolean;
+    };
+    /** @description Where on the blank photo to print, in percent of its width and height (x, y = top-left corner); overrides the print zone, which is otherwise fitted to the garment found in a client's own photo (docs/compositing.md). */
+    PrintArea: {
+      /** @description the print area's left edge, in percent of the photo's width */
+      x: number;
+      /** @description the print area's top edge, in percent of the photo's height */
+      y: number;
+      /** @description the print area's width, in percent of the photo's width */
+      width: number;
+      /** @description the print area's height, in percent of the photo's height */
+      height: number;
     };
     PublishedProduct: {
       /** @description pub_<…> */

@@ -5,6 +5,7 @@
 import { allGarments, api, ApiError } from '../api.js';
 import { listDesigns } from '../designs-store.js';
 import { announce, busy, errorBox, errorMessage, field, h, heading, render, when } from '../dom.js';
+import { ownPhotoControls } from './studio-own-photo.js';
 
 /** @typedef {import('../api.js').Schemas} Schemas */
 /** @typedef {Schemas['Garment']['colors'][number]} GarmentColor */
@@ -124,7 +125,8 @@ export async function studioPage(main, ctx) {
     h('span', { class: 'handle rotate', 'aria-hidden': 'true', title: 'Drag to rotate' }),
   );
   const zoneBox = h('div', { class: 'zone', 'aria-hidden': 'true' });
-  const overlay = h('div', { class: 'overlay' }, zoneBox, frame);
+  const own = ownPhotoControls({ onChange: () => blankChanged() });
+  const overlay = h('div', { class: 'overlay' }, ...own.overlays, zoneBox, frame);
   const stageStatus = h('p', { class: 'stage-status', id: 'preview-status' });
   const placementNow = h('p', { class: 'sr-only', id: 'placement-now', 'aria-live': 'polite' });
   const stage = h('div', { class: 'stage', 'aria-describedby': 'preview-status' }, previewImg, overlay);
@@ -180,7 +182,8 @@ export async function studioPage(main, ctx) {
   function layout() {
     const z = currentZone();
     if (!z) return;
-    const r = z.region;
+    const r = own.region() ?? z.region;
+    zoneBox.hidden = !!own.url();
     zoneBox.style.left = `${r.x}%`;
     zoneBox.style.top = `${r.y}%`;
     zoneBox.style.width = `${r.width}%`;
@@ -217,7 +220,7 @@ export async function studioPage(main, ctx) {
   const body = () => ({
     designUrl: state.design.url,
     garmentId: state.garment.id,
-    garmentImageUrl: state.color.imageUrl,
+    garmentImageUrl: own.url() ?? state.color.imageUrl,
     color: state.color.name,
     zone: state.zone,
     placement: { ...state.placement },
@@ -272,6 +275,8 @@ export async function studioPage(main, ctx) {
       if (res.headers.get('x-ratelimit-remaining') !== null && Number.isFinite(left) && Number.isFinite(reset))
         nextAt = Date.now() + Math.max(MIN_INTERVAL_MS, (reset - Date.now()) / Math.max(1, left));
       if (!ctx.isCurrent()) return;
+      own.update(res.headers);
+      layout();
       const url = URL.createObjectURL(blob);
       previewImg.src = url;
       previewImg.alt = `Preview: ${state.design.name} on the ${state.color.name} ${state.garment.name}, ${state.zone}`;
@@ -310,14 +315,18 @@ export async function studioPage(main, ctx) {
   }
 
   function blankChanged() {
-    previewImg.src = state.color.thumbnailUrl && currentZone()?.view !== 'back' ? state.color.thumbnailUrl : blankUrl();
-    previewImg.alt = `${state.color.name} ${state.garment.name}`;
+    // an own photo shows up with the next preview (the studio only reads it through the API)
+    if (!own.url()) {
+      previewImg.src =
+        state.color.thumbnailUrl && currentZone()?.view !== 'back' ? state.color.thumbnailUrl : blankUrl();
+      previewImg.alt = `${state.color.name} ${state.garment.name}`;
+    }
     placementChanged();
   }
 
   // ---------------------------------------------------------------- direct manipulation
   function zoneSizePx() {
-    const r = currentZone().region;
+    const r = own.region() ?? currentZone().region;
     return { w: (r.width / 100) * overlay.clientWidth, h: (r.height / 100) * overlay.clientHeight };
   }
   function frameCentre() {
@@ -471,6 +480,7 @@ export async function studioPage(main, ctx) {
         field('Garment', garmentSelect),
         colorFieldset,
         field('Print zone', zoneSelect),
+        own.field,
         h(
           'fieldset',
           { class: 'placement' },
@@ -489,6 +499,7 @@ export async function studioPage(main, ctx) {
         { class: 'stage-col' },
         stage,
         stageStatus,
+        own.note,
         placementNow,
         h(
           'p',

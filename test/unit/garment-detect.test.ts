@@ -1,0 +1,155 @@
+// Finding the garment in a client's own blank photo and fitting the catalogue print zone onto it
+// (lib/compositing/garment-detect.ts, garment-zone.ts): our own blank, shrunk to half and placed in a corner of a
+// larger canvas, must get its print where the catalogue blank has it, relative to the garment.
+import assert from 'node:assert/strict';
+import sharp from 'sharp';
+import {
+  choosePrintZone,
+  composite,
+  detectGarment,
+  detectGarmentInImage,
+  prepareBlank,
+  referenceLandmarks,
+  type ZoneRect,
+} from '../../lib/compositing';
+import { zonesFor } from '../../lib/blanks';
+import { busyPhoto, framedPhoto, ownBlank, type Backdrop, type OwnBlank } from '../helpers/customer-photos';
+
+const SIZE = 1000;
+const placement = { x: 50, y: 35, scale: 0.8, rotation: 0 };
+
+async function design(): Promise<Buffer> {
+  return sharp({ create: { width: 400, height: 300, channels: 4, background: { r: 220, g: 20, b: 20, alpha: 1 } } })
+    .png()
+    .toBuffer();
+}
+
+describe('garment detection on clients’ own photos', function () {
+  this.timeout(60_000);
+  const blanks: Record<string, OwnBlank> = {};
+  let red: Buffer;
+
+  before(async () => {
+    blanks.redTee = await ownBlank('tee', 'front', '#B3262E', SIZE);
+    blanks.navyHoodie = await ownBlank('hoodie', 'front', '#1F2A44', SIZE);
+    red = await design();
+  });
+
+  const cases: [string, string, Backdrop][] = [
+    ['red tee on its own studio backdrop', 'redTee', 'studio'],
+    ['red tee on a transparent background (alpha)', 'redTee', 'transparent'],
+    ['red tee on a darker backdrop', 'redTee', [96, 100, 108]],
+    ['navy hoodie on its own studio backdrop', 'navyHoodie', 'studio'],
+    ['navy hoodie on a darker backdrop', 'navyHoodie', [120, 112, 100]],
+  ];
+  for (const [label, which, backdrop] of cases) {
+    it(`${label}: shrunk to half in a corner of a larger canvas, the design lands on the same place of the garment (3 % of its width)`, async () => {
+      const blank = blanks[which]!;
+      const zone: ZoneRect = zonesFor(blank.silhouette).front!.rect;
+      // the original: our blank as it is, the catalogue zone
+      const original = await prepareBlank('orig', blank.jpeg);
+      const before = await composite({ blank: original, design: red, zone, placement, applyTexture: false });
+      // the customer's framing: half size, bottom-right corner of a 1800x1400 canvas
+      const photo = await framedPhoto(blank, {
+        width: 1800,
+        height: 1400,
+        scale: 0.5,
+        left: 1800 - SIZE / 2,
+        top: 1400 - SIZE / 2,
+        backdrop,
+      });
+      const prepared = await prepareBlank('url:photo', photo.image, null, { findGarment: true });
+      assert.ok(prepared.garment?.found, JSON.stringify(prepared.garment));
+      assert.equal(prepared.garment.source, backdrop === 'transparent' ? 'alpha' : 'backdrop');
+      const chosen = await choosePrintZone({ blank: prepared, zone, silhouette: blank.silhouette, view: 'front' });
+      assert.equal(chosen.basis, 'garment');
+      const after = await composite({
+        blank: prepared,
+        design: red,
+        zone: chosen.zone,
+        placement,
+        applyTexture: false,
+      });
+      const ref = await referenceLandmarks(blank.silhouette, 'front');
+      const garmentWidth = ref.box.width * SIZE * photo.scale;
+      const expected = {
+        left: before.designBox.left * photo.scale + photo.left,
+        top: before.designBox.top * photo.scale + photo.top,
+        width: before.designBox.width * photo.scale,
+        height: before.designBox.height * photo.scale,
+      };
+      for (const k of ['left', 'top', 'width', 'height'] as const) {
+        const off = Math.abs(after.designBox[k] - expected[k]) / garmentWidth;
+        assert.ok(
+          off <= 0.03,
+          `${k}: ${after.designBox[k]} vs ${expected[k].toFixed(1)} (${(off * 100).toFixed(2)} %)`,
+        );
+      }
+      // without the fit (today's fractions of the image) the design would be far off the garment
+      const naiveLeft = zone.x * photo.width + (zone.width * photo.width * (1 - placement.scale)) / 2;
+      assert.ok(Math.abs(naiveLeft - expected.left) / garmentWidth > 0.3);
+    });
+  }
+
+  it('finds nothing on a busy background (no clear backdrop): the zone stays in fractions of the image, basis "image"', async () => {
+    const busy = await busyPhoto(blanks.redTee!, 1200, 900);
+    const found = await detectGarmentInImage(busy);
+    assert.equal(found.found, false);
+    assert.match(found.found ? '' : found.reason, /no clear backdrop/);
+    const zone = zonesFor('tee').front!.rect;
+    const chosen = await choosePrintZone({
+      blank: { width: 1200, height: 900, garment: found },
+      zone,
+      silhouette: 'tee',
+      view: 'front',
+    });
+    assert.equal(chosen.basis, 'image');
+    assert.deepEqual(chosen.zone, zone);
+    assert.ok(chosen.fallback);
+  });
+
+  it('a uniform image (nothing stands out) is not found either', () => {
+    const data = new Uint8Array(100 * 80 * 3).fill(200);
+    const found = detectGarment({ data, width: 100, height: 80, channels: 3 });
+    assert.equal(found.found, false);
+  });
+
+  it('fills holes: a ring-shaped garment is one solid region', () => {
+    const w = 120;
+    const h = 100;
+    const data = new Uint8Array(w * h * 3).fill(240);
+    for (let y = 20; y < 80; y++)
+      for (let x = 30; x < 90; x++) {
+        const inHole = x >= 50 && x < 70 && y >= 40 && y < 60;
+        if (!inHole) data.fill(30, (y * w + x) * 3, (y * w + x) * 3 + 3);
+      }
+    const found = detectGarment({ data, width: w, height: h, channels: 3 });
+    assert.ok(found.found);
+    assert.equal(found.area, (60 * 60) / (w * h));
+    assert.deepEqual(found.box, { left: 30 / w, top: 20 / h, width: 60 / w, height: 60 / h });
+  });
+
+  it('a printArea overrides the zone (basis "image"), clipped to the photo', async () => {
+    const chosen = await choosePrintZone({
+      blank: { width: 1000, height: 500, garment: null },
+      zone: { x: 0.1, y: 0.1, width: 0.2, height: 0.2 },
+      silhouette: 'tee',
+      view: 'front',
+      printArea: { x: 40, y: 20, width: 30, height: 50 },
+    });
+    assert.equal(chosen.basis, 'image');
+    assert.deepEqual(chosen.printArea, { left: 400, top: 100, width: 300, height: 250 });
+  });
+
+  it('our own blanks (garment not looked for) keep the catalogue zone, basis "garment"', async () => {
+    const zone = zonesFor('tee').front!.rect;
+    const chosen = await choosePrintZone({
+      blank: { width: 2000, height: 2000, garment: null },
+      zone,
+      silhouette: 'tee',
+      view: 'front',
+    });
+    assert.equal(chosen.basis, 'garment');
+    assert.deepEqual(chosen.zone, zone);
+  });
+});
