@@ -1,12 +1,12 @@
-// Activities of the chatDesign workflow (issue 13). The debit, the reference images, the print asset, the mockups
+// Activities of the chatDesign workflow (issue 13). The job check, the reference images, the print asset, the mockups
 // and the records run as local activities; each image provider is a regular activity with its own timeout and
-// retry policy (set by the workflow from beginChatJob's plan). Every step is idempotent on the job id: the debit
+// retry policy (set by the workflow from beginChatJob's plan). Every step is idempotent on the job id: the refund
 // is keyed by it, files are stored under keys derived from it (a re-run writes the same bytes), and the record
 // and failure steps leave a finished job as it is.
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import sharp from 'sharp';
 import type { Sql } from '../db/client';
-import { debitChatJob, failChatJob, previousGraphicKey, recordChatJob, type FailOutcome } from '../db/chat';
+import { catalogueBlankZones, chatJobToStart, failChatJob, recordChatJob, type FailOutcome } from '../db/chat';
 import { renderLocalGraphic } from '../lib/chat/local-renderer';
 import { DEFAULT_ZONES, leftChestFrom, MOCKUP_PLACEMENTS, planMockups, type ZoneRect } from '../lib/chat/mockup-plan';
 import { EmptyGraphicError, makePrintAsset } from '../lib/chat/print-asset';
@@ -22,7 +22,6 @@ import {
 } from '../lib/chat/providers';
 import {
   ChatErrors,
-  MODEL_COST,
   PRINT_DPI,
   PRINT_LONG_SIDE,
   type ChatJobStart,
@@ -173,30 +172,15 @@ export function createChatActivities(deps: ChatActivityDeps) {
 
   return {
     /**
-     * Takes the model's cost (debit reference = job id; a re-run finds the debit and takes nothing) and answers the
-     * provider plan of this worker and the thread's previous graphic. Insufficient balance is an answer, not a
-     * failure: nothing was taken.
+     * Checks the job can run (it exists, is not failed, and the API took its debit with it) and answers the provider
+     * plan of this worker and the thread's previous graphic. A job without its debit is refused, never run unpaid.
      */
     async beginChatJob(input: ChatWorkflowInput): Promise<ChatJobStart> {
-      const r = await debitChatJob(sql, {
-        jobId: input.jobId,
-        userId: input.accountId,
-        amount: MODEL_COST[input.model],
-      });
-      if (!r.ok) {
-        if (r.reason === 'insufficient_tokens')
-          return { ok: false, tokensNeeded: r.required, tokensAvailable: r.available };
-        throw fail(
-          ChatErrors.JobState,
-          `render job ${input.jobId} ${r.reason === 'missing' ? 'does not exist' : 'already failed'}`,
-        );
-      }
-      return {
-        ok: true,
-        balance: r.balance,
-        providers: providerPlan(config),
-        previousGraphicKey: input.threadId ? await previousGraphicKey(sql, input.threadId) : null,
-      };
+      const job = await chatJobToStart(sql, input.jobId);
+      if (!job) throw fail(ChatErrors.JobState, `render job ${input.jobId} does not exist`);
+      if (job.status === 'failed') throw fail(ChatErrors.JobState, `render job ${input.jobId} already failed`);
+      if (!job.charged) throw fail(ChatErrors.JobState, `render job ${input.jobId} has no debit`);
+      return { ok: true, providers: providerPlan(config), previousGraphicKey: job.previousGraphicKey };
     },
 
     /**
@@ -361,20 +345,7 @@ export function createChatActivities(deps: ChatActivityDeps) {
   /** A catalogue blank's storage key and its garment's zones (the back zone for a back view), or null. */
   async function catalogueBlank(url: string) {
     const key = ownFileKey(config.publicBaseUrl, url);
-    if (!key) return null;
-    const rows = await sql<
-      { garmentId: string; front: boolean; zones: { id: string; x: number; y: number; w: number; h: number }[] }[]
-    >`
-      select c.garment_id as "garmentId", c.front_key = ${key} as front,
-        (select json_agg(json_build_object('id', z.zone_id, 'x', z.rect_x, 'y', z.rect_y, 'w', z.rect_w, 'h', z.rect_h))
-           from print_zones z where z.garment_id = c.garment_id and z.view = case when c.front_key = ${key} then 'front' else 'back' end) as zones
-      from garment_colors c where c.front_key = ${key} or c.back_key = ${key} limit 1`;
-    const row = rows[0];
-    if (!row) return null;
-    const zones: Record<string, ZoneRect> = {};
-    for (const z of row.zones ?? []) zones[z.id] = { x: z.x, y: z.y, width: z.w, height: z.h };
-    if (!zones.front && !zones.back) return null;
-    return { key, zones };
+    return key ? catalogueBlankZones(sql, key) : null;
   }
 }
 

@@ -1,10 +1,9 @@
 // Activities of the generation workflow (run as local activities). Each is idempotent on the generation id: a
-// retry, or a second run after a worker crash, finds the work done and returns the same result (one debit, one
-// mockup, one completion).
+// retry, or a second run after a worker crash, finds the work done and returns the same result (one mockup, one
+// completion, one refund).
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Sql } from '../db/client';
 import { beginGeneration, completeGeneration, failAndRefund } from '../db/generations';
-import { debitTokens } from '../db/ledger';
 import { touchUploadLevels } from '../db/uploads';
 import type { Config } from '../lib/config';
 import type { Logger } from '../lib/log';
@@ -47,8 +46,7 @@ export function createGenerationActivities(deps: GenerationDeps) {
   return {
     /**
      * Starts a generation in one round trip: marks it processing (if pending) and reads the row with its print zone
-     * and whether its token is taken. The API charges in the transaction that inserts the row, so the debit is
-     * normally there; if not (a row written by an older API), it is taken here, keyed by the generation id.
+     * and whether its token is taken (the API charges in the transaction that inserts the row).
      */
     async beginGeneration(generationId: string): Promise<RenderJob> {
       const row = await beginGeneration(sql, generationId);
@@ -61,14 +59,9 @@ export function createGenerationActivities(deps: GenerationDeps) {
           'BadInputError',
         );
       }
-      if (!row.charged) {
-        const r = await debitTokens(sql, { userId: row.userId, amount: 1, reference: generationId });
-        if (!r.ok)
-          throw ApplicationFailure.nonRetryable(
-            `Insufficient tokens: 1 required, ${r.available} available`,
-            'InsufficientTokensError',
-          );
-      }
+      // the API charges in the transaction that inserts the row: a generation without its debit is never rendered
+      if (!row.charged)
+        throw ApplicationFailure.nonRetryable(`generation ${generationId} has no debit`, 'BadInputError');
       const done = row.status === 'completed' && row.mockupKey && row.thumbnailKey && row.completedAt;
       return {
         generationId,

@@ -1,7 +1,7 @@
-// The design chat job (id = render job id job_<n>_<suffix>, search attribute AccountId): debit the model's cost →
-// reference images → a graphic from the provider chain → print asset → mockups → every record in one transaction.
-// Any failure after the debit refunds it and records the failed job, in one transaction. Orchestration only: all I/O
-// is in activities/chat.ts.
+// The design chat job (id = render job id job_<n>_<suffix>, search attribute AccountId), charged by the API with
+// the job row: check the job → reference images → a graphic from the provider chain → print asset → mockups →
+// every record in one transaction. Any failure refunds the debit and records the failed job, in one transaction.
+// Orchestration only: all I/O is in activities/chat.ts.
 //
 // The providers are tried in the order of the worker's plan (Gemini, then OpenAI; the local renderer only when
 // neither is configured). Each is one activity with its own timeout and a bounded retry on 429, 5xx and timeouts;
@@ -32,7 +32,7 @@ import {
   type ProviderPlan,
 } from '../lib/chat/types';
 
-// Bookkeeping in PostgreSQL (debit, records, refund): patient, a database blip must not fail a paid job.
+// Bookkeeping in PostgreSQL (job check, records, refund): patient, a database blip must not fail a paid job.
 const db = proxyLocalActivities<ChatActivities>({
   startToCloseTimeout: '30 seconds',
   localRetryThreshold: '2 seconds',
@@ -123,6 +123,7 @@ export async function chatDesign(input: ChatWorkflowInput): Promise<ChatWorkflow
   const timings: Record<string, number> = {};
 
   const start = await db.beginChatJob(input);
+  // only in histories from when the begin step took the debit (the API charges now)
   if (!start.ok) {
     const error = `Token balance too low: ${start.tokensNeeded} needed, ${start.tokensAvailable} available`;
     await db.failChatJob({ jobId, error, failure: 'insufficient_tokens', attempts, timings });

@@ -1,5 +1,5 @@
-// The generation workflow (id = generation id): begin (charge, mark processing, read the job) → render (load,
-// composite, store, mark completed) → start the completion callback. Any failure after the charge refunds the
+// The generation workflow (id = generation id), charged by the API with the row: begin (mark processing, read the
+// job) → render (load, composite, store, mark completed) → start the completion callback. Any failure refunds the
 // token, marks the generation failed and sends generation.failed. Orchestration only: all I/O is in activities/generation.ts.
 import {
   ActivityFailure,

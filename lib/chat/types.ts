@@ -55,9 +55,12 @@ export interface ProviderPlan {
   attempts: number;
 }
 
-/** What beginChatJob found: the debit (or why not), the providers to try in order, the thread's last graphic. */
+/**
+ * What beginChatJob found: the providers to try in order and the thread's last graphic. (`ok: false` comes only from
+ * histories recorded when this step took the debit and could find the balance too low; the API charges now.)
+ */
 export type ChatJobStart =
-  | { ok: true; balance: number; providers: ProviderPlan[]; previousGraphicKey: string | null }
+  | { ok: true; providers: ProviderPlan[]; previousGraphicKey: string | null }
   | { ok: false; tokensNeeded: number; tokensAvailable: number };
 
 /** Reference images as stored for the providers (normalized PNG/JPEG under the job's keys), in order. */

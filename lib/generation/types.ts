@@ -24,7 +24,7 @@ export interface GenerationWorkflowResult {
 }
 
 /** Error types the generation activities throw for input that no retry can fix. */
-export const NON_RETRYABLE_GENERATION_ERRORS = ['DesignImageError', 'BadInputError', 'InsufficientTokensError'];
+export const NON_RETRYABLE_GENERATION_ERRORS = ['DesignImageError', 'BadInputError'];
 
 /** PostgreSQL NOTIFY channel: the generation id, sent in the statement that marks a generation completed or failed
  * (activities/generation.ts), heard by the API to answer synchronous requests (api/generation-notices.ts). */
