@@ -9,9 +9,8 @@ import type { Config } from '../lib/config';
 import type { Logger } from '../lib/log';
 import { fileUrl, type Storage } from '../lib/storage';
 import type { GenerationFailureOutcome, RenderJob, RenderResult } from '../lib/generation/types';
-import { ownFileKey } from '../lib/fetch';
-import { decodePrepared, preparedKey } from '../lib/images/design-levels';
-import { composite, DesignImageError, type DesignSource, type PreparedBlankCache } from '../lib/compositing';
+import { composite, DesignImageError, designSource, type PreparedBlankCache } from '../lib/compositing';
+import { isBadInput } from '../lib/errors';
 
 export interface GenerationDeps {
   sql: Sql;
@@ -19,21 +18,12 @@ export interface GenerationDeps {
   config: Config;
   log: Logger;
   blanks: PreparedBlankCache;
-  /** Reads a user-supplied image URL: our own files from storage, anything else through the SSRF-guarded fetcher.
-   * Throws `UserUrlError`-like errors with `retryable: false` for inputs no retry can fix. */
+  /** Reads a user-supplied image URL: our own files from storage, anything else through the SSRF-guarded fetcher;
+   * a BadInputError for inputs no retry can fix. */
   loadUserImage: (url: string, signal?: AbortSignal) => Promise<Buffer>;
 }
 
-/** Errors that say the input is at fault (bad URL, not an image, refused address): failing again will not help. */
-export function isPermanent(err: unknown): boolean {
-  const e = err as { retryable?: boolean; name?: string };
-  return (
-    err instanceof DesignImageError ||
-    err instanceof RangeError ||
-    e?.retryable === false ||
-    e?.name === 'DesignImageError'
-  );
-}
+const nonRetryable = (message: string, type: string) => ApplicationFailure.nonRetryable(message, type);
 
 export const mockupKeys = (generationId: string) => ({
   mockup: `mockups/${generationId}.jpg`,
@@ -101,18 +91,17 @@ export function createGenerationActivities(deps: GenerationDeps) {
           ms[name] = Math.round((performance.now() - t0) * 10) / 10;
         }
       };
-      // input no retry can fix (bad URL, not an image, refused address) fails the generation at once
-      const badInput = (err: unknown) =>
-        isPermanent(err) ? ApplicationFailure.nonRetryable((err as Error).message, 'BadInputError') : err;
       // The cancellation signal aborts a slow download when the worker shuts down or the activity times out.
       const signal = Context.current().cancellationSignal;
-      const blank = await deps.blanks.get(job.blankKey).catch((err) => {
-        throw badInput(err);
+      const blank = await deps.blanks.get(job.blankKey).catch((err: unknown) => {
+        throw isBadInput(err) ? nonRetryable(`Blank image: ${err.message}`, 'BadInputError') : err;
       });
       lap('blank');
-      // Our own files never change under a key (uploads get new keys), so the key names the content and a
-      // prepared design is found without reading the file; anything else is read and identified by its hash.
-      const ownKey = ownFileKey(config.publicBaseUrl, job.designUrl);
+      // lib/compositing/sources.ts: our own files are named by their key and come with prepared levels
+      const { source: design, ownKey } = designSource({ ...deps, publicBaseUrl: config.publicBaseUrl }, job.designUrl, {
+        signal,
+        timed,
+      });
       // an upload used by a generation keeps its prepared levels (their retention counts from the last use); in
       // parallel with the render, and never failing it
       const touched = ownKey?.startsWith('uploads/')
@@ -120,35 +109,12 @@ export function createGenerationActivities(deps: GenerationDeps) {
             log.warn('could not record the use of an upload', { generationId, err }),
           )
         : undefined;
-      const design: DesignSource = {
-        id: ownKey ? `file:${ownKey}` : undefined,
-        // an upload's levels prepared at upload time (absent for other files and for uploads made before them)
-        loadPrepared: ownKey
-          ? async () => {
-              const obj = await timed('readPrepared', () => storage.get(preparedKey(ownKey)).catch(() => null));
-              return obj ? decodePrepared(obj.body) : null;
-            }
-          : undefined,
-        load: () =>
-          timed('readDesign', () => deps.loadUserImage(job.designUrl, signal)).catch((err) => {
-            throw badInput(err);
-          }),
-      };
-      let out;
-      try {
-        out = await composite({
-          blank,
-          design,
-          zone: job.zone,
-          placement: job.placement,
-          applyTexture: job.applyTexture,
-        });
-      } catch (err) {
-        if (err instanceof DesignImageError)
-          throw ApplicationFailure.nonRetryable(`Design image: ${err.message}`, 'DesignImageError');
-        if (err instanceof RangeError) throw ApplicationFailure.nonRetryable(err.message, 'BadInputError');
-        throw err;
-      }
+      const { zone, placement, applyTexture } = job;
+      const out = await composite({ blank, design, zone, placement, applyTexture }).catch((err: unknown) => {
+        // input no retry can fix (bad URL, not an image, refused address, undecodable design) fails it at once
+        if (err instanceof DesignImageError) throw nonRetryable(`Design image: ${err.message}`, 'DesignImageError');
+        throw isBadInput(err) ? nonRetryable(err.message, 'BadInputError') : err;
+      });
       lap('composite');
       await Promise.all([
         storage.put(keys.thumbnail, out.thumbnail, 'image/jpeg'),
