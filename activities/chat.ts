@@ -5,7 +5,13 @@
 // bytes), and the record and failure steps leave a finished job as it is.
 import { Context } from '@temporalio/activity';
 import type { Sql } from '../db/client';
-import { catalogueBlankZones, chatJobToStart, failChatJob, recordChatJob, type FailOutcome } from '../db/chat';
+import {
+  catalogueBlankZones,
+  chatJobToStart,
+  completeChatJob,
+  failAndRefundChatJob,
+  type FailOutcome,
+} from '../db/chat';
 import { MOCKUP_PLACEMENTS, mockupZone, planMockups } from '../lib/chat/mockup-plan';
 import { chatKeys, providerPlan } from '../lib/chat/plan';
 import { EmptyGraphicError, makePrintAsset } from '../lib/chat/print-asset';
@@ -150,18 +156,18 @@ export function createChatActivities(deps: ChatActivityDeps) {
       return { mockups, ms: ms(started) };
     },
 
-    /** Everything in one transaction (db/chat.ts recordChatJob). */
+    /** Everything in one transaction (db/chat.ts completeChatJob). */
     async recordChatJob(r: ChatRecord) {
-      const out = await recordChatJob(sql, r);
+      const out = await completeChatJob(sql, r);
       if (out.status === 'missing') throw fail(ChatErrors.JobState, `render job ${r.jobId} does not exist`);
       if (out.status === 'completed' && !out.duplicate)
         log.info('chat job completed', { jobId: r.jobId, provider: out.provider, timings: r.timings });
       return out;
     },
 
-    /** Refund and the failed job in one transaction (db/chat.ts failChatJob). */
-    async failChatJob(f: Parameters<typeof failChatJob>[1]): Promise<FailOutcome> {
-      const out = await failChatJob(sql, f);
+    /** Refund and the failed job in one transaction (db/chat.ts failAndRefundChatJob). */
+    async failChatJob(f: Parameters<typeof failAndRefundChatJob>[1]): Promise<FailOutcome> {
+      const out = await failAndRefundChatJob(sql, f);
       if (out.status === 'failed' && !out.duplicate)
         log.warn('chat job failed', { jobId: f.jobId, failure: f.failure, refunded: out.refunded, error: f.error });
       return out;

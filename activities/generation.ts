@@ -3,7 +3,7 @@
 // completion, one refund).
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Sql } from '../db/client';
-import { beginGeneration, completeGeneration, failAndRefund } from '../db/generations';
+import { completeGeneration, failAndRefund, markGenerationProcessing } from '../db/generations';
 import { touchUploadLevels } from '../db/uploads';
 import type { Config } from '../lib/config';
 import type { Logger } from '../lib/log';
@@ -39,7 +39,7 @@ export function createGenerationActivities(deps: GenerationDeps) {
      * and whether its token is taken (the API charges in the transaction that inserts the row).
      */
     async beginGeneration(generationId: string): Promise<RenderJob> {
-      const row = await beginGeneration(sql, generationId);
+      const row = await markGenerationProcessing(sql, generationId);
       if (!row) throw ApplicationFailure.nonRetryable(`generation ${generationId} does not exist`, 'BadInputError');
       if (row.status === 'failed')
         throw ApplicationFailure.nonRetryable(`generation ${generationId} already failed`, 'BadInputError');

@@ -1,13 +1,13 @@
 import { Context } from '@temporalio/activity';
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { grantFreeAllowancePage } from '../db/accounts';
-import { failChatJob, staleRunningChatJobs } from '../db/chat';
+import { failAndRefundChatJob, staleRunningChatJobs } from '../db/chat';
 import type { Sql } from '../db/client';
 import { failAndRefund, staleUnfinishedGenerations } from '../db/generations';
 import type { ChatConfig, Config } from '../lib/config';
 import type { Logger } from '../lib/log';
-import { purgeExpiredIdempotencyKeys } from '../db/idempotency';
-import { purgeExpiredSessions } from '../db/sessions';
+import { deleteExpiredIdempotencyKeys } from '../db/idempotency';
+import { deleteExpiredSessions } from '../db/sessions';
 import { expiredLevelsPage, reconcileStorageUsagePage, releaseExpiredLevels } from '../db/uploads';
 import { preparedKey } from '../lib/images/design-levels';
 import type { Storage } from '../lib/storage';
@@ -141,14 +141,14 @@ export function createMaintenanceActivities({ sql, log, temporal, config, storag
     },
 
     async purgeExpiredSessions(): Promise<number> {
-      const n = await purgeExpiredSessions(sql);
+      const n = await deleteExpiredSessions(sql);
       if (n > 0) log.info('purged expired sessions', { count: n });
       return n;
     },
 
     /** Deletes Idempotency-Keys past their lifetime (IDEMPOTENCY_KEY_TTL, 24 h), 5,000 rows per statement. */
     async purgeExpiredIdempotencyKeys(): Promise<number> {
-      const n = await purgeExpiredIdempotencyKeys(sql);
+      const n = await deleteExpiredIdempotencyKeys(sql);
       if (n > 0) log.info('purged expired idempotency keys', { count: n });
       return n;
     },
@@ -206,7 +206,7 @@ export function createMaintenanceActivities({ sql, log, temporal, config, storag
      * their chatDesign workflow (id = job id) has closed without finishing them (terminated, timed out, failed
      * because its own failure step ran out of attempts) or does not exist (the API died between inserting the job
      * and starting it). Each is failed (`generation_failed`: GET /api/chat/jobs/<id> answers 500) and its debit
-     * refunded if one was taken, in one transaction (db/chat.ts failChatJob: refund reference refund:<job id>, so
+     * refunded if one was taken, in one transaction (db/chat.ts failAndRefundChatJob: refund reference refund:<job id>, so
      * a second sweep gives nothing back twice). A job whose workflow still runs is slow, and is left alone.
      */
     async recoverStuckChatJobs(): Promise<{ failed: number; refunded: number }> {
@@ -225,7 +225,7 @@ export function createMaintenanceActivities({ sql, log, temporal, config, storag
             closed === 'missing'
               ? 'The job was never started'
               : `The job's workflow ended (${closed}) before it finished`;
-          const out = await failChatJob(sql, { jobId: job.id, error, failure: 'generation_failed' });
+          const out = await failAndRefundChatJob(sql, { jobId: job.id, error, failure: 'generation_failed' });
           if (out.status !== 'failed' || out.duplicate) continue;
           failed++;
           if (out.refunded) refunded++;

@@ -3,7 +3,7 @@
 // ledger's unique references make the second run change nothing.
 import { ApplicationFailure } from '@temporalio/activity';
 import type { Sql } from '../db/client';
-import { applyStoredStripeEvent, failStripeEvent, listPlans } from '../db/payments';
+import { applyStoredStripeEvent, listPlans, markStripeEventFailed } from '../db/payments';
 import type { Config } from '../lib/config';
 import type { Logger } from '../lib/log';
 import type { PlanRow } from '../lib/payments/catalog';
@@ -130,7 +130,7 @@ export function createPaymentActivities({ sql, config, log }: PaymentActivityDep
         });
       } catch (err) {
         if (!(err instanceof MalformedStripeEventError)) throw err;
-        await failStripeEvent(sql, input.eventId, err.message);
+        await markStripeEventFailed(sql, input.eventId, err.message);
         log.warn('stripe event failed: malformed', { eventId: input.eventId, error: err.message });
         throw fail(PaymentErrors.Malformed, err.message);
       }
@@ -174,7 +174,7 @@ export function createPaymentActivities({ sql, config, log }: PaymentActivityDep
 
     /** Records an event that cannot be applied (Stripe refused what it needs), so no sweep starts it again. */
     async failStripeEvent({ eventId, error }: { eventId: string; error: string }): Promise<void> {
-      await failStripeEvent(sql, eventId, error);
+      await markStripeEventFailed(sql, eventId, error);
     },
   };
 }

@@ -196,7 +196,7 @@ async function lockJob(tx: Tx, jobId: string) {
  * with the balance after it. A job already completed answers what it recorded (duplicate: true); a failed or
  * missing one records nothing.
  */
-export async function recordChatJob(sql: Sql, r: ChatRecord): Promise<RecordOutcome> {
+export async function completeChatJob(sql: Sql, r: ChatRecord): Promise<RecordOutcome> {
   return sql.begin(async (tx) => {
     const job = await lockJob(tx, r.jobId);
     if (!job) return { status: 'missing' as const };
@@ -299,7 +299,7 @@ export type FailOutcome =
  * is. Also used by the chat-jobs sweep for a job whose workflow ended without finishing it, and by the API when the
  * job's workflow could not be started.
  */
-export async function failChatJob(
+export async function failAndRefundChatJob(
   sql: Sql,
   f: {
     jobId: string;

@@ -140,7 +140,7 @@ export async function insertAndChargeGenerations(
   });
 }
 
-/** What beginGeneration reads in one round trip. */
+/** What markGenerationProcessing reads in one round trip (the generation workflow's begin step). */
 export interface BegunGeneration {
   userId: string;
   designUrl: string;
@@ -163,7 +163,7 @@ export interface BegunGeneration {
  * Marks the generation processing (if pending) and reads it with its print zone and whether its token is taken,
  * in one statement. Undefined when there is no such generation.
  */
-export async function beginGeneration(sql: Sql, generationId: string): Promise<BegunGeneration | undefined> {
+export async function markGenerationProcessing(sql: Sql, generationId: string): Promise<BegunGeneration | undefined> {
   const [row] = await sql<BegunGeneration[]>`
     with started as (
       update generations set status = 'processing', started_at = coalesce(started_at, now())

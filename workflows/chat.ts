@@ -31,44 +31,19 @@ import {
   type ProviderCall,
   type ProviderPlan,
 } from '../lib/chat/types';
+import { imageRetry, imageWork, paidBookkeeping } from './policies';
 
 // Bookkeeping in PostgreSQL (job check, records, refund): patient, a database blip must not fail a paid job.
-const db = proxyLocalActivities<ChatActivities>({
-  startToCloseTimeout: '30 seconds',
-  localRetryThreshold: '2 seconds',
-  retry: {
-    initialInterval: '500 milliseconds',
-    backoffCoefficient: 2,
-    maximumInterval: '30 seconds',
-    maximumAttempts: 20,
-    nonRetryableErrorTypes: NON_RETRYABLE_CHAT_ERRORS,
-  },
-});
+const db = proxyLocalActivities<ChatActivities>(paidBookkeeping(NON_RETRYABLE_CHAT_ERRORS));
 
 // Image work and reading user URLs (each download has its own 20 s limit): a few attempts, none for bad input.
-const images = proxyLocalActivities<ChatActivities>({
-  startToCloseTimeout: '2 minutes',
-  localRetryThreshold: '2 seconds',
-  retry: {
-    initialInterval: '1 second',
-    backoffCoefficient: 2,
-    maximumInterval: '10 seconds',
-    maximumAttempts: 4,
-    nonRetryableErrorTypes: NON_RETRYABLE_CHAT_ERRORS,
-  },
-});
+const images = proxyLocalActivities<ChatActivities>(imageWork(NON_RETRYABLE_CHAT_ERRORS));
 
 /** The activity options of one provider: its timeout (plus room to read references and store the answer). */
 function providerOptions(plan: ProviderPlan): ActivityOptions {
   return {
     startToCloseTimeout: plan.timeoutMs + 15_000,
-    retry: {
-      initialInterval: '1 second',
-      backoffCoefficient: 2,
-      maximumInterval: '10 seconds',
-      maximumAttempts: plan.attempts,
-      nonRetryableErrorTypes: NON_RETRYABLE_CHAT_ERRORS,
-    },
+    retry: imageRetry(plan.attempts, NON_RETRYABLE_CHAT_ERRORS),
   };
 }
 

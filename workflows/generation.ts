@@ -15,6 +15,7 @@ import {
   type GenerationWorkflowInput,
   type GenerationWorkflowResult,
 } from '../lib/generation/types';
+import { paidBookkeeping, imageWork } from './policies';
 import { webhookDelivery } from './webhook-delivery';
 
 // Every step runs as a local activity: in the worker, inside the workflow task, recorded as a marker in the
@@ -24,33 +25,11 @@ import { webhookDelivery } from './webhook-delivery';
 // idempotent on the generation id.
 
 // Bookkeeping in PostgreSQL: retried patiently, since a database blip must not fail a paid generation.
-// Backoffs above localRetryThreshold wait on a server timer instead of inside the workflow task, so a long retry
-// does not hold one workflow task open.
-const db = proxyLocalActivities<Activities>({
-  startToCloseTimeout: '30 seconds',
-  localRetryThreshold: '2 seconds',
-  retry: {
-    initialInterval: '500 milliseconds',
-    backoffCoefficient: 2,
-    maximumInterval: '30 seconds',
-    maximumAttempts: 20,
-    nonRetryableErrorTypes: NON_RETRYABLE_GENERATION_ERRORS,
-  },
-});
+const db = proxyLocalActivities<Activities>(paidBookkeeping(NON_RETRYABLE_GENERATION_ERRORS));
 
 // Image work: bounded (a foreign design download has its own 20 s limit); a few attempts for transient failures
 // (the design's or blank's host briefly down), none for bad input.
-const images = proxyLocalActivities<Activities>({
-  startToCloseTimeout: '2 minutes',
-  localRetryThreshold: '2 seconds',
-  retry: {
-    initialInterval: '1 second',
-    backoffCoefficient: 2,
-    maximumInterval: '10 seconds',
-    maximumAttempts: 4,
-    nonRetryableErrorTypes: NON_RETRYABLE_GENERATION_ERRORS,
-  },
-});
+const images = proxyLocalActivities<Activities>(imageWork(NON_RETRYABLE_GENERATION_ERRORS));
 
 function reason(err: unknown): string {
   if (err instanceof ActivityFailure && err.cause instanceof ApplicationFailure) return err.cause.message;

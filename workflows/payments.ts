@@ -4,18 +4,10 @@
 import { ActivityFailure, ApplicationFailure, proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
 import type { PaymentActivities } from '../activities/payments';
 import { NON_RETRYABLE_PAYMENT_ERRORS, type StripeEventInput, type StripeEventResult } from '../lib/payments/types';
+import { outsideCall } from './policies';
 
 // Calls to Stripe: 30 s each, retried for about ten minutes (rate limits and blips pass by then).
-const stripe = proxyActivities<PaymentActivities>({
-  startToCloseTimeout: '30 seconds',
-  retry: {
-    initialInterval: '1 second',
-    backoffCoefficient: 2,
-    maximumInterval: '1 minute',
-    maximumAttempts: 12,
-    nonRetryableErrorTypes: NON_RETRYABLE_PAYMENT_ERRORS,
-  },
-});
+const stripe = proxyActivities<PaymentActivities>(outsideCall(NON_RETRYABLE_PAYMENT_ERRORS));
 
 // PostgreSQL work, as local activities: an event is applied inside its first workflow task (no activity task round
 // trip through the server). A malformed event fails at once (non-retryable, recorded `failed`); other errors are

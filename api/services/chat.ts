@@ -4,7 +4,7 @@
 // list and a thread with its messages. Every answer about a job is built from its records, so the synchronous
 // answer and a later GET are the same body.
 import {
-  failChatJob,
+  failAndRefundChatJob,
   getRenderJob,
   getThread,
   insertAndChargeChatJob,
@@ -17,7 +17,13 @@ import {
 import { forgetRecoveryPoint, type IdempotencyRef, type RecoveryPoint } from '../../db/idempotency';
 import { tokenBalance } from '../../db/ledger';
 import { decodeCursor, encodeCursor } from '../../lib/cursor';
-import { GENERATION_FAILED, MODEL_COST, type ChatRequest, type ChatWorkflowInput } from '../../lib/chat/types';
+import {
+  GENERATION_FAILED,
+  MODEL_COST,
+  type ChatRequest,
+  type ChatWorkflowInput,
+  type ProviderName,
+} from '../../lib/chat/types';
 import { timeId } from '../../lib/ids';
 import { fileUrl } from '../../lib/storage';
 import { chatDesign } from '../../workflows';
@@ -29,12 +35,9 @@ export const THREAD_NOT_FOUND = 'Thread not found';
 export const JOB_NOT_FOUND = 'Job not found';
 export const BALANCE_TOO_LOW = 'Token balance too low';
 
-/** What a route sends: status, body and headers. */
-export interface Answer {
-  status: number;
-  body: unknown;
-  headers?: Record<string, string>;
-}
+/** Where a job stands when it is answered: done (the chat resource and the provider that drew it), or running. */
+export type ChatOutcome =
+  { state: 'completed'; result: ChatResult; provider: ProviderName } | { state: 'running'; jobId: string };
 
 /** The chat resource (spec "Chat request and result"): exactly its fields. */
 export interface ChatResult {
@@ -67,29 +70,27 @@ function presentResult(deps: AppDeps, job: RenderJobRow, assets: AssetRow[]): Ch
   };
 }
 
-/** The answer for a job as it stands: 200 with the chat resource, 202 while running, the job's error otherwise. */
-async function answerFor(deps: AppDeps, job: RenderJobRow): Promise<Answer> {
-  if (job.status === 'running') return { status: 202, body: { jobId: job.id, status: 'running' } };
-  if (job.status === 'completed') {
+/**
+ * A job as it stands: completed with the chat resource, running, or its failure thrown as the ApiError it answers
+ * (402 for a job failed for its balance, 400 for bad input, 500 otherwise).
+ */
+async function outcomeOf(deps: AppDeps, job: RenderJobRow): Promise<ChatOutcome> {
+  if (job.status === 'running') return { state: 'running', jobId: job.id };
+  if (job.status === 'completed')
     return {
-      status: 200,
-      body: presentResult(deps, job, await jobAssets(deps.sql, job.id)),
-      headers: { 'X-Image-Provider': job.provider ?? 'local' },
+      state: 'completed',
+      result: presentResult(deps, job, await jobAssets(deps.sql, job.id)),
+      provider: job.provider ?? 'local',
     };
-  }
   // only jobs from when the workflow took the debit (the API charges now, and answers 402 before a job exists)
   if (job.failure === 'insufficient_tokens')
-    return {
-      status: 402,
-      body: {
-        error: BALANCE_TOO_LOW,
-        tokensNeeded: MODEL_COST[job.model],
-        tokensAvailable: await tokenBalance(deps.sql, job.userId),
-      },
-    };
-  if (job.failure === 'bad_input') return { status: 400, body: { error: job.error ?? 'Invalid request' } };
-  return { status: 500, body: { error: GENERATION_FAILED } };
+    throw insufficient(MODEL_COST[job.model], await tokenBalance(deps.sql, job.userId));
+  if (job.failure === 'bad_input') throw badRequest(job.error ?? 'Invalid request');
+  throw new ApiError(500, 'internal_error', GENERATION_FAILED);
 }
+
+const insufficient = (tokensNeeded: number, tokensAvailable: number) =>
+  new ApiError(402, 'insufficient_tokens', BALANCE_TOO_LOW, { tokensNeeded, tokensAvailable });
 
 /** Waits for a promise up to `ms`; undefined when the time ran out first. */
 async function within<T>(ms: number, p: Promise<T>): Promise<T | undefined> {
@@ -116,7 +117,7 @@ export async function postChat(
   req: ChatRequest,
   log: AppDeps['log'],
   idempotency?: IdempotencyRef,
-): Promise<Answer> {
+): Promise<ChatOutcome> {
   if (req.threadId !== null && !(await getThread(deps.sql, req.threadId, userId))) throw notFound(THREAD_NOT_FOUND);
   const jobId = timeId('job');
   const charge = await insertAndChargeChatJob(deps.sql, {
@@ -131,11 +132,7 @@ export async function postChat(
     cost: MODEL_COST[req.model],
     ...(idempotency ? { idempotency: { ref: idempotency, lockMs: deps.config.idempotency.lockMs } } : {}),
   });
-  if (!charge.ok)
-    throw new ApiError(402, 'insufficient_tokens', BALANCE_TOO_LOW, {
-      tokensNeeded: charge.required,
-      tokensAvailable: charge.available,
-    });
+  if (!charge.ok) throw insufficient(charge.required, charge.available);
 
   const input: ChatWorkflowInput = { ...req, jobId, accountId: userId };
   const handle = await startCharged(
@@ -148,7 +145,7 @@ export async function postChat(
       searchAttributes: { AccountId: [userId] },
     },
     async () => {
-      await failChatJob(deps.sql, { jobId, error: 'Could not start the job', failure: 'generation_failed' });
+      await failAndRefundChatJob(deps.sql, { jobId, error: 'Could not start the job', failure: 'generation_failed' });
       // the job was refunded at once: a retry with the key starts afresh
       if (idempotency) await forgetRecoveryPoint(deps.sql, idempotency);
     },
@@ -161,24 +158,24 @@ export async function postChat(
     return undefined;
   });
   const job = (await getRenderJob(deps.sql, jobId, userId))!;
-  if (result === undefined || job.status === 'running') return { status: 202, body: { jobId, status: 'running' } };
-  return answerFor(deps, job);
+  if (result === undefined) return { state: 'running', jobId };
+  return outcomeOf(deps, job);
 }
 
 /**
  * The answer of a POST /api/chat whose Idempotency-Key holds a job but no stored answer (the request died, or its
  * job failed): the job's answer as it stands now.
  */
-export async function chatRecovered(deps: AppDeps, userId: string, point: RecoveryPoint): Promise<Answer> {
+export async function chatRecovered(deps: AppDeps, userId: string, point: RecoveryPoint): Promise<ChatOutcome> {
   if (!point.chatJobId) throw notFound(JOB_NOT_FOUND);
   return getChatJob(deps, userId, point.chatJobId);
 }
 
 /** GET /api/chat/jobs/<id>: the user's job, answered as POST /api/chat would have once it is done. */
-export async function getChatJob(deps: AppDeps, userId: string, jobId: string): Promise<Answer> {
+export async function getChatJob(deps: AppDeps, userId: string, jobId: string): Promise<ChatOutcome> {
   const job = await getRenderJob(deps.sql, jobId, userId);
   if (!job) throw notFound(JOB_NOT_FOUND);
-  return answerFor(deps, job);
+  return outcomeOf(deps, job);
 }
 
 const threadScope = (userId: string) => `chat-threads:${userId}`;

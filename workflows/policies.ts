@@ -1,0 +1,60 @@
+// The activity options the workflows share, one definition each. Each takes the flow's non-retryable error types
+// (lib/<flow>/types.ts), so bad input fails at once under every policy.
+import type { ActivityOptions, LocalActivityOptions, RetryPolicy } from '@temporalio/workflow';
+
+/**
+ * Bookkeeping in PostgreSQL as local activities, for paid work (generation, chat): retried patiently (20 attempts,
+ * backoff to 30 s), since a database blip must not fail a paid job. Backoffs above localRetryThreshold wait on a
+ * server timer instead of inside the workflow task, so a long retry does not hold one workflow task open.
+ */
+export const paidBookkeeping = (nonRetryableErrorTypes: string[]): LocalActivityOptions => ({
+  startToCloseTimeout: '30 seconds',
+  localRetryThreshold: '2 seconds',
+  retry: {
+    initialInterval: '500 milliseconds',
+    backoffCoefficient: 2,
+    maximumInterval: '30 seconds',
+    maximumAttempts: 20,
+    nonRetryableErrorTypes,
+  },
+});
+
+/** The retry of image work and image providers: from 1 s, doubling, at most 10 s apart, `maximumAttempts`. */
+export const imageRetry = (maximumAttempts: number, nonRetryableErrorTypes: string[]): RetryPolicy => ({
+  initialInterval: '1 second',
+  backoffCoefficient: 2,
+  maximumInterval: '10 seconds',
+  maximumAttempts,
+  nonRetryableErrorTypes,
+});
+
+/** Image work as local activities: bounded (2 minutes), a few attempts for transient trouble, none for bad input. */
+export const imageWork = (nonRetryableErrorTypes: string[]): LocalActivityOptions => ({
+  startToCloseTimeout: '2 minutes',
+  localRetryThreshold: '2 seconds',
+  retry: imageRetry(4, nonRetryableErrorTypes),
+});
+
+/**
+ * Calls to an outside service (Stripe, a Shopify shop): 30 s each (a lost worker's call is retried after that),
+ * retried for about ten minutes (rate limits and blips pass by then).
+ */
+export const outsideCall = (nonRetryableErrorTypes: string[]): ActivityOptions => ({
+  startToCloseTimeout: '30 seconds',
+  retry: {
+    initialInterval: '1 second',
+    backoffCoefficient: 2,
+    maximumInterval: '1 minute',
+    maximumAttempts: 12,
+    nonRetryableErrorTypes,
+  },
+});
+
+/**
+ * Bookkeeping in PostgreSQL that must outlast any outage (a storefront record, a webhook delivery's): retried
+ * without limit, at most a minute apart.
+ */
+export const durableBookkeeping = (nonRetryableErrorTypes: string[] = []): ActivityOptions => ({
+  startToCloseTimeout: '30 seconds',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', nonRetryableErrorTypes },
+});
