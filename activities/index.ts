@@ -7,7 +7,7 @@ import { createBlankCache } from '../lib/compositing';
 import { MAX_IMAGE_BYTES } from '../lib/images';
 import { createChatActivities } from './chat';
 import { createGenerationActivities } from './generation';
-import { createInboundActivities } from './inbound';
+import { createInboundActivities, type InboundWorkflows } from './inbound';
 import { createMaintenanceActivities } from './maintenance';
 import { createPaymentActivities } from './payments';
 import { createStorefrontActivities } from './storefront';
@@ -15,6 +15,8 @@ import { createUserImageLoader } from '../lib/fetch/user-images';
 import { createWebhookActivities } from './webhooks';
 
 export interface ActivityDeps {
+  /** The inbound workflows by reference, for the inbound sweep (the worker passes them). */
+  inboundWorkflows?: InboundWorkflows;
   /** A Temporal client, for activities that look at other workflows (orphan recovery). */
   temporal?: Client;
   config: Config;

@@ -3,6 +3,7 @@
 // chat resource, or 202 {jobId, status}; GET /api/chat/jobs/<id> answers the same once the job is done; the thread
 // list and a thread with its messages. Every answer about a job is built from its records, so the synchronous
 // answer and a later GET are the same body.
+import type { z } from 'zod';
 import {
   failAndRefundChatJob,
   getRenderJob,
@@ -17,19 +18,17 @@ import {
 import { forgetRecoveryPoint, type IdempotencyRef, type RecoveryPoint } from '../../db/idempotency';
 import { tokenBalance } from '../../db/ledger';
 import { decodeCursor, encodeCursor } from '../../lib/cursor';
-import {
-  GENERATION_FAILED,
-  MODEL_COST,
-  type ChatRequest,
-  type ChatWorkflowInput,
-  type ProviderName,
-} from '../../lib/chat/types';
+import { GENERATION_FAILED, MODEL_COST, type ChatWorkflowInput, type ProviderName } from '../../lib/chat/types';
 import { timeId } from '../../lib/ids';
 import { fileUrl } from '../../lib/storage';
 import { chatDesign } from '../../workflows';
 import type { AppDeps } from '../context';
 import { ApiError, badRequest, notFound } from '../errors';
+import type { chatBody } from '../http/app-schemas';
 import { startCharged } from './charged-start';
+
+/** POST /api/chat's body, as its schema parses it. */
+export type ChatPost = z.infer<typeof chatBody>;
 
 export const THREAD_NOT_FOUND = 'Thread not found';
 export const JOB_NOT_FOUND = 'Job not found';
@@ -114,7 +113,7 @@ async function within<T>(ms: number, p: Promise<T>): Promise<T | undefined> {
 export async function postChat(
   deps: AppDeps,
   userId: string,
-  req: ChatRequest,
+  req: ChatPost,
   log: AppDeps['log'],
   idempotency?: IdempotencyRef,
 ): Promise<ChatOutcome> {

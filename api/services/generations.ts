@@ -2,6 +2,7 @@
 // generation is recorded and charged in one transaction (db/generations.ts), then its workflow is started; if that
 // start fails, every token goes back and every generation is marked failed in one transaction, so the account is
 // whole and each id explains itself.
+import type { z } from 'zod';
 import type { GarmentRow } from '../../db/garments';
 import { findGarments, getGarment } from '../../db/garments';
 import {
@@ -18,8 +19,6 @@ import type {
   GenerationBatchResult,
   GenerationWorkflowInput,
   GenerationWorkflowResult,
-  Placement,
-  Zone,
 } from '../../lib/generation/types';
 import { ownFileKey } from '../../lib/fetch';
 import { timeId } from '../../lib/ids';
@@ -28,6 +27,7 @@ import { generation, generationBatch } from '../../workflows';
 import type { AppDeps } from '../context';
 import { startCharged } from './charged-start';
 import { ApiError, badRequest, notFound } from '../errors';
+import type { batchBody, generateBody } from '../http/schemas';
 import type { FinishedNotice, GenerationNotices } from '../generation-notices';
 
 export { MAX_BATCH_ITEMS } from '../http/schemas';
@@ -38,35 +38,10 @@ export interface Caller {
   apiKeyId: string | null;
 }
 
-export interface GenerateRequest {
-  designUrl: string;
-  garmentId: string;
-  garmentImageUrl: string;
-  color?: string;
-  zone: Zone;
-  placement: Placement;
-  applyTexture: boolean;
-  webhookUrl?: string;
-}
-
-export interface BatchItemRequest {
-  garmentId?: string;
-  garmentImageUrl?: string;
-  color?: string;
-  zone?: Zone;
-  placement?: Placement;
-  applyTexture?: boolean;
-}
-
-export interface BatchRequest {
-  designUrl: string;
-  garmentId?: string;
-  zone: Zone;
-  placement: Placement;
-  applyTexture: boolean;
-  webhookUrl?: string;
-  items: BatchItemRequest[];
-}
+/** POST /generate's body, as its schema parses it. */
+export type GenerateRequest = z.infer<typeof generateBody>;
+/** POST /generate/batch's body, as its schema parses it. */
+export type BatchRequest = z.infer<typeof batchBody>;
 
 /** What a generate call produced: the rows, the balance after the charge, and whether they finished in time. */
 export interface Started<T> {

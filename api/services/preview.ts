@@ -7,9 +7,10 @@ import { UrlFetchError } from '../../lib/fetch';
 import { createUserImageLoader } from '../../lib/fetch/user-images';
 import { composite, createBlankCache, designSource } from '../../lib/compositing';
 import { isBadInput } from '../../lib/errors';
-import type { Placement, Zone } from '../../lib/generation/types';
+import type { z } from 'zod';
 import type { AppDeps } from '../context';
 import { ApiError, badRequest, notFound } from '../errors';
+import type { previewBody } from '../http/schemas';
 import { resolveBlank, zoneOf } from './generations';
 
 /** Long side of a preview, in pixels (the bound). */
@@ -17,15 +18,8 @@ export const PREVIEW_MAX_SIDE = 640;
 /** Shrunk blanks kept by the API process: ~2.5 MB each at 640x640 with their maps and lookup tables. */
 const PREVIEW_BLANK_CACHE_BYTES = 64 * 1024 * 1024;
 
-export interface PreviewRequest {
-  designUrl: string;
-  garmentId: string;
-  garmentImageUrl: string;
-  color?: string;
-  zone: Zone;
-  placement: Placement;
-  applyTexture: boolean;
-}
+/** POST /preview's body, as its schema parses it (the generate body without webhookUrl). */
+export type PreviewRequest = z.infer<typeof previewBody>;
 
 export interface Preview {
   jpeg: Buffer;

@@ -31,7 +31,10 @@ export const MAX_CHAT_URLS = 4;
 export const MIN_PROMPT_LENGTH = 8;
 export const MAX_PROMPT_LENGTH = 4000;
 
-export interface ChatRequest {
+/** The chatDesign workflow's input: the request as the API parsed it (POST /api/chat), its job and account. */
+export interface ChatWorkflowInput {
+  jobId: string;
+  accountId: string;
   prompt: string;
   model: ChatModel;
   /** legacy reference image URLs */
@@ -41,11 +44,6 @@ export interface ChatRequest {
   designUrls: string[];
   /** an existing thread of the account (checked by the API), or null for a new one */
   threadId: string | null;
-}
-
-export interface ChatWorkflowInput extends ChatRequest {
-  jobId: string;
-  accountId: string;
 }
 
 /** How the worker calls one provider: its per-attempt timeout and how many attempts 429/5xx/timeouts get. */
