@@ -16,6 +16,7 @@ import {
   type GenerationWorkflowResult,
 } from '../lib/generation/types';
 import { paidBookkeeping, imageWork } from './policies';
+import { generationCompletedPayload, generationFailedPayload, type WebhookPayload } from '../lib/webhooks/types';
 import { webhookDelivery } from './webhook-delivery';
 
 // Every step runs as a local activity: in the worker, inside the workflow task, recorded as a marker in the
@@ -49,28 +50,33 @@ export async function generation(input: GenerationWorkflowInput): Promise<Genera
     // One transaction fails the row and refunds its token, unless the render committed after all.
     const outcome = await db.failGeneration(generationId, error);
     if (outcome.status === 'failed') {
-      await notify(input, {
-        event: 'generation.failed',
-        timestamp: outcome.completedAt,
-        data: { id: generationId, status: 'failed', error: outcome.error, tokensUsed: 0 },
-      });
+      await notify(
+        input,
+        generationFailedPayload({
+          id: generationId,
+          error: outcome.error,
+          tokensUsed: 0,
+          failedAt: outcome.completedAt,
+        }),
+      );
       return { status: 'failed', error: outcome.error };
     }
     completed = outcome;
   }
-  await notify(input, {
-    event: 'generation.completed',
-    timestamp: completed.completedAt,
-    data: { id: generationId, status: 'completed', mockupUrl: completed.mockupUrl, tokensUsed: 1 },
-  });
+  await notify(
+    input,
+    generationCompletedPayload({
+      id: generationId,
+      mockupUrl: completed.mockupUrl,
+      tokensUsed: 1,
+      completedAt: completed.completedAt,
+    }),
+  );
   return { status: 'completed' };
 }
 
 /** Starts the callback as its own workflow (webhook-<generation id>) that outlives this one: retries may take a day. */
-async function notify(
-  input: GenerationWorkflowInput,
-  payload: { event: 'generation.completed' | 'generation.failed'; timestamp: string; data: Record<string, unknown> },
-) {
+async function notify(input: GenerationWorkflowInput, payload: WebhookPayload) {
   if (!input.webhookUrl) return;
   await startChild(webhookDelivery, {
     workflowId: `webhook-${input.generationId}`,
