@@ -4,7 +4,6 @@
 // the job id: the refund is keyed by it, files are stored under keys derived from it (a re-run writes the same
 // bytes), and the record and failure steps leave a finished job as it is.
 import { Context } from '@temporalio/activity';
-import type { Sql } from '../db/client';
 import {
   catalogueBlankZones,
   chatJobToStart,
@@ -29,24 +28,14 @@ import {
   type PrintAssetOut,
   type ReferenceSet,
 } from '../lib/chat/types';
-import { composite, type PreparedBlankCache } from '../lib/compositing';
-import type { Config } from '../lib/config';
+import { composite } from '../lib/compositing';
 import { isBadInput } from '../lib/errors';
 import { ownFileKey } from '../lib/fetch';
-import type { Logger } from '../lib/log';
-import type { Storage } from '../lib/storage';
 import { chatFailure as fail, createChatProviderActivities, readChatFile } from './chat-providers';
+import type { ImageActivityDeps } from './deps';
 
-export interface ChatActivityDeps {
-  sql: Sql;
-  storage: Storage;
-  config: Config;
-  log: Logger;
-  /** the worker's prepared-blank cache (shared with generation): catalogue keys, or `url:<address>` */
-  blanks: PreparedBlankCache;
-  /** user URLs through the SSRF guard (own files from storage), limited as uploads are */
-  loadUserImage: (url: string, signal?: AbortSignal) => Promise<Buffer>;
-}
+/** The image activities' dependencies; `loadUserImage` is limited as uploads are (activities/index.ts). */
+export type ChatActivityDeps = ImageActivityDeps;
 
 /** Bad input becomes the job's non-retryable ChatBadInput failure (a 400 answer), with `what` named first. */
 const badInput = (what: string) => (err: unknown) => {

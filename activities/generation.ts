@@ -1,29 +1,16 @@
 // Activities of the generation workflow (run as local activities). Each is idempotent on the generation id: a
 // retry, or a second run after a worker crash, finds the work done and returns the same result (one mockup, one
 // completion, one refund).
-import { ApplicationFailure, Context } from '@temporalio/activity';
-import type { Sql } from '../db/client';
+import { Context } from '@temporalio/activity';
 import { completeGeneration, failAndRefund, markGenerationProcessing } from '../db/generations';
 import { touchUploadLevels } from '../db/uploads';
-import type { Config } from '../lib/config';
-import type { Logger } from '../lib/log';
-import { fileUrl, type Storage } from '../lib/storage';
+import { fileUrl } from '../lib/storage';
 import type { GenerationFailureOutcome, RenderJob, RenderResult } from '../lib/generation/types';
-import { composite, DesignImageError, designSource, type PreparedBlankCache } from '../lib/compositing';
+import { composite, DesignImageError, designSource } from '../lib/compositing';
 import { isBadInput } from '../lib/errors';
+import { nonRetryable as fail, type ImageActivityDeps } from './deps';
 
-export interface GenerationDeps {
-  sql: Sql;
-  storage: Storage;
-  config: Config;
-  log: Logger;
-  blanks: PreparedBlankCache;
-  /** Reads a user-supplied image URL: our own files from storage, anything else through the SSRF-guarded fetcher;
-   * a BadInputError for inputs no retry can fix. */
-  loadUserImage: (url: string, signal?: AbortSignal) => Promise<Buffer>;
-}
-
-const nonRetryable = (message: string, type: string) => ApplicationFailure.nonRetryable(message, type);
+export type GenerationDeps = ImageActivityDeps;
 
 export const mockupKeys = (generationId: string) => ({
   mockup: `mockups/${generationId}.jpg`,
@@ -40,18 +27,13 @@ export function createGenerationActivities(deps: GenerationDeps) {
      */
     async beginGeneration(generationId: string): Promise<RenderJob> {
       const row = await markGenerationProcessing(sql, generationId);
-      if (!row) throw ApplicationFailure.nonRetryable(`generation ${generationId} does not exist`, 'BadInputError');
-      if (row.status === 'failed')
-        throw ApplicationFailure.nonRetryable(`generation ${generationId} already failed`, 'BadInputError');
+      if (!row) throw fail('BadInputError', `generation ${generationId} does not exist`);
+      if (row.status === 'failed') throw fail('BadInputError', `generation ${generationId} already failed`);
       if (row.zx === null || row.zy === null || row.zw === null || row.zh === null) {
-        throw ApplicationFailure.nonRetryable(
-          `generation ${generationId}: its garment has no such print zone`,
-          'BadInputError',
-        );
+        throw fail('BadInputError', `generation ${generationId}: its garment has no such print zone`);
       }
       // the API charges in the transaction that inserts the row: a generation without its debit is never rendered
-      if (!row.charged)
-        throw ApplicationFailure.nonRetryable(`generation ${generationId} has no debit`, 'BadInputError');
+      if (!row.charged) throw fail('BadInputError', `generation ${generationId} has no debit`);
       const done = row.status === 'completed' && row.mockupKey && row.thumbnailKey && row.completedAt;
       return {
         generationId,
@@ -94,7 +76,7 @@ export function createGenerationActivities(deps: GenerationDeps) {
       // The cancellation signal aborts a slow download when the worker shuts down or the activity times out.
       const signal = Context.current().cancellationSignal;
       const blank = await deps.blanks.get(job.blankKey).catch((err: unknown) => {
-        throw isBadInput(err) ? nonRetryable(`Blank image: ${err.message}`, 'BadInputError') : err;
+        throw isBadInput(err) ? fail('BadInputError', `Blank image: ${err.message}`) : err;
       });
       lap('blank');
       // lib/compositing/sources.ts: our own files are named by their key and come with prepared levels
@@ -112,8 +94,8 @@ export function createGenerationActivities(deps: GenerationDeps) {
       const { zone, placement, applyTexture } = job;
       const out = await composite({ blank, design, zone, placement, applyTexture }).catch((err: unknown) => {
         // input no retry can fix (bad URL, not an image, refused address, undecodable design) fails it at once
-        if (err instanceof DesignImageError) throw nonRetryable(`Design image: ${err.message}`, 'DesignImageError');
-        throw isBadInput(err) ? nonRetryable(err.message, 'BadInputError') : err;
+        if (err instanceof DesignImageError) throw fail('DesignImageError', `Design image: ${err.message}`);
+        throw isBadInput(err) ? fail('BadInputError', err.message) : err;
       });
       lap('composite');
       await Promise.all([
@@ -123,7 +105,7 @@ export function createGenerationActivities(deps: GenerationDeps) {
       await touched;
       lap('store');
       const row = await completeGeneration(sql, generationId, { mockupKey: keys.mockup, thumbnailKey: keys.thumbnail });
-      if (!row) throw ApplicationFailure.nonRetryable(`generation ${generationId} already failed`, 'BadInputError');
+      if (!row) throw fail('BadInputError', `generation ${generationId} already failed`);
       lap('complete');
       log.info('mockup rendered', { generationId, ms });
       return {

@@ -1,8 +1,6 @@
 // Activities of the storefront workflows: publish a mockup as a Shopify product (productSet, upsert by handle so a
 // re-run updates the same product), process a stored Shopify webhook, send fulfillment tracking. Shopify refusals
 // and missing rows are non-retryable (StorefrontErrors); network trouble, 429 and 5xx are retried by the workflow.
-import { ApplicationFailure } from '@temporalio/activity';
-import type { Sql } from '../db/client';
 import {
   connectionsOfShop,
   customerOrders,
@@ -24,9 +22,7 @@ import {
   upsertOrder,
   type ConnectionRow,
 } from '../db/storefront';
-import type { Config } from '../lib/config';
 import { randomSuffix } from '../lib/ids';
-import type { Logger } from '../lib/log';
 import { gatewayFor, ShopifyRefusedError, userErrorMessage, type ShopifyGateway } from '../lib/shopify/client';
 import {
   FULFILLABLE_STATUSES,
@@ -46,14 +42,9 @@ import {
   type Tracking,
 } from '../lib/storefront/types';
 import { decryptToken } from '../lib/token-cipher';
+import { nonRetryable as fail, type BookkeepingDeps } from './deps';
 
-export interface StorefrontActivityDeps {
-  sql: Sql;
-  config: Config;
-  log: Logger;
-}
-
-const fail = (type: string, message: string) => ApplicationFailure.nonRetryable(message, type);
+export type StorefrontActivityDeps = BookkeepingDeps;
 
 /** Webhook rows per statement of the retention sweep. */
 const RETENTION_PAGE = 5000;

@@ -190,6 +190,14 @@ async function lockJob(tx: Tx, jobId: string) {
   return job;
 }
 
+/** What a completed job recorded, as the record and failure steps answer it. */
+const completedAs = (job: NonNullable<Awaited<ReturnType<typeof lockJob>>>) => ({
+  status: 'completed' as const,
+  threadId: job.threadId!,
+  messageId: job.assistantMessageId!,
+  provider: job.provider,
+});
+
 /**
  * The record step: in one transaction, under the job row's lock, the thread (when new; titled by the prompt), the
  * user and assistant messages, one render asset per output image, the token usage entry, and the job completed
@@ -200,14 +208,7 @@ export async function completeChatJob(sql: Sql, r: ChatRecord): Promise<RecordOu
   return sql.begin(async (tx) => {
     const job = await lockJob(tx, r.jobId);
     if (!job) return { status: 'missing' as const };
-    if (job.status === 'completed')
-      return {
-        status: 'completed' as const,
-        threadId: job.threadId!,
-        messageId: job.assistantMessageId!,
-        provider: job.provider,
-        duplicate: true,
-      };
+    if (job.status === 'completed') return { ...completedAs(job), duplicate: true };
     if (job.status === 'failed') return { status: 'failed' as const };
 
     let threadId = r.threadId;
@@ -313,13 +314,7 @@ export async function failAndRefundChatJob(
   return sql.begin(async (tx) => {
     const job = await lockJob(tx, f.jobId);
     if (!job) return { status: 'missing' as const };
-    if (job.status === 'completed')
-      return {
-        status: 'completed' as const,
-        threadId: job.threadId!,
-        messageId: job.assistantMessageId!,
-        provider: job.provider,
-      };
+    if (job.status === 'completed') return completedAs(job);
     if (job.status === 'failed') return { status: 'failed' as const, refunded: false, duplicate: true };
     const refunded = await refundDebitIn(tx, f.jobId);
     await tx`update render_jobs set status = 'failed', error = ${f.error.slice(0, 2000)}, failure = ${f.failure},

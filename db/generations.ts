@@ -62,18 +62,11 @@ export function listGenerations(sql: Sql, userId: string, opts: { after?: { c: s
     limit ${limit}`;
 }
 
-export interface BatchGenerationRow {
-  id: string;
-  garmentId: string;
-  color: string;
-  zone: string;
-  placement: Placement;
-  applyTexture: boolean;
-  designUrl: string;
-  garmentImageUrl: string;
-  blankKey: string;
-  webhookUrl: string | null;
-}
+/** A generation as POST /generate or /generate/batch records it (pending, charged in the same transaction). */
+export type BatchGenerationRow = Pick<
+  GenerationRow,
+  'id' | 'garmentId' | 'color' | 'zone' | 'placement' | 'applyTexture' | 'designUrl'
+> & { garmentImageUrl: string; blankKey: string; webhookUrl: string | null };
 
 export type BatchChargeResult = { ok: true; balance: number } | { ok: false; required: number; available: number };
 

@@ -51,6 +51,21 @@ export const outsideCall = (nonRetryableErrorTypes: string[]): ActivityOptions =
 });
 
 /**
+ * Applying an inbound event in PostgreSQL, as local activities: 8 attempts over about 1.5 minutes, then the run fails
+ * with the event still waiting and the inbound sweep starts it again a minute later (nothing retried in a tight loop).
+ */
+export const inboundBookkeeping = (nonRetryableErrorTypes: string[]): LocalActivityOptions => ({
+  startToCloseTimeout: '30 seconds',
+  retry: {
+    initialInterval: '1 second',
+    backoffCoefficient: 2,
+    maximumInterval: '30 seconds',
+    maximumAttempts: 8,
+    nonRetryableErrorTypes,
+  },
+});
+
+/**
  * Bookkeeping in PostgreSQL that must outlast any outage (a storefront record, a webhook delivery's): retried
  * without limit, at most a minute apart.
  */
