@@ -1,6 +1,6 @@
 // What the activity factories are given (their dependencies), and the one way an activity says "no retry can fix
 // this": a non-retryable failure of a type the flow's contract names (lib/<flow>/types.ts).
-import { ApplicationFailure } from '@temporalio/activity';
+import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Sql } from '../db/client';
 import type { PreparedBlankCache } from '../lib/compositing';
 import type { Config } from '../lib/config';
@@ -26,3 +26,12 @@ export interface ImageActivityDeps extends BookkeepingDeps {
 
 /** A non-retryable activity failure of `type` (one of the flow's non-retryable error types). */
 export const nonRetryable = (type: string, message: string) => ApplicationFailure.nonRetryable(message, type);
+
+/** The activity's context when running as an activity (heartbeats); undefined when called directly (tests). */
+export function activityContext(): Context | undefined {
+  try {
+    return Context.current();
+  } catch {
+    return undefined;
+  }
+}
