@@ -37,14 +37,8 @@ const jobColumns = (sql: Sql) => sql`
   tokens_spent as "tokensSpent", tokens_remaining as "tokensRemaining", error, failure, user_message_id as "userMessageId",
   assistant_message_id as "assistantMessageId", created_at as "createdAt", completed_at as "completedAt"`;
 
-export interface NewRenderJob {
-  id: string;
-  userId: string;
-  threadId: string | null;
-  model: ChatModel;
-  prompt: string;
-  request: object;
-}
+/** A job as POST /api/chat records it (running), with the request it was made from. */
+export type NewRenderJob = Pick<RenderJobRow, 'id' | 'userId' | 'threadId' | 'model' | 'prompt'> & { request: object };
 
 export type ChatChargeResult = { ok: true; balance: number } | { ok: false; required: number; available: number };
 

@@ -1,6 +1,21 @@
 // The activity options the workflows share, one definition each. Each takes the flow's non-retryable error types
 // (lib/<flow>/types.ts), so bad input fails at once under every policy.
+import type { Duration } from '@temporalio/common';
 import type { ActivityOptions, LocalActivityOptions, RetryPolicy } from '@temporalio/workflow';
+
+/** Retries from `initialInterval`, doubling, at most `maximumInterval` apart; `maximumAttempts` in all (0: no limit). */
+const doubling = (
+  initialInterval: Duration,
+  maximumInterval: Duration,
+  maximumAttempts: number,
+  nonRetryableErrorTypes: string[],
+): RetryPolicy => ({
+  initialInterval,
+  backoffCoefficient: 2,
+  maximumInterval,
+  ...(maximumAttempts > 0 ? { maximumAttempts } : {}),
+  nonRetryableErrorTypes,
+});
 
 /**
  * Bookkeeping in PostgreSQL as local activities, for paid work (generation, chat): retried patiently (20 attempts,
@@ -10,23 +25,12 @@ import type { ActivityOptions, LocalActivityOptions, RetryPolicy } from '@tempor
 export const paidBookkeeping = (nonRetryableErrorTypes: string[]): LocalActivityOptions => ({
   startToCloseTimeout: '30 seconds',
   localRetryThreshold: '2 seconds',
-  retry: {
-    initialInterval: '500 milliseconds',
-    backoffCoefficient: 2,
-    maximumInterval: '30 seconds',
-    maximumAttempts: 20,
-    nonRetryableErrorTypes,
-  },
+  retry: doubling('500 milliseconds', '30 seconds', 20, nonRetryableErrorTypes),
 });
 
 /** The retry of image work and image providers: from 1 s, doubling, at most 10 s apart, `maximumAttempts`. */
-export const imageRetry = (maximumAttempts: number, nonRetryableErrorTypes: string[]): RetryPolicy => ({
-  initialInterval: '1 second',
-  backoffCoefficient: 2,
-  maximumInterval: '10 seconds',
-  maximumAttempts,
-  nonRetryableErrorTypes,
-});
+export const imageRetry = (maximumAttempts: number, nonRetryableErrorTypes: string[]): RetryPolicy =>
+  doubling('1 second', '10 seconds', maximumAttempts, nonRetryableErrorTypes);
 
 /** Image work as local activities: bounded (2 minutes), a few attempts for transient trouble, none for bad input. */
 export const imageWork = (nonRetryableErrorTypes: string[]): LocalActivityOptions => ({
@@ -41,13 +45,7 @@ export const imageWork = (nonRetryableErrorTypes: string[]): LocalActivityOption
  */
 export const outsideCall = (nonRetryableErrorTypes: string[]): ActivityOptions => ({
   startToCloseTimeout: '30 seconds',
-  retry: {
-    initialInterval: '1 second',
-    backoffCoefficient: 2,
-    maximumInterval: '1 minute',
-    maximumAttempts: 12,
-    nonRetryableErrorTypes,
-  },
+  retry: doubling('1 second', '1 minute', 12, nonRetryableErrorTypes),
 });
 
 /**
@@ -56,13 +54,7 @@ export const outsideCall = (nonRetryableErrorTypes: string[]): ActivityOptions =
  */
 export const inboundBookkeeping = (nonRetryableErrorTypes: string[]): LocalActivityOptions => ({
   startToCloseTimeout: '30 seconds',
-  retry: {
-    initialInterval: '1 second',
-    backoffCoefficient: 2,
-    maximumInterval: '30 seconds',
-    maximumAttempts: 8,
-    nonRetryableErrorTypes,
-  },
+  retry: doubling('1 second', '30 seconds', 8, nonRetryableErrorTypes),
 });
 
 /**
@@ -71,5 +63,5 @@ export const inboundBookkeeping = (nonRetryableErrorTypes: string[]): LocalActiv
  */
 export const durableBookkeeping = (nonRetryableErrorTypes: string[] = []): ActivityOptions => ({
   startToCloseTimeout: '30 seconds',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', nonRetryableErrorTypes },
+  retry: doubling('1 second', '1 minute', 0, nonRetryableErrorTypes),
 });

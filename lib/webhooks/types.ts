@@ -32,10 +32,11 @@ export function generationCompletedPayload(g: {
   tokensUsed: number;
   completedAt: Date | string;
 }): GenerationCompletedPayload {
+  const { id, mockupUrl, tokensUsed } = g;
   return {
     event: 'generation.completed',
     timestamp: iso(g.completedAt),
-    data: { id: g.id, status: 'completed', mockupUrl: g.mockupUrl, tokensUsed: g.tokensUsed },
+    data: { id, status: 'completed', mockupUrl, tokensUsed },
   };
 }
 
@@ -46,11 +47,8 @@ export function generationFailedPayload(g: {
   tokensUsed: number;
   failedAt: Date | string;
 }): GenerationFailedPayload {
-  return {
-    event: 'generation.failed',
-    timestamp: iso(g.failedAt),
-    data: { id: g.id, status: 'failed', error: g.error, tokensUsed: g.tokensUsed },
-  };
+  const { id, error, tokensUsed } = g;
+  return { event: 'generation.failed', timestamp: iso(g.failedAt), data: { id, status: 'failed', error, tokensUsed } };
 }
 
 export interface WebhookDeliveryInput {
