@@ -15,8 +15,8 @@ import {
   type GenerationWorkflowInput,
   type GenerationWorkflowResult,
 } from '../lib/generation/types';
-import { paidBookkeeping, imageWork } from './policies';
 import { generationCompletedPayload, generationFailedPayload, type WebhookPayload } from '../lib/webhooks/types';
+import { imageWork, paidBookkeeping } from './policies';
 import { webhookDelivery } from './webhook-delivery';
 
 // Every step runs as a local activity: in the worker, inside the workflow task, recorded as a marker in the
