@@ -131,12 +131,7 @@ export default tseslint.config(
     plugins: { app: { rules: { 'sql-in-db-only': sqlInDbOnly } } },
     rules: { 'app/sql-in-db-only': 'error' },
   },
-  // Temporary: the chat SQL moves into db/chat.ts with the chat refactor; exemption removed when the chat refactor
-  // lands.
-  {
-    files: ['api/services/chat.ts', 'activities/chat.ts'],
-    rules: { 'app/sql-in-db-only': 'off' },
-  },
+
   // Temporary: the rate limiter's stores (api/middleware/rate-limit/) still write their own SQL; they are being
   // reworked for speed (one statement per request), after which their SQL moves into a db/ module and this goes.
   {

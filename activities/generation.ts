@@ -1,46 +1,16 @@
 // Activities of the generation workflow (run as local activities). Each is idempotent on the generation id: a
-// retry, or a second run after a worker crash, finds the work done and returns the same result (one debit, one
-// mockup, one completion).
-import { ApplicationFailure, Context } from '@temporalio/activity';
-import type { Sql } from '../db/client';
-import { beginGeneration, completeGeneration, failAndRefund } from '../db/generations';
-import { debitTokens } from '../db/ledger';
+// retry, or a second run after a worker crash, finds the work done and returns the same result (one mockup, one
+// completion, one refund).
+import { Context } from '@temporalio/activity';
+import { completeGeneration, failAndRefund, markGenerationProcessing } from '../db/generations';
 import { touchUploadLevels } from '../db/uploads';
-import type { Config } from '../lib/config';
-import type { Logger } from '../lib/log';
-import { fileUrl, type Storage } from '../lib/storage';
+import { fileUrl } from '../lib/storage';
 import type { GenerationFailureOutcome, RenderJob, RenderResult } from '../lib/generation/types';
-import { ownFileKey } from '../lib/fetch';
-import { decodePrepared, preparedKey } from '../lib/images/design-levels';
-import {
-  choosePrintZone,
-  composite,
-  DesignImageError,
-  type DesignSource,
-  type PreparedBlankCache,
-} from '../lib/compositing';
+import { choosePrintZone, composite, DesignImageError, designSource } from '../lib/compositing';
+import { isBadInput } from '../lib/errors';
+import { nonRetryable as fail, type ImageActivityDeps } from './deps';
 
-export interface GenerationDeps {
-  sql: Sql;
-  storage: Storage;
-  config: Config;
-  log: Logger;
-  blanks: PreparedBlankCache;
-  /** Reads a user-supplied image URL: our own files from storage, anything else through the SSRF-guarded fetcher.
-   * Throws `UserUrlError`-like errors with `retryable: false` for inputs no retry can fix. */
-  loadUserImage: (url: string, signal?: AbortSignal) => Promise<Buffer>;
-}
-
-/** Errors that say the input is at fault (bad URL, not an image, refused address): failing again will not help. */
-export function isPermanent(err: unknown): boolean {
-  const e = err as { retryable?: boolean; name?: string };
-  return (
-    err instanceof DesignImageError ||
-    err instanceof RangeError ||
-    e?.retryable === false ||
-    e?.name === 'DesignImageError'
-  );
-}
+export type GenerationDeps = ImageActivityDeps;
 
 export const mockupKeys = (generationId: string) => ({
   mockup: `mockups/${generationId}.jpg`,
@@ -53,28 +23,17 @@ export function createGenerationActivities(deps: GenerationDeps) {
   return {
     /**
      * Starts a generation in one round trip: marks it processing (if pending) and reads the row with its print zone
-     * and whether its token is taken. The API charges in the transaction that inserts the row, so the debit is
-     * normally there; if not (a row written by an older API), it is taken here, keyed by the generation id.
+     * and whether its token is taken (the API charges in the transaction that inserts the row).
      */
     async beginGeneration(generationId: string): Promise<RenderJob> {
-      const row = await beginGeneration(sql, generationId);
-      if (!row) throw ApplicationFailure.nonRetryable(`generation ${generationId} does not exist`, 'BadInputError');
-      if (row.status === 'failed')
-        throw ApplicationFailure.nonRetryable(`generation ${generationId} already failed`, 'BadInputError');
+      const row = await markGenerationProcessing(sql, generationId);
+      if (!row) throw fail('BadInputError', `generation ${generationId} does not exist`);
+      if (row.status === 'failed') throw fail('BadInputError', `generation ${generationId} already failed`);
       if (row.zx === null || row.zy === null || row.zw === null || row.zh === null) {
-        throw ApplicationFailure.nonRetryable(
-          `generation ${generationId}: its garment has no such print zone`,
-          'BadInputError',
-        );
+        throw fail('BadInputError', `generation ${generationId}: its garment has no such print zone`);
       }
-      if (!row.charged) {
-        const r = await debitTokens(sql, { userId: row.userId, amount: 1, reference: generationId });
-        if (!r.ok)
-          throw ApplicationFailure.nonRetryable(
-            `Insufficient tokens: 1 required, ${r.available} available`,
-            'InsufficientTokensError',
-          );
-      }
+      // the API charges in the transaction that inserts the row: a generation without its debit is never rendered
+      if (!row.charged) throw fail('BadInputError', `generation ${generationId} has no debit`);
       const done = row.status === 'completed' && row.mockupKey && row.thumbnailKey && row.completedAt;
       return {
         generationId,
@@ -117,18 +76,17 @@ export function createGenerationActivities(deps: GenerationDeps) {
           ms[name] = Math.round((performance.now() - t0) * 10) / 10;
         }
       };
-      // input no retry can fix (bad URL, not an image, refused address) fails the generation at once
-      const badInput = (err: unknown) =>
-        isPermanent(err) ? ApplicationFailure.nonRetryable((err as Error).message, 'BadInputError') : err;
       // The cancellation signal aborts a slow download when the worker shuts down or the activity times out.
       const signal = Context.current().cancellationSignal;
-      const blank = await deps.blanks.get(job.blankKey).catch((err) => {
-        throw badInput(err);
+      const blank = await deps.blanks.get(job.blankKey).catch((err: unknown) => {
+        throw isBadInput(err) ? fail('BadInputError', `Blank image: ${err.message}`) : err;
       });
       lap('blank');
-      // Our own files never change under a key (uploads get new keys), so the key names the content and a
-      // prepared design is found without reading the file; anything else is read and identified by its hash.
-      const ownKey = ownFileKey(config.publicBaseUrl, job.designUrl);
+      // lib/compositing/sources.ts: our own files are named by their key and come with prepared levels
+      const { source: design, ownKey } = designSource({ ...deps, publicBaseUrl: config.publicBaseUrl }, job.designUrl, {
+        signal,
+        timed,
+      });
       // an upload used by a generation keeps its prepared levels (their retention counts from the last use); in
       // parallel with the render, and never failing it
       const touched = ownKey?.startsWith('uploads/')
@@ -136,20 +94,6 @@ export function createGenerationActivities(deps: GenerationDeps) {
             log.warn('could not record the use of an upload', { generationId, err }),
           )
         : undefined;
-      const design: DesignSource = {
-        id: ownKey ? `file:${ownKey}` : undefined,
-        // an upload's levels prepared at upload time (absent for other files and for uploads made before them)
-        loadPrepared: ownKey
-          ? async () => {
-              const obj = await timed('readPrepared', () => storage.get(preparedKey(ownKey)).catch(() => null));
-              return obj ? decodePrepared(obj.body) : null;
-            }
-          : undefined,
-        load: () =>
-          timed('readDesign', () => deps.loadUserImage(job.designUrl, signal)).catch((err) => {
-            throw badInput(err);
-          }),
-      };
       // the zone: the client's printArea, or fitted to the garment found in a client's photo, or the catalogue's
       const chosen = await choosePrintZone({
         blank,
@@ -159,21 +103,14 @@ export function createGenerationActivities(deps: GenerationDeps) {
         printArea: job.printArea,
       });
       if (chosen.fallback) log.info('print zone in fractions of the photo', { generationId, why: chosen.fallback });
-      let out;
-      try {
-        out = await composite({
-          blank,
-          design,
-          zone: chosen.zone,
-          placement: job.placement,
-          applyTexture: job.applyTexture,
-        });
-      } catch (err) {
-        if (err instanceof DesignImageError)
-          throw ApplicationFailure.nonRetryable(`Design image: ${err.message}`, 'DesignImageError');
-        if (err instanceof RangeError) throw ApplicationFailure.nonRetryable(err.message, 'BadInputError');
-        throw err;
-      }
+      const { placement, applyTexture } = job;
+      const out = await composite({ blank, design, zone: chosen.zone, placement, applyTexture }).catch(
+        (err: unknown) => {
+          // input no retry can fix (bad URL, not an image, refused address, undecodable design) fails it at once
+          if (err instanceof DesignImageError) throw fail('DesignImageError', `Design image: ${err.message}`);
+          throw isBadInput(err) ? fail('BadInputError', err.message) : err;
+        },
+      );
       lap('composite');
       await Promise.all([
         storage.put(keys.thumbnail, out.thumbnail, 'image/jpeg'),
@@ -188,7 +125,7 @@ export function createGenerationActivities(deps: GenerationDeps) {
         { mockupKey: keys.mockup, thumbnailKey: keys.thumbnail },
         landed,
       );
-      if (!row) throw ApplicationFailure.nonRetryable(`generation ${generationId} already failed`, 'BadInputError');
+      if (!row) throw fail('BadInputError', `generation ${generationId} already failed`);
       lap('complete');
       log.info('mockup rendered', { generationId, ms });
       return {

@@ -3,18 +3,20 @@ import type { Sql } from '../db/client';
 import type { Config } from '../lib/config';
 import type { Logger } from '../lib/log';
 import type { Storage } from '../lib/storage';
-import { PreparedBlankCache } from '../lib/compositing';
+import { createBlankCache } from '../lib/compositing';
 import { MAX_IMAGE_BYTES } from '../lib/images';
 import { createChatActivities } from './chat';
 import { createGenerationActivities } from './generation';
-import { createInboundActivities } from './inbound';
+import { createInboundActivities, type InboundWorkflows } from './inbound';
 import { createMaintenanceActivities } from './maintenance';
 import { createPaymentActivities } from './payments';
 import { createStorefrontActivities } from './storefront';
-import { BadImageUrlError, createUserImageLoader } from '../lib/fetch/user-images';
+import { createUserImageLoader } from '../lib/fetch/user-images';
 import { createWebhookActivities } from './webhooks';
 
 export interface ActivityDeps {
+  /** The inbound workflows by reference, for the inbound sweep (the worker passes them). */
+  inboundWorkflows?: InboundWorkflows;
   /** A Temporal client, for activities that look at other workflows (orphan recovery). */
   temporal?: Client;
   config: Config;
@@ -26,19 +28,10 @@ export interface ActivityDeps {
 /** All activities of the worker, built from their dependencies (the Temporal samples' createActivities pattern). */
 export function createActivities(deps: ActivityDeps) {
   const loadUserImage = createUserImageLoader(deps);
-  // One prepared-blank cache per worker: decoded blanks and fabric maps are reused by every generation. Keys are
-  // storage keys of our blanks, or `url:<address>` for a client's own blank photo.
-  const blanks = new PreparedBlankCache({
-    load: async (key) => {
-      if (!key.startsWith('url:')) return (await deps.storage.get(key))?.body ?? null;
-      return loadUserImage(key.slice(4)).catch((err: unknown) => {
-        if (err instanceof BadImageUrlError) throw new BadImageUrlError(`Blank image: ${err.message}`);
-        throw err;
-      });
-    },
-    mapsStored: (key) => !key.startsWith('url:'),
-    findGarment: (key) => key.startsWith('url:'),
-  });
+  // One prepared-blank cache per worker (lib/compositing/sources.ts): decoded blanks and fabric maps are reused by
+  // every generation and chat mockup. Keys are storage keys of our blanks, or `url:<address>` for a client's own
+  // blank photo (the garment in it found once, for the print zone).
+  const blanks = createBlankCache({ storage: deps.storage, loadUserImage }, { findGarment: true });
   return {
     ...createGenerationActivities({ ...deps, blanks, loadUserImage }),
     ...createMaintenanceActivities(deps),

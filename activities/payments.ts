@@ -2,10 +2,7 @@
 // needs it, then apply the event in one transaction (db/payments.ts). Each may run twice: the event row and the
 // ledger's unique references make the second run change nothing.
 import { ApplicationFailure } from '@temporalio/activity';
-import type { Sql } from '../db/client';
-import { applyStoredStripeEvent, failStripeEvent, listPlans } from '../db/payments';
-import type { Config } from '../lib/config';
-import type { Logger } from '../lib/log';
+import { applyStoredStripeEvent, listPlans, markStripeEventFailed } from '../db/payments';
 import type { PlanRow } from '../lib/payments/catalog';
 import {
   checkoutNeeds,
@@ -17,14 +14,9 @@ import {
 } from '../lib/payments/events';
 import { createStripeClient, type Stripe } from '../lib/payments/stripe';
 import { PaymentErrors, type StripeEventResult, type SubscriptionFacts } from '../lib/payments/types';
+import { nonRetryable as fail, type BookkeepingDeps } from './deps';
 
-export interface PaymentActivityDeps {
-  sql: Sql;
-  config: Config;
-  log: Logger;
-}
-
-const fail = (type: string, message: string) => ApplicationFailure.nonRetryable(message, type);
+export type PaymentActivityDeps = BookkeepingDeps;
 
 export function createPaymentActivities({ sql, config, log }: PaymentActivityDeps) {
   let stripe: Stripe | undefined;
@@ -130,7 +122,7 @@ export function createPaymentActivities({ sql, config, log }: PaymentActivityDep
         });
       } catch (err) {
         if (!(err instanceof MalformedStripeEventError)) throw err;
-        await failStripeEvent(sql, input.eventId, err.message);
+        await markStripeEventFailed(sql, input.eventId, err.message);
         log.warn('stripe event failed: malformed', { eventId: input.eventId, error: err.message });
         throw fail(PaymentErrors.Malformed, err.message);
       }
@@ -174,7 +166,7 @@ export function createPaymentActivities({ sql, config, log }: PaymentActivityDep
 
     /** Records an event that cannot be applied (Stripe refused what it needs), so no sweep starts it again. */
     async failStripeEvent({ eventId, error }: { eventId: string; error: string }): Promise<void> {
-      await failStripeEvent(sql, eventId, error);
+      await markStripeEventFailed(sql, eventId, error);
     },
   };
 }

@@ -1,12 +1,13 @@
 // Design chat tables (008_chat.sql): threads, messages, render jobs, render assets, token usage. The API inserts a
-// job when it starts one; the chatDesign workflow's record step writes everything else in one transaction, and its
-// failure step fails the job and refunds its debit in one transaction. Both lock the job row and leave a finished
-// job as it is, so a step that runs twice (a worker crash, a retry) changes nothing the second time. The debit is
-// taken under the same lock, so it cannot slip in after the chat-jobs sweep failed a job whose workflow was gone.
+// job and takes its debit (reference = job id) in one transaction, as generations are charged; the chatDesign
+// workflow's record step writes everything else in one transaction, and its failure step fails the job and refunds
+// its debit in one transaction. Both lock the job row and leave a finished job as it is, so a step that runs twice
+// (a worker crash, a retry) changes nothing the second time.
 import type { ChatFailureReason, ChatModel, ChatRecord, ProviderAttempt, ProviderName } from '../lib/chat/types';
 import { timeId } from '../lib/ids';
 import type { Sql } from './client';
-import { debitTokensIn, refundDebitIn, tokenBalance, type DebitResult, type Tx } from './ledger';
+import { recordRecoveryPoint, type IdempotencyRef } from './idempotency';
+import { debitTokensIn, refundDebitIn, tokenBalance, type Tx } from './ledger';
 
 export type JobStatus = 'running' | 'completed' | 'failed';
 
@@ -35,12 +36,50 @@ const jobColumns = (sql: Sql) => sql`
   tokens_spent as "tokensSpent", tokens_remaining as "tokensRemaining", error, failure, user_message_id as "userMessageId",
   assistant_message_id as "assistantMessageId", created_at as "createdAt", completed_at as "completedAt"`;
 
-export async function insertRenderJob(
-  sql: Tx,
-  j: { id: string; userId: string; threadId: string | null; model: ChatModel; prompt: string; request: object },
-) {
-  await sql`insert into render_jobs (id, user_id, thread_id, model, prompt, request)
-    values (${j.id}, ${j.userId}, ${j.threadId}, ${j.model}, ${j.prompt}, ${sql.json(j.request as never)})`;
+/** A job as POST /api/chat records it (running), with the request it was made from. */
+export type NewRenderJob = Pick<RenderJobRow, 'id' | 'userId' | 'threadId' | 'model' | 'prompt'> & { request: object };
+
+export type ChatChargeResult = { ok: true; balance: number } | { ok: false; required: number; available: number };
+
+/**
+ * POST /api/chat's job and its charge in one transaction: the model's cost is debited (reference = job id, under
+ * the account's row lock, as debitTokens does) and the job row inserted, or nothing is (balance too low). Under an
+ * Idempotency-Key the job is recorded as the key's recovery point in the same transaction, and nothing is charged
+ * when another request has taken the key over.
+ */
+export async function insertAndChargeChatJob(
+  sql: Sql,
+  opts: { job: NewRenderJob; cost: number; idempotency?: IdempotencyRef },
+): Promise<ChatChargeResult> {
+  const { job, cost, idempotency } = opts;
+  return sql.begin(async (tx) => {
+    const debit = await debitTokensIn(tx, { userId: job.userId, amount: cost, reference: job.id });
+    if (!debit.ok) return { ok: false as const, required: debit.required, available: debit.available };
+    await tx`insert into render_jobs (id, user_id, thread_id, model, prompt, request)
+      values (${job.id}, ${job.userId}, ${job.threadId}, ${job.model}, ${job.prompt}, ${tx.json(job.request as never)})`;
+    if (idempotency) await recordRecoveryPoint(tx, idempotency, { generationIds: [], chatJobId: job.id });
+    return { ok: true as const, balance: debit.balance };
+  });
+}
+
+/**
+ * What the workflow's first step needs of its job, in one statement: its status, whether its debit exists, and the
+ * storage key of the graphic of its thread's latest assistant message (what "make it blue" edits). Undefined when
+ * there is no such job.
+ */
+export async function chatJobToStart(
+  sql: Sql,
+  jobId: string,
+): Promise<{ status: JobStatus; charged: boolean; previousGraphicKey: string | null } | undefined> {
+  const [row] = await sql<{ status: JobStatus; charged: boolean; previousGraphicKey: string | null }[]>`
+    select j.status,
+      exists (select 1 from token_debits d where d.reference = j.id) as charged,
+      (select a.storage_key
+         from chat_messages m join render_assets a on a.message_id = m.id and a.kind = 'graphic'
+         where m.thread_id = j.thread_id and m.role = 'assistant'
+         order by m.seq desc limit 1) as "previousGraphicKey"
+    from render_jobs j where j.id = ${jobId}`;
+  return row;
 }
 
 export async function getRenderJob(sql: Sql, id: string, userId?: string): Promise<RenderJobRow | undefined> {
@@ -76,16 +115,6 @@ export function listThreads(sql: Sql, userId: string, opts: { after?: { c: strin
       ${after ? sql`and (t.created_at, t.id) < (${after.c}::timestamptz, ${after.i})` : sql``}
     order by t.created_at desc, t.id desc
     limit ${limit}`;
-}
-
-/** The storage key of the graphic of the thread's latest assistant message (what "make it blue" edits). */
-export async function previousGraphicKey(sql: Sql, threadId: string): Promise<string | null> {
-  const [row] = await sql<{ key: string }[]>`
-    select a.storage_key as key
-    from chat_messages m join render_assets a on a.message_id = m.id and a.kind = 'graphic'
-    where m.thread_id = ${threadId} and m.role = 'assistant'
-    order by m.seq desc limit 1`;
-  return row?.key ?? null;
 }
 
 export interface AssetRow {
@@ -153,24 +182,25 @@ async function lockJob(tx: Tx, jobId: string) {
   return job;
 }
 
+/** What a completed job recorded, as the record and failure steps answer it. */
+const completedAs = (job: NonNullable<Awaited<ReturnType<typeof lockJob>>>) => ({
+  status: 'completed' as const,
+  threadId: job.threadId!,
+  messageId: job.assistantMessageId!,
+  provider: job.provider,
+});
+
 /**
  * The record step: in one transaction, under the job row's lock, the thread (when new; titled by the prompt), the
  * user and assistant messages, one render asset per output image, the token usage entry, and the job completed
  * with the balance after it. A job already completed answers what it recorded (duplicate: true); a failed or
  * missing one records nothing.
  */
-export async function recordChatJob(sql: Sql, r: ChatRecord): Promise<RecordOutcome> {
+export async function completeChatJob(sql: Sql, r: ChatRecord): Promise<RecordOutcome> {
   return sql.begin(async (tx) => {
     const job = await lockJob(tx, r.jobId);
     if (!job) return { status: 'missing' as const };
-    if (job.status === 'completed')
-      return {
-        status: 'completed' as const,
-        threadId: job.threadId!,
-        messageId: job.assistantMessageId!,
-        provider: job.provider,
-        duplicate: true,
-      };
+    if (job.status === 'completed') return { ...completedAs(job), duplicate: true };
     if (job.status === 'failed') return { status: 'failed' as const };
 
     let threadId = r.threadId;
@@ -250,25 +280,6 @@ export async function recordChatJob(sql: Sql, r: ChatRecord): Promise<RecordOutc
   });
 }
 
-export type DebitOutcome = DebitResult | { ok: false; reason: 'missing' | 'failed' };
-
-/**
- * The job's debit (reference = job id), taken under the job row's lock and never for a failed job: a job the
- * sweep (or the API) failed is not charged afterwards, and a sweep that fails a job sees any debit already taken.
- * A job that has its debit already (a re-run) gets the first result back.
- */
-export async function debitChatJob(
-  sql: Sql,
-  d: { jobId: string; userId: string; amount: number },
-): Promise<DebitOutcome> {
-  return sql.begin(async (tx) => {
-    const job = await lockJob(tx, d.jobId);
-    if (!job) return { ok: false as const, reason: 'missing' as const };
-    if (job.status === 'failed') return { ok: false as const, reason: 'failed' as const };
-    return debitTokensIn(tx, { userId: d.userId, amount: d.amount, reference: d.jobId });
-  });
-}
-
 export type FailOutcome =
   | { status: 'failed'; refunded: boolean; duplicate: boolean }
   | { status: 'completed'; threadId: string; messageId: string; provider: ProviderName }
@@ -278,9 +289,10 @@ export type FailOutcome =
  * The failure step: in one transaction, under the job row's lock, the debit keyed by the job id is refunded (once:
  * grant refund:<job id>; nothing when no debit was taken) and the job marked failed with its attempts. A job that
  * completed after all (its record step committed before a crash) stays completed; one already failed is left as it
- * is. Also used by the chat-jobs sweep and the API for a job whose workflow ended without finishing it.
+ * is. Also used by the chat-jobs sweep for a job whose workflow ended without finishing it, and by the API when the
+ * job's workflow could not be started.
  */
-export async function failChatJob(
+export async function failAndRefundChatJob(
   sql: Sql,
   f: {
     jobId: string;
@@ -294,13 +306,7 @@ export async function failChatJob(
   return sql.begin(async (tx) => {
     const job = await lockJob(tx, f.jobId);
     if (!job) return { status: 'missing' as const };
-    if (job.status === 'completed')
-      return {
-        status: 'completed' as const,
-        threadId: job.threadId!,
-        messageId: job.assistantMessageId!,
-        provider: job.provider,
-      };
+    if (job.status === 'completed') return completedAs(job);
     if (job.status === 'failed') return { status: 'failed' as const, refunded: false, duplicate: true };
     const refunded = await refundDebitIn(tx, f.jobId);
     await tx`update render_jobs set status = 'failed', error = ${f.error.slice(0, 2000)}, failure = ${f.failure},

@@ -1,4 +1,5 @@
 // The garment catalogue: garments with their colors (blank images) and print zones.
+import type { ZoneRect } from '../lib/compositing/composite';
 import type { Sql } from './client';
 
 export interface GarmentRow {
@@ -60,17 +61,22 @@ export async function garmentOfBlankKey(sql: Sql, key: string): Promise<GarmentR
 }
 
 /**
- * The print zones (rectangles in the blank's pixels) of the view a catalogue blank shows: the back zones when `key`
- * is a colour's back image, else the front ones; undefined when `key` is no catalogue blank.
+ * A catalogue blank's storage key with its garment's print zones of that view (the back zones for a back blank),
+ * or null when `key` is no catalogue blank or its view has neither a front nor a back zone.
  */
 export async function catalogueBlankZones(
   sql: Sql,
   key: string,
-): Promise<{ id: string; x: number; y: number; w: number; h: number }[] | undefined> {
-  const [row] = await sql<{ zones: { id: string; x: number; y: number; w: number; h: number }[] | null }[]>`
+): Promise<{ key: string; zones: Record<string, ZoneRect> } | null> {
+  const rows = await sql<{ zones: { id: string; x: number; y: number; w: number; h: number }[] | null }[]>`
     select (select json_agg(json_build_object('id', z.zone_id, 'x', z.rect_x, 'y', z.rect_y, 'w', z.rect_w, 'h', z.rect_h))
-              from print_zones z
-              where z.garment_id = c.garment_id and z.view = case when c.front_key = ${key} then 'front' else 'back' end) as zones
+        from print_zones z
+        where z.garment_id = c.garment_id and z.view = case when c.front_key = ${key} then 'front' else 'back' end) as zones
     from garment_colors c where c.front_key = ${key} or c.back_key = ${key} limit 1`;
-  return row ? (row.zones ?? []) : undefined;
+  const row = rows[0];
+  if (!row) return null;
+  const zones: Record<string, ZoneRect> = {};
+  for (const z of row.zones ?? []) zones[z.id] = { x: z.x, y: z.y, width: z.w, height: z.h };
+  if (!zones.front && !zones.back) return null;
+  return { key, zones };
 }

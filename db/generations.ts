@@ -75,20 +75,17 @@ export function listGenerations(sql: Sql, userId: string, opts: { after?: { c: s
     limit ${limit}`;
 }
 
-export interface BatchGenerationRow {
-  id: string;
-  garmentId: string;
-  color: string;
-  zone: string;
-  placement: Placement;
-  applyTexture: boolean;
-  designUrl: string;
+/** A generation as POST /generate or /generate/batch records it (pending, charged in the same transaction). */
+export type BatchGenerationRow = Pick<
+  GenerationRow,
+  'id' | 'garmentId' | 'color' | 'zone' | 'placement' | 'applyTexture' | 'designUrl'
+> & {
   garmentImageUrl: string;
   blankKey: string;
   webhookUrl: string | null;
   /** the client's print area (percent of the photo), overriding the zone; absent: none */
   printArea?: PrintArea | null;
-}
+};
 
 export type BatchChargeResult = { ok: true; balance: number } | { ok: false; required: number; available: number };
 
@@ -156,7 +153,7 @@ export async function insertAndChargeGenerations(
   });
 }
 
-/** What beginGeneration reads in one round trip. */
+/** What markGenerationProcessing reads in one round trip (the generation workflow's begin step). */
 export interface BegunGeneration {
   userId: string;
   designUrl: string;
@@ -183,7 +180,7 @@ export interface BegunGeneration {
  * Marks the generation processing (if pending) and reads it with its print zone and whether its token is taken,
  * in one statement. Undefined when there is no such generation.
  */
-export async function beginGeneration(sql: Sql, generationId: string): Promise<BegunGeneration | undefined> {
+export async function markGenerationProcessing(sql: Sql, generationId: string): Promise<BegunGeneration | undefined> {
   const [row] = await sql<BegunGeneration[]>`
     with started as (
       update generations set status = 'processing', started_at = coalesce(started_at, now())

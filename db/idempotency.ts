@@ -157,7 +157,7 @@ export async function releaseIdempotencyKey(sql: Sql, ref: IdempotencyRef): Prom
 }
 
 /** Deletes keys past their lifetime, in pages; returns how many. */
-export async function purgeExpiredIdempotencyKeys(sql: Sql, pageSize = 5000): Promise<number> {
+export async function deleteExpiredIdempotencyKeys(sql: Sql, pageSize = 5000): Promise<number> {
   let total = 0;
   for (;;) {
     const res = await sql`

@@ -129,7 +129,7 @@ export interface StoredStripeEvent {
  * Records an event that cannot be applied (malformed, or Stripe refused what it needs) with the reason, so neither
  * the sweep nor a repeated delivery starts it again. Only an event still waiting changes.
  */
-export async function failStripeEvent(sql: Sql, eventId: string, error: string): Promise<void> {
+export async function markStripeEventFailed(sql: Sql, eventId: string, error: string): Promise<void> {
   await sql`update stripe_events set status = 'failed', result = ${sql.json({ error })}, processed_at = now()
     where id = ${eventId} and status = 'received'`;
 }

@@ -36,7 +36,7 @@ export async function sessionSeen(sql: Sql, tokenHash: Buffer): Promise<void> {
   await sql`update sessions set last_seen_at = now() where token_hash = ${tokenHash}`;
 }
 
-export async function purgeExpiredSessions(sql: Sql): Promise<number> {
+export async function deleteExpiredSessions(sql: Sql): Promise<number> {
   const res = await sql`delete from sessions where expires_at <= now()`;
   return res.count;
 }

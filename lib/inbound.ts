@@ -1,17 +1,32 @@
 // Inbound events (Shopify webhooks, Stripe events) are stored first and answered at once; their workflow is started
 // after the answer. One start function serves both the API (right after the answer) and the sweep that starts the
 // workflow of any event still waiting (the API died after answering, or Temporal was unreachable at that moment).
-import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
+// Workflows are started by reference, as every other workflow is: the caller hands in the workflow function (lib/
+// knows none), and its input is type-checked against it.
+import { WorkflowExecutionAlreadyStartedError, type Client, type WorkflowOptions } from '@temporalio/client';
 import { WorkflowIdReusePolicy } from '@temporalio/common';
 
 export interface InboundWorkflowStart {
-  /** The workflow's type name, as exported from workflows/ (e.g. `shopifyWebhook`). */
-  workflowType: string;
   /** Derived from the event's own id (e.g. `stripe-event-<event id>`): the same event can only start one workflow. */
   workflowId: string;
-  args: unknown[];
   /** Search attribute AccountId; `none` when the event belongs to no account we know. */
   accountId: string | null;
+  /** Starts the workflow by reference, with its input, under `options`. */
+  start: (client: Client, options: WorkflowOptions) => Promise<unknown>;
+}
+
+/** The start of `workflow` (a function of workflows/) with `input`, for the event `workflowId` names. */
+export function inboundStart<I>(
+  workflow: (input: I) => Promise<unknown>,
+  workflowId: string,
+  input: I,
+  accountId: string | null,
+): InboundWorkflowStart {
+  return {
+    workflowId,
+    accountId,
+    start: (client, options) => client.workflow.start(workflow, { ...options, args: [input] }),
+  };
 }
 
 /**
@@ -25,10 +40,9 @@ export async function startInboundWorkflow(
   s: InboundWorkflowStart,
 ): Promise<'started' | 'already'> {
   try {
-    await client.workflow.start(s.workflowType, {
+    await s.start(client, {
       workflowId: s.workflowId,
       taskQueue,
-      args: s.args,
       searchAttributes: { AccountId: [s.accountId ?? 'none'] },
       workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE_FAILED_ONLY,
     });

@@ -1,6 +1,7 @@
 import type { Duration } from '@temporalio/common';
 import { NativeConnection, Worker, type WorkflowBundle } from '@temporalio/worker';
 import { createActivities, type Activities, type ActivityDeps } from '../activities';
+import { shopifyWebhook, stripeEvent } from '../workflows';
 
 export interface WorkerOptions extends ActivityDeps {
   connection: NativeConnection;
@@ -20,7 +21,10 @@ export async function createWorker(opts: WorkerOptions): Promise<Worker> {
     namespace: deps.config.temporal.namespace,
     taskQueue,
     ...(workflowBundle ? { workflowBundle } : { workflowsPath: require.resolve('../workflows') }),
-    activities: { ...createActivities(deps), ...activityOverrides },
+    activities: {
+      ...createActivities({ inboundWorkflows: { stripeEvent, shopifyWebhook }, ...deps }),
+      ...activityOverrides,
+    },
     shutdownGraceTime: shutdownGraceTime ?? '30 seconds',
     // Generation steps are local activities (workflows/generation.ts). Image work is CPU-bound on a 2-core machine:
     // the compositing gate lets 2 per core composite at once and queues the rest in order; these slots bound how many

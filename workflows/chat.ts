@@ -1,7 +1,7 @@
-// The design chat job (id = render job id job_<n>_<suffix>, search attribute AccountId): debit the model's cost →
-// reference images → a graphic from the provider chain → print asset → mockups → every record in one transaction.
-// Any failure after the debit refunds it and records the failed job, in one transaction. Orchestration only: all I/O
-// is in activities/chat.ts.
+// The design chat job (id = render job id job_<n>_<suffix>, search attribute AccountId), charged by the API with
+// the job row: check the job → reference images → a graphic from the provider chain → print asset → mockups →
+// every record in one transaction. Any failure refunds the debit and records the failed job, in one transaction.
+// Orchestration only: all I/O is in activities/chat.ts.
 //
 // The providers are tried in the order of the worker's plan (Gemini, then OpenAI; the local renderer only when
 // neither is configured). Each is one activity with its own timeout and a bounded retry on 429, 5xx and timeouts;
@@ -31,44 +31,19 @@ import {
   type ProviderCall,
   type ProviderPlan,
 } from '../lib/chat/types';
+import { imageRetry, imageWork, paidBookkeeping } from './policies';
 
-// Bookkeeping in PostgreSQL (debit, records, refund): patient, a database blip must not fail a paid job.
-const db = proxyLocalActivities<ChatActivities>({
-  startToCloseTimeout: '30 seconds',
-  localRetryThreshold: '2 seconds',
-  retry: {
-    initialInterval: '500 milliseconds',
-    backoffCoefficient: 2,
-    maximumInterval: '30 seconds',
-    maximumAttempts: 20,
-    nonRetryableErrorTypes: NON_RETRYABLE_CHAT_ERRORS,
-  },
-});
+// Bookkeeping in PostgreSQL (job check, records, refund): patient, a database blip must not fail a paid job.
+const db = proxyLocalActivities<ChatActivities>(paidBookkeeping(NON_RETRYABLE_CHAT_ERRORS));
 
 // Image work and reading user URLs (each download has its own 20 s limit): a few attempts, none for bad input.
-const images = proxyLocalActivities<ChatActivities>({
-  startToCloseTimeout: '2 minutes',
-  localRetryThreshold: '2 seconds',
-  retry: {
-    initialInterval: '1 second',
-    backoffCoefficient: 2,
-    maximumInterval: '10 seconds',
-    maximumAttempts: 4,
-    nonRetryableErrorTypes: NON_RETRYABLE_CHAT_ERRORS,
-  },
-});
+const images = proxyLocalActivities<ChatActivities>(imageWork(NON_RETRYABLE_CHAT_ERRORS));
 
 /** The activity options of one provider: its timeout (plus room to read references and store the answer). */
 function providerOptions(plan: ProviderPlan): ActivityOptions {
   return {
     startToCloseTimeout: plan.timeoutMs + 15_000,
-    retry: {
-      initialInterval: '1 second',
-      backoffCoefficient: 2,
-      maximumInterval: '10 seconds',
-      maximumAttempts: plan.attempts,
-      nonRetryableErrorTypes: NON_RETRYABLE_CHAT_ERRORS,
-    },
+    retry: imageRetry(plan.attempts, NON_RETRYABLE_CHAT_ERRORS),
   };
 }
 
@@ -123,6 +98,7 @@ export async function chatDesign(input: ChatWorkflowInput): Promise<ChatWorkflow
   const timings: Record<string, number> = {};
 
   const start = await db.beginChatJob(input);
+  // only in histories from when the begin step took the debit (the API charges now)
   if (!start.ok) {
     const error = `Token balance too low: ${start.tokensNeeded} needed, ${start.tokensAvailable} available`;
     await db.failChatJob({ jobId, error, failure: 'insufficient_tokens', attempts, timings });

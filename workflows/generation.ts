@@ -1,5 +1,5 @@
-// The generation workflow (id = generation id): begin (charge, mark processing, read the job) → render (load,
-// composite, store, mark completed) → start the completion callback. Any failure after the charge refunds the
+// The generation workflow (id = generation id), charged by the API with the row: begin (mark processing, read the
+// job) → render (load, composite, store, mark completed) → start the completion callback. Any failure refunds the
 // token, marks the generation failed and sends generation.failed. Orchestration only: all I/O is in activities/generation.ts.
 import {
   ActivityFailure,
@@ -15,6 +15,8 @@ import {
   type GenerationWorkflowInput,
   type GenerationWorkflowResult,
 } from '../lib/generation/types';
+import { generationCompletedPayload, generationFailedPayload, type WebhookPayload } from '../lib/webhooks/types';
+import { imageWork, paidBookkeeping } from './policies';
 import { webhookDelivery } from './webhook-delivery';
 
 // Every step runs as a local activity: in the worker, inside the workflow task, recorded as a marker in the
@@ -25,33 +27,11 @@ import { webhookDelivery } from './webhook-delivery';
 // idempotent on the generation id.
 
 // Bookkeeping in PostgreSQL: retried patiently, since a database blip must not fail a paid generation.
-// Backoffs above localRetryThreshold wait on a server timer instead of inside the workflow task, so a long retry
-// does not hold one workflow task open.
-const db = proxyLocalActivities<Activities>({
-  startToCloseTimeout: '30 seconds',
-  localRetryThreshold: '2 seconds',
-  retry: {
-    initialInterval: '500 milliseconds',
-    backoffCoefficient: 2,
-    maximumInterval: '30 seconds',
-    maximumAttempts: 20,
-    nonRetryableErrorTypes: NON_RETRYABLE_GENERATION_ERRORS,
-  },
-});
+const db = proxyLocalActivities<Activities>(paidBookkeeping(NON_RETRYABLE_GENERATION_ERRORS));
 
 // Image work: bounded (a foreign design download has its own 20 s limit); a few attempts for transient failures
 // (the design's or blank's host briefly down), none for bad input.
-const images = proxyLocalActivities<Activities>({
-  startToCloseTimeout: '2 minutes',
-  localRetryThreshold: '2 seconds',
-  retry: {
-    initialInterval: '1 second',
-    backoffCoefficient: 2,
-    maximumInterval: '10 seconds',
-    maximumAttempts: 4,
-    nonRetryableErrorTypes: NON_RETRYABLE_GENERATION_ERRORS,
-  },
-});
+const images = proxyLocalActivities<Activities>(imageWork(NON_RETRYABLE_GENERATION_ERRORS));
 
 function reason(err: unknown): string {
   if (err instanceof ActivityFailure && err.cause instanceof ApplicationFailure) return err.cause.message;
@@ -71,28 +51,33 @@ export async function generation(input: GenerationWorkflowInput): Promise<Genera
     // One transaction fails the row and refunds its token, unless the render committed after all.
     const outcome = await db.failGeneration(generationId, error);
     if (outcome.status === 'failed') {
-      await notify(input, {
-        event: 'generation.failed',
-        timestamp: outcome.completedAt,
-        data: { id: generationId, status: 'failed', error: outcome.error, tokensUsed: 0 },
-      });
+      await notify(
+        input,
+        generationFailedPayload({
+          id: generationId,
+          error: outcome.error,
+          tokensUsed: 0,
+          failedAt: outcome.completedAt,
+        }),
+      );
       return { status: 'failed', error: outcome.error };
     }
     completed = outcome;
   }
-  await notify(input, {
-    event: 'generation.completed',
-    timestamp: completed.completedAt,
-    data: { id: generationId, status: 'completed', mockupUrl: completed.mockupUrl, tokensUsed: 1 },
-  });
+  await notify(
+    input,
+    generationCompletedPayload({
+      id: generationId,
+      mockupUrl: completed.mockupUrl,
+      tokensUsed: 1,
+      completedAt: completed.completedAt,
+    }),
+  );
   return { status: 'completed' };
 }
 
 /** Starts the callback as its own workflow (webhook-<generation id>) that outlives this one: retries may take a day. */
-async function notify(
-  input: GenerationWorkflowInput,
-  payload: { event: 'generation.completed' | 'generation.failed'; timestamp: string; data: Record<string, unknown> },
-) {
+async function notify(input: GenerationWorkflowInput, payload: WebhookPayload) {
   if (!input.webhookUrl) return;
   await startChild(webhookDelivery, {
     workflowId: `webhook-${input.generationId}`,

@@ -4,33 +4,16 @@
 import { ActivityFailure, ApplicationFailure, proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
 import type { PaymentActivities } from '../activities/payments';
 import { NON_RETRYABLE_PAYMENT_ERRORS, type StripeEventInput, type StripeEventResult } from '../lib/payments/types';
+import { inboundBookkeeping, outsideCall } from './policies';
 
 // Calls to Stripe: 30 s each, retried for about ten minutes (rate limits and blips pass by then).
-const stripe = proxyActivities<PaymentActivities>({
-  startToCloseTimeout: '30 seconds',
-  retry: {
-    initialInterval: '1 second',
-    backoffCoefficient: 2,
-    maximumInterval: '1 minute',
-    maximumAttempts: 12,
-    nonRetryableErrorTypes: NON_RETRYABLE_PAYMENT_ERRORS,
-  },
-});
+const stripe = proxyActivities<PaymentActivities>(outsideCall(NON_RETRYABLE_PAYMENT_ERRORS));
 
 // PostgreSQL work, as local activities: an event is applied inside its first workflow task (no activity task round
 // trip through the server). A malformed event fails at once (non-retryable, recorded `failed`); other errors are
 // retried 8 times over about 1.5 minutes, then the run fails with the event still `received`, and the inbound sweep
 // starts it again a minute later: an outage delays a grant, never loses it, and nothing is retried in a tight loop.
-const db = proxyLocalActivities<PaymentActivities>({
-  startToCloseTimeout: '30 seconds',
-  retry: {
-    initialInterval: '1 second',
-    backoffCoefficient: 2,
-    maximumInterval: '30 seconds',
-    maximumAttempts: 8,
-    nonRetryableErrorTypes: NON_RETRYABLE_PAYMENT_ERRORS,
-  },
-});
+const db = proxyLocalActivities<PaymentActivities>(inboundBookkeeping(NON_RETRYABLE_PAYMENT_ERRORS));
 
 export async function stripeEvent(
   input: StripeEventInput,

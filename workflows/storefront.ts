@@ -13,30 +13,14 @@ import {
   type ShopifyWebhookInput,
   type ShopifyWebhookResult,
 } from '../lib/storefront/types';
+import { durableBookkeeping, outsideCall } from './policies';
 
 // Calls to the shop: 30 s each (a lost worker's call is retried after that), retried for about ten minutes
 // (Shopify's rate limits and blips pass by then).
-const shop = proxyActivities<StorefrontActivities>({
-  startToCloseTimeout: '30 seconds',
-  retry: {
-    initialInterval: '1 second',
-    backoffCoefficient: 2,
-    maximumInterval: '1 minute',
-    maximumAttempts: 12,
-    nonRetryableErrorTypes: NON_RETRYABLE_STOREFRONT_ERRORS,
-  },
-});
+const shop = proxyActivities<StorefrontActivities>(outsideCall(NON_RETRYABLE_STOREFRONT_ERRORS));
 
 // Bookkeeping in PostgreSQL: retried without limit (a database outage must delay the record, not lose it).
-const db = proxyActivities<StorefrontActivities>({
-  startToCloseTimeout: '30 seconds',
-  retry: {
-    initialInterval: '1 second',
-    backoffCoefficient: 2,
-    maximumInterval: '1 minute',
-    nonRetryableErrorTypes: NON_RETRYABLE_STOREFRONT_ERRORS,
-  },
-});
+const db = proxyActivities<StorefrontActivities>(durableBookkeeping(NON_RETRYABLE_STOREFRONT_ERRORS));
 
 const reason = (err: unknown) =>
   err instanceof ActivityFailure && err.cause ? err.cause.message : err instanceof Error ? err.message : String(err);

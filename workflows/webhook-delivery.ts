@@ -18,13 +18,11 @@ import {
   type WebhookDeliveryInput,
   type WebhookDeliveryResult,
 } from '../lib/webhooks/types';
+import { durableBookkeeping } from './policies';
 
 // Bookkeeping activities only touch PostgreSQL: retried without limit (a database outage must delay a delivery,
 // not lose it); bad input is raised non-retryable by the activity itself.
-const { prepareWebhookDelivery, finishWebhookDelivery } = proxyActivities<WebhookActivities>({
-  startToCloseTimeout: '30 seconds',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
-});
+const { prepareWebhookDelivery, finishWebhookDelivery } = proxyActivities<WebhookActivities>(durableBookkeeping());
 
 export async function webhookDelivery(input: WebhookDeliveryInput): Promise<WebhookDeliveryResult> {
   // Serializes the payload once and fixes the delivery id; returns the existing delivery if this is a re-run.

@@ -1,7 +1,7 @@
 // Part B design chat: POST /api/chat, GET /api/chat/jobs/<id>, GET /api/chat/threads[/<id>].
 // Session-authenticated (401 {error: "Unauthorized"}); errors are {error: string}. POST is rate-limited per user
 // (every authenticated request counts) before its body is read.
-import { Router } from 'express';
+import { Router, type Response } from 'express';
 import { MIN_PROMPT_LENGTH } from '../../lib/chat/types';
 import { requireAppSession } from '../auth/sessions';
 import type { AppDeps } from '../context';
@@ -19,16 +19,21 @@ import {
   JOB_NOT_FOUND,
   postChat,
   THREAD_NOT_FOUND,
-  type Answer,
+  type ChatOutcome,
 } from '../services/chat';
 
 export const PROMPT_REQUIRED = 'Prompt is required';
 
 const idParam = (prefix: string) => new RegExp(`^${prefix}_\\d{1,16}_[a-z0-9]{1,32}$`);
 
-function send(res: import('express').Response, a: Answer) {
-  for (const [k, v] of Object.entries(a.headers ?? {})) res.setHeader(k, v);
-  res.status(a.status).json(a.body);
+/** 200 with the chat resource (and the provider that drew it), or 202 while the job runs; failures are thrown. */
+function send(res: Response, outcome: ChatOutcome) {
+  if (outcome.state === 'running') {
+    res.status(202).json({ jobId: outcome.jobId, status: 'running' });
+    return;
+  }
+  res.setHeader('X-Image-Provider', outcome.provider);
+  res.status(200).json(outcome.result);
 }
 
 export function chatRoutes(deps: AppDeps): Router {

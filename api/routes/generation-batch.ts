@@ -5,6 +5,7 @@ import { Router, type Request, type Response } from 'express';
 import type { GenerationRow } from '../../db/generations';
 import type { AppDeps } from '../context';
 import { parse } from '../errors';
+import { sendGenerateAnswer } from '../http/generate-answer';
 import { presentGeneration } from '../http/present';
 import { batchBody, prefersAsync } from '../http/schemas';
 import { jsonBody } from '../middleware/body';
@@ -16,15 +17,13 @@ export function generationBatchRoutes(deps: AppDeps): Router {
   const r = Router();
 
   /** 200 when every item finished, else 202 (the client polls GET /generations/<id> for each item). */
-  const answer = (req: Request, res: Response, batchId: string, generations: GenerationRow[], finished: boolean) => {
-    const body = { batchId, generations: generations.map((g) => presentGeneration(deps, g)) };
-    if (finished) {
-      res.status(200).json(body);
-      return;
-    }
-    if (prefersAsync(req.get('prefer'))) res.setHeader('Preference-Applied', 'respond-async');
-    res.status(202).json(body);
-  };
+  const answer = (req: Request, res: Response, batchId: string, generations: GenerationRow[], finished: boolean) =>
+    sendGenerateAnswer(
+      req,
+      res,
+      { batchId, generations: generations.map((g) => presentGeneration(deps, g)) },
+      { finished },
+    );
 
   const idempotency = idempotent(deps, {
     body: (req) => req.rawBody,

@@ -5,6 +5,7 @@ import { getGeneration, listGenerations, type GenerationRow } from '../../db/gen
 import type { AppDeps } from '../context';
 import { notFound, parse } from '../errors';
 import { GenerationNotices } from '../generation-notices';
+import { sendGenerateAnswer } from '../http/generate-answer';
 import { presentGeneration } from '../http/present';
 import { GENERATION_ID, generateBody, generationListQuery, prefersAsync } from '../http/schemas';
 import { jsonBody } from '../middleware/body';
@@ -17,17 +18,12 @@ export function generationRoutes(deps: AppDeps): Router {
   const r = Router();
   const notices = new GenerationNotices(deps.sql, deps.log);
 
-  /** 200 with the finished generation, or 202 with the resource to poll. */
-  const answer = (req: Request, res: Response, row: GenerationRow, finished: boolean) => {
-    if (finished) {
-      res.status(200).json(presentGeneration(deps, row));
-      return;
-    }
-    // Asked for, or longer than the synchronous budget: hand the client the resource to poll.
-    res.setHeader('Location', `${deps.config.publicBaseUrl}/api/v1/generations/${row.id}`);
-    if (prefersAsync(req.get('prefer'))) res.setHeader('Preference-Applied', 'respond-async');
-    res.status(202).json(presentGeneration(deps, row));
-  };
+  /** 200 with the finished generation, or 202 with the resource to poll (asked for, or past the budget). */
+  const answer = (req: Request, res: Response, row: GenerationRow, finished: boolean) =>
+    sendGenerateAnswer(req, res, presentGeneration(deps, row), {
+      finished,
+      location: `${deps.config.publicBaseUrl}/api/v1/generations/${row.id}`,
+    });
 
   const idempotency = idempotent(deps, {
     body: (req) => req.rawBody,

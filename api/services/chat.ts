@@ -1,45 +1,42 @@
-// Design chat use cases: POST /api/chat starts the chatDesign workflow (id = the render job id) after the
-// checks that answer at once (thread 404, balance 402), waits for it up to CHAT_SYNC_TIMEOUT_MS and answers the
+// Design chat use cases: POST /api/chat records and charges the job in one transaction (thread 404,
+// balance 402 answer at once), starts the chatDesign workflow (id = the render job id), waits for it up to CHAT_SYNC_TIMEOUT_MS and answers the
 // chat resource, or 202 {jobId, status}; GET /api/chat/jobs/<id> answers the same once the job is done; the thread
 // list and a thread with its messages. Every answer about a job is built from its records, so the synchronous
 // answer and a later GET are the same body.
-import { WorkflowFailedError } from '@temporalio/client';
+import type { z } from 'zod';
 import {
-  failChatJob,
+  failAndRefundChatJob,
   getRenderJob,
   getThread,
-  insertRenderJob,
+  insertAndChargeChatJob,
   jobAssets,
   listThreads,
   threadMessages,
   type AssetRow,
   type RenderJobRow,
 } from '../../db/chat';
-import {
-  forgetRecoveryPoint,
-  recordRecoveryPoint,
-  type IdempotencyRef,
-  type RecoveryPoint,
-} from '../../db/idempotency';
+import { forgetRecoveryPoint, type IdempotencyRef, type RecoveryPoint } from '../../db/idempotency';
 import { tokenBalance } from '../../db/ledger';
-import { GENERATION_FAILED, MODEL_COST, type ChatRequest, type ChatWorkflowInput } from '../../lib/chat/types';
+import { GENERATION_FAILED, MODEL_COST, type ChatWorkflowInput, type ProviderName } from '../../lib/chat/types';
 import { timeId } from '../../lib/ids';
 import { fileUrl } from '../../lib/storage';
 import { chatDesign } from '../../workflows';
 import type { AppDeps } from '../context';
 import { createdAtAndId, cursorPage } from '../pagination';
-import { ApiError, notFound } from '../errors';
+import { ApiError, badRequest, notFound } from '../errors';
+import type { chatBody } from '../http/app-schemas';
+import { startCharged } from './charged-start';
+
+/** POST /api/chat's body, as its schema parses it. */
+export type ChatPost = z.infer<typeof chatBody>;
 
 export const THREAD_NOT_FOUND = 'Thread not found';
 export const JOB_NOT_FOUND = 'Job not found';
 export const BALANCE_TOO_LOW = 'Token balance too low';
 
-/** What a route sends: status, body and headers. */
-export interface Answer {
-  status: number;
-  body: unknown;
-  headers?: Record<string, string>;
-}
+/** Where a job stands when it is answered: done (the chat resource and the provider that drew it), or running. */
+export type ChatOutcome =
+  { state: 'completed'; result: ChatResult; provider: ProviderName } | { state: 'running'; jobId: string };
 
 /** The chat resource (spec "Chat request and result"): exactly its fields. */
 export interface ChatResult {
@@ -72,28 +69,27 @@ function presentResult(deps: AppDeps, job: RenderJobRow, assets: AssetRow[]): Ch
   };
 }
 
-/** The answer for a job as it stands: 200 with the chat resource, 202 while running, the job's error otherwise. */
-async function answerFor(deps: AppDeps, job: RenderJobRow, known?: { tokensAvailable?: number }): Promise<Answer> {
-  if (job.status === 'running') return { status: 202, body: { jobId: job.id, status: 'running' } };
-  if (job.status === 'completed') {
+/**
+ * A job as it stands: completed with the chat resource, running, or its failure thrown as the ApiError it answers
+ * (402 for a job failed for its balance, 400 for bad input, 500 otherwise).
+ */
+async function outcomeOf(deps: AppDeps, job: RenderJobRow): Promise<ChatOutcome> {
+  if (job.status === 'running') return { state: 'running', jobId: job.id };
+  if (job.status === 'completed')
     return {
-      status: 200,
-      body: presentResult(deps, job, await jobAssets(deps.sql, job.id)),
-      headers: { 'X-Image-Provider': job.provider ?? 'local' },
+      state: 'completed',
+      result: presentResult(deps, job, await jobAssets(deps.sql, job.id)),
+      provider: job.provider ?? 'local',
     };
-  }
+  // only jobs from when the workflow took the debit (the API charges now, and answers 402 before a job exists)
   if (job.failure === 'insufficient_tokens')
-    return {
-      status: 402,
-      body: {
-        error: BALANCE_TOO_LOW,
-        tokensNeeded: MODEL_COST[job.model],
-        tokensAvailable: known?.tokensAvailable ?? (await tokenBalance(deps.sql, job.userId)),
-      },
-    };
-  if (job.failure === 'bad_input') return { status: 400, body: { error: job.error ?? 'Invalid request' } };
-  return { status: 500, body: { error: GENERATION_FAILED } };
+    throw insufficient(MODEL_COST[job.model], await tokenBalance(deps.sql, job.userId));
+  if (job.failure === 'bad_input') throw badRequest(job.error ?? 'Invalid request');
+  throw new ApiError(500, 'internal_error', GENERATION_FAILED);
 }
+
+const insufficient = (tokensNeeded: number, tokensAvailable: number) =>
+  new ApiError(402, 'insufficient_tokens', BALANCE_TOO_LOW, { tokensNeeded, tokensAvailable });
 
 /** Waits for a promise up to `ms`; undefined when the time ran out first. */
 async function within<T>(ms: number, p: Promise<T>): Promise<T | undefined> {
@@ -108,93 +104,77 @@ async function within<T>(ms: number, p: Promise<T>): Promise<T | undefined> {
 }
 
 /**
- * POST /api/chat: the thread (404 when not the user's), the balance against the model's cost (402), the job row,
- * then workflow chatDesign (id = job id, AccountId). Waits up to CHAT_SYNC_TIMEOUT_MS for it. Under an
- * Idempotency-Key (`idempotency`), the job is the key's recovery point, written with the job row: a request that
- * dies after creating it is answered from that job (chatRecovered), never by a second job.
+ * POST /api/chat: the thread (404 when not the user's), then the job row and its debit (the model's cost, reference
+ * = job id) in one transaction (402 when the balance is too low: nothing is recorded), then workflow chatDesign
+ * (id = job id, AccountId), which refunds the debit if the job fails. Waits up to CHAT_SYNC_TIMEOUT_MS for it. Under
+ * an Idempotency-Key (`idempotency`), the job is the key's recovery point, written in that transaction: a request
+ * that dies after creating it is answered from that job (chatRecovered), never by a second job.
  */
 export async function postChat(
   deps: AppDeps,
   userId: string,
-  req: ChatRequest,
+  req: ChatPost,
   log: AppDeps['log'],
   idempotency?: IdempotencyRef,
-): Promise<Answer> {
+): Promise<ChatOutcome> {
   if (req.threadId !== null && !(await getThread(deps.sql, req.threadId, userId))) throw notFound(THREAD_NOT_FOUND);
-  const cost = MODEL_COST[req.model];
-  const balance = await tokenBalance(deps.sql, userId);
-  if (balance < cost)
-    throw new ApiError(402, 'insufficient_tokens', BALANCE_TOO_LOW, { tokensNeeded: cost, tokensAvailable: balance });
-
   const jobId = timeId('job');
-  const row = {
-    id: jobId,
-    userId,
-    threadId: req.threadId,
-    model: req.model,
-    prompt: req.prompt,
-    request: { images: req.images, garmentUrls: req.garmentUrls, designUrls: req.designUrls, threadId: req.threadId },
-  };
-  if (idempotency)
-    await deps.sql.begin(async (tx) => {
-      await insertRenderJob(tx, row);
-      await recordRecoveryPoint(tx, idempotency, { generationIds: [], chatJobId: jobId });
-    });
-  else await insertRenderJob(deps.sql, row);
+  const charge = await insertAndChargeChatJob(deps.sql, {
+    job: {
+      id: jobId,
+      userId,
+      threadId: req.threadId,
+      model: req.model,
+      prompt: req.prompt,
+      request: { images: req.images, garmentUrls: req.garmentUrls, designUrls: req.designUrls, threadId: req.threadId },
+    },
+    cost: MODEL_COST[req.model],
+    ...(idempotency ? { idempotency } : {}),
+  });
+  if (!charge.ok) throw insufficient(charge.required, charge.available);
+
   const input: ChatWorkflowInput = { ...req, jobId, accountId: userId };
-  let handle;
-  try {
-    handle = await deps.temporal.workflow.start(chatDesign, {
+  const handle = await startCharged(
+    deps.temporal,
+    chatDesign,
+    {
       workflowId: jobId,
       taskQueue: deps.config.temporal.taskQueue,
       args: [input],
       searchAttributes: { AccountId: [userId] },
-    });
-  } catch (err) {
-    // nothing was debited (the workflow's first step debits): the job is simply failed
-    await deps.sql`update render_jobs set status = 'failed', failure = 'generation_failed',
-      error = 'Could not start the job', completed_at = now() where id = ${jobId} and status = 'running'`;
-    // nothing ran under the key either: a retry with it starts afresh
-    if (idempotency) await forgetRecoveryPoint(deps.sql, idempotency);
-    throw err;
-  }
+    },
+    async () => {
+      await failAndRefundChatJob(deps.sql, { jobId, error: 'Could not start the job', failure: 'generation_failed' });
+      // the job was refunded at once: a retry with the key starts afresh
+      if (idempotency) await forgetRecoveryPoint(deps.sql, idempotency);
+    },
+  );
   log.info('chat job started', { jobId, model: req.model, threadId: req.threadId });
-  const result = await within(deps.config.chat.syncTimeoutMs, handle.result()).catch(async (err: unknown) => {
-    // The workflow closed without finishing the job (it records every failure it meets, so only if its failure
-    // step ran out of attempts, or it was terminated or timed out): the job is failed and its debit refunded here,
-    // as the chat-jobs sweep would. Any other error (Temporal unreachable) leaves the job to run: 202.
-    if (!(err instanceof WorkflowFailedError)) {
-      log.warn('could not wait for the chat job', { jobId, err });
-      return undefined;
-    }
-    log.error('chat workflow failed', { jobId, err });
-    await failChatJob(deps.sql, {
-      jobId,
-      error: `The job's workflow failed: ${err.message}`,
-      failure: 'generation_failed',
-    });
-    return 'workflow_failed' as const;
+  // A workflow that closes without finishing the job (terminated, timed out) leaves it running: the chat-jobs sweep
+  // fails and refunds it. Until then, as when the wait runs out or Temporal cannot be asked, the answer is 202.
+  const result = await within(deps.config.chat.syncTimeoutMs, handle.result()).catch((err: unknown) => {
+    log.warn('could not wait for the chat job', { jobId, err });
+    return undefined;
   });
   const job = (await getRenderJob(deps.sql, jobId, userId))!;
-  if (result === undefined || job.status === 'running') return { status: 202, body: { jobId, status: 'running' } };
-  const failed = result !== 'workflow_failed' && result.status === 'failed' ? result : undefined;
-  return answerFor(deps, job, failed ? { tokensAvailable: failed.tokensAvailable } : undefined);
+  if (result === undefined) return { state: 'running', jobId };
+  return outcomeOf(deps, job);
 }
 
 /**
  * The answer of a POST /api/chat whose Idempotency-Key holds a job but no stored answer (the request died, or its
  * job failed): the job's answer as it stands now.
  */
-export async function chatRecovered(deps: AppDeps, userId: string, point: RecoveryPoint): Promise<Answer> {
+export async function chatRecovered(deps: AppDeps, userId: string, point: RecoveryPoint): Promise<ChatOutcome> {
   if (!point.chatJobId) throw notFound(JOB_NOT_FOUND);
   return getChatJob(deps, userId, point.chatJobId);
 }
 
 /** GET /api/chat/jobs/<id>: the user's job, answered as POST /api/chat would have once it is done. */
-export async function getChatJob(deps: AppDeps, userId: string, jobId: string): Promise<Answer> {
+export async function getChatJob(deps: AppDeps, userId: string, jobId: string): Promise<ChatOutcome> {
   const job = await getRenderJob(deps.sql, jobId, userId);
   if (!job) throw notFound(JOB_NOT_FOUND);
-  return answerFor(deps, job);
+  return outcomeOf(deps, job);
 }
 
 /** GET /api/chat/threads: newest first, cursor pages. */

@@ -2,7 +2,7 @@
 // generation is recorded and charged in one transaction (db/generations.ts), then its workflow is started; if that
 // start fails, every token goes back and every generation is marked failed in one transaction, so the account is
 // whole and each id explains itself.
-import { WorkflowExecutionAlreadyStartedError, type WorkflowHandle } from '@temporalio/client';
+import type { z } from 'zod';
 import type { GarmentRow } from '../../db/garments';
 import { findGarments, getGarment } from '../../db/garments';
 import {
@@ -19,16 +19,15 @@ import type {
   GenerationBatchResult,
   GenerationWorkflowInput,
   GenerationWorkflowResult,
-  Placement,
-  PrintArea,
-  Zone,
 } from '../../lib/generation/types';
 import { ownFileKey } from '../../lib/fetch';
 import { timeId } from '../../lib/ids';
 import { fileUrl } from '../../lib/storage';
 import { generation, generationBatch } from '../../workflows';
 import type { AppDeps } from '../context';
+import { startCharged } from './charged-start';
 import { ApiError, badRequest, notFound } from '../errors';
+import type { batchBody, generateBody } from '../http/schemas';
 import type { FinishedNotice, GenerationNotices } from '../generation-notices';
 
 export { MAX_BATCH_ITEMS } from '../http/schemas';
@@ -39,37 +38,10 @@ export interface Caller {
   apiKeyId: string | null;
 }
 
-export interface GenerateRequest {
-  designUrl: string;
-  garmentId: string;
-  garmentImageUrl: string;
-  color?: string;
-  zone: Zone;
-  placement: Placement;
-  printArea?: PrintArea | undefined;
-  applyTexture: boolean;
-  webhookUrl?: string;
-}
-
-export interface BatchItemRequest {
-  garmentId?: string;
-  garmentImageUrl?: string;
-  color?: string;
-  zone?: Zone;
-  placement?: Placement;
-  printArea?: PrintArea | undefined;
-  applyTexture?: boolean;
-}
-
-export interface BatchRequest {
-  designUrl: string;
-  garmentId?: string;
-  zone: Zone;
-  placement: Placement;
-  applyTexture: boolean;
-  webhookUrl?: string;
-  items: BatchItemRequest[];
-}
+/** POST /generate's body, as its schema parses it. */
+export type GenerateRequest = z.infer<typeof generateBody>;
+/** POST /generate/batch's body, as its schema parses it. */
+export type BatchRequest = z.infer<typeof batchBody>;
 
 /** What a generate call produced: the rows, the balance after the charge, and whether they finished in time. */
 export interface Started<T> {
@@ -84,6 +56,9 @@ export interface StartOptions {
   log: AppDeps['log'];
   idempotency?: IdempotencyRef | undefined;
 }
+
+/** The error of generations whose workflow could not be started (they are failed and refunded at once). */
+const COULD_NOT_START = 'Could not start the generation';
 
 const keyed = (ref: IdempotencyRef | undefined) => (ref ? { idempotency: ref } : {});
 
@@ -168,35 +143,6 @@ export function zoneOf(garment: GarmentRow, zone: string) {
 }
 
 /**
- * Starts the workflow of generations already charged. A workflow that already exists (a retried request) is
- * returned; any other failure fails and refunds every generation in one transaction and is rethrown.
- */
-async function startCharged<W extends typeof generation | typeof generationBatch>(
-  deps: AppDeps,
-  workflow: W,
-  opts: {
-    workflowId: string;
-    args: Parameters<W>;
-    generationIds: string[];
-    searchAttributes: Record<string, string[]>;
-  },
-): Promise<WorkflowHandle<W>> {
-  try {
-    return await deps.temporal.workflow.start(workflow, {
-      workflowId: opts.workflowId,
-      taskQueue: deps.config.temporal.taskQueue,
-      args: opts.args,
-      searchAttributes: opts.searchAttributes,
-    });
-  } catch (err) {
-    if (err instanceof WorkflowExecutionAlreadyStartedError)
-      return deps.temporal.workflow.getHandle<W>(opts.workflowId);
-    await failAndRefund(deps.sql, opts.generationIds, 'Could not start the generation');
-    throw err;
-  }
-}
-
-/**
  * POST /generate. Records and charges the generation, starts its workflow (id = generation id) and, when `sync`,
  * waits for the finished row up to GENERATE_SYNC_TIMEOUT_MS (the notice from the statement that finishes it, or
  * the workflow's close, whichever is first).
@@ -248,12 +194,17 @@ export async function createGeneration(
   // listening before the start, so the notice cannot come first
   const notice = opts.sync ? await notices.wait(id) : null;
   try {
-    const handle = await startCharged(deps, generation, {
-      workflowId: id,
-      args: [input],
-      generationIds: [id],
-      searchAttributes: { AccountId: [caller.userId], GarmentId: [garment.id] },
-    });
+    const handle = await startCharged(
+      deps.temporal,
+      generation,
+      {
+        workflowId: id,
+        taskQueue: deps.config.temporal.taskQueue,
+        args: [input],
+        searchAttributes: { AccountId: [caller.userId], GarmentId: [garment.id] },
+      },
+      () => failAndRefund(deps.sql, [id], COULD_NOT_START),
+    );
     opts.log.info('generation started', { generationId: id, garmentId: garment.id });
     if (notice) {
       const row = await awaitFinished(deps, caller.userId, id, notice, handle.result());
@@ -382,12 +333,17 @@ export async function createBatch(
     webhookUrl: body.webhookUrl ?? null,
     items: rows.map((row) => ({ generationId: row.id, garmentId: row.garmentId })),
   };
-  const handle = await startCharged(deps, generationBatch, {
-    workflowId: batchId,
-    args: [input],
-    generationIds: genIds,
-    searchAttributes: { AccountId: [caller.userId], ...(ids.length === 1 ? { GarmentId: ids } : {}) },
-  });
+  const handle = await startCharged(
+    deps.temporal,
+    generationBatch,
+    {
+      workflowId: batchId,
+      taskQueue: deps.config.temporal.taskQueue,
+      args: [input],
+      searchAttributes: { AccountId: [caller.userId], ...(ids.length === 1 ? { GarmentId: ids } : {}) },
+    },
+    () => failAndRefund(deps.sql, genIds, COULD_NOT_START),
+  );
   opts.log.info('generation batch started', { batchId, items: genIds.length });
 
   let finished: GenerationBatchResult | null = null;

@@ -16,6 +16,7 @@ import { startInboundWorkflow } from '../../lib/inbound';
 import { packForPrice, planForPrice, priceForPlan } from '../../lib/payments/catalog';
 import { MAX_STRIPE_SECONDS } from '../../lib/payments/events';
 import { stripeEventStart } from '../../lib/payments/start';
+import { stripeEvent } from '../../workflows';
 import { createStripeClient, verifyStripeEvent, type Stripe } from '../../lib/payments/stripe';
 import type { AppDeps } from '../context';
 import type { CheckoutBody } from '../http/app-schemas';
@@ -200,7 +201,7 @@ export async function receiveStripeEvent(deps: AppDeps, req: Request, raw: Buffe
           await startInboundWorkflow(
             deps.temporal,
             deps.config.temporal.taskQueue,
-            stripeEventStart(e.data.id, stored.accountId),
+            stripeEventStart(stripeEvent, e.data.id, stored.accountId),
           );
         }
       : undefined;

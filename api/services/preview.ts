@@ -3,20 +3,15 @@
 // maths as a paid generation (lib/compositing composite()), on blanks shrunk to PREVIEW_MAX_SIDE: the same garment,
 // zone rectangle (in fractions of the blank) and placement give the same picture, downscaled.
 import { getGarment } from '../../db/garments';
-import { ownFileKey, UrlFetchError } from '../../lib/fetch';
-import { BadImageUrlError, createUserImageLoader } from '../../lib/fetch/user-images';
-import {
-  choosePrintZone,
-  composite,
-  DesignImageError,
-  PreparedBlankCache,
-  zonePixels,
-  type DesignSource,
-} from '../../lib/compositing';
-import { decodePrepared, preparedKey } from '../../lib/images/design-levels';
-import type { PixelBox, Placement, PlacementBasis, PrintArea, Zone } from '../../lib/generation/types';
+import { UrlFetchError } from '../../lib/fetch';
+import { createUserImageLoader } from '../../lib/fetch/user-images';
+import { choosePrintZone, composite, createBlankCache, designSource, zonePixels } from '../../lib/compositing';
+import { isBadInput } from '../../lib/errors';
+import type { PixelBox, PlacementBasis } from '../../lib/generation/types';
+import type { z } from 'zod';
 import type { AppDeps } from '../context';
 import { ApiError, badRequest, notFound } from '../errors';
+import type { previewBody } from '../http/schemas';
 import { resolveBlank, zoneOf } from './generations';
 
 /** Long side of a preview, in pixels (the issue's bound). */
@@ -24,16 +19,8 @@ export const PREVIEW_MAX_SIDE = 640;
 /** Shrunk blanks kept by the API process: ~2.5 MB each at 640x640 with their maps and lookup tables. */
 const PREVIEW_BLANK_CACHE_BYTES = 64 * 1024 * 1024;
 
-export interface PreviewRequest {
-  designUrl: string;
-  garmentId: string;
-  garmentImageUrl: string;
-  color?: string;
-  zone: Zone;
-  placement: Placement;
-  printArea?: PrintArea | undefined;
-  applyTexture: boolean;
-}
+/** POST /preview's body, as its schema parses it (the generate body without webhookUrl). */
+export type PreviewRequest = z.infer<typeof previewBody>;
 
 export interface Preview {
   jpeg: Buffer;
@@ -50,9 +37,7 @@ export type Previewer = (body: PreviewRequest) => Promise<Preview>;
 
 /** Input the client can fix (bad URL, not an image, refused address): 400; the remote side's trouble: 503. */
 function asApiError(err: unknown, what: string): unknown {
-  if (err instanceof ApiError) return err;
-  if (err instanceof BadImageUrlError || err instanceof DesignImageError || err instanceof RangeError)
-    return badRequest(`${what}: ${(err as Error).message}`);
+  if (isBadInput(err)) return badRequest(`${what}: ${err.message}`);
   if (err instanceof UrlFetchError || (err as Error)?.cause instanceof UrlFetchError)
     return new ApiError(
       503,
@@ -68,15 +53,11 @@ function asApiError(err: unknown, what: string): unknown {
 
 /** One previewer per app: its shrunk-blank cache is shared by every request. */
 export function createPreviewer(deps: Pick<AppDeps, 'config' | 'sql' | 'storage'>): Previewer {
-  const loadUserImage = createUserImageLoader(deps);
-  const blanks = new PreparedBlankCache({
+  const sources = { storage: deps.storage, loadUserImage: createUserImageLoader(deps) };
+  const blanks = createBlankCache(sources, {
     maxSide: PREVIEW_MAX_SIDE,
     maxBytes: PREVIEW_BLANK_CACHE_BYTES,
-    load: async (key) => {
-      if (!key.startsWith('url:')) return (await deps.storage.get(key))?.body ?? null;
-      return loadUserImage(key.slice(4));
-    },
-    findGarment: (key) => key.startsWith('url:'),
+    findGarment: true,
   });
 
   return async (body) => {
@@ -87,19 +68,8 @@ export function createPreviewer(deps: Pick<AppDeps, 'config' | 'sql' | 'storage'
     const blank = await blanks.get(resolved.key).catch((err: unknown) => {
       throw asApiError(err, 'Blank image');
     });
-    // As the generation activity does: our own uploads are named by their key (never reused) and come with levels
-    // prepared at upload time; anything else is read (SSRF-guarded) and identified by its hash.
-    const ownKey = ownFileKey(deps.config.publicBaseUrl, body.designUrl);
-    const design: DesignSource = {
-      id: ownKey ? `file:${ownKey}` : undefined,
-      loadPrepared: ownKey
-        ? async () => {
-            const obj = await deps.storage.get(preparedKey(ownKey)).catch(() => null);
-            return obj ? decodePrepared(obj.body) : null;
-          }
-        : undefined,
-      load: () => loadUserImage(body.designUrl),
-    };
+    // the generation activity's sources (lib/compositing/sources.ts), so a preview shows what a generation renders
+    const { source: design } = designSource({ ...sources, publicBaseUrl: deps.config.publicBaseUrl }, body.designUrl);
     // the same print zone as the generation would use (a client's printArea, or fitted to the garment in its photo)
     const chosen = await choosePrintZone({
       blank,

@@ -68,7 +68,7 @@ import { SUGGESTED_PRICE, toCents, unitEconomics } from '../../lib/storefront/ec
 import { COMPLIANCE_TOPICS, SUBSCRIBED_TOPICS, type Tracking } from '../../lib/storefront/types';
 import { fileUrl } from '../../lib/storage';
 import { decryptToken, encryptToken } from '../../lib/token-cipher';
-import { fulfillment, publishProduct } from '../../workflows';
+import { fulfillment, publishProduct, shopifyWebhook } from '../../workflows';
 import type { AppDeps } from '../context';
 import { ApiError, badRequest, conflict, notFound, unauthorized } from '../errors';
 
@@ -539,7 +539,7 @@ export async function receiveWebhook(deps: AppDeps, req: Request, res: Response,
           await startInboundWorkflow(
             deps.temporal,
             deps.config.temporal.taskQueue,
-            shopifyWebhookStart(stored.id, owner?.userId ?? null),
+            shopifyWebhookStart(shopifyWebhook, stored.id, owner?.userId ?? null),
           );
         }
       : undefined;

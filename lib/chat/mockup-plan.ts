@@ -44,3 +44,14 @@ export function leftChestFrom(main: ZoneRect, imageAspect = 1): ZoneRect {
   const height = Math.min(main.height, width * imageAspect);
   return { x: main.x + main.width - width, y: main.y, width, height };
 }
+
+/**
+ * The zone of a planned mockup: a catalogue blank's own zones (its front zone, or its back zone for a back view; its
+ * left-chest zone, or one derived from the main zone), a foreign blank's (`known` null) the default zone.
+ */
+export function mockupZone(known: { zones: Record<string, ZoneRect> } | null, placement: MockupPlacement): ZoneRect {
+  if (!known) return DEFAULT_ZONES[placement];
+  const main = known.zones.front ?? known.zones.back!;
+  if (placement === 'front') return main;
+  return known.zones['left-chest'] ?? leftChestFrom(main);
+}

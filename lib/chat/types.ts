@@ -31,7 +31,10 @@ export const MAX_CHAT_URLS = 4;
 export const MIN_PROMPT_LENGTH = 8;
 export const MAX_PROMPT_LENGTH = 4000;
 
-export interface ChatRequest {
+/** The chatDesign workflow's input: the request as the API parsed it (POST /api/chat), its job and account. */
+export interface ChatWorkflowInput {
+  jobId: string;
+  accountId: string;
   prompt: string;
   model: ChatModel;
   /** legacy reference image URLs */
@@ -43,11 +46,6 @@ export interface ChatRequest {
   threadId: string | null;
 }
 
-export interface ChatWorkflowInput extends ChatRequest {
-  jobId: string;
-  accountId: string;
-}
-
 /** How the worker calls one provider: its per-attempt timeout and how many attempts 429/5xx/timeouts get. */
 export interface ProviderPlan {
   name: ProviderName;
@@ -55,9 +53,12 @@ export interface ProviderPlan {
   attempts: number;
 }
 
-/** What beginChatJob found: the debit (or why not), the providers to try in order, the thread's last graphic. */
+/**
+ * What beginChatJob found: the providers to try in order and the thread's last graphic. (`ok: false` comes only from
+ * histories recorded when this step took the debit and could find the balance too low; the API charges now.)
+ */
 export type ChatJobStart =
-  | { ok: true; balance: number; providers: ProviderPlan[]; previousGraphicKey: string | null }
+  | { ok: true; providers: ProviderPlan[]; previousGraphicKey: string | null }
   | { ok: false; tokensNeeded: number; tokensAvailable: number };
 
 /** Reference images as stored for the providers (normalized PNG/JPEG under the job's keys), in order. */

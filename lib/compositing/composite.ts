@@ -2,6 +2,7 @@
 // design's footprint warps, shades and blends it into a copy of the blank's pixels, then JPEG encoding (mockup and
 // thumbnail in parallel).
 import sharp from 'sharp';
+import { BadInputError } from '../errors';
 import { compositeGate, outputPool } from './config';
 import { placeDesign, type DesignSource } from './design';
 import { DISP_REDUCE, SHADE_REDUCE } from './maps';
@@ -385,7 +386,7 @@ function colTap(p: number, k: number, n: number, idx: Int32Array, frac: Float32A
 function checkPlacement(p: Placement): void {
   const ok = (v: unknown, lo: number, hi: number) => typeof v === 'number' && Number.isFinite(v) && v >= lo && v <= hi;
   if (!p || !ok(p.x, 0, 100) || !ok(p.y, 0, 100) || !ok(p.scale, 0.1, 1) || !ok(p.rotation, -180, 180)) {
-    throw new RangeError(
+    throw new BadInputError(
       `placement out of range: ${JSON.stringify(p)} (x, y 0-100; scale 0.1-1.0; rotation -180..180)`,
     );
   }
@@ -406,6 +407,6 @@ function checkZone(z: ZoneRect): void {
     z.x + z.width > 1.0001 ||
     z.y + z.height > 1.0001
   ) {
-    throw new RangeError(`zone out of range: ${JSON.stringify(z)} (fractions of the image)`);
+    throw new BadInputError(`zone out of range: ${JSON.stringify(z)} (fractions of the image)`);
   }
 }

@@ -18,14 +18,12 @@ import {
   type PreparedDesign,
   type Size,
 } from '../images/design-levels';
+import { BadInputError } from '../errors';
 import { MAX_DESIGN_PIXELS } from './config';
 
-/** Designs that cannot be decoded or are empty: the caller maps this to a non-retryable failure. */
-export class DesignImageError extends Error {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = 'DesignImageError';
-  }
+/** Designs that cannot be decoded or are empty: bad input, which the caller maps to a non-retryable failure. */
+export class DesignImageError extends BadInputError {
+  override name = 'DesignImageError';
 }
 
 /** A design resized to its placed size, raw RGBA (not premultiplied), padded with 1 transparent pixel all round. */

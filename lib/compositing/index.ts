@@ -42,3 +42,4 @@ export {
   type PlacementBasis,
   type PrintAreaPercent,
 } from './garment-zone';
+export { createBlankCache, designSource, type SourceDeps, type TimedRead } from './sources';

@@ -3,6 +3,7 @@
 import { ACCEPTED_LIST, describeUnsupported, detectFormat, inspectImage, isImageError } from '../images';
 import type { Config } from '../config';
 import type { Storage } from '../storage';
+import { BadInputError } from '../errors';
 import { UrlFetchError, type UrlFetchReason } from './errors';
 import { readUserUrl } from './own-files';
 
@@ -12,12 +13,6 @@ const FETCH_TIMEOUT_MS = 20_000;
 
 // Failures that depend on the remote side's state and may pass on a retry; every other reason is the input's fault.
 const TRANSIENT: ReadonlySet<UrlFetchReason> = new Set(['timeout', 'network_error', 'dns_failed']);
-
-/** An input no retry can fix: the workflow fails the generation at once instead of retrying. */
-export class BadImageUrlError extends Error {
-  override readonly name = 'BadInputError';
-  readonly retryable = false;
-}
 
 export function createUserImageLoader(deps: { config: Config; storage: Storage }, opts: { maxBytes?: number } = {}) {
   const maxBytes = opts.maxBytes ?? MAX_REMOTE_IMAGE_BYTES;
@@ -37,18 +32,19 @@ export function createUserImageLoader(deps: { config: Config; storage: Storage }
           TRANSIENT.has(err.reason) ||
           (err.reason === 'http_status' && (status === undefined || status >= 500 || status === 429));
         const message = `Could not read ${url}: ${err.message}`;
+        // anything else is an input no retry can fix: the workflow fails the work at once instead of retrying
         if (transient) throw new Error(message, { cause: err });
-        throw new BadImageUrlError(message);
+        throw new BadInputError(message);
       }
       throw err;
     }
     if (!detectFormat(body))
-      throw new BadImageUrlError(`${url} is not an image (${describeUnsupported(body)}); expected ${ACCEPTED_LIST}`);
+      throw new BadInputError(`${url} is not an image (${describeUnsupported(body)}); expected ${ACCEPTED_LIST}`);
     try {
       // Dimensions from the header, before anything decodes it: a pixel bomb is refused here.
       inspectImage(body, { maxBytes });
     } catch (err) {
-      if (isImageError(err)) throw new BadImageUrlError(`${url}: ${err.message}`);
+      if (isImageError(err)) throw new BadInputError(`${url}: ${err.message}`);
       throw err;
     }
     return body;

@@ -41,7 +41,7 @@ export interface GenerationWorkflowResult {
 }
 
 /** Error types the generation activities throw for input that no retry can fix. */
-export const NON_RETRYABLE_GENERATION_ERRORS = ['DesignImageError', 'BadInputError', 'InsufficientTokensError'];
+export const NON_RETRYABLE_GENERATION_ERRORS = ['DesignImageError', 'BadInputError'];
 
 /** PostgreSQL NOTIFY channel: the generation id, sent (pg_notify) in the transaction that marks a generation completed
  * or failed (db/generations.ts: completeGeneration, failAndRefund), heard by the API to answer synchronous requests

@@ -1,8 +1,11 @@
-import type { InboundWorkflowStart } from '../inbound';
-import type { StripeEventInput } from './types';
+import { inboundStart, type InboundWorkflowStart } from '../inbound';
+import type { StripeEventWorkflow } from './types';
 
-/** The workflow that applies a stored Stripe event: `stripe-event-<event id>`. */
-export function stripeEventStart(eventId: string, accountId: string | null): InboundWorkflowStart {
-  const input: StripeEventInput = { eventId };
-  return { workflowType: 'stripeEvent', workflowId: `stripe-event-${eventId}`, args: [input], accountId };
+/** The workflow that applies a stored Stripe event (`stripeEvent` of workflows/): `stripe-event-<event id>`. */
+export function stripeEventStart(
+  workflow: StripeEventWorkflow,
+  eventId: string,
+  accountId: string | null,
+): InboundWorkflowStart {
+  return inboundStart(workflow, `stripe-event-${eventId}`, { eventId }, accountId);
 }

@@ -5,6 +5,11 @@ export interface StripeEventInput {
   eventId: string;
 }
 
+/** The `stripeEvent` workflow's signature: what the API and the inbound sweep start it by (lib/payments/start.ts). */
+export type StripeEventWorkflow = (
+  input: StripeEventInput,
+) => Promise<StripeEventResult | { status: 'failed'; error: string }>;
+
 export interface StripeEventResult {
   status: 'processed' | 'ignored' | 'failed';
   type: string;

@@ -28,6 +28,9 @@ export interface ShopifyWebhookResult {
   topic: string;
 }
 
+/** The `shopifyWebhook` workflow's signature: what the API and the inbound sweep start it by (lib/storefront/start.ts). */
+export type ShopifyWebhookWorkflow = (input: ShopifyWebhookInput) => Promise<ShopifyWebhookResult>;
+
 export interface FulfillmentWorkflowInput {
   orderId: string;
   accountId: string;

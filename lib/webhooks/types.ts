@@ -1,16 +1,63 @@
-// The webhook delivery flow's shared contract: the workflow's input and result, what its activities return, and the
-// retry schedule (pure, no imports: the workflow uses it inside the Temporal sandbox).
+// The webhook delivery flow's shared contract: the payloads (spec "Outbound: generation completion", built by the
+// generation workflow), the workflow's input and result, what its activities return, and the retry schedule (pure,
+// no I/O: the workflows use it inside the Temporal sandbox).
 import type { RetrySchedule } from './schedule';
 
 export { BACKOFF_COEFFICIENT, JITTER, MAX_ATTEMPTS, retryDelayMs, type RetrySchedule } from './schedule';
+
+export type WebhookEvent = 'generation.completed' | 'generation.failed';
+
+export interface GenerationCompletedPayload {
+  event: 'generation.completed';
+  /** ISO 8601 time of completion. */
+  timestamp: string;
+  data: { id: string; status: 'completed'; mockupUrl: string; tokensUsed: number };
+}
+
+export interface GenerationFailedPayload {
+  event: 'generation.failed';
+  /** ISO 8601 time the generation was marked failed. */
+  timestamp: string;
+  data: { id: string; status: 'failed'; error: string; tokensUsed: number };
+}
+
+export type WebhookPayload = GenerationCompletedPayload | GenerationFailedPayload;
+
+const iso = (t: Date | string) => (typeof t === 'string' ? new Date(t) : t).toISOString();
+
+/** Exactly the spec's fields; nothing else, so receivers written against the spec see what they expect. */
+export function generationCompletedPayload(g: {
+  id: string;
+  mockupUrl: string;
+  tokensUsed: number;
+  completedAt: Date | string;
+}): GenerationCompletedPayload {
+  const { id, mockupUrl, tokensUsed } = g;
+  return {
+    event: 'generation.completed',
+    timestamp: iso(g.completedAt),
+    data: { id, status: 'completed', mockupUrl, tokensUsed },
+  };
+}
+
+/** The failure counterpart: same envelope, status `failed`, the generation's error message instead of a mockup. */
+export function generationFailedPayload(g: {
+  id: string;
+  error: string;
+  tokensUsed: number;
+  failedAt: Date | string;
+}): GenerationFailedPayload {
+  const { id, error, tokensUsed } = g;
+  return { event: 'generation.failed', timestamp: iso(g.failedAt), data: { id, status: 'failed', error, tokensUsed } };
+}
 
 export interface WebhookDeliveryInput {
   generationId: string;
   accountId: string;
   url: string;
-  event: 'generation.completed' | 'generation.failed';
-  /** exact payload sent, built by the generation workflow: {event, timestamp, data: {id, status, mockupUrl, tokensUsed}} or for failures {event, timestamp, data: {id, status: 'failed', error, tokensUsed}} */
-  payload: Record<string, unknown>;
+  event: WebhookEvent;
+  /** the exact payload sent, built by the generation workflow */
+  payload: WebhookPayload;
 }
 
 export interface WebhookDeliveryResult {

@@ -677,18 +677,23 @@ describe('design chat: POST /api/chat and the chatDesign job', function () {
   const refundsOf = async (jobId: string) =>
     (await stack.sql`select amount from token_grants where reference = ${`refund:${jobId}`}`).map((r) => r.amount);
 
-  it('a workflow terminated while POST /api/chat waits: 500 Generation failed, the tokens are back at once', async () => {
+  it('a workflow terminated while POST /api/chat waits: 202, the job stays running until the chat-jobs sweep', async () => {
     const acct = await account(stack.baseUrl);
     gemini.behave = () => 'hang';
     openai.behave = () => 'hang';
     const pending = chat(acct.cookie, { prompt: 'A design whose job an operator ends' });
     await until('Gemini asked', async () => gemini.requests.length > 0);
     const job = await jobOf(acct.userId);
-    assert.equal(await tokenBalance(stack.sql, acct.userId), 38, 'the debit was taken');
+    assert.equal(await tokenBalance(stack.sql, acct.userId), 38, 'the debit was taken with the job');
     await stack.client.workflow.getHandle(job.id).terminate('operator');
     const res = await pending;
-    assert.equal(res.status, 500, res.text);
-    assert.deepEqual(res.body, { error: 'Generation failed' });
+    assert.equal(res.status, 202, res.text);
+    assert.deepEqual(res.body, { jobId: job.id, status: 'running' });
+    // only the workflow and the sweep fail a started job: nothing was failed or refunded by the API
+    assert.equal((await jobOf(acct.userId)).status, 'running');
+    assert.deepEqual(await refundsOf(job.id), []);
+    await stack.sql`update render_jobs set created_at = now() - interval '1 hour' where id = ${job.id}`;
+    await sweep();
     assert.equal(await tokenBalance(stack.sql, acct.userId), 50);
     assert.deepEqual(await refundsOf(job.id), [12]);
     const after = await jobOf(acct.userId);

@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { createWebhookActivities } from '../../activities/webhooks';
 import { timeId } from '../../lib/ids';
 import { createLogger } from '../../lib/log';
-import { generationCompletedPayload, generationFailedPayload } from '../../lib/webhooks/payloads';
+import { generationCompletedPayload, generationFailedPayload } from '../../lib/webhooks/types';
 import { parseSignatureHeader, verifyWebhookSignature } from '../../lib/webhooks/signature';
 import type { WebhookDeliveryInput } from '../../lib/webhooks/types';
 import { webhookDelivery } from '../../workflows/webhook-delivery';

@@ -15,6 +15,7 @@ import {
   type ZoneRect,
 } from '../../lib/compositing';
 import { renderBlank, zonesFor } from '../../lib/blanks';
+import { BadInputError } from '../../lib/errors';
 import { BufferPool } from '../../lib/compositing/config';
 
 const SIZE = 800; // blanks rendered at a reduced size keep the suite fast; the engine is size-independent
@@ -585,13 +586,13 @@ describe('compositing', function () {
 
     it('refuses placements and zones out of range', async () => {
       const args = { blank: whiteTee, design: red, zone: teeZone, applyTexture: true } as const;
-      await assert.rejects(composite({ ...args, placement: place({ scale: 1.5 }) }), RangeError);
-      await assert.rejects(composite({ ...args, placement: place({ x: -1 }) }), RangeError);
-      await assert.rejects(composite({ ...args, placement: place({ rotation: 181 }) }), RangeError);
-      await assert.rejects(composite({ ...args, placement: place({ y: Number.NaN }) }), RangeError);
+      await assert.rejects(composite({ ...args, placement: place({ scale: 1.5 }) }), BadInputError);
+      await assert.rejects(composite({ ...args, placement: place({ x: -1 }) }), BadInputError);
+      await assert.rejects(composite({ ...args, placement: place({ rotation: 181 }) }), BadInputError);
+      await assert.rejects(composite({ ...args, placement: place({ y: Number.NaN }) }), BadInputError);
       await assert.rejects(
         composite({ ...args, placement: place({}), zone: { x: 0.9, y: 0.1, width: 0.2, height: 0.2 } }),
-        RangeError,
+        BadInputError,
       );
     });
   });

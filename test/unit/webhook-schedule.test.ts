@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { loadConfig } from '../../lib/config';
-import { generationCompletedPayload, generationFailedPayload } from '../../lib/webhooks/payloads';
+import { generationCompletedPayload, generationFailedPayload } from '../../lib/webhooks/types';
 import { JITTER, MAX_ATTEMPTS, retryDelayMs } from '../../lib/webhooks/schedule';
 
 describe('webhook retry schedule', () => {
