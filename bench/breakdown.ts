@@ -294,7 +294,7 @@ export async function breakdown(
     ...(renderLocal
       ? [
           {
-            part: 'workflow code + beginGeneration step (local activity: charge check, mark processing, read job; 1 query) until the render starts',
+            part: 'workflow code + begin (charge check, mark processing, read job; 1 query, in the same local activity as the render since one-step-render) until the render starts',
             p50Ms: m('toRenderStart'),
             how: 'task start -> render end (log line) minus the render laps',
           },

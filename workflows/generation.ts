@@ -1,10 +1,11 @@
-// The generation workflow (id = generation id): begin (charge, mark processing, read the job) → render (load,
-// composite, store, mark completed) → start the completion callback. Any failure after the charge refunds the
+// The generation workflow (id = generation id): one step that begins (charge check, mark processing, read the job)
+// and renders (load, composite, store, mark completed) → start the completion callback. Any failure after the charge refunds the
 // token, marks the generation failed and sends generation.failed. Orchestration only: all I/O is in activities/generation.ts.
 import {
   ActivityFailure,
   ApplicationFailure,
   ParentClosePolicy,
+  patched,
   proxyLocalActivities,
   startChild,
   log,
@@ -52,6 +53,13 @@ const images = proxyLocalActivities<Activities>({
   },
 });
 
+/**
+ * Runs recorded before this patch began with a beginGeneration step, then renderMockup; newer runs take one step,
+ * renderGeneration (both in one local activity), under the image policy: a database blip while it starts is retried
+ * like one while it marks the generation completed.
+ */
+export const ONE_STEP_RENDER = 'one-step-render';
+
 function reason(err: unknown): string {
   if (err instanceof ActivityFailure && err.cause instanceof ApplicationFailure) return err.cause.message;
   if (err instanceof ActivityFailure && err.cause) return err.cause.message;
@@ -62,8 +70,8 @@ export async function generation(input: GenerationWorkflowInput): Promise<Genera
   const { generationId } = input;
   let completed: { completedAt: string; mockupUrl: string };
   try {
-    const job = await db.beginGeneration(generationId);
-    completed = await images.renderMockup(job);
+    if (patched(ONE_STEP_RENDER)) completed = await images.renderGeneration(generationId);
+    else completed = await images.renderMockup(await db.beginGeneration(generationId));
   } catch (err) {
     const error = reason(err);
     log.warn('generation failed', { generationId, error });

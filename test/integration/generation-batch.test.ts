@@ -97,7 +97,8 @@ describe('batch generation (POST /api/v1/generate/batch)', () => {
     const rendered = (await handle.fetchHistory())
       .events!.map((e) => e.markerRecordedEventAttributes?.details)
       .filter(
-        (d) => d && JSON.parse(Buffer.from(d.data!.payloads![0]!.data!).toString()).activity_type === 'renderMockup',
+        (d) =>
+          d && JSON.parse(Buffer.from(d.data!.payloads![0]!.data!).toString()).activity_type === 'renderGeneration',
       )
       .map((d) => JSON.parse(Buffer.from(d!.result!.payloads![0]!.data!).toString()).mockupKey);
     assert.deepEqual(rendered.sort(), gens.map((g) => `mockups/${g.id}.jpg`).sort());
