@@ -4,7 +4,6 @@
 // whole and each id explains itself.
 import { WorkflowExecutionAlreadyStartedError, type WorkflowHandle } from '@temporalio/client';
 import type { GarmentRow } from '../../db/garments';
-import { findGarments, getGarment } from '../../db/garments';
 import {
   failAndRefund,
   getGeneration,
@@ -29,6 +28,7 @@ import { generation, generationBatch } from '../../workflows';
 import type { AppDeps } from '../context';
 import { ApiError, badRequest, notFound } from '../errors';
 import type { FinishedNotice, GenerationNotices } from '../generation-notices';
+import { cachedGarment } from './garment-cache';
 
 export { MAX_BATCH_ITEMS } from '../http/schemas';
 
@@ -206,7 +206,7 @@ export async function createGeneration(
   body: GenerateRequest,
   opts: StartOptions,
 ): Promise<Started<GenerationRow>> {
-  const garment = await getGarment(deps.sql, body.garmentId);
+  const garment = await cachedGarment(deps, body.garmentId);
   if (!garment) throw notFound(`Garment ${JSON.stringify(body.garmentId)} not found`);
   const zone = zoneOf(garment, body.zone);
   const blank = resolveBlank(deps, garment, body.garmentImageUrl, body.color, zone.view);
@@ -336,7 +336,7 @@ export async function createBatch(
   const garments = new Map<string, GarmentRow>();
   await Promise.all(
     ids.map(async (id) => {
-      const [g] = await findGarments(deps.sql, { id, limit: 1 });
+      const g = await cachedGarment(deps, id);
       if (g) garments.set(id, g);
     }),
   );
