@@ -744,84 +744,118 @@ interface Pass {
   refused: number;
 }
 
-/** The end-to-end phases against `ctx.base` (uploads for the new-design runs through `uploadCtx`). */
-async function e2ePass(
+/**
+ * The end-to-end phases against each target (the API with the limits on, then the one with them lifted), phase by
+ * phase: each phase runs against one target and right after against the next, so both see the same machine load
+ * (this machine is shared). Uploads for the new-design runs go through `uploadCtx`.
+ */
+async function e2ePasses(
   mem: MemoryWatch,
   ctx: Ctx,
   uploadCtx: Ctx,
   design: Buffer,
   item0: { garmentId: string; garmentImageUrl: string },
-  name: PassName,
-  first = name !== 'limits lifted',
-): Promise<Pass> {
-  const prefix = first ? '' : `${name}: `;
-  const tag = name === 'limits lifted' ? 'L' : '';
-  say(`[${name}] uploading designs for the "new design every call" runs (not timed)`);
-  const fresh1 = await uploadVariants(uploadCtx, design, N(30, 6), `c1${tag}`);
-  const fresh8 = await uploadVariants(uploadCtx, design, N(48, 16), `c8${tag}`);
-  say(`[${name}] warming up the generation path`);
-  await mem.phase(`${prefix}warm-up`, async () => {
-    for (let i = 0; i < N(6, 3); i++)
-      checkAll('warm-up', [await generate(ctx, item0, newScale(1000 + i), `warmup${tag}`)]);
-  });
-  say(`[${name}] POST /generate, 1 client, a new design every call: ${fresh1.length} requests`);
-  const oneNew = await mem.phase(`${prefix}e2e 1 client, new design`, () =>
-    closedLoop(1, fresh1.length, (i) => generate(ctx, item0, 0.8, `c1new${tag}`, fresh1[i])),
+  targets: { name: PassName; base: string; api?: number }[],
+  workerPid: number | undefined,
+): Promise<Pass[]> {
+  const passes = targets.map((t, i) => ({
+    target: t,
+    ctx: { ...ctx, base: t.base },
+    prefix: i === 0 ? '' : `${t.name}: `,
+    tag: i === 0 ? '' : `L${i}`,
+    fresh1: [] as string[],
+    fresh8: [] as string[],
+    all: [] as GenResult[],
+    pass: { name: t.name, prefix: i === 0 ? '' : `${t.name}: `, loads: [] as LoadRow[], refused: 0 } as Pass,
+  }));
+  for (const p of passes) {
+    say(`[${p.target.name}] uploading designs for the "new design every call" runs (not timed)`);
+    p.fresh1 = await uploadVariants(uploadCtx, design, N(30, 6), `c1${p.tag}`);
+    p.fresh8 = await uploadVariants(uploadCtx, design, N(48, 16), `c8${p.tag}`);
+  }
+  const each = async (
+    phase: string,
+    run: (p: (typeof passes)[number]) => Promise<{ results: GenResult[]; wallMs: number }>,
+    keep: (p: (typeof passes)[number], r: { results: GenResult[]; wallMs: number }) => void,
+  ) => {
+    for (const p of passes) {
+      say(`[${p.target.name}] ${phase}`);
+      mem.active = { worker: workerPid, api: p.target.api };
+      const r = await mem.phase(`${p.prefix}${phase}`, () => run(p));
+      checkAll(`${p.target.name}, ${phase}`, r.results);
+      p.all.push(...r.results);
+      keep(p, r);
+    }
+  };
+  await each(
+    'warm-up',
+    async (p) => {
+      const results: GenResult[] = [];
+      const t0 = performance.now();
+      for (let i = 0; i < N(6, 3); i++)
+        results.push(await generate(p.ctx, item0, newScale(1000 + i), `warmup${p.tag}`));
+      return { results, wallMs: performance.now() - t0 };
+    },
+    () => {},
   );
-  checkAll('1 client, new design', oneNew.results);
-  say(`[${name}] POST /generate, 1 client, the uploaded design at a new size every call: ${N(60, 12)} requests`);
-  const one = await mem.phase(`${prefix}e2e 1 client`, () =>
-    closedLoop(1, N(60, 12), (i) => generate(ctx, item0, newScale(i), `c1${tag}`)),
+  await each(
+    'e2e 1 client, new design',
+    (p) => closedLoop(1, p.fresh1.length, (i) => generate(p.ctx, item0, 0.8, `c1new${p.tag}`, p.fresh1[i])),
+    (p, r) => (p.pass.oneNew = r),
   );
-  checkAll('1 client', one.results);
-  say(`[${name}] POST /generate, 1 client, same design and placement: ${N(20, 6)} requests`);
-  const oneWarm = await mem.phase(`${prefix}e2e 1 client, same placement`, () =>
-    closedLoop(1, N(20, 6), () => generate(ctx, item0, 0.8, `c1warm${tag}`)),
+  await each(
+    'e2e 1 client',
+    (p) => closedLoop(1, N(60, 12), (i) => generate(p.ctx, item0, newScale(i), `c1${p.tag}`)),
+    (p, r) => (p.pass.one = r),
   );
-  checkAll('1 client same placement', oneWarm.results);
-
-  const loads: LoadRow[] = [];
+  await each(
+    'e2e 1 client, same placement',
+    (p) => closedLoop(1, N(20, 6), () => generate(p.ctx, item0, 0.8, `c1warm${p.tag}`)),
+    (p, r) => (p.pass.oneWarm = r),
+  );
   let seq = 100;
-  const all: GenResult[] = [...oneNew.results, ...one.results, ...oneWarm.results];
   for (const clients of [4, 8, 16]) {
     const n = N(clients === 16 ? 96 : clients === 8 ? 64 : 48, 16);
-    say(`[${name}] POST /generate, ${clients} clients, ${n} requests`);
-    const r = await mem.phase(`${prefix}e2e ${clients} clients`, () =>
-      closedLoop(clients, n, (i) => generate(ctx, item0, newScale(seq + i), `c${clients}${tag}`)),
+    await each(
+      `e2e ${clients} clients`,
+      (p) => closedLoop(clients, n, (i) => generate(p.ctx, item0, newScale(seq + i), `c${clients}${p.tag}`)),
+      (p, r) => {
+        const ok = r.results.filter((x) => x.ok);
+        p.pass.loads.push({
+          clients,
+          design: 'uploaded design, new size each call',
+          n,
+          stats: stats(ok.map((x) => x.ms)),
+          mockupsPerSec: round((ok.length / r.wallMs) * 1000, 2),
+          failed: n - ok.length,
+        });
+      },
     );
     seq += n;
-    checkAll(`${clients} clients`, r.results);
-    all.push(...r.results);
-    const ok = r.results.filter((x) => x.ok);
-    loads.push({
-      clients,
-      design: 'uploaded design, new size each call',
-      n,
-      stats: stats(ok.map((x) => x.ms)),
-      mockupsPerSec: round((ok.length / r.wallMs) * 1000, 2),
-      failed: n - ok.length,
-    });
   }
-  {
-    say(`[${name}] POST /generate, 8 clients, a new design every call: ${fresh8.length} requests`);
-    const r = await mem.phase(`${prefix}e2e 8 clients, new design`, () =>
-      closedLoop(8, fresh8.length, (i) => generate(ctx, item0, 0.8, `c8new${tag}`, fresh8[i])),
-    );
-    checkAll('8 clients, new design', r.results);
-    all.push(...r.results);
-    const ok = r.results.filter((x) => x.ok);
-    loads.push({
-      clients: 8,
-      design: 'new design every call',
-      n: fresh8.length,
-      stats: stats(ok.map((x) => x.ms)),
-      mockupsPerSec: round((ok.length / r.wallMs) * 1000, 2),
-      failed: fresh8.length - ok.length,
-    });
+  await each(
+    'e2e 8 clients, new design',
+    (p) => closedLoop(8, p.fresh8.length, (i) => generate(p.ctx, item0, 0.8, `c8new${p.tag}`, p.fresh8[i])),
+    (p, r) => {
+      const ok = r.results.filter((x) => x.ok);
+      p.pass.loads.push({
+        clients: 8,
+        design: 'new design every call',
+        n: p.fresh8.length,
+        stats: stats(ok.map((x) => x.ms)),
+        mockupsPerSec: round((ok.length / r.wallMs) * 1000, 2),
+        failed: p.fresh8.length - ok.length,
+      });
+    },
+  );
+  for (const p of passes) {
+    p.pass.refused = p.all.filter((r) => r.status === 429).length;
+    if (p.pass.refused)
+      say(
+        `[${p.target.name}] ${p.pass.refused} requests refused with 429: a budget bound (more keys or accounts needed)`,
+      );
   }
-  const refused = all.filter((r) => r.status === 429).length;
-  if (refused) say(`[${name}] ${refused} requests refused with 429: a budget bound (more keys or accounts needed)`);
-  return { name, prefix, oneNew, one, oneWarm, loads, refused };
+  return passes.map((p) => p.pass);
 }
 
 // ------------------------------------------------------------------ main
@@ -876,19 +910,15 @@ async function main(): Promise<void> {
     const comp = await mem.phase('compositing alone (in the bench process)', () => compositingAlone(ctx, design));
 
     const item0 = { garmentId: ctx.garment.id, garmentImageUrl: ctx.garment.colors[0].imageUrl };
-    // The end-to-end phases, once against the API as npm start serves it (every limit on) and once against the
-    // same stack's API with the limits lifted; the same keys take turns in both.
+    // The end-to-end phases against the API as npm start serves it (every limit on) and against the same stack's
+    // API with the limits lifted, phase by phase; the same keys take turns in both.
     const targetsOf: { name: PassName; base: string; api?: number }[] = stack.lifted
       ? [
           { name: 'limits on', base: stack.baseUrl, api: stack.pids.api },
           { name: 'limits lifted', base: stack.lifted.baseUrl, api: stack.lifted.pid },
         ]
       : [{ name: 'as served', base: stack.baseUrl, api: stack.pids.api }];
-    const passes: Pass[] = [];
-    for (const t of targetsOf) {
-      mem.active = { worker: stack.pids.worker, api: t.api };
-      passes.push(await e2ePass(mem, { ...ctx, base: t.base }, { ...ctx, base: setupBase }, design, item0, t.name));
-    }
+    const passes = await e2ePasses(mem, ctx, { ...ctx, base: setupBase }, design, item0, targetsOf, stack.pids.worker);
     mem.active = { worker: stack.pids.worker, api: stack.lifted?.pid ?? stack.pids.api };
     const primary = passes[0]!;
     const { oneNew, one, oneWarm, loads } = primary;
