@@ -763,6 +763,9 @@ async function e2ePasses(
     ctx: { ...ctx, base: t.base },
     prefix: i === 0 ? '' : `${t.name}: `,
     tag: i === 0 ? '' : `L${i}`,
+    // sizes between the first target's (they step by 0.002): the worker must not find the other pass's placed design
+    // in its cache
+    scale: (k: number) => round(newScale(k) + i * 0.001, 4),
     fresh1: [] as string[],
     fresh8: [] as string[],
     all: [] as GenResult[],
@@ -805,7 +808,7 @@ async function e2ePasses(
   );
   await each(
     'e2e 1 client',
-    (p) => closedLoop(1, N(60, 12), (i) => generate(p.ctx, item0, newScale(i), `c1${p.tag}`)),
+    (p) => closedLoop(1, N(60, 12), (i) => generate(p.ctx, item0, p.scale(i), `c1${p.tag}`)),
     (p, r) => (p.pass.one = r),
   );
   await each(
@@ -818,7 +821,7 @@ async function e2ePasses(
     const n = N(clients === 16 ? 96 : clients === 8 ? 64 : 48, 16);
     await each(
       `e2e ${clients} clients`,
-      (p) => closedLoop(clients, n, (i) => generate(p.ctx, item0, newScale(seq + i), `c${clients}${p.tag}`)),
+      (p) => closedLoop(clients, n, (i) => generate(p.ctx, item0, p.scale(seq + i), `c${clients}${p.tag}`)),
       (p, r) => {
         const ok = r.results.filter((x) => x.ok);
         p.pass.loads.push({
