@@ -796,7 +796,7 @@ async function e2ePasses(
       const results: GenResult[] = [];
       const t0 = performance.now();
       for (let i = 0; i < N(6, 3); i++)
-        results.push(await generate(p.ctx, item0, newScale(1000 + i), `warmup${p.tag}`));
+        results.push(await generate(p.ctx, item0, p.scale(1000 + i), `warmup${p.tag}`));
       return { results, wallMs: performance.now() - t0 };
     },
     () => {},
