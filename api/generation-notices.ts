@@ -6,7 +6,9 @@
 // after a crash finds it finished and changes nothing.
 //
 // The workflow's result stays the fallback: if the listening connection is down, a notice is missed or the
-// generation finishes some other way, the route still answers when the workflow closes.
+// generation finishes some other way, the route still answers when the workflow closes. It is asked for only when
+// no notice came within a second (or at once when this process cannot listen), so an ordinary generation costs no
+// long poll of its history (api/services/generations.ts, RESULT_FALLBACK_AFTER_MS).
 import type { Sql } from '../db/client';
 import { GENERATION_FINISHED_CHANNEL } from '../lib/generation/types';
 import type { Logger } from '../lib/log';
@@ -14,6 +16,8 @@ import type { Logger } from '../lib/log';
 export interface FinishedNotice {
   /** resolves when a notice for the generation arrives (never rejects) */
   finished: Promise<void>;
+  /** false when this process could not listen: no notice will come, only the workflow's result */
+  listening: boolean;
   /** stop waiting (always call it, the notice came or not) */
   cancel(): void;
 }
@@ -33,7 +37,7 @@ export class GenerationNotices {
     let resolve!: () => void;
     const finished = new Promise<void>((r) => (resolve = r));
     if (ok) this.waiting.set(generationId, resolve);
-    return { finished, cancel: () => this.waiting.delete(generationId) };
+    return { finished, listening: ok, cancel: () => this.waiting.delete(generationId) };
   }
 
   private listen(): Promise<boolean> {

@@ -123,7 +123,16 @@ export async function breakdown(
   samples: Sample[],
   apiDurations: Map<string, number>,
   renderMs: Map<string, Record<string, number>>,
-  micro: { authMs: number; limiterMs: number; startRpcMs: number },
+  micro: {
+    authMs: number;
+    limiterMs: number;
+    startRpcMs: number;
+    /** the admission statement's parts: its slots, then each window it counts */
+    admit?: { part: string; ms: number }[];
+    idempotencyClaimMs?: number;
+    garmentMs?: number;
+    insertChargeMs?: number;
+  },
 ): Promise<{ rows: BreakdownRow[]; totalP50Ms: number; samples: number; perSample: Record<string, number>[] }> {
   const per: Record<string, number>[] = [];
   let localNames = '';
@@ -229,8 +238,44 @@ export async function breakdown(
       how: 'same: partA(generate) chain vs requireApiKey alone',
       additive: false,
     },
+    ...(micro.admit ?? []).map((a) => ({
+      part: `    limiter statement: ${a.part}`,
+      p50Ms: round(a.ms, 2),
+      how: 'rate_limit_admit_slots through admit() on the bare app, one part added at a time (difference of medians)',
+      additive: false,
+    })),
+    ...(micro.idempotencyClaimMs !== undefined
+      ? [
+          {
+            part: '  of which Idempotency-Key claim (only when the header is sent)',
+            p50Ms: round(micro.idempotencyClaimMs),
+            how: 'claimIdempotencyKey called from the bench process, same database',
+            additive: false,
+          },
+        ]
+      : []),
+    ...(micro.garmentMs !== undefined
+      ? [
+          {
+            part: '  of which garment lookup',
+            p50Ms: round(micro.garmentMs),
+            how: 'getGarment called from the bench process, same database',
+            additive: false,
+          },
+        ]
+      : []),
+    ...(micro.insertChargeMs !== undefined
+      ? [
+          {
+            part: '  of which row insert + debit (one transaction)',
+            p50Ms: round(micro.insertChargeMs),
+            how: 'insertAndChargeGenerations called from the bench process (probe rows failed and refunded after)',
+            additive: false,
+          },
+        ]
+      : []),
     {
-      part: 'workflow start RPC round trip (overlaps the first workflow task)',
+      part: '  of which workflow start RPC round trip (overlaps the first workflow task)',
       p50Ms: round(micro.startRpcMs),
       how: 'client.workflow.start from the bench process, N=10',
       additive: false,
@@ -249,7 +294,7 @@ export async function breakdown(
     ...(renderLocal
       ? [
           {
-            part: 'workflow code + beginGeneration step (local activity: charge check, mark processing, read job; 1 query) until the render starts',
+            part: 'workflow code + begin (charge check, mark processing, read job; 1 query, in the same local activity as the render since one-step-render) until the render starts',
             p50Ms: m('toRenderStart'),
             how: 'task start -> render end (log line) minus the render laps',
           },

@@ -1,8 +1,11 @@
-// `npm run bench`: the end-to-end benchmark of issue 6. Starts the stack like `npm start` does (own data folder
-// .data/bench, free ports, worker and API as child processes) or uses a running one (BENCH_BASE_URL), makes an
-// account and key with limits lifted, uploads a generated 2400x3000 RGBA design, warms up, then measures:
+// `npm run bench`: the end-to-end benchmark of issues 6 and 23. Starts the stack like `npm start` does (own data
+// folder .data/bench, free ports, worker and API as child processes; the API with every rate limit on as npm start
+// serves, plus a second API on the same stack with the limits lifted) or uses a running one (BENCH_BASE_URL), makes
+// 10 accounts with 3 keys each (the keys take turns, so no budget binds), uploads a generated 2400x3000 RGBA design,
+// warms up, then measures:
 //   1. compositing alone, in this process, on the same blank, design and placements as the HTTP runs;
-//   2. POST /generate end to end (synchronous): p50/p95/p99 at 1 client, mockups/s at 4, 8 and 16 clients;
+//   2. POST /generate end to end (synchronous): p50/p95/p99 at 1 client, mockups/s at 4, 8 and 16 clients; once
+//      with the limits on, once with them lifted, and the difference;
 //   3. where the time of one generation goes (client clock, workflow history, API and activity logs);
 //   4. upload and analyze latency for the same design; peak memory of the worker and the API per phase;
 //   5. POST /generate/batch vs single calls for one design on many colors.
@@ -33,12 +36,17 @@ import { requireApiKey } from '../api/auth/api-keys';
 import type { AppDeps } from '../api/context';
 import { errorHandler } from '../api/errors';
 import { rateLimitsFor } from '../api/middleware/rate-limit';
+import { admit } from '../api/middleware/rate-limit/admit';
+import { StoreGuard } from '../api/middleware/rate-limit/store-guard';
+import { getGarment } from '../db/garments';
+import { failAndRefund, insertAndChargeGenerations } from '../db/generations';
+import { claimIdempotencyKey } from '../db/idempotency';
 import { createSql, type Sql } from '../db/client';
 import { LocalDiskStorage, type Storage } from '../lib/storage';
 import { grantTokens } from '../db/ledger';
 import { loadConfig } from '../lib/config';
 import { createLogger } from '../lib/log';
-import { randomSuffix } from '../lib/ids';
+import { randomSuffix, timeId } from '../lib/ids';
 import { generation } from '../workflows';
 import { breakdown, type Sample } from './breakdown';
 import { makeBenchDesign } from './compositing';
@@ -85,17 +93,21 @@ class MemoryWatch {
   private timer?: NodeJS.Timeout;
   private max: Record<string, number> = {};
   readonly phases: Record<string, Mem> = {};
-  constructor(private readonly pids: BenchStack['pids']) {}
+  /** the processes whose memory is watched: the worker and the API the current phase talks to */
+  active: { worker?: number; api?: number };
+  constructor(private readonly pids: BenchStack['pids']) {
+    this.active = { worker: pids.worker, api: pids.api };
+  }
 
   private sample = () => {
-    for (const [name, pid] of Object.entries(this.pids)) {
+    for (const [name, pid] of Object.entries(this.active)) {
       const m = pid ? memoryOf(pid) : null;
       if (m) this.max[name] = Math.max(this.max[name] ?? 0, m.rssMiB);
     }
   };
 
   async phase<T>(name: string, fn: () => Promise<T>): Promise<T> {
-    for (const pid of Object.values(this.pids)) if (pid) resetPeak(pid);
+    for (const pid of Object.values(this.active)) if (pid) resetPeak(pid);
     this.max = {};
     this.timer = setInterval(this.sample, 100);
     const cpu0 = cpuByGroup(this.pids);
@@ -107,7 +119,7 @@ class MemoryWatch {
       clearInterval(this.timer);
       this.sample();
       const mem: Mem = {};
-      for (const [n, pid] of Object.entries(this.pids) as ['worker' | 'api', number | undefined][]) {
+      for (const [n, pid] of Object.entries(this.active) as ['worker' | 'api', number | undefined][]) {
         const m = pid ? memoryOf(pid) : null;
         // VmHWM is the kernel's exact peak since the reset; the 100 ms samples are a floor if the reset failed.
         if (m) mem[n] = { peakMiB: Math.max(m.hwmMiB, this.max[n] ?? 0), endMiB: m.rssMiB };
@@ -132,6 +144,8 @@ class MemoryWatch {
 interface Ctx {
   base: string;
   key: string;
+  /** keys that take turns on generate calls (several accounts, so no key's or account's budget binds) */
+  keys: string[];
   designUrl: string;
   garment: any;
   extraGarments: any[];
@@ -175,6 +189,7 @@ async function generate(
   designUrl = ctx.designUrl,
 ): Promise<GenResult> {
   const requestId = `bench-${tag}-${++requestSeq}`;
+  const key = ctx.keys.length ? ctx.keys[requestSeq % ctx.keys.length]! : ctx.key;
   const sentAt = epochMs();
   const t0 = performance.now();
   const r = await json(
@@ -187,7 +202,7 @@ async function generate(
       garmentImageUrl: item.garmentImageUrl,
       placement: { x: 50, y: 35, scale, rotation: 0 },
     },
-    { authorization: `Bearer ${ctx.key}`, 'x-request-id': requestId },
+    { authorization: `Bearer ${key}`, 'x-request-id': requestId },
   );
   const ms = performance.now() - t0;
   const ok = r.status === 200 && r.body?.status === 'completed';
@@ -212,8 +227,12 @@ function checkAll(label: string, rs: GenResult[]): void {
 
 // ------------------------------------------------------------------ the phases
 
-async function setup(stack: BenchStack, sql: Sql): Promise<Ctx & { userId: string }> {
-  const base = stack.baseUrl;
+/** Accounts and keys per account taking turns on the generate calls: ~380 generations per pass stay well under
+ * every key's (30 a minute) and account's (90 a minute) generate budget, and every other window. */
+const ACCOUNTS = 10;
+const KEYS_PER_ACCOUNT = 3;
+
+async function account(base: string, sql: Sql, keys: number): Promise<{ userId: string; keys: string[] }> {
   const email = `bench-${randomSuffix(8)}@example.test`;
   const signup = await json(base, 'POST', '/api/auth/signup', { email, password: 'Bench-Horse-42-correct' });
   if (signup.status !== 201) throw new Error(`signup failed: ${signup.status} ${JSON.stringify(signup.body)}`);
@@ -221,16 +240,31 @@ async function setup(stack: BenchStack, sql: Sql): Promise<Ctx & { userId: strin
     .getSetCookie()
     .find((c) => c.includes('_session='))!
     .split(';')[0]!;
-  const k = await json(base, 'POST', '/api/v1/keys', { name: 'benchmark' }, { cookie });
-  if (k.status !== 201) throw new Error(`key creation failed: ${k.status} ${JSON.stringify(k.body)}`);
   const userId = signup.body.user.id as string;
+  const out: string[] = [];
+  for (let i = 0; i < keys; i++) {
+    const k = await json(base, 'POST', '/api/v1/keys', { name: `benchmark ${i + 1}` }, { cookie });
+    if (k.status !== 201) throw new Error(`key creation failed: ${k.status} ${JSON.stringify(k.body)}`);
+    out.push(k.body.key);
+  }
   await grantTokens(sql, { userId, source: 'payg_purchase', amount: 100_000, reference: `bench:${userId}` });
+  return { userId, keys: out };
+}
+
+/** The accounts and keys (on `base`, the API with limits lifted when there are two), the garment to use. */
+async function setup(base: string, sql: Sql): Promise<Ctx & { userId: string }> {
+  const first = await account(base, sql, KEYS_PER_ACCOUNT);
+  const others = await Promise.all(Array.from({ length: ACCOUNTS - 1 }, () => account(base, sql, KEYS_PER_ACCOUNT)));
+  // turns go account by account (a, b, c, ..., a, b, ...), each account's keys in turn
+  const keys: string[] = [];
+  const all = [first, ...others];
+  for (let k = 0; k < KEYS_PER_ACCOUNT; k++) for (const a of all) keys.push(a.keys[k]!);
   const list = await json(base, 'GET', '/api/v1/garments?category=t-shirts&limit=10', undefined, {
-    authorization: `Bearer ${k.body.key}`,
+    authorization: `Bearer ${first.keys[0]}`,
   });
   if (list.status !== 200) throw new Error(`garment listing failed: ${list.status}`);
   const [garment, ...extraGarments] = list.body.garments;
-  return { base, key: k.body.key, designUrl: '', garment, extraGarments, userId };
+  return { base, key: first.keys[0]!, keys, designUrl: '', garment, extraGarments, userId: first.userId };
 }
 
 async function benchDesign(dir: string): Promise<Buffer> {
@@ -429,8 +463,26 @@ async function compositingAlone(ctx: Ctx, design: Buffer) {
   };
 }
 
-/** requireApiKey and the rate-limit chain timed on a bare Express app in this process, against the same database. */
-async function microAuthLimiter(ctx: Ctx, sql: Sql): Promise<{ noneMs: number; authMs: number; limitedMs: number }> {
+/** Medians (ms) of the parts of the API's path before the workflow start, each timed alone in this process against
+ * the stack's database: what the limits-on breakdown reports. */
+export interface MicroParts {
+  noneMs: number;
+  authMs: number;
+  limitedMs: number;
+  /** a round trip through the admission statement with nothing in it, then with the slots, then each window added */
+  admit: { part: string; ms: number }[];
+  idempotencyClaimMs: number;
+  garmentMs: number;
+  insertChargeMs: number;
+}
+
+/**
+ * requireApiKey and the rate-limit chain (the statements npm start's limits run) timed on a bare Express app in this
+ * process, against the same database; the admission statement with the slots and windows added one at a time; and
+ * the API's other steps before the start (Idempotency-Key claim, garment lookup, row insert + debit) called alone.
+ */
+async function microApiParts(ctx: Ctx, sql: Sql, garmentId: string, userId: string): Promise<MicroParts> {
+  // The same statements whatever the limits' numbers: lifted here, so the probes never run into a budget.
   const config = loadConfig({ ...process.env, ...LIFTED_LIMITS, DATA_DIR: path.join(os.tmpdir(), 'bench-micro') });
   const deps = { config, sql, log: createLogger({ level: 'error' }) } as unknown as AppDeps;
   const app = express();
@@ -438,14 +490,50 @@ async function microAuthLimiter(ctx: Ctx, sql: Sql): Promise<{ noneMs: number; a
   app.get('/none', ok);
   app.get('/auth', requireApiKey(deps), ok);
   app.get('/limited', requireApiKey(deps), ...rateLimitsFor(deps).chain('generate'), ok);
+  // the admission statement alone: its slots, then its windows one by one, in the chain's order and sizes
+  const guard = new StoreGuard({ timeoutMs: 5000, mode: 'local', log: deps.log });
+  const rl = config.rateLimit;
+  const who = `bench-micro-${randomSuffix(6)}`;
+  const slotSpecs = [
+    { key: `concurrency:${who}`, limit: 1_000_000 },
+    { key: `account-concurrency:${who}`, limit: 1_000_000 },
+  ];
+  const windowSpecs = [
+    ['generate-minute (key)', 60_000],
+    ['minute (key)', 60_000],
+    ['generate-minute (account)', 60_000],
+    ['minute (account)', 60_000],
+    ['hour (key)', 3_600_000],
+    ['hour (account)', 3_600_000],
+  ].map(([name, windowMs]) => ({ name: String(name), key: `${name}:${who}`, windowMs: Number(windowMs), limit: 1e9 }));
+  const admitSteps: { part: string; path: string }[] = [];
+  for (let w = 0; w <= windowSpecs.length; w++) {
+    const p = `/admit/${w}`;
+    const ws = windowSpecs.slice(0, w);
+    app.get(
+      p,
+      admit({
+        sql,
+        guard,
+        windows: () => ws,
+        slots: { keys: () => slotSpecs, leaseMs: rl.leaseMs, giveBack: () => {} },
+      }),
+      ok,
+    );
+    admitSteps.push({
+      part: w === 0 ? '2 concurrency slots (key, account)' : `+ window ${windowSpecs[w - 1]!.name}`,
+      path: p,
+    });
+  }
   app.use(errorHandler);
   const server: Server = await new Promise((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));
   });
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const n = N(40, 10);
   const time = async (p: string) => {
     const lat: number[] = [];
-    for (let i = 0; i < N(40, 10); i++) {
+    for (let i = 0; i < n; i++) {
       const t0 = performance.now();
       const res = await fetch(base + p, { headers: { authorization: `Bearer ${ctx.key}` } });
       await res.text();
@@ -454,11 +542,68 @@ async function microAuthLimiter(ctx: Ctx, sql: Sql): Promise<{ noneMs: number; a
     }
     return median(lat.slice(3));
   };
-  await time('/limited'); // warm connections and prepared statements
-  const r = { noneMs: await time('/none'), authMs: await time('/auth'), limitedMs: await time('/limited') };
-  server.closeAllConnections();
-  server.close();
-  return r;
+  const timeCall = async (fn: (i: number) => Promise<unknown>) => {
+    const lat: number[] = [];
+    for (let i = 0; i < n; i++) {
+      const t0 = performance.now();
+      await fn(i);
+      lat.push(performance.now() - t0);
+    }
+    return median(lat.slice(3));
+  };
+  try {
+    await time('/none');
+    const noneMs = await time('/none');
+    const authMs = await time('/auth');
+    const limitedMs = await time('/limited');
+    const admitMs: { part: string; ms: number }[] = [];
+    let prev = noneMs;
+    for (const st of admitSteps) {
+      const ms = await time(st.path);
+      admitMs.push({ part: st.part, ms: round(ms - prev, 2) });
+      prev = ms;
+    }
+    const idempotencyClaimMs = await timeCall(() =>
+      claimIdempotencyKey(sql, {
+        accountId: userId,
+        key: `bench-micro-${randomSuffix(12)}`,
+        fingerprint: Buffer.alloc(32),
+        ttlMs: config.idempotency.ttlMs,
+        lockMs: config.idempotency.lockMs,
+      }),
+    );
+    const garmentMs = await timeCall(() => getGarment(sql, garmentId));
+    const ids: string[] = [];
+    const insertChargeMs = await timeCall(async () => {
+      const id = timeId('gen');
+      ids.push(id);
+      await insertAndChargeGenerations(sql, {
+        userId,
+        apiKeyId: null,
+        batchId: null,
+        rows: [
+          {
+            id,
+            garmentId,
+            color: 'micro',
+            zone: 'front',
+            placement: { x: 50, y: 35, scale: 0.8, rotation: 0 },
+            applyTexture: true,
+            designUrl: 'https://example.test/bench-micro.png',
+            garmentImageUrl: 'https://example.test/bench-micro-blank.png',
+            blankKey: 'url:https://example.test/bench-micro-blank.png',
+            webhookUrl: null,
+          },
+        ],
+      });
+    });
+    // the probes never run: failed and refunded at once
+    await failAndRefund(sql, ids, 'benchmark probe of the insert and charge');
+    return { noneMs, authMs, limitedMs, admit: admitMs, idempotencyClaimMs, garmentMs, insertChargeMs };
+  } finally {
+    server.closeAllConnections();
+    server.close();
+  }
 }
 
 async function microStartRpc(client: Client): Promise<number> {
@@ -577,6 +722,144 @@ async function batchVsSingle(
   return rows;
 }
 
+type PassName = 'limits on' | 'limits lifted' | 'as served';
+
+interface LoadRow {
+  clients: number;
+  design: string;
+  n: number;
+  stats: LatencyStats;
+  mockupsPerSec: number;
+  failed: number;
+}
+
+interface Pass {
+  name: PassName;
+  /** prefix of this pass's phase names (memory and CPU): '' for the first pass */
+  prefix: string;
+  oneNew: { results: GenResult[]; wallMs: number };
+  one: { results: GenResult[]; wallMs: number };
+  oneWarm: { results: GenResult[]; wallMs: number };
+  loads: LoadRow[];
+  refused: number;
+}
+
+/**
+ * The end-to-end phases against each target (the API with the limits on, then the one with them lifted), phase by
+ * phase: each phase runs against one target and right after against the next, so both see the same machine load
+ * (this machine is shared). Uploads for the new-design runs go through `uploadCtx`.
+ */
+async function e2ePasses(
+  mem: MemoryWatch,
+  ctx: Ctx,
+  uploadCtx: Ctx,
+  design: Buffer,
+  item0: { garmentId: string; garmentImageUrl: string },
+  targets: { name: PassName; base: string; api?: number }[],
+  workerPid: number | undefined,
+): Promise<Pass[]> {
+  const passes = targets.map((t, i) => ({
+    target: t,
+    ctx: { ...ctx, base: t.base },
+    prefix: i === 0 ? '' : `${t.name}: `,
+    tag: i === 0 ? '' : `L${i}`,
+    // sizes between the first target's (they step by 0.002): the worker must not find the other pass's placed design
+    // in its cache
+    scale: (k: number) => round(newScale(k) + i * 0.001, 4),
+    fresh1: [] as string[],
+    fresh8: [] as string[],
+    all: [] as GenResult[],
+    pass: { name: t.name, prefix: i === 0 ? '' : `${t.name}: `, loads: [] as LoadRow[], refused: 0 } as Pass,
+  }));
+  for (const p of passes) {
+    say(`[${p.target.name}] uploading designs for the "new design every call" runs (not timed)`);
+    p.fresh1 = await uploadVariants(uploadCtx, design, N(30, 6), `c1${p.tag}`);
+    p.fresh8 = await uploadVariants(uploadCtx, design, N(48, 16), `c8${p.tag}`);
+  }
+  const each = async (
+    phase: string,
+    run: (p: (typeof passes)[number]) => Promise<{ results: GenResult[]; wallMs: number }>,
+    keep: (p: (typeof passes)[number], r: { results: GenResult[]; wallMs: number }) => void,
+  ) => {
+    for (const p of passes) {
+      say(`[${p.target.name}] ${phase}`);
+      mem.active = { worker: workerPid, api: p.target.api };
+      const r = await mem.phase(`${p.prefix}${phase}`, () => run(p));
+      checkAll(`${p.target.name}, ${phase}`, r.results);
+      p.all.push(...r.results);
+      keep(p, r);
+    }
+  };
+  await each(
+    'warm-up',
+    async (p) => {
+      const results: GenResult[] = [];
+      const t0 = performance.now();
+      for (let i = 0; i < N(6, 3); i++) results.push(await generate(p.ctx, item0, p.scale(1000 + i), `warmup${p.tag}`));
+      return { results, wallMs: performance.now() - t0 };
+    },
+    () => {},
+  );
+  await each(
+    'e2e 1 client, new design',
+    (p) => closedLoop(1, p.fresh1.length, (i) => generate(p.ctx, item0, 0.8, `c1new${p.tag}`, p.fresh1[i])),
+    (p, r) => (p.pass.oneNew = r),
+  );
+  await each(
+    'e2e 1 client',
+    (p) => closedLoop(1, N(60, 12), (i) => generate(p.ctx, item0, p.scale(i), `c1${p.tag}`)),
+    (p, r) => (p.pass.one = r),
+  );
+  await each(
+    'e2e 1 client, same placement',
+    (p) => closedLoop(1, N(20, 6), () => generate(p.ctx, item0, 0.8, `c1warm${p.tag}`)),
+    (p, r) => (p.pass.oneWarm = r),
+  );
+  let seq = 100;
+  for (const clients of [4, 8, 16]) {
+    const n = N(clients === 16 ? 96 : clients === 8 ? 64 : 48, 16);
+    await each(
+      `e2e ${clients} clients`,
+      (p) => closedLoop(clients, n, (i) => generate(p.ctx, item0, p.scale(seq + i), `c${clients}${p.tag}`)),
+      (p, r) => {
+        const ok = r.results.filter((x) => x.ok);
+        p.pass.loads.push({
+          clients,
+          design: 'uploaded design, new size each call',
+          n,
+          stats: stats(ok.map((x) => x.ms)),
+          mockupsPerSec: round((ok.length / r.wallMs) * 1000, 2),
+          failed: n - ok.length,
+        });
+      },
+    );
+    seq += n;
+  }
+  await each(
+    'e2e 8 clients, new design',
+    (p) => closedLoop(8, p.fresh8.length, (i) => generate(p.ctx, item0, 0.8, `c8new${p.tag}`, p.fresh8[i])),
+    (p, r) => {
+      const ok = r.results.filter((x) => x.ok);
+      p.pass.loads.push({
+        clients: 8,
+        design: 'new design every call',
+        n: p.fresh8.length,
+        stats: stats(ok.map((x) => x.ms)),
+        mockupsPerSec: round((ok.length / r.wallMs) * 1000, 2),
+        failed: p.fresh8.length - ok.length,
+      });
+    },
+  );
+  for (const p of passes) {
+    p.pass.refused = p.all.filter((r) => r.status === 429).length;
+    if (p.pass.refused)
+      say(
+        `[${p.target.name}] ${p.pass.refused} requests refused with 429: a budget bound (more keys or accounts needed)`,
+      );
+  }
+  return passes.map((p) => p.pass);
+}
+
 // ------------------------------------------------------------------ main
 
 async function main(): Promise<void> {
@@ -591,7 +874,7 @@ async function main(): Promise<void> {
   const temporalInMemory = process.env.BENCH_TEMPORAL_DB === 'memory';
   const stack = process.env.BENCH_BASE_URL
     ? externalStack(say)
-    : await startBenchStack({ dataDir, say, workerEnv, temporalInMemory });
+    : await startBenchStack({ dataDir, say, workerEnv, temporalInMemory, limitsOn: true });
   const stopOnSignal = () => void stack.stop().finally(() => process.exit(130));
   process.once('SIGINT', stopOnSignal);
   process.once('SIGTERM', stopOnSignal);
@@ -604,7 +887,10 @@ async function main(): Promise<void> {
       worker: stack.pids.worker ? memoryOf(stack.pids.worker) : null,
       api: stack.pids.api ? memoryOf(stack.pids.api) : null,
     };
-    const ctx = await setup(stack, sql);
+    // accounts, uploads and analyses go to the API with the limits lifted (when there is one): only the generate
+    // phases are measured with the limits on
+    const setupBase = stack.lifted?.baseUrl ?? stack.baseUrl;
+    const ctx = await setup(setupBase, sql);
     const design = await benchDesign(stack.dataDir || path.join(os.tmpdir(), 'mockup-bench'));
 
     say('upload and analyze');
@@ -626,73 +912,18 @@ async function main(): Promise<void> {
     const comp = await mem.phase('compositing alone (in the bench process)', () => compositingAlone(ctx, design));
 
     const item0 = { garmentId: ctx.garment.id, garmentImageUrl: ctx.garment.colors[0].imageUrl };
-    say('uploading designs for the "new design every call" runs (not timed)');
-    const fresh1 = await uploadVariants(ctx, design, N(30, 6), 'c1');
-    const fresh8 = await uploadVariants(ctx, design, N(48, 16), 'c8');
-    say('warming up the generation path');
-    await mem.phase('warm-up', async () => {
-      for (let i = 0; i < N(6, 3); i++) checkAll('warm-up', [await generate(ctx, item0, newScale(1000 + i), 'warmup')]);
-    });
-
-    say(`POST /generate, 1 client, a new design every call: ${fresh1.length} requests`);
-    const oneNew = await mem.phase('e2e 1 client, new design', () =>
-      closedLoop(1, fresh1.length, (i) => generate(ctx, item0, 0.8, 'c1new', fresh1[i])),
-    );
-    checkAll('1 client, new design', oneNew.results);
-    say(`POST /generate, 1 client, the uploaded design at a new size every call: ${N(60, 12)} requests`);
-    const one = await mem.phase('e2e 1 client', () =>
-      closedLoop(1, N(60, 12), (i) => generate(ctx, item0, newScale(i), 'c1')),
-    );
-    checkAll('1 client', one.results);
-    say(`POST /generate, 1 client, same design and placement: ${N(20, 6)} requests`);
-    const oneWarm = await mem.phase('e2e 1 client, same placement', () =>
-      closedLoop(1, N(20, 6), () => generate(ctx, item0, 0.8, 'c1warm')),
-    );
-    checkAll('1 client same placement', oneWarm.results);
-
-    const loads: {
-      clients: number;
-      design: string;
-      n: number;
-      stats: LatencyStats;
-      mockupsPerSec: number;
-      failed: number;
-    }[] = [];
-    let seq = 100;
-    for (const clients of [4, 8, 16]) {
-      const n = N(clients === 16 ? 96 : clients === 8 ? 64 : 48, 16);
-      say(`POST /generate, ${clients} clients, ${n} requests`);
-      const r = await mem.phase(`e2e ${clients} clients`, () =>
-        closedLoop(clients, n, (i) => generate(ctx, item0, newScale(seq + i), `c${clients}`)),
-      );
-      seq += n;
-      checkAll(`${clients} clients`, r.results);
-      const ok = r.results.filter((x) => x.ok);
-      loads.push({
-        clients,
-        design: 'uploaded design, new size each call',
-        n,
-        stats: stats(ok.map((x) => x.ms)),
-        mockupsPerSec: round((ok.length / r.wallMs) * 1000, 2),
-        failed: n - ok.length,
-      });
-    }
-    {
-      say(`POST /generate, 8 clients, a new design every call: ${fresh8.length} requests`);
-      const r = await mem.phase('e2e 8 clients, new design', () =>
-        closedLoop(8, fresh8.length, (i) => generate(ctx, item0, 0.8, 'c8new', fresh8[i])),
-      );
-      checkAll('8 clients, new design', r.results);
-      const ok = r.results.filter((x) => x.ok);
-      loads.push({
-        clients: 8,
-        design: 'new design every call',
-        n: fresh8.length,
-        stats: stats(ok.map((x) => x.ms)),
-        mockupsPerSec: round((ok.length / r.wallMs) * 1000, 2),
-        failed: fresh8.length - ok.length,
-      });
-    }
+    // The end-to-end phases against the API as npm start serves it (every limit on) and against the same stack's
+    // API with the limits lifted, phase by phase; the same keys take turns in both.
+    const targetsOf: { name: PassName; base: string; api?: number }[] = stack.lifted
+      ? [
+          { name: 'limits on', base: stack.baseUrl, api: stack.pids.api },
+          { name: 'limits lifted', base: stack.lifted.baseUrl, api: stack.lifted.pid },
+        ]
+      : [{ name: 'as served', base: stack.baseUrl, api: stack.pids.api }];
+    const passes = await e2ePasses(mem, ctx, { ...ctx, base: setupBase }, design, item0, targetsOf, stack.pids.worker);
+    mem.active = { worker: stack.pids.worker, api: stack.lifted?.pid ?? stack.pids.api };
+    const primary = passes[0]!;
+    const { oneNew, one, oneWarm, loads } = primary;
 
     say('batch vs single calls');
     const colors = ctx.garment.colors.filter((c: any) => c.available);
@@ -712,14 +943,14 @@ async function main(): Promise<void> {
       ...(await batchVsSingle(ctx, many, N(2, 1), 0.63, false)),
     ]);
 
-    say('micro-measurements: auth, rate limiter, workflow start RPC');
-    const micro = await microAuthLimiter(ctx, sql);
+    say('micro-measurements: auth, rate limiter (slots and windows), idempotency, garment, insert + debit, start RPC');
+    const micro = await microApiParts(ctx, sql, ctx.garment.id, ctx.userId);
     const startRpcMs = await microStartRpc(client);
 
     say('reading workflow histories and logs for the time breakdown');
     await new Promise((r) => setTimeout(r, 300)); // let the last log lines arrive
     const apiDurations = new Map<string, number>();
-    for (const l of stack.apiLog?.kept ?? [])
+    for (const l of [...(stack.apiLog?.kept ?? []), ...(stack.lifted?.log.kept ?? [])])
       if (l.msg === 'request' && typeof l.requestId === 'string') apiDurations.set(l.requestId, Number(l.durationMs));
     const renderMs = new Map<string, Record<string, number>>();
     // the log line's own time is when the render step ended (ms resolution; the local activity markers' complete_time
@@ -730,11 +961,61 @@ async function main(): Promise<void> {
           ...(l.ms as Record<string, number>),
           endAt: Date.parse(String(l.time)),
         });
-    const microMs = { authMs: micro.authMs - micro.noneMs, limiterMs: micro.limitedMs - micro.authMs, startRpcMs };
+    const microMs = {
+      authMs: micro.authMs - micro.noneMs,
+      limiterMs: micro.limitedMs - micro.authMs,
+      startRpcMs,
+      admit: micro.admit,
+      idempotencyClaimMs: micro.idempotencyClaimMs,
+      garmentMs: micro.garmentMs,
+      insertChargeMs: micro.insertChargeMs,
+    };
     const okOf = (rs: GenResult[]) => rs.filter((r) => r.ok);
     const bdNew = await breakdown(client, okOf(oneNew.results), apiDurations, renderMs, microMs);
     const bd = await breakdown(client, okOf(one.results), apiDurations, renderMs, microMs);
     const bdWarm = await breakdown(client, okOf(oneWarm.results), apiDurations, renderMs, microMs);
+    const secondary = passes[1];
+    const bdLifted = secondary
+      ? await breakdown(client, okOf(secondary.one.results), apiDurations, renderMs, microMs)
+      : undefined;
+    // the same figures for every pass, and the difference limits on minus lifted
+    const plain = comp.rows.find((r) => r.mode === 'plain paste' && r.inFlight === 1)!;
+    const passSummary = passes.map((ps) => {
+      const p50 = (rs: GenResult[]) => stats(okOf(rs).map((r) => r.ms)).p50Ms;
+      const at = (clients: number, design: string) =>
+        ps.loads.find((l) => l.clients === clients && l.design.startsWith(design))?.mockupsPerSec ?? NaN;
+      const cpuOf = (phase: string, n: number) => {
+        const c = mem.phases[ps.prefix + phase]?.cpu ?? {};
+        return round(((c.worker ?? 0) + (c.api ?? 0) + (c.temporal ?? 0) + (c.postgres ?? 0)) / n);
+      };
+      const l8 = ps.loads.find((l) => l.clients === 8 && l.design.startsWith('uploaded'))!;
+      return {
+        pass: ps.name,
+        newDesignP50Ms: p50(ps.oneNew.results),
+        newSizeP50Ms: p50(ps.one.results),
+        samePlacementP50Ms: p50(ps.oneWarm.results),
+        newSizeOverPlainPaste: round(p50(ps.one.results) / plain.p50Ms, 2),
+        samePlacementOverPlainPaste: round(p50(ps.oneWarm.results) / plain.p50Ms, 2),
+        newDesignOverPlainPaste: round(p50(ps.oneNew.results) / plain.p50Ms, 2),
+        mockupsPerSec8: at(8, 'uploaded'),
+        mockupsPerSec16: at(16, 'uploaded'),
+        mockupsPerSec8New: at(8, 'new design'),
+        cpuMsPerMockup1: cpuOf('e2e 1 client', ps.one.results.length),
+        cpuMsPerMockup8: cpuOf('e2e 8 clients', l8.n),
+        refused: ps.refused,
+      };
+    });
+    const passDiff =
+      passSummary.length === 2
+        ? Object.fromEntries(
+            Object.entries(passSummary[0]!)
+              .filter(([k, v]) => k !== 'pass' && typeof v === 'number')
+              .map(([k, v]) => [
+                k,
+                round((v as number) - (passSummary[1]![k as keyof (typeof passSummary)[0]] as number), 2),
+              ]),
+          )
+        : null;
 
     const e2e1New = stats(okOf(oneNew.results).map((r) => r.ms));
     const e2e1 = stats(okOf(one.results).map((r) => r.ms));
@@ -805,13 +1086,15 @@ async function main(): Promise<void> {
 
     // CPU per mockup by process: what each part of the stack costs, and how busy the machine was with other work
     const phaseMockups: Record<string, number> = {
-      'e2e 1 client, new design': oneNew.results.length,
-      'e2e 1 client': one.results.length,
-      'e2e 1 client, same placement': oneWarm.results.length,
       ...Object.fromEntries(
-        loads.map((l) => [
-          `e2e ${l.clients} clients${l.design === 'new design every call' ? ', new design' : ''}`,
-          l.n,
+        passes.flatMap((ps) => [
+          [`${ps.prefix}e2e 1 client, new design`, ps.oneNew.results.length],
+          [`${ps.prefix}e2e 1 client`, ps.one.results.length],
+          [`${ps.prefix}e2e 1 client, same placement`, ps.oneWarm.results.length],
+          ...ps.loads.map((l) => [
+            `${ps.prefix}e2e ${l.clients} clients${l.design === 'new design every call' ? ', new design' : ''}`,
+            l.n,
+          ]),
         ]),
       ),
       'batch vs single': batchRows.reduce((a, b) => a + b.items * b.rounds, 0),
@@ -871,11 +1154,16 @@ async function main(): Promise<void> {
         oneClientSamePlacement: e2e1Warm,
         ratios,
         loads,
+        passes: passSummary,
+        limitsOnMinusLifted: passDiff,
+        liftedLoads: secondary?.loads ?? null,
+        accounts: `${ACCOUNTS} accounts x ${KEYS_PER_ACCOUNT} keys taking turns`,
       },
       breakdowns: {
         newDesign: { ...bdNew, perSample: undefined },
         newSize: { ...bd, perSample: undefined },
         samePlacement: { ...bdWarm, perSample: undefined },
+        liftedNewSize: bdLifted ? { ...bdLifted, perSample: undefined } : null,
         micro: { ...micro, startRpcMs: round(startRpcMs) },
       },
       perSample: { newDesign: bdNew.perSample, newSize: bd.perSample },
@@ -930,16 +1218,49 @@ function print(r: any): void {
   p(
     `\ne2e p50 / compositing p50, like for like: new design ${e.ratios.newDesign}; same design, new size ${e.ratios.newSize}; same placement ${e.ratios.samePlacement}`,
   );
-  p('\n### 3. Where the time goes (one generation, 1 client, medians)\n');
-  p('| part | new design | new size | same placement | measured how |');
-  p('|---|---:|---:|---:|---|');
-  const b = r.breakdowns;
-  const col = (x: any) => new Map(x.rows.map((row: any) => [row.part, row.p50Ms]));
-  const [cs, cw] = [col(b.newSize), col(b.samePlacement)];
-  for (const x of b.newDesign.rows)
-    p(`| ${x.part} | ${x.p50Ms} | ${cs.get(x.part) ?? ''} | ${cw.get(x.part) ?? ''} | ${x.how} |`);
+  if (e.liftedLoads) {
+    p(`\nThe same with the rate limits lifted (a second API on the same stack; ${e.accounts}):\n`);
+    p('| clients | design | requests | p50 ms | p95 ms | p99 ms | mockups/s | failed |');
+    p('|---:|---|---:|---:|---:|---:|---:|---:|');
+    for (const l of e.liftedLoads)
+      p(
+        `| ${l.clients} | ${l.design} | ${l.n} | ${l.stats.p50Ms} | ${l.stats.p95Ms} | ${l.stats.p99Ms} | ${l.mockupsPerSec} | ${l.failed} |`,
+      );
+  }
   p(
-    `| **total (client)** | **${b.newDesign.totalP50Ms}** | **${b.newSize.totalP50Ms}** | **${b.samePlacement.totalP50Ms}** | ${b.newDesign.samples}/${b.newSize.samples}/${b.samePlacement.samples} samples |`,
+    '\n#### Each pass, and limits on minus lifted (ratios: e2e p50 / plain paste p50, new design, 1 in flight, same run)\n',
+  );
+  const cols: [string, string][] = [
+    ['newSizeP50Ms', 'new size p50 ms'],
+    ['samePlacementP50Ms', 'same placement p50 ms'],
+    ['newDesignP50Ms', 'new design p50 ms'],
+    ['newSizeOverPlainPaste', 'new size / plain paste'],
+    ['samePlacementOverPlainPaste', 'same placement / plain paste'],
+    ['newDesignOverPlainPaste', 'new design / plain paste'],
+    ['mockupsPerSec8', 'mockups/s 8 clients'],
+    ['mockupsPerSec16', 'mockups/s 16 clients'],
+    ['mockupsPerSec8New', 'mockups/s 8 clients new design'],
+    ['cpuMsPerMockup1', 'stack CPU ms/mockup 1 client'],
+    ['cpuMsPerMockup8', 'stack CPU ms/mockup 8 clients'],
+    ['refused', '429 refusals'],
+  ];
+  p(`| pass | ${cols.map((c) => c[1]).join(' | ')} |`);
+  p(`|---|${cols.map(() => '---:').join('|')}|`);
+  for (const ps of e.passes) p(`| ${ps.pass} | ${cols.map((c) => ps[c[0]]).join(' | ')} |`);
+  if (e.limitsOnMinusLifted) p(`| on - lifted | ${cols.map((c) => e.limitsOnMinusLifted[c[0]]).join(' | ')} |`);
+  p('\n### 3. Where the time goes (one generation, 1 client, medians)\n');
+  const b = r.breakdowns;
+  p(`(the first pass: ${r.e2e.passes[0].pass}; last column: the same new-size calls with the limits lifted)\n`);
+  p('| part | new design | new size | same placement | new size, lifted | measured how |');
+  p('|---|---:|---:|---:|---:|---|');
+  const col = (x: any) => new Map(x?.rows.map((row: any) => [row.part, row.p50Ms]) ?? []);
+  const [cs, cw, cl] = [col(b.newSize), col(b.samePlacement), col(b.liftedNewSize)];
+  for (const x of b.newDesign.rows)
+    p(
+      `| ${x.part} | ${x.p50Ms} | ${cs.get(x.part) ?? ''} | ${cw.get(x.part) ?? ''} | ${cl.get(x.part) ?? ''} | ${x.how} |`,
+    );
+  p(
+    `| **total (client)** | **${b.newDesign.totalP50Ms}** | **${b.newSize.totalP50Ms}** | **${b.samePlacement.totalP50Ms}** | **${b.liftedNewSize?.totalP50Ms ?? ''}** | ${b.newDesign.samples}/${b.newSize.samples}/${b.samePlacement.samples} samples |`,
   );
   p('\n### 4. Upload, analyze, memory\n');
   const { upload: up, analyze: an } = r.uploadAnalyze;

@@ -117,8 +117,13 @@ export interface BenchStack {
   temporalAddress: string;
   namespace: string;
   dataDir: string;
-  pids: { worker?: number; api?: number };
+  pids: { worker?: number; api?: number; apis?: number[] };
   apiLog?: LogTap;
+  /**
+   * A second API on the same database, Temporal and worker with the rate limits lifted (LIFTED_LIMITS), when the
+   * benchmark started the stack: `baseUrl` then serves as `npm start` does, every limit on.
+   */
+  lifted?: { baseUrl: string; pid?: number; log: LogTap };
   workerLog?: LogTap;
   /** true when the benchmark started the stack (and so may stop it) */
   owned: boolean;
@@ -314,6 +319,11 @@ export interface ClusterOptions {
   workerEnv?: Record<string, string>;
   /** rate limits for the run (default LIFTED_LIMITS) */
   limits?: Record<string, string>;
+  /**
+   * More APIs with environments of their own on top of the cluster's (e.g. other limits), each on its own port, not
+   * behind the load balancer; PUBLIC_BASE_URL stays the cluster's, so file URLs are the same on all of them.
+   */
+  extraApis?: { name: string; env: Record<string, string> }[];
   temporalInMemory?: boolean;
   /** start a process again after an exit the cluster did not ask for (default false) */
   supervise?: boolean;
@@ -332,6 +342,8 @@ export interface Cluster {
   dataDir: string;
   apis: AppProcess[];
   workers: AppProcess[];
+  /** the `extraApis`, in order */
+  extraApis: AppProcess[];
   /** the environment every process was started with */
   env: Record<string, string>;
   /** stops PostgreSQL (fast shutdown: connections are cut), waits `downMs`, starts it again on the same cluster */
@@ -387,10 +399,14 @@ export async function startCluster(opts: ClusterOptions): Promise<Cluster> {
     temporalServer = await startTemporalDev(temporalOpts);
     services.push({ stop: () => temporalServer.stop() });
 
-    const apiPorts = await Promise.all(Array.from({ length: nApis }, () => freePort()));
+    const extras = opts.extraApis ?? [];
+    const apiPorts = await Promise.all(Array.from({ length: nApis + extras.length }, () => freePort()));
     const apiUrls = apiPorts.map((p) => `http://127.0.0.1:${p}`);
     if (nApis > 1) {
-      balancer = await startBalancer(() => processes.filter((p) => p.kind === 'api' && p.running).map((p) => p.url));
+      const extraNames = new Set(extras.map((x) => x.name));
+      balancer = await startBalancer(() =>
+        processes.filter((p) => p.kind === 'api' && p.running && !extraNames.has(p.name)).map((p) => p.url),
+      );
       say(`load balancer in front of ${nApis} APIs at ${balancer.url}`);
     }
     const baseUrl = balancer?.url ?? apiUrls[0]!;
@@ -428,8 +444,13 @@ export async function startCluster(opts: ClusterOptions): Promise<Cluster> {
     }
 
     const keep = opts.keepLog ?? DEFAULT_KEEP;
-    const make = (kind: 'api' | 'worker', i: number, n: number) => {
-      const name = n > 1 ? `${kind}-${i + 1}` : kind;
+    const make = (
+      kind: 'api' | 'worker',
+      i: number,
+      n: number,
+      extra?: { name: string; env: Record<string, string> },
+    ) => {
+      const name = extra?.name ?? (n > 1 ? `${kind}-${i + 1}` : kind);
       const log = new LogTap(path.join(dataDir, 'logs', `${name}.log`), (l) => keep(l, kind));
       logs.push(log);
       // as npm start (scripts/start.ts): glibc malloc tuned for image work unless the environment says otherwise
@@ -437,6 +458,7 @@ export async function startCluster(opts: ClusterOptions): Promise<Cluster> {
         ...IMAGE_PROCESS_MALLOC_ENV,
         ...env,
         ...(kind === 'api' ? { PORT: String(apiPorts[i]) } : opts.workerEnv),
+        ...extra?.env,
       };
       const p = new AppProcess(
         name,
@@ -452,9 +474,12 @@ export async function startCluster(opts: ClusterOptions): Promise<Cluster> {
     };
     const workers = Array.from({ length: nWorkers }, (_, i) => make('worker', i, nWorkers));
     const apis = Array.from({ length: nApis }, (_, i) => make('api', i, nApis));
-    for (const p of [...workers, ...apis]) p.spawn();
-    say(`waiting for ${nWorkers} worker(s) and ${nApis} API(s) (each worker bundles the workflows first)`);
-    await Promise.all([...workers, ...apis].map((p) => p.ready()));
+    const extraApis = extras.map((x, i) => make('api', nApis + i, nApis, x));
+    for (const p of [...workers, ...apis, ...extraApis]) p.spawn();
+    say(
+      `waiting for ${nWorkers} worker(s) and ${nApis + extraApis.length} API(s) (each worker bundles the workflows first)`,
+    );
+    await Promise.all([...workers, ...apis, ...extraApis].map((p) => p.ready()));
     await waitForReady(
       apiUrls[0]!,
       processes.map((p) => p.proc!),
@@ -468,6 +493,7 @@ export async function startCluster(opts: ClusterOptions): Promise<Cluster> {
       dataDir,
       apis,
       workers,
+      extraApis,
       env,
       async restartPostgres(downMs: number) {
         await pg.stop();
@@ -493,15 +519,31 @@ export async function startBenchStack(opts: {
   say: (m: string) => void;
   workerEnv?: Record<string, string>;
   temporalInMemory?: boolean;
+  /**
+   * The API as `npm start` serves (every rate limit at its default) and a second API with the limits lifted
+   * (`lifted`), both on the same database, Temporal server and worker. Without it: one API, limits lifted.
+   */
+  limitsOn?: boolean;
 }): Promise<BenchStack> {
-  const c = await startCluster({ ...opts, apis: 1, workers: 1 });
+  const c = await startCluster({
+    ...opts,
+    apis: 1,
+    workers: 1,
+    ...(opts.limitsOn ? { limits: {}, extraApis: [{ name: 'api-lifted', env: LIFTED_LIMITS }] } : {}),
+  });
+  const lifted = c.extraApis[0];
   return {
     baseUrl: c.baseUrl,
     databaseUrl: c.databaseUrl,
     temporalAddress: c.temporalAddress,
     namespace: c.namespace,
     dataDir: c.dataDir,
-    pids: { worker: c.workers[0]!.pid, api: c.apis[0]!.pid },
+    lifted: lifted && { baseUrl: lifted.url, pid: lifted.pid, log: lifted.log },
+    pids: {
+      worker: c.workers[0]!.pid,
+      api: c.apis[0]!.pid,
+      apis: [c.apis[0]!.pid, lifted?.pid].filter((p): p is number => p !== undefined),
+    },
     apiLog: c.apis[0]!.log,
     workerLog: c.workers[0]!.log,
     owned: true,

@@ -1,7 +1,7 @@
 // API keys (Part A credentials). Stored as the SHA-256 of the key with its last four characters; the key itself is
 // shown once and never stored (api/auth/api-keys.ts makes and hashes keys).
 import type { Sql } from './client';
-import type { Tx } from './ledger';
+import { balanceOf, type Tx } from './ledger';
 
 /** A key as the account's key management sees it. */
 export interface ApiKeyRow {
@@ -64,7 +64,7 @@ export async function deleteApiKey(sql: Sql, userId: string, id: string): Promis
   return deleted.length > 0;
 }
 
-/** A key found by its hash, with its account: what authenticating a request needs. */
+/** A key found by its hash, with its account and its balance: what authenticating a request needs. */
 export interface KeyAuthRow {
   id: string;
   userId: string;
@@ -75,19 +75,25 @@ export interface KeyAuthRow {
   email: string;
   plan: string;
   createdAt: Date;
+  /** the account's spendable balance (db/ledger.ts tokenBalance), for X-Tokens-Remaining */
+  balance: number;
 }
 
-/** The key whose SHA-256 is `keyHash` (an indexed equality lookup), or undefined. */
+/**
+ * The key whose SHA-256 is `keyHash` (an indexed equality lookup), its account and the account's balance, in one
+ * round trip; or undefined.
+ */
 export async function apiKeyByHash(sql: Sql, keyHash: Buffer): Promise<KeyAuthRow | undefined> {
   const [row] = await sql<KeyAuthRow[]>`
     select k.id, k.user_id as "userId", k.key_hash as "keyHash", k.revoked_at as "revokedAt", k.expires_at as "expiresAt",
-           k.last_used_at as "lastUsedAt", u.email, u.plan, u.created_at as "createdAt"
+           k.last_used_at as "lastUsedAt", u.email, u.plan, u.created_at as "createdAt",
+           ${balanceOf(sql, sql`k.user_id`)} as balance
     from api_keys k join users u on u.id = k.user_id
     where k.key_hash = ${keyHash}`;
   return row;
 }
 
-/** Records that the key was used now. */
+/** Records that the key was used now (advisory: the caller writes it at most once a minute per key). */
 export async function touchApiKey(sql: Sql, id: string): Promise<void> {
   await sql`update api_keys set last_used_at = now() where id = ${id}`;
 }

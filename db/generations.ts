@@ -2,9 +2,9 @@
 // workflow (begin, complete, fail-and-refund). Every change is keyed by the generation id and moves a row only from
 // the states it may leave, so a step that runs twice changes nothing the second time.
 //
-// Insert-and-charge (POST /generate is a batch of one, POST /generate/batch up to 25): one transaction records
-// every generation row and takes one token per generation (one debit each, reference = the generation id), or
-// records and charges nothing. Same ledger rules as debitTokens in ./ledger: the account row is locked so concurrent
+// Insert-and-charge (POST /generate is a batch of one, POST /generate/batch up to 25): one statement (a plpgsql
+// function, so one transaction) records every generation row and takes one token per generation (one debit each,
+// reference = the generation id), or records and charges nothing. Same ledger rules as debitTokens in ./ledger: the account row is locked so concurrent
 // debits serialize, grants that expire soonest are spent first, expired grants do not count. Each debit keeps its
 // own allocations, so a refund (reference refund:<generation id>) gives back one generation's token.
 import {
@@ -16,8 +16,8 @@ import {
   type PrintArea,
 } from '../lib/generation/types';
 import type { Sql } from './client';
-import { recordRecoveryPoint, type IdempotencyRef } from './idempotency';
-import { refundDebitIn, spendableGrants } from './ledger';
+import { IdempotencyKeyLost, type IdempotencyRef } from './idempotency';
+import { refundDebitIn } from './ledger';
 
 export interface GenerationRow {
   id: string;
@@ -105,52 +105,33 @@ export async function insertAndChargeGenerations(
 ): Promise<BatchChargeResult> {
   const { userId, apiKeyId, batchId, rows, idempotency } = opts;
   if (rows.length === 0) throw new Error('a batch needs at least one generation');
-  return sql.begin(async (tx) => {
-    const [user] = await tx`select id from users where id = ${userId} for update`;
-    if (!user) throw new Error(`unknown user ${userId}`);
-    const grants = await spendableGrants(tx, userId);
-    const available = grants.reduce((s, g) => s + g.remaining, 0);
-    const required = rows.length;
-    if (available < required) return { ok: false as const, required, available };
-    if (idempotency) {
-      const point = { generationIds: rows.map((r) => r.id), batchId };
-      await recordRecoveryPoint(tx, idempotency, point);
-    }
-
-    await tx`insert into generations ${tx(
-      rows.map((r) => ({
-        id: r.id,
-        user_id: userId,
-        api_key_id: apiKeyId,
-        garment_id: r.garmentId,
-        color: r.color,
-        zone: r.zone,
-        placement: tx.json(r.placement as unknown as Parameters<typeof tx.json>[0]),
-        apply_texture: r.applyTexture,
-        design_url: r.designUrl,
-        garment_image_url: r.garmentImageUrl,
-        blank_key: r.blankKey,
-        webhook_url: r.webhookUrl,
-        batch_id: batchId,
-        print_area: r.printArea ? tx.json({ ...r.printArea }) : null,
-      })),
-    )}`;
-    const debits = await tx<{ id: number; reference: string }[]>`
-      insert into token_debits ${tx(rows.map((r) => ({ user_id: userId, amount: 1, reference: r.id })))}
-      returning id, reference`;
-    const debitOf = new Map(debits.map((d) => [d.reference, d.id]));
-    // One token per debit, taken from the grants in spending order.
-    const allocations: { debit_id: number; grant_id: number; amount: number }[] = [];
-    let g = 0;
-    let left = grants[0]!.remaining;
-    for (const r of rows) {
-      while (left === 0) left = grants[++g]!.remaining;
-      allocations.push({ debit_id: debitOf.get(r.id)!, grant_id: grants[g]!.id, amount: 1 });
-      left--;
-    }
-    await tx`insert into token_allocations ${tx(allocations)}`;
-    return { ok: true as const, balance: available - required };
-  });
+  // One statement (db/migrations/030_generation_insert_and_charge.sql): the same steps as a transaction would take,
+  // in one round trip.
+  const ref = idempotency;
+  const payload = rows.map((r) => ({
+    id: r.id,
+    garmentId: r.garmentId,
+    color: r.color,
+    zone: r.zone,
+    placement: r.placement,
+    applyTexture: r.applyTexture,
+    designUrl: r.designUrl,
+    garmentImageUrl: r.garmentImageUrl,
+    blankKey: r.blankKey,
+    webhookUrl: r.webhookUrl,
+  }));
+  const [out] = await sql<
+    { ok: boolean; balance: number | null; required: number; available: number; keyLost: boolean }[]
+  >`
+    select out_ok as ok, out_balance as balance, out_required as required, out_available as available,
+           out_key_lost as "keyLost"
+    from generations_insert_and_charge(${userId}, ${apiKeyId}, ${batchId},
+      ${sql.json(payload as unknown as Parameters<typeof sql.json>[0])}::jsonb,
+      ${ref?.accountId ?? null}, ${ref?.key ?? null}, ${ref?.token ?? null}, ${idempotency?.lockMs ?? 0}::int)`;
+  if (!out) throw new Error('generations_insert_and_charge answered nothing');
+  if (out.keyLost) throw new IdempotencyKeyLost(ref!.key);
+  if (!out.ok) return { ok: false, required: out.required, available: out.available };
+  return { ok: true, balance: out.balance! };
 }
 
 /** What markGenerationProcessing reads in one round trip (the generation workflow's begin step). */

@@ -135,13 +135,21 @@ export async function giveBackTokens(
  * follows the account's own history, not the whole ledger: it runs on every keyed request.
  */
 export async function tokenBalance(sql: Tx, userId: string): Promise<number> {
-  const [row] = await sql<{ balance: number }[]>`
-    select coalesce(sum(g.amount - coalesce(a.spent, 0)), 0)::int as balance
+  const [row] = await sql<{ balance: number }[]>`select ${balanceOf(sql, userId)} as balance`;
+  return row?.balance ?? 0;
+}
+
+/**
+ * tokenBalance as a scalar subquery, for statements that read the balance along with other things (the API-key
+ * lookup). `userId` is a value, or a fragment naming a column of the outer query (sql`k.user_id`).
+ */
+export function balanceOf(sql: Tx, userId: string | postgres.PendingQuery<postgres.Row[]>) {
+  return sql`(
+    select coalesce(sum(g.amount - coalesce(a.spent, 0)), 0)::int
     from token_grants g
     left join lateral (select sum(al.amount)::int as spent from token_allocations al where al.grant_id = g.id) a on true
     where g.user_id = ${userId} and (g.expires_at is null or g.expires_at > now())
-      and not exists (select 1 from token_debits d where d.user_id = ${userId} and d.owed > 0)`;
-  return row?.balance ?? 0;
+      and not exists (select 1 from token_debits d where d.user_id = ${userId} and d.owed > 0))`;
 }
 
 /** Unexpired grants with tokens left, in spending order: soonest expiry first, permanent grants last. */

@@ -1,10 +1,12 @@
-// The generation workflow (id = generation id), charged by the API with the row: begin (mark processing, read the
-// job) → render (load, composite, store, mark completed) → start the completion callback. Any failure refunds the
-// token, marks the generation failed and sends generation.failed. Orchestration only: all I/O is in activities/generation.ts.
+// The generation workflow (id = generation id), charged by the API with the row: one step that begins (mark
+// processing, read the job) and renders (load, composite, store, mark completed) → start the completion callback.
+// Any failure refunds the token, marks the generation failed and sends generation.failed. Orchestration only: all
+// I/O is in activities/generation.ts.
 import {
   ActivityFailure,
   ApplicationFailure,
   ParentClosePolicy,
+  patched,
   proxyLocalActivities,
   startChild,
   log,
@@ -33,6 +35,13 @@ const db = proxyLocalActivities<Activities>(paidBookkeeping(NON_RETRYABLE_GENERA
 // (the design's or blank's host briefly down), none for bad input.
 const images = proxyLocalActivities<Activities>(imageWork(NON_RETRYABLE_GENERATION_ERRORS));
 
+/**
+ * Runs recorded before this patch began with a beginGeneration step, then renderMockup; newer runs take one step,
+ * renderGeneration (both in one local activity), under the image policy: a database blip while it starts is retried
+ * like one while it marks the generation completed.
+ */
+export const ONE_STEP_RENDER = 'one-step-render';
+
 function reason(err: unknown): string {
   if (err instanceof ActivityFailure && err.cause instanceof ApplicationFailure) return err.cause.message;
   if (err instanceof ActivityFailure && err.cause) return err.cause.message;
@@ -43,8 +52,8 @@ export async function generation(input: GenerationWorkflowInput): Promise<Genera
   const { generationId } = input;
   let completed: { completedAt: string; mockupUrl: string };
   try {
-    const job = await db.beginGeneration(generationId);
-    completed = await images.renderMockup(job);
+    if (patched(ONE_STEP_RENDER)) completed = await images.renderGeneration(generationId);
+    else completed = await images.renderMockup(await db.beginGeneration(generationId));
   } catch (err) {
     const error = reason(err);
     log.warn('generation failed', { generationId, error });

@@ -4,7 +4,6 @@
 // whole and each id explains itself.
 import type { z } from 'zod';
 import type { GarmentRow } from '../../db/garments';
-import { findGarments, getGarment } from '../../db/garments';
 import {
   failAndRefund,
   getGeneration,
@@ -29,6 +28,7 @@ import { startCharged } from './charged-start';
 import { ApiError, badRequest, notFound } from '../errors';
 import type { batchBody, generateBody } from '../http/schemas';
 import type { FinishedNotice, GenerationNotices } from '../generation-notices';
+import { cachedGarment } from './garment-cache';
 
 export { MAX_BATCH_ITEMS } from '../http/schemas';
 
@@ -154,7 +154,7 @@ export async function createGeneration(
   body: GenerateRequest,
   opts: StartOptions,
 ): Promise<Started<GenerationRow>> {
-  const garment = await getGarment(deps.sql, body.garmentId);
+  const garment = await cachedGarment(deps, body.garmentId);
   if (!garment) throw notFound(`Garment ${JSON.stringify(body.garmentId)} not found`);
   const zone = zoneOf(garment, body.zone);
   const blank = resolveBlank(deps, garment, body.garmentImageUrl, body.color, zone.view);
@@ -207,7 +207,7 @@ export async function createGeneration(
     );
     opts.log.info('generation started', { generationId: id, garmentId: garment.id });
     if (notice) {
-      const row = await awaitFinished(deps, caller.userId, id, notice, handle.result());
+      const row = await awaitFinished(deps, caller.userId, id, notice, () => handle.result());
       if (row) return { result: row, balance: charge.balance, finished: true };
     }
   } finally {
@@ -218,36 +218,53 @@ export async function createGeneration(
 }
 
 /**
+ * How long a synchronous generate waits for its notice before it also asks Temporal for the workflow's result. The
+ * notice normally comes first (the render step's finishing statement sends it); asking at once would cost every
+ * generation a long poll of its history on the Temporal server and in this process, ~2-4 ms of CPU per mockup, for
+ * the rare notice lost to a dropped listening connection or a workflow that ended without finishing its row.
+ */
+export const RESULT_FALLBACK_AFTER_MS = 1000;
+
+/**
  * The finished row, as soon as the generation's notice arrives or its workflow closes (whichever is first), or
- * undefined when the synchronous budget runs out first. A failing workflow result still fails the request.
+ * undefined when the synchronous budget runs out first. The workflow's result is asked for only when no notice can
+ * come (this process is not listening) or none came within RESULT_FALLBACK_AFTER_MS. A failing workflow result
+ * still fails the request.
  */
 async function awaitFinished(
   deps: AppDeps,
   userId: string,
   id: string,
   notice: FinishedNotice,
-  result: Promise<GenerationWorkflowResult>,
+  workflowResult: () => Promise<GenerationWorkflowResult>,
 ): Promise<GenerationRow | undefined> {
-  result.catch(() => {}); // awaited below while it matters; once the row has answered, its outcome is the workflow's
   let timer: NodeJS.Timeout | undefined;
+  let fallbackTimer: NodeJS.Timeout | undefined;
   const budget = new Promise<'timeout'>(
     (resolve) => (timer = setTimeout(() => resolve('timeout'), deps.config.generateSyncTimeoutMs).unref()),
   );
+  const closed = new Promise<'closed'>((resolve, reject) => {
+    const ask = () => {
+      const result = workflowResult();
+      result.catch(() => {}); // awaited below while it matters; once the row has answered, its outcome is the workflow's
+      result.then(() => resolve('closed'), reject);
+    };
+    if (!notice.listening) ask();
+    else fallbackTimer = setTimeout(ask, Math.min(RESULT_FALLBACK_AFTER_MS, deps.config.generateSyncTimeoutMs)).unref();
+  });
+  closed.catch(() => {});
   try {
-    let first = await Promise.race([
-      notice.finished.then(() => 'notice' as const),
-      result.then(() => 'closed' as const),
-      budget,
-    ]);
+    let first = await Promise.race([notice.finished.then(() => 'notice' as const), closed, budget]);
     while (first !== 'timeout') {
       const row = await getGeneration(deps.sql, userId, id);
       if (first === 'closed' || (row && (row.status === 'completed' || row.status === 'failed'))) return row;
       // a notice for a row that is not finished (cannot happen with the worker's statements): wait for the workflow
-      first = await Promise.race([result.then(() => 'closed' as const), budget]);
+      first = await Promise.race([closed, budget]);
     }
     return undefined;
   } finally {
     clearTimeout(timer);
+    clearTimeout(fallbackTimer);
   }
 }
 
@@ -273,7 +290,7 @@ export async function createBatch(
   const garments = new Map<string, GarmentRow>();
   await Promise.all(
     ids.map(async (id) => {
-      const [g] = await findGarments(deps.sql, { id, limit: 1 });
+      const g = await cachedGarment(deps, id);
       if (g) garments.set(id, g);
     }),
   );

@@ -93,12 +93,14 @@ describe('batch generation (POST /api/v1/generate/batch)', () => {
     assert.equal(batch.type, 'generationBatch');
     assert.equal(batch.status.name, 'COMPLETED');
     assert.deepEqual(batch.searchAttributes.AccountId, [acct.userId]);
-    // the steps run as local activities: one marker per step, whose result names the item's mockup
+    // each item's step runs as a local activity: one marker per item, whose result names the item's mockup
     const rendered = (await handle.fetchHistory())
       .events!.map((e) => e.markerRecordedEventAttributes?.details)
-      .filter(
-        (d) => d && JSON.parse(Buffer.from(d.data!.payloads![0]!.data!).toString()).activity_type === 'renderMockup',
-      )
+      // (the one-step-render patch marker carries no local activity data)
+      .filter((d) => {
+        const data = d?.data?.payloads?.[0]?.data;
+        return !!data && JSON.parse(Buffer.from(data).toString()).activity_type === 'renderGeneration';
+      })
       .map((d) => JSON.parse(Buffer.from(d!.result!.payloads![0]!.data!).toString()).mockupKey);
     assert.deepEqual(rendered.sort(), gens.map((g) => `mockups/${g.id}.jpg`).sort());
 

@@ -6,7 +6,12 @@ import { temporal } from '@temporalio/proto';
 import { Worker } from '@temporalio/worker';
 import { randomSuffix } from '../../lib/ids';
 import type { Activities } from '../../activities';
-import type { GenerationFailureOutcome, GenerationWorkflowInput, RenderJob } from '../../lib/generation/types';
+import type {
+  GenerationFailureOutcome,
+  GenerationWorkflowInput,
+  RenderJob,
+  RenderResult,
+} from '../../lib/generation/types';
 import { generation } from '../../workflows';
 import { useTemporalConnections, workflowBundle } from '../helpers/stack';
 
@@ -19,7 +24,7 @@ function mockActivities(
 ) {
   let renders = 0;
   const rec = (name: string) => calls.push(name);
-  return {
+  const mocks = {
     async beginGeneration(generationId: string): Promise<RenderJob> {
       rec('begin');
       return {
@@ -33,7 +38,7 @@ function mockActivities(
         completed: null,
       };
     },
-    async renderMockup(job: RenderJob) {
+    async renderMockup(job: RenderJob): Promise<RenderResult> {
       rec(`render:${job.blankKey}`);
       renders++;
       if (behavior.renderError === 'bad-input')
@@ -58,7 +63,12 @@ function mockActivities(
       }
       return { status: 'failed', error, completedAt: '2026-01-01T00:00:01.000Z' };
     },
+    // the one step the workflow runs: begin, then render with the job begin returned
+    async renderGeneration(generationId: string): Promise<RenderResult> {
+      return mocks.renderMockup(await mocks.beginGeneration(generationId));
+    },
   } satisfies Partial<Activities>;
+  return mocks;
 }
 
 describe('generation workflow (mocked activities)', () => {
@@ -82,21 +92,26 @@ describe('generation workflow (mocked activities)', () => {
     return { calls, result, generationId, history };
   }
 
-  it('runs begin → render (with the job begin returned) on the happy path, all in one workflow task', async () => {
+  it('runs begin → render (with the job begin returned) in one step on the happy path, in one workflow task', async () => {
     const { calls, result, history } = await run({});
     assert.deepEqual(calls, ['begin', 'render:job']);
     assert.deepEqual(result, { status: 'completed' });
-    // local activities: markers in the history, no activity tasks, a single workflow task
+    // one local activity: a marker in the history (besides the patch's marker), no activity tasks, one workflow task
     const types = history.events!.map((e) => e.eventType);
     const count = (t: number) => types.filter((x) => x === t).length;
     assert.equal(count(EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED), 0);
     assert.equal(count(EventType.EVENT_TYPE_MARKER_RECORDED), 2);
+    const steps = history
+      .events!.map((e) => e.markerRecordedEventAttributes?.details?.data?.payloads?.[0]?.data)
+      .filter((d): d is Uint8Array => !!d)
+      .map((d) => JSON.parse(Buffer.from(d).toString()).activity_type);
+    assert.deepEqual(steps, ['renderGeneration']);
     assert.equal(count(EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED), 1);
   });
 
-  it('retries a transient render failure and then completes, without refunding', async () => {
+  it('retries a transient render failure (the whole step) and then completes, without refunding', async () => {
     const { calls, result } = await run({ renderFailures: 2 });
-    assert.deepEqual(calls, ['begin', 'render:job', 'render:job', 'render:job']);
+    assert.deepEqual(calls, ['begin', 'render:job', 'begin', 'render:job', 'begin', 'render:job']);
     assert.equal(result.status, 'completed');
   });
 
