@@ -6,3 +6,4 @@ export { generationBatch } from './generation-batch';
 export { publishProduct, shopifyWebhook, fulfillment } from './storefront';
 export { stripeEvent } from './payments';
 export { chatDesign } from './chat';
+export { mailOutboxSweep, sendMail } from './mail';
