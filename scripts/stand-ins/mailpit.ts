@@ -118,6 +118,8 @@ export async function startMailpit(opts: {
     // keep every message (the default drops all but the newest 500)
     '--max',
     '0',
+    // offline: no look at GitHub for a newer release
+    '--disable-version-check',
     ...(opts.dbFile ? ['--database', opts.dbFile] : []),
   ];
   const proc = spawn(opts.bin, args, { stdio: ['ignore', out, out] });
