@@ -8,6 +8,7 @@ import { MAX_IMAGE_BYTES } from '../lib/images';
 import { createChatActivities } from './chat';
 import { createGenerationActivities } from './generation';
 import { createInboundActivities } from './inbound';
+import { createAccountDeletionActivities } from './account-deletion';
 import { createMailActivities } from './mail';
 import { createMaintenanceActivities } from './maintenance';
 import { createPaymentActivities } from './payments';
@@ -47,6 +48,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createInboundActivities(deps),
     ...createPaymentActivities(deps),
     ...createMailActivities(deps),
+    ...createAccountDeletionActivities(deps),
     // chat reference images are held to the upload limits (10 MB); foreign blanks share generation's blank cache
     ...createChatActivities({
       ...deps,

@@ -37,7 +37,8 @@ export async function grantFreeAllowance(
 }
 
 /**
- * Grants the current period's allowance to one page of Free accounts (ids after `afterId`, in id order), in one
+ * Grants the current period's allowance to one page of Free accounts (ids after `afterId`, in id order; not those
+ * whose first allowance waits for a verified email, nor deleted ones), in one
  * statement: the period is computed in SQL exactly as allowancePeriod does (whole months after the signup instant
  * truncated to the second, clamped to the month's last day) and the reference is the same
  * `free:<user>:<period start ISO>`, so a grant made at signup or by an earlier run is never repeated. Returns how
@@ -52,7 +53,7 @@ export async function grantFreeAllowancePage(
   const [row] = await sql<{ granted: number; lastId: string | null }[]>`
     with page as (
       select id, date_trunc('second', created_at at time zone 'UTC') as signup from users
-      where plan = 'free' ${opts.afterId ? sql`and id > ${opts.afterId}` : sql``}
+      where plan = 'free' and not free_grant_pending and deleted_at is null ${opts.afterId ? sql`and id > ${opts.afterId}` : sql``}
       order by id limit ${opts.limit}
     ), now_utc as (
       select ${at}::timestamptz at time zone 'UTC' as t

@@ -2,6 +2,7 @@
 // a permanent refusal (5xx) or the end of the retries marks the row failed. The row records that it was sent, so the
 // mail goes out at most once per row whatever runs twice.
 import { ActivityFailure, ApplicationFailure, proxyActivities } from '@temporalio/workflow';
+import type { AccountDeletionActivities } from '../activities/account-deletion';
 import type { MailActivities } from '../activities/mail';
 import { MAIL_REJECTED, type SendMailInput, type SendMailResult } from '../lib/mail/types';
 
@@ -17,7 +18,7 @@ const smtp = proxyActivities<MailActivities>({
   },
 });
 
-const db = proxyActivities<MailActivities>({
+const db = proxyActivities<MailActivities & AccountDeletionActivities>({
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 20 },
 });
@@ -33,7 +34,12 @@ export async function sendMail(input: SendMailInput): Promise<SendMailResult | {
   }
 }
 
-/** Every minute, started by the `mail-outbox-sweep` schedule: starts the workflow of each unsent outbox row. */
-export async function mailOutboxSweep(): Promise<{ started: number }> {
-  return db.startWaitingMails();
+/**
+ * Every minute, started by the `accounts-sweep` schedule: starts the workflow of each unsent outbox row and of each
+ * account deletion whose start was lost (the process that wrote them died first, or Temporal was unreachable).
+ */
+export async function accountsSweep(): Promise<{ mailsStarted: number; deletionsStarted: number }> {
+  const mails = await db.startWaitingMails();
+  const deletions = await db.startUnfinishedDeletions();
+  return { mailsStarted: mails.started, deletionsStarted: deletions.started };
 }

@@ -3,6 +3,7 @@
 // chat resource, or 202 {jobId, status}; GET /api/chat/jobs/<id> answers the same once the job is done; the thread
 // list and a thread with its messages. Every answer about a job is built from its records, so the synchronous
 // answer and a later GET are the same body.
+import { freeTokensAwaitVerification, VERIFY_FOR_FREE_TOKENS } from './verification-gate';
 import { WorkflowFailedError } from '@temporalio/client';
 import {
   failChatJob,
@@ -124,7 +125,12 @@ export async function postChat(
   const cost = MODEL_COST[req.model];
   const balance = await tokenBalance(deps.sql, userId);
   if (balance < cost)
-    throw new ApiError(402, 'insufficient_tokens', BALANCE_TOO_LOW, { tokensNeeded: cost, tokensAvailable: balance });
+    throw new ApiError(
+      402,
+      'insufficient_tokens',
+      (await freeTokensAwaitVerification(deps, userId)) ? VERIFY_FOR_FREE_TOKENS : BALANCE_TOO_LOW,
+      { tokensNeeded: cost, tokensAvailable: balance },
+    );
 
   const jobId = timeId('job');
   const row = {

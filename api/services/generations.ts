@@ -2,6 +2,7 @@
 // generation is recorded and charged in one transaction (db/generations.ts), then its workflow is started; if that
 // start fails, every token goes back and every generation is marked failed in one transaction, so the account is
 // whole and each id explains itself.
+import { withVerificationReason } from './verification-gate';
 import { WorkflowExecutionAlreadyStartedError, type WorkflowHandle } from '@temporalio/client';
 import type { GarmentRow } from '../../db/garments';
 import { findGarments, getGarment } from '../../db/garments';
@@ -234,7 +235,8 @@ export async function createGeneration(
     ],
     ...keyed(deps, opts.idempotency),
   });
-  if (!charge.ok) throw insufficient(1, charge.available, 'this generation');
+  if (!charge.ok)
+    throw await withVerificationReason(deps, caller.userId, insufficient(1, charge.available, 'this generation'));
 
   const input: GenerationWorkflowInput = {
     generationId: id,
@@ -370,7 +372,12 @@ export async function createBatch(
     rows,
     ...keyed(deps, opts.idempotency),
   });
-  if (!charge.ok) throw insufficient(charge.required, charge.available, `this batch of ${charge.required}`);
+  if (!charge.ok)
+    throw await withVerificationReason(
+      deps,
+      caller.userId,
+      insufficient(charge.required, charge.available, `this batch of ${charge.required}`),
+    );
 
   const input: GenerationBatchInput = {
     batchId,

@@ -9,6 +9,9 @@ alter table users add column free_grant_pending boolean not null default false;
 -- Set when the account's deletion was asked for: it can no longer sign in; the account-deletion-<user> workflow
 -- erases it and leaves an anonymised row (email deleted-<id>@invalid) for the ledger and payments.
 alter table users add column deleted_at timestamptz;
+-- Set when that workflow has erased the account's data (the sweep starts the workflow of a deletion not finished).
+alter table users add column erased_at timestamptz;
+create index users_deleting_idx on users (deleted_at) where deleted_at is not null and erased_at is null;
 
 -- One-time links: only a SHA-256 of the token is stored. `email` is the address the link was sent to (for a change
 -- of email, the new address it verifies).

@@ -72,7 +72,8 @@ export async function resolveMailpit(opts: { log: Log; signal?: AbortSignal }): 
   const cached = path.join(binDir, 'mailpit');
   for (const c of [process.env.MAILPIT_PATH, cached]) if (c && existsSync(c)) return c;
   const go = goBinary();
-  if (!go) throw new Error('No Mailpit found: install Go (>= 1.24) so it can be built, or set MAILPIT_PATH or SMTP_URL');
+  if (!go)
+    throw new Error('No Mailpit found: install Go (>= 1.24) so it can be built, or set MAILPIT_PATH or SMTP_URL');
   mkdirSync(binDir, { recursive: true });
   opts.log(`building Mailpit ${MAILPIT_VERSION} with go install into ${binDir} (one time, a few minutes)`);
   const status = await goInstall(go, binDir, 40 * 60_000, opts.signal);
