@@ -49,7 +49,7 @@ export async function waitForMail(to: string, subject: RegExp, ms = 15_000): Pro
 /** The first link in a mail's text that starts with `prefix`. */
 export function linkIn(mail: Mail, prefix: string): string {
   const escaped = prefix.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  const m = new RegExp(`${escaped}\\S+`).exec(mail.Text);
+  const m = new RegExp(`${escaped}\\S*`).exec(mail.Text);
   if (!m) throw new Error(`no link starting with ${prefix} in the mail "${mail.Subject}":\n${mail.Text}`);
   return m[0];
 }

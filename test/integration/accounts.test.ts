@@ -1,5 +1,6 @@
 // The account lifecycle through HTTP against the real stack, with the mails read from Mailpit (docs/accounts.md).
 import assert from 'node:assert/strict';
+import { Context } from '@temporalio/activity';
 import type { Activities } from '../../activities';
 import * as F from '../helpers/fixtures';
 import { GOOD_PASSWORD, createKey, http, sessionCookie, signup, uniqueEmail } from '../helpers/http';
@@ -269,7 +270,8 @@ describe('account lifecycle (/api/auth: verify, reset, change, export, delete)',
     const hanging: Partial<Activities> = {
       deleteAccountFiles: () => {
         entered();
-        return new Promise(() => {});
+        // ends only when the worker shutting down cancels it
+        return new Promise((_, reject) => Context.current().cancelled.catch(reject));
       },
     };
     await stack.startWorker(hanging);
