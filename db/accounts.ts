@@ -80,19 +80,3 @@ export async function grantFreeAllowancePage(
     select (select count(*) from granted)::int as granted, (select max(id) from page) as "lastId"`;
   return { granted: row?.granted ?? 0, lastId: row?.lastId ?? null };
 }
-
-/** Creates an account on the Free plan with its first allowance; null when the email is taken. */
-export async function createFreeAccount(
-  sql: Sql,
-  u: { id: string; email: string; passwordHash: string },
-): Promise<{ id: string; email: string; plan: string; createdAt: Date } | null> {
-  return sql.begin(async (tx) => {
-    const [row] = await tx<{ id: string; email: string; plan: string; createdAt: Date }[]>`
-      insert into users (id, email, password_hash) values (${u.id}, ${u.email}, ${u.passwordHash})
-      on conflict do nothing
-      returning id, email, plan, created_at as "createdAt"`;
-    if (!row) return null;
-    await grantFreeAllowance(tx as unknown as Sql, row, row.createdAt);
-    return row;
-  });
-}
