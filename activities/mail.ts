@@ -13,6 +13,7 @@ import {
   recordMailError,
   waitingMails,
 } from '../db/mail-outbox';
+import { PUBLIC_BASE_URL_PLACEHOLDER } from '../db/payment-mails';
 import type { Config } from '../lib/config';
 import { startInboundWorkflow } from '../lib/inbound';
 import type { Logger } from '../lib/log';
@@ -71,8 +72,8 @@ export function createMailActivities({ sql, config, log, temporal }: MailDeps) {
           from: config.mail.from,
           to: mail.to,
           subject: mail.subject,
-          text: mail.text,
-          html: mail.html,
+          text: mail.text.replaceAll(PUBLIC_BASE_URL_PLACEHOLDER, config.publicBaseUrl),
+          html: mail.html.replaceAll(PUBLIC_BASE_URL_PLACEHOLDER, config.publicBaseUrl),
           messageId,
         });
       } catch (err) {

@@ -2,7 +2,11 @@
 // needs it, then apply the event in one transaction (db/payments.ts). Each may run twice: the event row and the
 // ledger's unique references make the second run change nothing.
 import { ApplicationFailure } from '@temporalio/activity';
+import type { Client } from '@temporalio/client';
 import type { Sql } from '../db/client';
+import { recentUnsentMails } from '../db/mail-outbox';
+import { startInboundWorkflow } from '../lib/inbound';
+import { mailStart } from '../lib/mail/start';
 import { applyStoredStripeEvent, failStripeEvent, listPlans } from '../db/payments';
 import type { Config } from '../lib/config';
 import type { Logger } from '../lib/log';
@@ -22,11 +26,13 @@ export interface PaymentActivityDeps {
   sql: Sql;
   config: Config;
   log: Logger;
+  /** Starts the mail workflows of what an event wrote to the outbox (the accounts sweep does it otherwise). */
+  temporal?: Client;
 }
 
 const fail = (type: string, message: string) => ApplicationFailure.nonRetryable(message, type);
 
-export function createPaymentActivities({ sql, config, log }: PaymentActivityDeps) {
+export function createPaymentActivities({ sql, config, log, temporal }: PaymentActivityDeps) {
   let stripe: Stripe | undefined;
   const client = () => (stripe ??= createStripeClient(config.payments));
 
@@ -161,6 +167,11 @@ export function createPaymentActivities({ sql, config, log }: PaymentActivityDep
           owed: applied.owed ?? 0,
           givenBack: applied.givenBack ?? 0,
         });
+      if (fresh && applied.userId && temporal) {
+        // the mails the event wrote (payment failed, subscription ending, tokens taken back), started after its commit
+        for (const id of await recentUnsentMails(sql, applied.userId, 600))
+          await startInboundWorkflow(temporal, config.temporal.taskQueue, mailStart(id, applied.userId));
+      }
       return {
         status: applied.status,
         type: r.type,
