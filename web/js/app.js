@@ -4,6 +4,9 @@ import { api } from './api.js';
 import { renderShell, session, refreshUser } from './state.js';
 import { announce, render } from './dom.js';
 import { accountPage } from './pages/account.js';
+import { forgotPasswordPage, resetPasswordPage, verifyEmailPage } from './pages/account-links.js';
+import { accountSettingsPage } from './pages/account-settings.js';
+import { verifyBanner } from './pages/verify-banner.js';
 import { billingPage } from './pages/billing.js';
 import { chatPage } from './pages/chat.js';
 import { designsPage } from './pages/designs.js';
@@ -20,6 +23,11 @@ const PAGES = {
   '/billing': { page: billingPage, title: 'Billing' },
   '/chat': { page: chatPage, title: 'Design chat' },
   '/storefront': { page: storefrontPage, title: 'Storefront' },
+  '/account': { page: accountSettingsPage, title: 'Account' },
+  // the links of the account mails: signed in or out
+  '/verify-email': { page: verifyEmailPage, any: true, title: 'Verify your email' },
+  '/forgot-password': { page: forgotPasswordPage, any: true, title: 'Forgot your password?' },
+  '/reset-password': { page: resetPasswordPage, any: true, title: 'Choose a new password' },
 };
 
 let current = 0;
@@ -29,7 +37,7 @@ async function route() {
   const params = new URLSearchParams(query);
   const main = document.getElementById('main');
   let target = PAGES[path];
-  if (!session.user && !target?.public) {
+  if (!session.user && !target?.public && !target?.any) {
     if (path !== '/signin' && path !== '/signup') {
       // back to this page once signed in (e.g. the Storefront page Shopify's app URL sent a signed-out browser to)
       location.replace(target ? `#/signin?next=${encodeURIComponent(hash)}` : '#/signin');
@@ -53,7 +61,7 @@ async function route() {
   // Each visit renders into a fresh container: a page still loading for an earlier visit writes into its own
   // (detached) container, never over the current one.
   const view = document.createElement('div');
-  render(main, view);
+  render(main, target.any ? null : verifyBanner(session.user), view);
   main.setAttribute('aria-busy', 'true');
   try {
     await target.page(view, { params, session, isCurrent: () => n === current });
