@@ -77,6 +77,7 @@ describe('account journeys in a real browser', function () {
 
   it('forgot → the mail → reset → the old session is gone, the new password signs in', async () => {
     const email = `reset-${randomSuffix(8)}@example.test`;
+    page = (await browser!.newPerson()).page; // a person of their own, signed out
     await signUp(page, email);
     // another person (a second browser profile) asks for the reset, signed out
     const other = await browser!.newPerson();
@@ -86,7 +87,10 @@ describe('account journeys in a real browser', function () {
     await onPage(other.page, 'Forgot your password?');
     await other.page.getByLabel('Email').fill(email);
     await other.page.getByRole('button', { name: 'Send reset link' }).click();
-    await other.page.getByText(/a link to reset its password is on its way/).waitFor();
+    await other.page
+      .locator('#main')
+      .getByText(/a link to reset its password is on its way/)
+      .waitFor();
     const link = linkIn(await waitForMail(email, /reset your password/), `${origin}/reset-password?token=`);
     await other.page.goto(link);
     await onPage(other.page, 'Choose a new password');
@@ -99,7 +103,7 @@ describe('account journeys in a real browser', function () {
     await page.reload();
     await onPage(page, /Sign in/);
     await signIn(page, email, password);
-    await page.getByText('Email or password is incorrect').waitFor();
+    await page.locator('#main').getByText('Email or password is incorrect').waitFor();
     expectLogged(/401/);
     await signIn(page, email, newPassword);
     await onPage(page, 'Mockup studio');
@@ -107,6 +111,7 @@ describe('account journeys in a real browser', function () {
 
   it('delete with typed confirmation → cannot sign in, the files are gone', async () => {
     const email = `delete-${randomSuffix(8)}@example.test`;
+    page = (await browser!.newPerson()).page;
     await signUp(page, email);
     await navigate(page, 'Designs');
     await page.locator('input[type=file]').setInputFiles({
@@ -132,7 +137,7 @@ describe('account journeys in a real browser', function () {
     await workflowResultWhenStarted(stack.client, `account-deletion-${up.userId}`);
     assert.equal((await fetch(`${origin}/files/${up.key}`)).status, 404);
     await signIn(page, email, password);
-    await page.getByText('Email or password is incorrect').waitFor();
+    await page.locator('#main').getByText('Email or password is incorrect').waitFor();
     expectLogged(/401/);
   });
 });
