@@ -4,7 +4,9 @@ import type { Client } from '@temporalio/client';
 import type { Sql } from '../db/client';
 import { waitingStripeEvents } from '../db/payments';
 import { waitingWebhooks } from '../db/storefront';
+import type { AccountDeletionWorkflow } from '../lib/accounts/types';
 import { startInboundWorkflow, type InboundWorkflowStart } from '../lib/inbound';
+import type { SendMailWorkflow } from '../lib/mail/types';
 import type { Config } from '../lib/config';
 import type { Logger } from '../lib/log';
 import { stripeEventStart } from '../lib/payments/start';
@@ -16,6 +18,8 @@ import type { ShopifyWebhookWorkflow } from '../lib/storefront/types';
 export interface InboundWorkflows {
   stripeEvent: StripeEventWorkflow;
   shopifyWebhook: ShopifyWebhookWorkflow;
+  sendMail: SendMailWorkflow;
+  accountDeletion: AccountDeletionWorkflow;
 }
 
 export interface InboundDeps {

@@ -8,6 +8,8 @@ import { MAX_IMAGE_BYTES } from '../lib/images';
 import { createChatActivities } from './chat';
 import { createGenerationActivities } from './generation';
 import { createInboundActivities, type InboundWorkflows } from './inbound';
+import { createAccountDeletionActivities } from './account-deletion';
+import { createMailActivities } from './mail';
 import { createMaintenanceActivities } from './maintenance';
 import { createPaymentActivities } from './payments';
 import { createStorefrontActivities } from './storefront';
@@ -39,6 +41,8 @@ export function createActivities(deps: ActivityDeps) {
     ...createStorefrontActivities(deps),
     ...createInboundActivities(deps),
     ...createPaymentActivities(deps),
+    ...createMailActivities(deps),
+    ...createAccountDeletionActivities(deps),
     // chat reference images are held to the upload limits (10 MB); foreign blanks share generation's blank cache
     ...createChatActivities({
       ...deps,

@@ -2,7 +2,12 @@
 // needs it, then apply the event in one transaction (db/payments.ts). Each may run twice: the event row and the
 // ledger's unique references make the second run change nothing.
 import { ApplicationFailure } from '@temporalio/activity';
+import type { Client } from '@temporalio/client';
+import type { InboundWorkflows } from './inbound';
+import { recentUnsentMails } from '../db/mail-outbox';
 import { applyStoredStripeEvent, listPlans, markStripeEventFailed } from '../db/payments';
+import { startInboundWorkflow } from '../lib/inbound';
+import { mailStart } from '../lib/mail/start';
 import type { PlanRow } from '../lib/payments/catalog';
 import {
   checkoutNeeds,
@@ -16,9 +21,14 @@ import { createStripeClient, type Stripe } from '../lib/payments/stripe';
 import { PaymentErrors, type StripeEventResult, type SubscriptionFacts } from '../lib/payments/types';
 import { nonRetryable as fail, type BookkeepingDeps } from './deps';
 
-export type PaymentActivityDeps = BookkeepingDeps;
+export interface PaymentActivityDeps extends BookkeepingDeps {
+  /** The workflows these activities start, by reference (the worker hands them in). */
+  inboundWorkflows?: InboundWorkflows;
+  /** Starts the mail workflows of what an event wrote to the outbox (the accounts sweep does it otherwise). */
+  temporal?: Client;
+}
 
-export function createPaymentActivities({ sql, config, log }: PaymentActivityDeps) {
+export function createPaymentActivities({ sql, config, log, temporal, inboundWorkflows }: PaymentActivityDeps) {
   let stripe: Stripe | undefined;
   const client = () => (stripe ??= createStripeClient(config.payments));
 
@@ -153,6 +163,15 @@ export function createPaymentActivities({ sql, config, log }: PaymentActivityDep
           owed: applied.owed ?? 0,
           givenBack: applied.givenBack ?? 0,
         });
+      if (fresh && applied.userId && temporal && inboundWorkflows) {
+        // the mails the event wrote (payment failed, subscription ending, tokens taken back), started after its commit
+        for (const id of await recentUnsentMails(sql, applied.userId, 600))
+          await startInboundWorkflow(
+            temporal,
+            config.temporal.taskQueue,
+            mailStart(inboundWorkflows.sendMail, id, applied.userId),
+          );
+      }
       return {
         status: applied.status,
         type: r.type,

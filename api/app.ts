@@ -3,6 +3,7 @@ import type { AppDeps } from './context';
 import { errorHandler, notFoundHandler } from './errors';
 import { requestContext } from './middleware/request-context';
 import { analyzeRoutes } from './routes/analyze';
+import { accountRoutes } from './routes/account';
 import { authRoutes } from './routes/auth';
 import { chatRoutes } from './routes/chat';
 import { dashboardRoutes } from './routes/dashboard';
@@ -50,6 +51,7 @@ export function createApp(deps: AppDeps): express.Express {
 
   // Part B: application routes.
   app.use('/api', authRoutes(deps));
+  app.use('/api', accountRoutes(deps));
   app.use('/api', storefrontRoutes(deps));
   app.use('/api', paymentRoutes(deps));
   app.use('/api', chatRoutes(deps));

@@ -37,7 +37,8 @@ export async function grantFreeAllowance(
 }
 
 /**
- * Grants the current period's allowance to one page of Free accounts (ids after `afterId`, in id order), in one
+ * Grants the current period's allowance to one page of Free accounts (ids after `afterId`, in id order; not those
+ * whose first allowance waits for a verified email, nor deleted ones), in one
  * statement: the period is computed in SQL exactly as allowancePeriod does (whole months after the signup instant
  * truncated to the second, clamped to the month's last day) and the reference is the same
  * `free:<user>:<period start ISO>`, so a grant made at signup or by an earlier run is never repeated. Returns how
@@ -52,7 +53,7 @@ export async function grantFreeAllowancePage(
   const [row] = await sql<{ granted: number; lastId: string | null }[]>`
     with page as (
       select id, date_trunc('second', created_at at time zone 'UTC') as signup from users
-      where plan = 'free' ${opts.afterId ? sql`and id > ${opts.afterId}` : sql``}
+      where plan = 'free' and not free_grant_pending and deleted_at is null ${opts.afterId ? sql`and id > ${opts.afterId}` : sql``}
       order by id limit ${opts.limit}
     ), now_utc as (
       select ${at}::timestamptz at time zone 'UTC' as t
@@ -78,22 +79,6 @@ export async function grantFreeAllowancePage(
     )
     select (select count(*) from granted)::int as granted, (select max(id) from page) as "lastId"`;
   return { granted: row?.granted ?? 0, lastId: row?.lastId ?? null };
-}
-
-/** Creates an account on the Free plan with its first allowance; null when the email is taken. */
-export async function createFreeAccount(
-  sql: Sql,
-  u: { id: string; email: string; passwordHash: string },
-): Promise<{ id: string; email: string; plan: string; createdAt: Date } | null> {
-  return sql.begin(async (tx) => {
-    const [row] = await tx<{ id: string; email: string; plan: string; createdAt: Date }[]>`
-      insert into users (id, email, password_hash) values (${u.id}, ${u.email}, ${u.passwordHash})
-      on conflict do nothing
-      returning id, email, plan, created_at as "createdAt"`;
-    if (!row) return null;
-    await grantFreeAllowance(tx as unknown as Sql, row, row.createdAt);
-    return row;
-  });
 }
 
 /** The account signing in with `email` (already lower-cased), with its password hash; undefined when there is none. */

@@ -2,6 +2,7 @@
 // by a unique reference so a retried caller (an activity, a webhook redelivery) cannot grant or charge twice.
 import type postgres from 'postgres';
 import type { Sql } from './client';
+import { mailIfTokensLow } from './payment-mails';
 
 export type GrantSource = 'free' | 'plan' | 'payg_purchase' | 'refund' | 'dispute_won';
 export type Tx = Sql | postgres.TransactionSql;
@@ -193,7 +194,9 @@ export async function debitTokensIn(
 ): Promise<DebitResult> {
   if (!Number.isInteger(d.amount) || d.amount <= 0)
     throw new Error(`debit amount must be a positive integer, got ${d.amount}`);
-  const [user] = await tx`select id from users where id = ${d.userId} for update`;
+  const [user] = await tx<{ id: string; email: string; createdAt: Date; monthly: number | null }[]>`
+    select u.id, u.email, u.created_at as "createdAt", p.tokens_per_month as monthly
+    from users u left join plans p on p.id = u.plan where u.id = ${d.userId} for update of u`;
   if (!user) throw new Error(`unknown user ${d.userId}`);
   const [existing] = await tx<{ id: number; amount: number; user_id: string }[]>`
     select id, amount, user_id from token_debits where reference = ${d.reference}`;
@@ -220,6 +223,8 @@ export async function debitTokensIn(
     await tx`insert into token_allocations (debit_id, grant_id, amount) values (${debit!.id}, ${g.id}, ${take})`;
     left -= take;
   }
+  // crossing under 10 % of the plan's month mails the owner, once per period (db/payment-mails.ts)
+  await mailIfTokensLow(tx, user, available, available - d.amount);
   return { ok: true as const, debitId: debit!.id, amount: d.amount, duplicate: false, balance: available - d.amount };
 }
 

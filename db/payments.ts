@@ -17,6 +17,7 @@ import {
 import { randomSuffix } from '../lib/ids';
 import type { Sql } from './client';
 import { giveBackTokens, grantTokens, takeBackTokens, type Tx } from './ledger';
+import { mailPaymentFailed, mailSubscriptionEnding, mailTokensTakenBack } from './payment-mails';
 
 /**
  * Records a Checkout Session this service created, before its URL is handed out: only events about recorded sessions
@@ -218,6 +219,11 @@ export async function applyStoredStripeEvent(
 
     let subscriptionId: string | null = null;
     const c = outcome.subscription;
+    if (outcome.paymentFailed) await mailPaymentFailed(tx, userId, outcome.paymentFailed.amountDue);
+    const [was] = c
+      ? await tx<{ status: string; ending: boolean }[]>`select status, cancel_at_period_end as ending
+          from subscriptions where stripe_subscription_id = ${c.externalId}`
+      : [];
     if (c) {
       const asOf = new Date(c.asOf * 1000);
       const ts = (s: number | null | undefined) => (s == null ? null : new Date(s * 1000));
@@ -247,6 +253,14 @@ export async function applyStoredStripeEvent(
       if (c.status === 'canceled')
         await tx`update subscriptions set status = 'canceled', updated_at = now()
           where stripe_subscription_id = ${c.externalId}`;
+      // Cancelled now, or set to end with its period: the owner is told once, on that change.
+      const [now] = await tx<{ status: string; ending: boolean; end: Date | null }[]>`
+        select status, cancel_at_period_end as ending, current_period_end as end
+        from subscriptions where stripe_subscription_id = ${c.externalId}`;
+      if (was && now && was.status !== 'canceled') {
+        if (now.status === 'canceled') await mailSubscriptionEnding(tx, userId, null);
+        else if (now.ending && !was.ending) await mailSubscriptionEnding(tx, userId, now.end);
+      }
     }
 
     let granted = 0;
@@ -331,6 +345,7 @@ async function applyMoneyBack(tx: Tx, mb: MoneyBack): Promise<AppliedEvent> {
       reason: 'refund',
       preferReference: granting,
     });
+    await mailTokensTakenBack(tx, p.userId, { tokens: take, owed: r?.owed ?? 0, why: 'refund' });
     return done({ takenBack: r?.taken ?? 0, owed: r?.owed ?? 0 });
   }
 
@@ -364,5 +379,6 @@ async function applyMoneyBack(tx: Tx, mb: MoneyBack): Promise<AppliedEvent> {
     reason: 'dispute',
     preferReference: granting,
   });
+  await mailTokensTakenBack(tx, p.userId, { tokens: share, owed: r?.owed ?? 0, why: 'dispute' });
   return done({ takenBack: r?.taken ?? 0, owed: r?.owed ?? 0 });
 }

@@ -276,6 +276,18 @@ const envSchema = z.object({
   CHAT_ORPHAN_AFTER: duration('2m', 5000),
   CHAT_RATE_PER_MINUTE: int(10, 1),
   CHAT_RATE_PER_HOUR: int(100, 1),
+
+  // Mail (docs/accounts.md): nodemailer over SMTP_URL (smtp:// or smtps://, credentials in the URL). Unset, `npm
+  // start` runs Mailpit and sets it; elsewhere mails stay in the outbox, unsent, until it is set.
+  SMTP_URL: z.url({ protocol: /^smtps?$/ }).optional(),
+  MAIL_FROM: z.string().min(3).max(200).default('Apparel mockups <no-reply@localhost>'),
+  // `required`: the Free plan's tokens wait for a verified email (default in production); `off`: granted at signup.
+  EMAIL_VERIFICATION: z.enum(['required', 'off']).optional(),
+  // Account mail limits: verification resends per account per hour, reset requests per email per hour and per IP
+  // per hour.
+  AUTH_VERIFY_RESENDS_PER_HOUR: int(5, 1),
+  AUTH_RESETS_PER_EMAIL: int(5, 1),
+  AUTH_RESETS_PER_IP: int(50, 1),
 });
 
 export type Env = z.infer<typeof envSchema>;
@@ -478,6 +490,16 @@ const configSchema = envSchema.transform((e, ctx) => {
       /** requests per account per hour */
       perHour: e.CHAT_RATE_PER_HOUR,
     },
+    mail: {
+      /** unset: mails wait in the outbox (npm start runs Mailpit and sets it) */
+      smtpUrl: e.SMTP_URL,
+      from: e.MAIL_FROM,
+      /** `required`: the Free plan's tokens are granted when the email is verified; `off`: at signup */
+      verification: e.EMAIL_VERIFICATION ?? (e.NODE_ENV === 'production' ? ('required' as const) : ('off' as const)),
+      verifyResendsPerHour: e.AUTH_VERIFY_RESENDS_PER_HOUR,
+      resetsPerEmail: e.AUTH_RESETS_PER_EMAIL,
+      resetsPerIp: e.AUTH_RESETS_PER_IP,
+    },
   };
 });
 
@@ -486,6 +508,7 @@ export type Config = z.output<typeof configSchema>;
 export type RateLimitConfig = Config['rateLimit'];
 export type ChatConfig = Config['chat'];
 export type ChatProviderConfig = ChatConfig['gemini'];
+export type MailConfig = Config['mail'];
 
 function chatProvider(apiKey: string | undefined, baseUrl: string | undefined, timeoutMs: number) {
   return {

@@ -11,6 +11,7 @@ import { ConfigError, loadConfig } from '../lib/config';
 import { createLogger } from '../lib/log';
 import { createStorage } from '../lib/storage';
 import { startDevShopForStart } from './stand-ins/dev-shop-start';
+import { resolveMailpit, startMailpit } from './stand-ins/mailpit';
 import { startStripeCheckout } from './stand-ins/stripe-checkout';
 import {
   freePort,
@@ -35,6 +36,9 @@ const STEP_STOP_MS = 20_000;
 const STRIPE_MOCK_PORT = 12111;
 /** The local hosted checkout and portal in front of stripe-mock; another free one when it is taken. */
 const STRIPE_CHECKOUT_PORT = 12110;
+/** Mailpit's usual SMTP and inbox ports; other free ones when they are taken. */
+const MAILPIT_SMTP_PORT = 1025;
+const MAILPIT_HTTP_PORT = 8025;
 const say = (msg: string) => process.stderr.write(`[start] ${msg}\n`);
 
 async function main(): Promise<void> {
@@ -173,9 +177,31 @@ async function main(): Promise<void> {
     }
     if (stopping) return;
 
+    // Mail: no SMTP_URL → Mailpit (a real SMTP server with a web inbox) on 127.0.0.1, messages kept in DATA_DIR.
+    let mailEnv: Record<string, string> = {};
+    let mailpitInbox: string | undefined;
+    if (!config.mail.smtpUrl) {
+      const bin = await track(resolveMailpit({ log: say, signal }));
+      const mailpit = await track(
+        startMailpit({
+          bin,
+          smtpPort: (await portOpen(MAILPIT_SMTP_PORT)) ? undefined : MAILPIT_SMTP_PORT,
+          httpPort: (await portOpen(MAILPIT_HTTP_PORT)) ? undefined : MAILPIT_HTTP_PORT,
+          dbFile: path.join(config.dataDir, 'mailpit.db'),
+          logFile: path.join(config.dataDir, 'logs', 'mailpit.log'),
+          signal,
+        }),
+      );
+      services.push(mailpit);
+      mailEnv = { SMTP_URL: mailpit.smtpUrl };
+      mailpitInbox = mailpit.httpUrl;
+    }
+    if (stopping) return;
+
     const env = {
       ...process.env,
       ...stripeEnv,
+      ...mailEnv,
       ...(config.payments.webhookSecret ? { STRIPE_WEBHOOK_SECRET: config.payments.webhookSecret } : {}),
       DATABASE_URL: databaseUrl,
       TEMPORAL_ADDRESS: temporalAddress,
@@ -217,6 +243,11 @@ async function main(): Promise<void> {
     else say(`Payments     Stripe${config.payments.apiUrl ? ` at ${config.payments.apiUrl}` : ''}`);
     if (config.payments.webhookSecret && !process.env.STRIPE_WEBHOOK_SECRET)
       say(`Stripe       webhook signing secret ${config.payments.webhookSecret} (generated into ${config.dataDir})`);
+    say(
+      mailpitInbox
+        ? `Mail         SMTP_URL is unset: Mailpit receives every mail; inbox at ${mailpitInbox}`
+        : `Mail         SMTP at ${new URL(config.mail.smtpUrl!).host} (SMTP_URL), from ${config.mail.from}`,
+    );
     const chatProviders = [config.chat.gemini.apiKey && 'Gemini', config.chat.openai.apiKey && 'OpenAI'].filter(
       Boolean,
     );

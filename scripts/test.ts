@@ -27,6 +27,7 @@ import {
   startTemporalDev,
   type RunningService,
 } from './dev-services';
+import { resolveMailpit, startMailpit } from './stand-ins/mailpit';
 import { startStripeCheckout } from './stand-ins/stripe-checkout';
 
 const say = (msg: string) => process.stderr.write(`[test] ${msg}\n`);
@@ -149,6 +150,20 @@ async function main(): Promise<number> {
       env.STRIPE_API_URL = checkout.url;
       env.STRIPE_MOCK_URL = stripeMock.url;
       say(`stripe-mock at ${stripeMock.url}, the local checkout and portal in front of it at ${checkout.url}`);
+    }
+    if (interrupted) return 130;
+
+    // Mail: Mailpit receives what the service sends over SMTP; tests read it through its HTTP API (MAILPIT_URL).
+    {
+      const mailpit = await startMailpit({
+        bin: await resolveMailpit({ log: say, signal }),
+        logFile: path.join(tmp, 'mailpit.log'),
+        signal,
+      });
+      started.push(mailpit);
+      env.SMTP_URL = mailpit.smtpUrl;
+      env.MAILPIT_URL = mailpit.httpUrl;
+      say(`Mailpit at ${mailpit.smtpUrl}, its inbox and API at ${mailpit.httpUrl}`);
     }
     if (interrupted) return 130;
 

@@ -1,7 +1,7 @@
 import type { Duration } from '@temporalio/common';
 import { NativeConnection, Worker, type WorkflowBundle } from '@temporalio/worker';
 import { createActivities, type Activities, type ActivityDeps } from '../activities';
-import { shopifyWebhook, stripeEvent } from '../workflows';
+import { accountDeletion, sendMail, shopifyWebhook, stripeEvent } from '../workflows';
 
 export interface WorkerOptions extends ActivityDeps {
   connection: NativeConnection;
@@ -22,7 +22,7 @@ export async function createWorker(opts: WorkerOptions): Promise<Worker> {
     taskQueue,
     ...(workflowBundle ? { workflowBundle } : { workflowsPath: require.resolve('../workflows') }),
     activities: {
-      ...createActivities({ inboundWorkflows: { stripeEvent, shopifyWebhook }, ...deps }),
+      ...createActivities({ inboundWorkflows: { stripeEvent, shopifyWebhook, sendMail, accountDeletion }, ...deps }),
       ...activityOverrides,
     },
     shutdownGraceTime: shutdownGraceTime ?? '30 seconds',

@@ -1,6 +1,6 @@
 import { Client, ScheduleAlreadyRunning, ScheduleOverlapPolicy } from '@temporalio/client';
 import type { Logger } from '../lib/log';
-import { chatJobsSweep, inboundEventsSweep, maintenanceSweep } from '../workflows';
+import { chatJobsSweep, inboundEventsSweep, accountsSweep, maintenanceSweep } from '../workflows';
 
 /** The worker's schedules: created once; a second worker (or a restart) finds them already there. */
 const SCHEDULES = [
@@ -11,6 +11,8 @@ const SCHEDULES = [
   // Chat jobs whose workflow closed without finishing them or never started: failed and refunded. Every minute, as a
   // client polling GET /api/chat/jobs/<id> is waiting on them.
   { id: 'chat-jobs-sweep', every: '1 minute', workflowType: chatJobsSweep },
+  // Outbox mails and account deletions whose workflow was never started (the process that wrote them died first).
+  { id: 'accounts-sweep', every: '1 minute', workflowType: accountsSweep },
 ] as const;
 
 export async function ensureSchedules(client: Client, taskQueue: string, log: Logger): Promise<void> {

@@ -6,3 +6,5 @@ export { generationBatch } from './generation-batch';
 export { publishProduct, shopifyWebhook, fulfillment } from './storefront';
 export { stripeEvent } from './payments';
 export { chatDesign } from './chat';
+export { accountsSweep, sendMail } from './mail';
+export { accountDeletion } from './account-deletion';

@@ -44,6 +44,14 @@ const accountUser = z.object({
         'nothing can be spent (tokenBalance is 0) while it is above 0',
     }),
   createdAt: timestamp,
+  emailVerified: z.boolean(),
+  freeGrantPending: z.boolean().meta({
+    description: "the Free plan's tokens wait for the email to be verified (EMAIL_VERIFICATION=required)",
+  }),
+  pendingEmail: z
+    .string()
+    .nullable()
+    .meta({ description: 'a new address asked for, that becomes the email when its link is opened' }),
 });
 
 export const userResource = z.object({ user: accountUser }).meta({ id: 'Account' });

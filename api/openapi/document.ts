@@ -14,6 +14,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import type { Config } from '../../lib/config';
+import { registerAccountPaths } from './accounts';
 import { APP_PAGES } from '../routes/dashboard';
 import * as B from '../http/app-schemas';
 import * as R from '../http/resources';
@@ -22,7 +23,7 @@ import * as A from '../http/schemas';
 type Responses = RouteConfig['responses'];
 type Security = NonNullable<RouteConfig['security']>;
 
-const json = (schema: z.ZodType, description: string, headers?: ResponseConfig['headers']): ResponseConfig => ({
+export const json = (schema: z.ZodType, description: string, headers?: ResponseConfig['headers']): ResponseConfig => ({
   description,
   content: { 'application/json': { schema } },
   ...(headers ? { headers } : {}),
@@ -65,7 +66,7 @@ function partAErrors(...statuses: number[]): Responses {
 }
 
 /** Part B errors: flat {error: string}. */
-function partBErrors(...statuses: number[]): Responses {
+export function partBErrors(...statuses: number[]): Responses {
   const out: Responses = {};
   for (const s of statuses)
     out[s] = json(R.partBError, s === 401 ? 'Unauthorized: no valid session' : (ERROR_TEXT[s] ?? 'error'));
@@ -73,8 +74,8 @@ function partBErrors(...statuses: number[]): Responses {
 }
 
 const KEY_OR_SESSION: Security = [{ bearerKey: [] }, { sessionCookie: [] }];
-const SESSION: Security = [{ sessionCookie: [] }];
-const PUBLIC: Security = [];
+export const SESSION: Security = [{ sessionCookie: [] }];
+export const PUBLIC: Security = [];
 
 function register(registry: OpenAPIRegistry): void {
   const path = (r: RouteConfig) => registry.registerPath(r);
@@ -810,6 +811,7 @@ export function buildOpenApiDocument(config: Pick<Config, 'publicBaseUrl' | 'ses
     schema: int,
   });
   register(registry);
+  registerAccountPaths(registry);
 
   const doc = new OpenApiGeneratorV31(registry.definitions, { sortComponents: 'alphabetically' }).generateDocument({
     openapi: '3.1.0',

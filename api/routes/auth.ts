@@ -1,16 +1,11 @@
 // Part B account routes: signup, login, logout, me, session. The spec only says "session"; these routes are ours.
-import { Router, type Request } from 'express';
-import { tokenBalance, tokensOwed } from '../../db/ledger';
+import { Router } from 'express';
 import { userId } from '../../lib/ids';
-import { accountForLogin, createFreeAccount } from '../../db/accounts';
-import {
-  burnPasswordCheck,
-  hashPassword,
-  passwordWeakness,
-  PasswordWorkBusyError,
-  verifyPassword,
-} from '../auth/passwords';
-import { countLoginAttempt, countSignup, forgiveLoginAttempt, type Throttle } from '../../db/auth-throttle';
+import { accountForLogin } from '../../db/accounts';
+import { signUp } from '../../db/account-lifecycle';
+import { forgotLink, linkFor, startQueuedMails } from '../services/accounts';
+import { burnPasswordCheck, hashPassword, passwordWeakness, verifyPassword } from '../auth/passwords';
+import { countLoginAttempt, countSignup, forgiveLoginAttempt } from '../../db/auth-throttle';
 import {
   clearSessionCookie,
   createSession,
@@ -24,32 +19,8 @@ import {
 import type { AppDeps } from '../context';
 import { ApiError, badRequest, conflict, parse, unauthorized } from '../errors';
 import { credentialsBody } from '../http/app-schemas';
+import { clientIp, describeUser, passwordBusy, refuseIfThrottled } from '../http/auth-helpers';
 import { jsonBody } from '../middleware/body';
-
-const clientIp = (req: Request) => req.ip ?? req.socket.remoteAddress ?? 'unknown';
-
-function refuseIfThrottled(t: Throttle, message: string): void {
-  if (!t) return;
-  throw new ApiError(
-    429,
-    'rate_limited',
-    message,
-    { retryAfter: t.retryAfterS },
-    { 'Retry-After': String(t.retryAfterS) },
-  );
-}
-
-/** Password work is bounded per process (api/auth/passwords.ts): a full queue is a 503 to retry, not a stall. */
-const passwordBusy = (err: unknown) =>
-  err instanceof PasswordWorkBusyError
-    ? new ApiError(
-        503,
-        'service_unavailable',
-        'Too many sign-ins at once: retry in a second',
-        { retryAfter: 1 },
-        { 'Retry-After': '1' },
-      )
-    : err;
 
 export function authRoutes(deps: AppDeps): Router {
   const r = Router();
@@ -68,7 +39,14 @@ export function authRoutes(deps: AppDeps): Router {
     const passwordHash = await hashPassword(password).catch((err: unknown) => {
       throw passwordBusy(err);
     });
-    const user = await createFreeAccount(deps.sql, { id: userId(), email, passwordHash });
+    // The verification mail (or, for a taken email, a note to its owner) is committed with the account.
+    const created = await signUp(
+      deps.sql,
+      { id: userId(), email, passwordHash, verification: deps.config.mail.verification, linkFor: linkFor(deps) },
+      forgotLink(deps),
+    );
+    startQueuedMails(deps, req.log, created);
+    const user = created.user;
     if (!user) throw conflict('An account with this email already exists');
     const session = await createSession(deps.sql, user.id, deps.config.sessionTtlMs);
     setSessionCookie(deps, res, session.token, session.expiresAt);
@@ -133,17 +111,4 @@ export function authRoutes(deps: AppDeps): Router {
   });
 
   return r;
-}
-
-const PLAN_NAMES: Record<string, string> = { free: 'Free', pro: 'Pro', business: 'Business', enterprise: 'Enterprise' };
-
-async function describeUser(deps: AppDeps, u: { id: string; email: string; plan: string; createdAt: Date }) {
-  return {
-    id: u.id,
-    email: u.email,
-    plan: { id: u.plan, name: PLAN_NAMES[u.plan] ?? u.plan },
-    tokenBalance: await tokenBalance(deps.sql, u.id),
-    tokensOwed: await tokensOwed(deps.sql, u.id),
-    createdAt: u.createdAt.toISOString(),
-  };
 }

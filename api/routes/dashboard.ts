@@ -13,7 +13,21 @@ export const WEB_DIR = path.resolve(__dirname, '../../web');
  * the page's hash route with the same query, so `/billing?checkout=success` opens `/#/billing?checkout=success`.
  * Any other path stays a 404.
  */
-export const APP_PAGES = ['studio', 'designs', 'keys', 'billing', 'chat', 'storefront', 'signin', 'signup'] as const;
+export const APP_PAGES = [
+  'studio',
+  'designs',
+  'keys',
+  'billing',
+  'chat',
+  'storefront',
+  'signin',
+  'signup',
+  // the links of the account mails (docs/accounts.md), and the account page
+  'verify-email',
+  'forgot-password',
+  'reset-password',
+  'account',
+] as const;
 
 export function dashboardRoutes(deps: AppDeps): Router {
   const r = Router();

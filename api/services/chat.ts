@@ -4,6 +4,7 @@
 // list and a thread with its messages. Every answer about a job is built from its records, so the synchronous
 // answer and a later GET are the same body.
 import type { z } from 'zod';
+import { freeTokensAwaitVerification, VERIFY_FOR_FREE_TOKENS } from './verification-gate';
 import {
   failAndRefundChatJob,
   getRenderJob,
@@ -83,13 +84,19 @@ async function outcomeOf(deps: AppDeps, job: RenderJobRow): Promise<ChatOutcome>
     };
   // only jobs from when the workflow took the debit (the API charges now, and answers 402 before a job exists)
   if (job.failure === 'insufficient_tokens')
-    throw insufficient(MODEL_COST[job.model], await tokenBalance(deps.sql, job.userId));
+    throw await insufficient(deps, job.userId, MODEL_COST[job.model], await tokenBalance(deps.sql, job.userId));
   if (job.failure === 'bad_input') throw badRequest(job.error ?? 'Invalid request');
   throw new ApiError(500, 'internal_error', GENERATION_FAILED);
 }
 
-const insufficient = (tokensNeeded: number, tokensAvailable: number) =>
-  new ApiError(402, 'insufficient_tokens', BALANCE_TOO_LOW, { tokensNeeded, tokensAvailable });
+/** The 402 of a job the balance does not cover; it says so when the account's Free tokens wait for its email. */
+const insufficient = async (deps: AppDeps, userId: string, tokensNeeded: number, tokensAvailable: number) =>
+  new ApiError(
+    402,
+    'insufficient_tokens',
+    (await freeTokensAwaitVerification(deps, userId)) ? VERIFY_FOR_FREE_TOKENS : BALANCE_TOO_LOW,
+    { tokensNeeded, tokensAvailable },
+  );
 
 /** Waits for a promise up to `ms`; undefined when the time ran out first. */
 async function within<T>(ms: number, p: Promise<T>): Promise<T | undefined> {
@@ -131,7 +138,7 @@ export async function postChat(
     cost: MODEL_COST[req.model],
     ...(idempotency ? { idempotency } : {}),
   });
-  if (!charge.ok) throw insufficient(charge.required, charge.available);
+  if (!charge.ok) throw await insufficient(deps, userId, charge.required, charge.available);
 
   const input: ChatWorkflowInput = { ...req, jobId, accountId: userId };
   const handle = await startCharged(

@@ -3,6 +3,7 @@
 // start fails, every token goes back and every generation is marked failed in one transaction, so the account is
 // whole and each id explains itself.
 import type { z } from 'zod';
+import { withVerificationReason } from './verification-gate';
 import type { GarmentRow } from '../../db/garments';
 import {
   failAndRefund,
@@ -183,7 +184,8 @@ export async function createGeneration(
     ],
     ...keyed(opts.idempotency),
   });
-  if (!charge.ok) throw insufficient(1, charge.available, 'this generation');
+  if (!charge.ok)
+    throw await withVerificationReason(deps, caller.userId, insufficient(1, charge.available, 'this generation'));
 
   const input: GenerationWorkflowInput = {
     generationId: id,
@@ -342,7 +344,12 @@ export async function createBatch(
     rows,
     ...keyed(opts.idempotency),
   });
-  if (!charge.ok) throw insufficient(charge.required, charge.available, `this batch of ${charge.required}`);
+  if (!charge.ok)
+    throw await withVerificationReason(
+      deps,
+      caller.userId,
+      insufficient(charge.required, charge.available, `this batch of ${charge.required}`),
+    );
 
   const input: GenerationBatchInput = {
     batchId,

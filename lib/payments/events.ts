@@ -84,6 +84,8 @@ export type EventOutcome =
       grant?: GrantIntent;
       /** a pack's grant: the payment it was paid with, kept with the recorded session for refunds and disputes */
       purchase?: { sessionId: string; paymentIntent: string | null; amountTotal: number | null };
+      /** a subscription invoice's payment failed: the owner is mailed (amount due as text, e.g. "29.00 USD") */
+      paymentFailed?: { amountDue: string | null };
     }
   /** a refund or dispute of a purchase's payment: the purchase is found by its payment_intent when applying */
   | { kind: 'money_back'; moneyBack: MoneyBack };
@@ -405,6 +407,17 @@ export function interpretEvent(event: Stripe.Event, ctx: EventContext): EventOut
         kind: 'apply',
         user: { userId: facts.userId, customerId: facts.customerId, subscriptionId: facts.id },
         subscription: change(facts, planForPrice(ctx.catalog, facts.priceId)),
+      };
+    }
+    case 'invoice.payment_failed': {
+      const inv = event.data.object;
+      const due = typeof inv.amount_due === 'number' ? inv.amount_due : null;
+      return {
+        kind: 'apply',
+        user: { userId: null, customerId: idOf(inv.customer), subscriptionId: null },
+        paymentFailed: {
+          amountDue: due === null ? null : `${(due / 100).toFixed(2)} ${(inv.currency ?? '').toUpperCase()}`.trim(),
+        },
       };
     }
     case 'charge.refunded': {

@@ -463,6 +463,150 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/verify-email': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The dashboard's verify-email page: redirects to /#/verify-email with the same query */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description to the page */
+        302: {
+          headers: {
+            /** @description /#/verify-email?<the same query> */
+            Location?: string;
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/forgot-password': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The dashboard's forgot-password page: redirects to /#/forgot-password with the same query */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description to the page */
+        302: {
+          headers: {
+            /** @description /#/forgot-password?<the same query> */
+            Location?: string;
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/reset-password': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The dashboard's reset-password page: redirects to /#/reset-password with the same query */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description to the page */
+        302: {
+          headers: {
+            /** @description /#/reset-password?<the same query> */
+            Location?: string;
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/account': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The dashboard's account page: redirects to /#/account with the same query */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description to the page */
+        302: {
+          headers: {
+            /** @description /#/account?<the same query> */
+            Location?: string;
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/openapi.json': {
     parameters: {
       query?: never;
@@ -3528,6 +3672,512 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/auth/verify': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Use a verification link (signup's, or a new address's): verifies the email, grants Free tokens that waited for it */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': components['schemas']['OneTimeToken'];
+        };
+      };
+      responses: {
+        /** @description verified (or the new address is now the email) */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Account'];
+          };
+        };
+        /** @description invalid_request: the body, query or path is not valid (details.issues lists each field) */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['AppError'];
+          };
+        };
+        /** @description conflict */
+        409: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['AppError'];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/auth/verify/resend': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Mail a new verification link (5 per account per hour) */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description the mail is on its way */
+        202: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Accepted'];
+          };
+        };
+        /** @description Unauthorized: no valid session */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['AppError'];
+          };
+        };
+        /** @description conflict */
+        409: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['AppError'];
+          };
+        };
+        /** @description rate_limited: details.retryAfter and the Retry-After header carry the seconds to wait */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['AppError'];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/auth/password/forgot': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Mail a reset link (1 h) to the account with this email, if any: 202 whatever the email */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': components['schemas']['PasswordForgotRequest'];
+        };
+      };
+      responses: {
+        /** @description accepted */
+        202: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Accepted'];
+          };
+        };
+        /** @description invalid_request: the body, query or path is not valid (details.issues lists each field) */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['AppError'];
+          };
+        };
+        /** @description rate_limited: details.retryAfter and the Retry-After header carry the seconds to wait */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['AppError'];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/auth/password/reset': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Set a new password with a reset link; ends every session of the account */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': components['schemas']['PasswordResetRequest'];
+        };
+      };
+      responses: {
+        /** @description password set; sign in with it */
+        204: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description invalid_request: the body, query or path is not valid (details.issues lists each field) */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['AppError'];
+          };
+        };
+        /** @description rate_limited: details.retryAfter and the Retry-After header carry the seconds to wait */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['AppError'];
+          };
+        };
+        /** @description service_unavailable: at capacity or a dependency is down; Retry-After says when to retry */
+        503: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['AppError'];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/auth/password/change': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Change the password (the current one required); ends the account's other sessions */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': components['schemas']['PasswordChangeRequest'];
+        };
+      };
+      responses: {
+        /** @description changed */
+        204: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description invalid_request: the body, query or path is not valid (details.issues lists each field) */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['AppError'];
+          };
+        };
+        /** @description Unauthorized: no valid session */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['AppError'];
+          };
+        };
+        /** @description forbidden: "Cross-site request refused" (a session-authenticated call that changes something, from another origin) */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['AppError'];
+          };
+        };
+        /** @description service_unavailable: at capacity or a dependency is down; Retry-After says when to retry */
+        503: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['AppError'];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/auth/email/change': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Change the email: the new address gets a link that makes the change, the current one is told */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': components['schemas']['EmailChangeRequest'];
+        };
+      };
+      responses: {
+        /** @description the link is on its way */
+        202: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Accepted'];
+          };
+        };
+        /** @description invalid_request: the body, query or path is not valid (details.issues lists each field) */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['AppError'];
+          };
+        };
+        /** @description Unauthorized: no valid session */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['AppError'];
+          };
+        };
+        /** @description forbidden: "Cross-site request refused" (a session-authenticated call that changes something, from another origin) */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['AppError'];
+          };
+        };
+        /** @description conflict */
+        409: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['AppError'];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/auth/account/export': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Everything held about the account, as one JSON document with links to its files */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description the export (Content-Disposition: attachment) */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['AccountExport'];
+          };
+        };
+        /** @description Unauthorized: no valid session */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['AppError'];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/auth/account': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /** Delete the account (password required): signed out at once; the workflow account-deletion-<user> does the rest */
+    delete: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': components['schemas']['AccountDeleteRequest'];
+        };
+      };
+      responses: {
+        /** @description deletion under way */
+        202: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['AccountDeletion'];
+          };
+        };
+        /** @description invalid_request: the body, query or path is not valid (details.issues lists each field) */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['AppError'];
+          };
+        };
+        /** @description Unauthorized: no valid session */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['AppError'];
+          };
+        };
+        /** @description forbidden: "Cross-site request refused" (a session-authenticated call that changes something, from another origin) */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['AppError'];
+          };
+        };
+      };
+    };
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
 }
 export interface webhooks {
   generationCallback: {
@@ -3582,6 +4232,12 @@ export interface webhooks {
 }
 export interface components {
   schemas: {
+    /** @description the request was taken; what follows happens by mail */
+    Accepted: {
+      /** @enum {string} */
+      status: 'accepted';
+      message: string;
+    };
     Account: {
       user: {
         id: string;
@@ -3599,7 +4255,64 @@ export interface components {
          * @description ISO 8601
          */
         createdAt: string;
+        emailVerified: boolean;
+        /** @description the Free plan's tokens wait for the email to be verified (EMAIL_VERIFICATION=required) */
+        freeGrantPending: boolean;
+        /** @description a new address asked for, that becomes the email when its link is opened */
+        pendingEmail: string | null;
       };
+    };
+    AccountDeleteRequest: {
+      /** @description the current password */
+      password: string;
+    };
+    AccountDeletion: {
+      /** @enum {string} */
+      status: 'deleting';
+      /** @description account-deletion-<user id> */
+      workflowId: string;
+    };
+    /** @description everything held about the account; files as links under /files/ */
+    AccountExport: {
+      exportedAt: string;
+      profile: {
+        [key: string]: unknown;
+      };
+      apiKeys: {
+        [key: string]: unknown;
+      }[];
+      uploads: {
+        [key: string]: unknown;
+      }[];
+      generations: {
+        [key: string]: unknown;
+      }[];
+      chatThreads: {
+        [key: string]: unknown;
+      }[];
+      ledger: {
+        grants: {
+          [key: string]: unknown;
+        }[];
+        debits: {
+          [key: string]: unknown;
+        }[];
+      };
+      subscriptions: {
+        [key: string]: unknown;
+      }[];
+      purchases: {
+        [key: string]: unknown;
+      }[];
+      storeConnections: {
+        [key: string]: unknown;
+      }[];
+      orders: {
+        [key: string]: unknown;
+      }[];
+      mails: {
+        [key: string]: unknown;
+      }[];
     };
     Analysis: {
       colors: {
@@ -3951,6 +4664,11 @@ export interface components {
         }[];
       }[];
     };
+    EmailChangeRequest: {
+      /** @description the current password */
+      password: string;
+      newEmail: string;
+    };
     /** @description Part A error envelope (every route under /api/v1) */
     Error: {
       error: {
@@ -4190,6 +4908,23 @@ export interface components {
       /** @enum {string} */
       status: 'ok';
     };
+    OneTimeToken: {
+      /** @description the `token` of the link in the mail */
+      token: string;
+    };
+    PasswordChangeRequest: {
+      currentPassword: string;
+      newPassword: string;
+    };
+    PasswordForgotRequest: {
+      email: string;
+    };
+    PasswordResetRequest: {
+      /** @description the `token` of the link in the mail */
+      token: string;
+      /** @description the new password */
+      password: string;
+    };
     /**
      * @description Where the design goes in the print zone (docs/compositing.md).
      * @default {
@@ -4392,6 +5127,11 @@ export interface components {
          * @description ISO 8601
          */
         createdAt: string;
+        emailVerified: boolean;
+        /** @description the Free plan's tokens wait for the email to be verified (EMAIL_VERIFICATION=required) */
+        freeGrantPending: boolean;
+        /** @description a new address asked for, that becomes the email when its link is opened */
+        pendingEmail: string | null;
       } | null;
     };
     StoreConnection: {

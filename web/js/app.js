@@ -4,6 +4,9 @@ import { api } from './api.js';
 import { renderShell, session, refreshUser } from './state.js';
 import { announce, byId, errorMessage, render } from './dom.js';
 import { accountPage } from './pages/account.js';
+import { forgotPasswordPage, resetPasswordPage, verifyEmailPage } from './pages/account-links.js';
+import { accountSettingsPage } from './pages/account-settings.js';
+import { verifyBanner } from './pages/verify-banner.js';
 import { billingPage } from './pages/billing.js';
 import { chatPage } from './pages/chat.js';
 import { designsPage } from './pages/designs.js';
@@ -11,7 +14,10 @@ import { keysPage } from './pages/keys.js';
 import { storefrontPage } from './pages/storefront.js';
 import { studioPage } from './pages/studio.js';
 
-/** @type {Record<string, { page: import('./types').Page, public?: boolean, title: string } | undefined>} */
+/**
+ * `public`: for signed-out visitors only; `any`: signed in or out (the links of the account mails).
+ * @type {Record<string, { page: import('./types').Page, public?: boolean, any?: boolean, title: string } | undefined>}
+ */
 const PAGES = {
   '/signin': { page: accountPage('signin'), public: true, title: 'Sign in' },
   '/signup': { page: accountPage('signup'), public: true, title: 'Create an account' },
@@ -21,6 +27,11 @@ const PAGES = {
   '/billing': { page: billingPage, title: 'Billing' },
   '/chat': { page: chatPage, title: 'Design chat' },
   '/storefront': { page: storefrontPage, title: 'Storefront' },
+  '/account': { page: accountSettingsPage, title: 'Account' },
+  // the links of the account mails: signed in or out
+  '/verify-email': { page: verifyEmailPage, any: true, title: 'Verify your email' },
+  '/forgot-password': { page: forgotPasswordPage, any: true, title: 'Forgot your password?' },
+  '/reset-password': { page: resetPasswordPage, any: true, title: 'Choose a new password' },
 };
 
 let current = 0;
@@ -30,7 +41,7 @@ async function route() {
   const params = new URLSearchParams(query);
   const main = byId('main');
   const target = PAGES[path];
-  if (!session.user && !target?.public) {
+  if (!session.user && !target?.public && !target?.any) {
     if (path !== '/signin' && path !== '/signup') {
       // back to this page once signed in (e.g. the Storefront page Shopify's app URL sent a signed-out browser to)
       location.replace(target ? `#/signin?next=${encodeURIComponent(hash)}` : '#/signin');
@@ -54,7 +65,7 @@ async function route() {
   // Each visit renders into a fresh container: a page still loading for an earlier visit writes into its own
   // (detached) container, never over the current one.
   const view = document.createElement('div');
-  render(main, view);
+  render(main, target.any ? null : verifyBanner(session.user), view);
   main.setAttribute('aria-busy', 'true');
   try {
     await target.page(view, { params, session, isCurrent: () => n === current });

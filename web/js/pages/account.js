@@ -63,6 +63,7 @@ export function accountPage(mode) {
       ),
       submit,
       out,
+      signup ? null : h('p', {}, h('a', { href: '#/forgot-password' }, 'Forgot your password?')),
       h(
         'p',
         {},

@@ -1,0 +1,143 @@
+// The account lifecycle in a real browser, by clicking and typing, with the mails read from Mailpit and their links
+// opened in the browser as a person would: signup → mail → link → tokens shown; forgot → mail → reset → the old
+// session is gone; delete → cannot sign in, files gone. Screenshots in test-artifacts/account/.
+import assert from 'node:assert/strict';
+import type { Page } from 'playwright-core';
+import { randomSuffix } from '../../lib/ids';
+import { checkEachTest, navigate, onPage, openBrowser, type BrowserSession } from '../helpers/browser';
+import * as F from '../helpers/fixtures';
+import { linkIn, waitForMail } from '../helpers/mailpit';
+import { startStack, workflowResultWhenStarted, type Stack } from '../helpers/stack';
+
+describe('account journeys in a real browser', function () {
+  this.timeout(240_000);
+  let stack: Stack;
+  let browser: BrowserSession | undefined;
+  let page: Page;
+  let origin: string;
+  const password = 'Correct-Horse-42';
+  const newPassword = 'Battery-Staple-77';
+  checkEachTest(() => browser);
+
+  before(async () => {
+    stack = await startStack('account-browser', { env: { EMAIL_VERIFICATION: 'required' } });
+    origin = stack.baseUrl;
+    browser = await openBrowser('account', origin);
+    page = browser.page;
+  });
+  after(async () => {
+    await browser?.close();
+    await stack?.stop();
+  });
+
+  /** A 4xx provoked on purpose is logged by Chromium: exactly those, and nothing else. */
+  function expectLogged(what: RegExp) {
+    const problems = browser!.takeProblems();
+    assert.ok(problems.length > 0 && problems.every((p) => what.test(p)), problems.join('\n'));
+  }
+
+  async function signUp(p: Page, email: string) {
+    await p.goto(`${origin}/`);
+    await onPage(p, /Sign in/);
+    await p.getByRole('link', { name: 'Create an account' }).click();
+    await onPage(p, /Create an account/);
+    await p.getByLabel('Email').fill(email);
+    await p.getByLabel('Password').fill(password);
+    await p.getByRole('button', { name: 'Create account' }).click();
+    await onPage(p, /API keys/);
+  }
+
+  async function signIn(p: Page, email: string, pw: string) {
+    await p.goto(`${origin}/#/signin`);
+    await onPage(p, /Sign in/);
+    await p.getByLabel('Email').fill(email);
+    await p.getByLabel('Password').fill(pw);
+    await p.getByRole('button', { name: 'Sign in' }).click();
+  }
+
+  it('signup → the mail in Mailpit → its link → the free tokens are shown', async () => {
+    const email = `verify-${randomSuffix(8)}@example.test`;
+    await signUp(page, email);
+    const banner = page.getByRole('region', { name: 'Verify your email' });
+    await banner.getByText('Verify your email to receive your free tokens').waitFor();
+    assert.match(await page.locator('#account-balance').innerText(), /^0 tokens/);
+    await browser!.shot('unverified');
+    const link = linkIn(await waitForMail(email, /verify your email/), `${origin}/verify-email?token=`);
+    await page.goto(link);
+    await onPage(page, 'Verify your email');
+    await page.getByText(/is verified\. Your balance: 50 tokens/).waitFor();
+    await page
+      .locator('#account-balance')
+      .getByText(/^50 tokens/)
+      .waitFor();
+    await browser!.shot('verified');
+    await navigate(page, 'Studio', 'Mockup studio');
+    assert.equal(await banner.count(), 0, 'no banner once verified');
+  });
+
+  it('forgot → the mail → reset → the old session is gone, the new password signs in', async () => {
+    const email = `reset-${randomSuffix(8)}@example.test`;
+    page = (await browser!.newPerson()).page; // a person of their own, signed out
+    await signUp(page, email);
+    // another person (a second browser profile) asks for the reset, signed out
+    const other = await browser!.newPerson();
+    await other.page.goto(`${origin}/`);
+    await onPage(other.page, /Sign in/);
+    await other.page.getByRole('link', { name: 'Forgot your password?' }).click();
+    await onPage(other.page, 'Forgot your password?');
+    await other.page.getByLabel('Email').fill(email);
+    await other.page.getByRole('button', { name: 'Send reset link' }).click();
+    await other.page
+      .locator('#main')
+      .getByText(/a link to reset its password is on its way/)
+      .waitFor();
+    const link = linkIn(await waitForMail(email, /reset your password/), `${origin}/reset-password?token=`);
+    await other.page.goto(link);
+    await onPage(other.page, 'Choose a new password');
+    await other.page.getByLabel('New password').fill(newPassword);
+    await other.page.getByRole('button', { name: 'Set new password' }).click();
+    await onPage(other.page, /Sign in/);
+    await browser!.shot('reset-done', other.page);
+
+    // the first browser's session ended: a reload lands on Sign in
+    await page.reload();
+    await onPage(page, /Sign in/);
+    await signIn(page, email, password);
+    await page.locator('#main').getByText('Email or password is incorrect').waitFor();
+    expectLogged(/401/);
+    await signIn(page, email, newPassword);
+    await onPage(page, 'Mockup studio');
+  });
+
+  it('delete with typed confirmation → cannot sign in, the files are gone', async () => {
+    const email = `delete-${randomSuffix(8)}@example.test`;
+    page = (await browser!.newPerson()).page;
+    await signUp(page, email);
+    await navigate(page, 'Designs');
+    await page.locator('input[type=file]').setInputFiles({
+      name: 'logo.png',
+      mimeType: 'image/png',
+      buffer: await F.crispLogo(600, 750),
+    });
+    await page.locator('.upload-result').getByRole('heading', { name: 'logo.png' }).waitFor();
+    const [up] = await stack.sql<{ key: string; userId: string }[]>`
+      select u.storage_key as key, u.user_id as "userId" from uploads u join users a on a.id = u.user_id
+      where a.email = ${email}`;
+    assert.ok(up);
+    assert.equal((await fetch(`${origin}/files/${up.key}`)).status, 200);
+
+    await navigate(page, 'Account');
+    const form = page.getByRole('form', { name: 'Delete account' });
+    await form.getByLabel('Type DELETE to confirm').fill('DELETE');
+    await form.getByLabel('Current password').fill(password);
+    await browser!.shot('delete');
+    await form.getByRole('button', { name: 'Delete my account' }).click();
+    await onPage(page, /Sign in/);
+
+    await workflowResultWhenStarted(stack.client, `account-deletion-${up.userId}`);
+    assert.equal((await fetch(`${origin}/files/${up.key}`)).status, 404);
+    await signIn(page, email, password);
+    await page.locator('#main').getByText('Email or password is incorrect').waitFor();
+    expectLogged(/401/);
+  });
+});

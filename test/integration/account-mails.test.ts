@@ -1,0 +1,107 @@
+// The mails a paying customer expects (tokens running low, a refund that took tokens back, a failed payment) and the
+// accounts sweep that starts the workflow of any outbox row left unstarted, read from Mailpit (docs/accounts.md).
+import assert from 'node:assert/strict';
+import { debitTokens } from '../../db/ledger';
+import { randomSuffix } from '../../lib/ids';
+import { refundedCharge, signedEvent } from '../../scripts/stand-ins/stripe-events';
+import { accountsSweep } from '../../workflows';
+import { account, http } from '../helpers/http';
+import { mailsTo, waitForMail } from '../helpers/mailpit';
+import { packCheckoutSession } from '../helpers/payments';
+import { startStack, workflowResultWhenStarted, type Stack } from '../helpers/stack';
+
+describe('account mails: outbox sweep, tokens low, refund, payment failed', function () {
+  this.timeout(120_000);
+  let stack: Stack;
+  before(async () => {
+    stack = await startStack('account-mails');
+  });
+  after(async () => stack?.stop());
+
+  /** The accounts sweep as its schedule runs it, after making the outbox rows of `userId` older than its grace. */
+  async function sweep(userId: string) {
+    await stack.sql`update mail_outbox set created_at = now() - interval '1 minute'
+      where user_id = ${userId} and sent_at is null`;
+    return stack.client.workflow.execute(accountsSweep, {
+      taskQueue: stack.taskQueue,
+      workflowId: `accounts-sweep-test-${randomSuffix(8)}`,
+    });
+  }
+
+  async function deliver(type: string, object: Record<string, unknown>) {
+    const e = signedEvent(stack.config.payments.webhookSecret!, type, object);
+    const res = await http(stack.baseUrl, 'POST', '/api/payments/webhook', {
+      body: e.body,
+      headers: { 'content-type': 'application/json', 'stripe-signature': e.signature },
+    });
+    assert.equal(res.status, 200, res.text);
+    return workflowResultWhenStarted<Record<string, unknown>>(stack.client, `stripe-event-${e.id}`);
+  }
+
+  it('the sweep starts the mail of a row whose workflow never started, and it is sent once', async () => {
+    const acct = await account(stack.baseUrl);
+    await waitForMail(acct.email, /verify your email/);
+    const [row] = await stack.sql<{ id: number }[]>`
+      insert into mail_outbox (user_id, kind, to_address, subject, text_body, html_body)
+      values (${acct.userId}, 'verify_email', ${acct.email}, 'Apparel mockups: left behind', 'text', '<p>html</p>')
+      returning id`;
+    const r = await sweep(acct.userId);
+    assert.ok(r.mailsStarted >= 1, JSON.stringify(r));
+    await waitForMail(acct.email, /left behind/);
+    const again = await sweep(acct.userId);
+    assert.equal(again.mailsStarted, 0);
+    const [sent] = await stack.sql`select sent_at, text_body, attempts from mail_outbox where id = ${row!.id}`;
+    assert.ok(sent!.sent_at);
+    assert.equal(sent!.text_body, null, 'the body is erased once sent');
+    assert.equal(sent!.attempts, 1);
+    assert.equal((await mailsTo(acct.email)).filter((m) => /left behind/.test(m.Subject)).length, 1);
+  });
+
+  it('tokens running low: mailed once per period when the balance drops under 10 % of the plan month', async () => {
+    const acct = await account(stack.baseUrl);
+    const spend = (amount: number) =>
+      debitTokens(stack.sql, { userId: acct.userId, amount, reference: `test-spend-${randomSuffix(10)}` });
+    assert.equal((await spend(40)).ok, true); // 50 -> 10: not under 5
+    await spend(6); // 10 -> 4: crosses under 5
+    await spend(1); // 4 -> 3: already mailed this period
+    const rows = await stack.sql`select kind from mail_outbox where user_id = ${acct.userId} and kind = 'tokens_low'`;
+    assert.equal(rows.length, 1);
+    await sweep(acct.userId);
+    const mail = await waitForMail(acct.email, /your tokens are running low/);
+    assert.match(mail.Text, /Your balance is 4 tokens/);
+    assert.ok(mail.Text.includes(`${stack.baseUrl}/billing`), mail.Text);
+    assert.doesNotMatch(mail.HTML, /\{\{/);
+  });
+
+  it('a refund that took tokens back and a failed payment are mailed, from the event workflow', async () => {
+    const acct = await account(stack.baseUrl);
+    const pack = stack.config.payments.tokenPacks[0]!;
+    const session = await packCheckoutSession(stack.baseUrl, acct, pack);
+    const paid = await deliver('checkout.session.completed', session);
+    assert.equal(paid.granted, pack.tokens, JSON.stringify(paid));
+    const charge = refundedCharge({
+      paymentIntent: session.payment_intent!,
+      amount: session.amount_total!,
+      amountRefunded: session.amount_total!,
+    });
+    const back = await deliver('charge.refunded', charge);
+    assert.equal(back.takenBack, pack.tokens);
+    const refundMail = await waitForMail(acct.email, /a refund took tokens back/);
+    assert.match(refundMail.Text, new RegExp(`took ${pack.tokens} tokens back`));
+
+    const [c] = await stack.sql<{ id: string }[]>`
+      select customer_id as id from stripe_customers where user_id = ${acct.userId}`;
+    assert.ok(c, 'the checkout stored the customer');
+    const failed = await deliver('invoice.payment_failed', {
+      id: `in_test_${randomSuffix(10)}`,
+      object: 'invoice',
+      customer: c.id,
+      amount_due: 2900,
+      currency: 'usd',
+    });
+    assert.equal(failed.status, 'processed', JSON.stringify(failed));
+    const mail = await waitForMail(acct.email, /a payment failed/);
+    assert.match(mail.Text, /29\.00 USD/);
+    assert.ok(mail.Text.includes(`${stack.baseUrl}/billing`));
+  });
+});
