@@ -12,7 +12,15 @@ import { fileUrl, type Storage } from '../lib/storage';
 import type { GenerationFailureOutcome, RenderJob, RenderResult } from '../lib/generation/types';
 import { ownFileKey } from '../lib/fetch';
 import { decodePrepared, preparedKey } from '../lib/images/design-levels';
-import { composite, DesignImageError, type DesignSource, type PreparedBlankCache } from '../lib/compositing';
+import {
+  composite,
+  DesignImageError,
+  JPEG_QUALITY,
+  THUMB_QUALITY,
+  watermarkTest,
+  type DesignSource,
+  type PreparedBlankCache,
+} from '../lib/compositing';
 
 export interface GenerationDeps {
   sql: Sql;
@@ -78,6 +86,7 @@ export function createGenerationActivities(deps: GenerationDeps) {
         zone: { x: row.zx, y: row.zy, width: row.zw, height: row.zh },
         placement: row.placement,
         applyTexture: row.applyTexture,
+        ...(row.livemode ? {} : { livemode: false }),
         completed: done
           ? { mockupKey: row.mockupKey!, thumbnailKey: row.thumbnailKey!, completedAt: row.completedAt!.toISOString() }
           : null,
@@ -157,6 +166,15 @@ export function createGenerationActivities(deps: GenerationDeps) {
         throw err;
       }
       lap('composite');
+      if (job.livemode === false) {
+        // test mode: the TEST watermark on both images (docs/test-mode.md)
+        const [mockup, thumbnail] = await Promise.all([
+          watermarkTest(out.mockup, JPEG_QUALITY),
+          watermarkTest(out.thumbnail, THUMB_QUALITY),
+        ]);
+        out = { ...out, mockup, thumbnail };
+        lap('watermark');
+      }
       await Promise.all([
         storage.put(keys.thumbnail, out.thumbnail, 'image/jpeg'),
         storage.put(keys.mockup, out.mockup, 'image/jpeg'),

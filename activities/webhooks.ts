@@ -40,8 +40,9 @@ export function createWebhookActivities({ sql, config, log }: WebhookActivityDep
 
   return {
     /**
-     * Creates the delivery for a generation, or returns the existing one: the unique generation id makes a re-run
-     * (or a second start of `webhook-<id>`) reuse the same delivery id and the same serialized body.
+     * Creates the delivery for a generation, or returns the existing one: the generation id (unique among the
+     * deliveries its workflow starts) makes a re-run (or a second start of `webhook-<id>`) reuse the same delivery id
+     * and the same serialized body. A resend is found by its own delivery id instead.
      */
     async prepareWebhookDelivery(input: WebhookDeliveryInput): Promise<PreparedDelivery> {
       if (!EVENTS.has(input.event)) throw badInput(`unknown webhook event ${JSON.stringify(input.event)}`);
@@ -57,12 +58,26 @@ export function createWebhookActivities({ sql, config, log }: WebhookActivityDep
 
       // Serialized here, once: every attempt sends these exact bytes, so receivers can dedupe and verify.
       const body = JSON.stringify(input.payload);
-      await sql`
-        insert into webhook_deliveries (id, generation_id, user_id, event, url, body)
-        values (${timeId('dlv')}, ${input.generationId}, ${input.accountId}, ${input.event}, ${input.url}, ${body})
-        on conflict (generation_id) do nothing`;
-      const [d] = await sql<{ id: string; status: DeliveryStatus; attempts: number; createdAt: Date }[]>`
-        select id, status, attempts, created_at as "createdAt" from webhook_deliveries where generation_id = ${input.generationId}`;
+      type Prepared = { id: string; status: DeliveryStatus; attempts: number; createdAt: Date };
+      let d: Prepared | undefined;
+      if (input.resendId) {
+        // A resend (POST /generations/<id>/deliveries) names its delivery: the API created the row already; a
+        // delivery it could not create is created here with the same id.
+        await sql`
+          insert into webhook_deliveries (id, generation_id, user_id, event, url, body, trigger)
+          values (${input.resendId}, ${input.generationId}, ${input.accountId}, ${input.event}, ${input.url}, ${body}, 'resend')
+          on conflict (id) do nothing`;
+        [d] = await sql<Prepared[]>`
+          select id, status, attempts, created_at as "createdAt" from webhook_deliveries where id = ${input.resendId}`;
+      } else {
+        await sql`
+          insert into webhook_deliveries (id, generation_id, user_id, event, url, body)
+          values (${timeId('dlv')}, ${input.generationId}, ${input.accountId}, ${input.event}, ${input.url}, ${body})
+          on conflict (generation_id) where trigger = 'generation' do nothing`;
+        [d] = await sql<Prepared[]>`
+          select id, status, attempts, created_at as "createdAt" from webhook_deliveries
+          where generation_id = ${input.generationId} and trigger = 'generation'`;
+      }
       return {
         deliveryId: d!.id,
         status: d!.status,

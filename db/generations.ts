@@ -27,36 +27,55 @@ export interface GenerationRow {
   placement: Placement;
   applyTexture: boolean;
   designUrl: string;
+  /** false for a test-mode generation (no token, watermarked mockup) */
+  livemode: boolean;
 }
 
 const columns = (sql: Sql) => sql`
   id, status, mockup_key as "mockupKey", thumbnail_key as "thumbnailKey", tokens_used as "tokensUsed",
   created_at as "createdAt", completed_at as "completedAt", error, garment_id as "garmentId", color, zone, placement,
-  apply_texture as "applyTexture", design_url as "designUrl"`;
+  apply_texture as "applyTexture", design_url as "designUrl", livemode`;
 
-/** One of the account's generations. */
-export async function getGeneration(sql: Sql, userId: string, id: string): Promise<GenerationRow | undefined> {
-  const [row] = await sql<
-    GenerationRow[]
-  >`select ${columns(sql)} from generations where id = ${id} and user_id = ${userId}`;
+/** `and livemode = …` when a mode is given: test credentials see only test generations, live ones only live. */
+const inMode = (sql: Sql, livemode: boolean | undefined) =>
+  livemode === undefined ? sql`` : sql`and livemode = ${livemode}`;
+
+/** One of the account's generations (of the given mode, when one is given). */
+export async function getGeneration(
+  sql: Sql,
+  userId: string,
+  id: string,
+  livemode?: boolean,
+): Promise<GenerationRow | undefined> {
+  const [row] = await sql<GenerationRow[]>`
+    select ${columns(sql)} from generations where id = ${id} and user_id = ${userId} ${inMode(sql, livemode)}`;
   return row;
 }
 
 /** Several of the account's generations, in the order of `ids` (unknown ids are left out). */
-export async function getGenerations(sql: Sql, userId: string, ids: string[]): Promise<GenerationRow[]> {
+export async function getGenerations(
+  sql: Sql,
+  userId: string,
+  ids: string[],
+  livemode?: boolean,
+): Promise<GenerationRow[]> {
   if (ids.length === 0) return [];
   const rows = await sql<GenerationRow[]>`
-    select ${columns(sql)} from generations where id in ${sql(ids)} and user_id = ${userId}`;
+    select ${columns(sql)} from generations where id in ${sql(ids)} and user_id = ${userId} ${inMode(sql, livemode)}`;
   const byId = new Map(rows.map((g) => [g.id, g]));
   return ids.flatMap((id) => byId.get(id) ?? []);
 }
 
-/** The account's generations, newest first, after the keyset position `after` (exclusive). */
-export function listGenerations(sql: Sql, userId: string, opts: { after?: { c: string; i: string }; limit: number }) {
+/** The account's generations of one mode, newest first, after the keyset position `after` (exclusive). */
+export function listGenerations(
+  sql: Sql,
+  userId: string,
+  opts: { after?: { c: string; i: string }; limit: number; livemode?: boolean },
+) {
   const { after, limit } = opts;
   return sql<GenerationRow[]>`
     select ${columns(sql)} from generations
-    where user_id = ${userId}
+    where user_id = ${userId} ${inMode(sql, opts.livemode ?? true)}
       ${after ? sql`and (created_at, id) < (${after.c}::timestamptz, ${after.i})` : sql``}
     order by created_at desc, id desc
     limit ${limit}`;
@@ -75,7 +94,11 @@ export interface BatchGenerationRow {
   webhookUrl: string | null;
 }
 
-export type BatchChargeResult = { ok: true; balance: number } | { ok: false; required: number; available: number };
+export type BatchChargeResult =
+  | { ok: true; balance: number }
+  | { ok: false; required: number; available: number }
+  /** test mode: the account's test generations of the last 24 hours would pass `limit` */
+  | { ok: false; testLimit: { limit: number; used: number; retryAfterSeconds: number } };
 
 export async function insertAndChargeGenerations(
   sql: Sql,
@@ -85,21 +108,37 @@ export async function insertAndChargeGenerations(
     /** the batch's workflow id; null for a single generation */ batchId: string | null;
     rows: BatchGenerationRow[];
     /**
+     * Test mode: record the rows with `livemode = false` and charge nothing; instead the account's test generations
+     * of the last 24 hours (these included) must stay within `perDay`.
+     */
+    test?: { perDay: number };
+    /**
      * The request's Idempotency-Key: the generation ids are recorded on it in this transaction (its recovery
      * point), and nothing is charged when another request has taken the key over.
      */
     idempotency?: { ref: IdempotencyRef; lockMs: number };
   },
 ): Promise<BatchChargeResult> {
-  const { userId, apiKeyId, batchId, rows, idempotency } = opts;
+  const { userId, apiKeyId, batchId, rows, idempotency, test } = opts;
   if (rows.length === 0) throw new Error('a batch needs at least one generation');
-  return sql.begin(async (tx) => {
+  return sql.begin(async (tx): Promise<BatchChargeResult> => {
     const [user] = await tx`select id from users where id = ${userId} for update`;
     if (!user) throw new Error(`unknown user ${userId}`);
     const grants = await spendableGrants(tx, userId);
     const available = grants.reduce((s, g) => s + g.remaining, 0);
     const required = rows.length;
-    if (available < required) return { ok: false as const, required, available };
+    if (test) {
+      // The account row lock above serializes this count with every other insert of the account.
+      const [day] = await tx<{ used: number; oldest: Date | null }[]>`
+        select count(*)::int as used, min(created_at) as oldest from generations
+        where user_id = ${userId} and livemode = false and created_at > now() - interval '24 hours'`;
+      const used = day?.used ?? 0;
+      if (used + required > test.perDay) {
+        const freesAt = day?.oldest ? day.oldest.getTime() + 86_400_000 : Date.now();
+        const retryAfterSeconds = Math.max(1, Math.ceil((freesAt - Date.now()) / 1000));
+        return { ok: false as const, testLimit: { limit: test.perDay, used, retryAfterSeconds } };
+      }
+    } else if (available < required) return { ok: false as const, required, available };
     if (idempotency) {
       const point = { generationIds: rows.map((r) => r.id), batchId };
       await recordRecoveryPoint(tx, idempotency.ref, point, idempotency.lockMs);
@@ -120,8 +159,12 @@ export async function insertAndChargeGenerations(
         blank_key: r.blankKey,
         webhook_url: r.webhookUrl,
         batch_id: batchId,
+        livemode: !test,
+        tokens_used: test ? 0 : 1,
       })),
     )}`;
+    // Test mode spends nothing: no debit, the balance stays as it is.
+    if (test) return { ok: true as const, balance: available };
     const debits = await tx<{ id: number; reference: string }[]>`
       insert into token_debits ${tx(rows.map((r) => ({ user_id: userId, amount: 1, reference: r.id })))}
       returning id, reference`;
@@ -155,8 +198,9 @@ export interface BegunGeneration {
   zy: number | null;
   zw: number | null;
   zh: number | null;
-  /** whether the generation's token is taken (a debit with its id exists) */
+  /** whether the generation's token is taken (a debit with its id exists), or it needs none (test mode) */
   charged: boolean;
+  livemode: boolean;
 }
 
 /**
@@ -175,7 +219,8 @@ export async function beginGeneration(sql: Sql, generationId: string): Promise<B
            g.placement, g.apply_texture as "applyTexture", g.mockup_key as "mockupKey",
            g.thumbnail_key as "thumbnailKey", g.completed_at as "completedAt",
            z.rect_x as zx, z.rect_y as zy, z.rect_w as zw, z.rect_h as zh,
-           exists (select 1 from token_debits d where d.reference = g.id) as charged
+           (not g.livemode or exists (select 1 from token_debits d where d.reference = g.id)) as charged,
+           g.livemode
     from generations g left join print_zones z on z.garment_id = g.garment_id and z.zone_id = g.zone
     where g.id = ${generationId}`;
   return row;

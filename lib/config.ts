@@ -198,6 +198,10 @@ const envSchema = z.object({
   WEBHOOK_SECRET_GRACE: duration('24h', 0),
 
   GENERATE_SYNC_TIMEOUT_MS: int(60_000, 1000, 600_000),
+  // Test mode and delivery resends (docs/test-mode.md): test-mode generations per account in any 24 hours, and
+  // resends (POST /generations/<id>/deliveries) per account per hour.
+  TEST_MODE_GENERATIONS_PER_DAY: int(500, 1, INT4_MAX),
+  DELIVERY_RESENDS_PER_HOUR: int(30, 1, INT4_MAX),
   // The maintenance sweep fails and refunds a generation still unfinished this long after it was created or started
   // when no workflow is running it (the API died between charging and starting it). The chaos suite shortens it.
   GENERATION_ORPHAN_AFTER: duration('10m', 5000),
@@ -350,6 +354,10 @@ export interface Config {
     secretGraceMs: number;
   };
   generateSyncTimeoutMs: number;
+  /** test-mode generations (single or batch items) an account may start in any 24 hours */
+  testModeGenerationsPerDay: number;
+  /** delivery resends an account may start per hour */
+  deliveryResendsPerHour: number;
   /** how long an unfinished generation without a running workflow waits before the maintenance sweep recovers it */
   generationOrphanAfterMs: number;
   idempotency: {
@@ -558,6 +566,8 @@ export function loadConfig(
       secretGraceMs: e.WEBHOOK_SECRET_GRACE,
     },
     generateSyncTimeoutMs: e.GENERATE_SYNC_TIMEOUT_MS,
+    testModeGenerationsPerDay: e.TEST_MODE_GENERATIONS_PER_DAY,
+    deliveryResendsPerHour: e.DELIVERY_RESENDS_PER_HOUR,
     generationOrphanAfterMs: e.GENERATION_ORPHAN_AFTER,
     idempotency: {
       ttlMs: e.IDEMPOTENCY_KEY_TTL,

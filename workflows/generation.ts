@@ -60,6 +60,7 @@ function reason(err: unknown): string {
 
 export async function generation(input: GenerationWorkflowInput): Promise<GenerationWorkflowResult> {
   const { generationId } = input;
+  const livemode = input.livemode !== false;
   let completed: { completedAt: string; mockupUrl: string };
   try {
     const job = await db.beginGeneration(generationId);
@@ -73,6 +74,7 @@ export async function generation(input: GenerationWorkflowInput): Promise<Genera
       await notify(input, {
         event: 'generation.failed',
         timestamp: outcome.completedAt,
+        livemode,
         data: { id: generationId, status: 'failed', error: outcome.error, tokensUsed: 0 },
       });
       return { status: 'failed', error: outcome.error };
@@ -82,7 +84,9 @@ export async function generation(input: GenerationWorkflowInput): Promise<Genera
   await notify(input, {
     event: 'generation.completed',
     timestamp: completed.completedAt,
-    data: { id: generationId, status: 'completed', mockupUrl: completed.mockupUrl, tokensUsed: 1 },
+    livemode,
+    // a test-mode generation spends no token
+    data: { id: generationId, status: 'completed', mockupUrl: completed.mockupUrl, tokensUsed: livemode ? 1 : 0 },
   });
   return { status: 'completed' };
 }
@@ -90,7 +94,12 @@ export async function generation(input: GenerationWorkflowInput): Promise<Genera
 /** Starts the callback as its own workflow (webhook-<generation id>) that outlives this one: retries may take a day. */
 async function notify(
   input: GenerationWorkflowInput,
-  payload: { event: 'generation.completed' | 'generation.failed'; timestamp: string; data: Record<string, unknown> },
+  payload: {
+    event: 'generation.completed' | 'generation.failed';
+    timestamp: string;
+    livemode: boolean;
+    data: Record<string, unknown>;
+  },
 ) {
   if (!input.webhookUrl) return;
   await startChild(webhookDelivery, {

@@ -61,5 +61,6 @@ export function presentGeneration(deps: { config: Config }, g: GenerationRow): z
     placement: g.placement,
     applyTexture: g.applyTexture,
     designUrl: g.designUrl,
+    livemode: g.livemode,
   };
 }

@@ -63,12 +63,15 @@ export const keyResource = z
     lastUsedAt: timestamp.nullable().meta({ description: 'recorded at most once a minute' }),
     revokedAt: timestamp.nullable(),
     status: keyStatus,
+    mode: z.enum(['live', 'test']).meta({ description: 'test keys see and create only test-mode data' }),
   })
   .meta({ id: 'ApiKey' });
 
 export const keyCreated = z
   .object({
-    key: z.string().meta({ description: 'the full key, <prefix>_live_<64 hex>: shown only in this answer' }),
+    key: z.string().meta({
+      description: 'the full key, <prefix>_live_<64 hex> (or <prefix>_test_<64 hex>): shown only in this answer',
+    }),
     metadata: keyResource.pick({
       id: true,
       name: true,
@@ -76,6 +79,7 @@ export const keyCreated = z
       createdAt: true,
       expiresAt: true,
       status: true,
+      mode: true,
     }),
     warning: z.string(),
   })
@@ -207,6 +211,9 @@ export const generationResource = z
     placement,
     applyTexture: z.boolean(),
     designUrl: z.string(),
+    livemode: z.boolean().meta({
+      description: 'false for a test-mode generation: no token spent (tokensUsed 0), TEST watermark on the mockup',
+    }),
   })
   .meta({ id: 'Generation' });
 
@@ -249,6 +256,7 @@ export const webhookPayload = z
     z.object({
       event: z.literal('generation.completed'),
       timestamp: timestamp.meta({ description: 'when the generation completed' }),
+      livemode: z.boolean().meta({ description: 'false for a test-mode generation' }),
       data: z.object({
         id: z.string(),
         status: z.literal('completed'),
@@ -259,6 +267,7 @@ export const webhookPayload = z
     z.object({
       event: z.literal('generation.failed'),
       timestamp: timestamp.meta({ description: 'when the generation was marked failed' }),
+      livemode: z.boolean().meta({ description: 'false for a test-mode generation' }),
       data: z.object({
         id: z.string(),
         status: z.literal('failed'),

@@ -17,6 +17,7 @@ import type { Config } from '../../lib/config';
 import { APP_PAGES } from '../routes/dashboard';
 import * as B from '../http/app-schemas';
 import * as R from '../http/resources';
+import { MODE_HEADER, modeHeader } from '../http/mode';
 import * as A from '../http/schemas';
 
 type Responses = RouteConfig['responses'];
@@ -46,7 +47,9 @@ const ERROR_TEXT: Record<number, string> = {
   404: 'not_found',
   409: 'conflict',
   413: 'payload_too_large; on upload also storage_quota_exceeded (details.usedBytes, requiredBytes, limitBytes)',
-  429: 'rate_limited: details.retryAfter and the Retry-After header carry the seconds to wait',
+  429:
+    'rate_limited: details.retryAfter and the Retry-After header carry the seconds to wait (details.scope ' +
+    '`test-generations-day`: the daily test-mode budget)',
   502: 'service_unavailable: an outside service (the shop) refused or could not be reached',
   503: 'service_unavailable: at capacity or a dependency is down; Retry-After says when to retry',
 };
@@ -76,8 +79,18 @@ const KEY_OR_SESSION: Security = [{ bearerKey: [] }, { sessionCookie: [] }];
 const SESSION: Security = [{ sessionCookie: [] }];
 const PUBLIC: Security = [];
 
+/** Keyed routes also take the dashboard's X-Mockup-Mode header (test mode, docs/test-mode.md). */
+function withModeHeader(r: RouteConfig): RouteConfig {
+  if (r.security !== KEY_OR_SESSION) return r;
+  const mode = { [MODE_HEADER]: modeHeader.optional() };
+  const headers = r.request?.headers;
+  if (Array.isArray(headers)) return r;
+  const merged = headers instanceof z.ZodObject ? headers.extend(mode) : z.object(mode);
+  return { ...r, request: { ...r.request, headers: merged } };
+}
+
 function register(registry: OpenAPIRegistry): void {
-  const path = (r: RouteConfig) => registry.registerPath(r);
+  const path = (r: RouteConfig) => registry.registerPath(withModeHeader(r));
 
   // ---------------------------------------------------------------- service
   path({
@@ -334,7 +347,7 @@ function register(registry: OpenAPIRegistry): void {
     method: 'post',
     path: '/api/v1/generate',
     tags: ['Generations'],
-    summary: 'Make a mockup (1 token)',
+    summary: 'Make a mockup (1 token; none with a test key)',
     description:
       'Synchronous by default: 200 with the completed (or failed) generation. 202 with a Location to poll when it ' +
       'takes longer than the synchronous budget, or when asked with Prefer: respond-async. With an ' +
@@ -355,7 +368,7 @@ function register(registry: OpenAPIRegistry): void {
     method: 'post',
     path: '/api/v1/generate/batch',
     tags: ['Generations'],
-    summary: 'One design on up to 25 colors or zones (1 token each, all or nothing)',
+    summary: 'One design on up to 25 colors or zones (1 token each, none with a test key; all or nothing)',
     description:
       'With an Idempotency-Key, a retry with the same body within 24 hours replays the first answer without a ' +
       'new charge.',

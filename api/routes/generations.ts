@@ -6,6 +6,7 @@ import { decodeCursor, encodeCursor } from '../../lib/cursor';
 import type { AppDeps } from '../context';
 import { badRequest, notFound, parse } from '../errors';
 import { GenerationNotices } from '../generation-notices';
+import { isLive } from '../http/mode';
 import { presentGeneration } from '../http/present';
 import { GENERATION_ID, generateBody, generationListQuery, prefersAsync } from '../http/schemas';
 import { jsonBody } from '../middleware/body';
@@ -33,7 +34,7 @@ export function generationRoutes(deps: AppDeps): Router {
   const idempotency = idempotent(deps, {
     body: (req) => req.rawBody,
     recover: async (req, res, point) => {
-      const { generations, finished } = await recoveredGenerations(deps, req.user!.id, point);
+      const { generations, finished } = await recoveredGenerations(deps, req.user!.id, point, isLive(req));
       answer(req, res, generations[0]!, finished);
     },
   });
@@ -41,7 +42,7 @@ export function generationRoutes(deps: AppDeps): Router {
   r.post('/generate', ...partA(deps, 'generate'), jsonBody(), idempotency, async (req, res) => {
     const body = parse(generateBody, req.body);
     const async = prefersAsync(req.get('prefer'));
-    const caller = { userId: req.user!.id, apiKeyId: req.apiKeyId ?? null };
+    const caller = { userId: req.user!.id, apiKeyId: req.apiKeyId ?? null, livemode: isLive(req) };
     const started = await createGeneration(deps, notices, caller, body, {
       sync: !async,
       log: req.log,
@@ -54,7 +55,8 @@ export function generationRoutes(deps: AppDeps): Router {
   r.get('/generations', ...partA(deps), async (req, res) => {
     const q = parse(generationListQuery, req.query, 'query');
     const limit = q.limit ?? DEFAULT_PAGE_LIMIT;
-    const scope = 'generations';
+    // a cursor of one mode is refused in the other
+    const scope = isLive(req) ? 'generations' : 'generations:test';
     let after: { c: string; i: string } | undefined;
     if (q.cursor !== undefined) {
       const c = decodeCursor<{ c: unknown; i: unknown }>(q.cursor, deps.config.appSecret, scope);
@@ -63,7 +65,7 @@ export function generationRoutes(deps: AppDeps): Router {
       }
       after = { c: c.c, i: c.i };
     }
-    const rows = await listGenerations(deps.sql, req.user!.id, { after, limit: limit + 1 });
+    const rows = await listGenerations(deps.sql, req.user!.id, { after, limit: limit + 1, livemode: isLive(req) });
     const hasMore = rows.length > limit;
     const page = rows.slice(0, limit);
     const last = page[page.length - 1];
@@ -81,7 +83,7 @@ export function generationRoutes(deps: AppDeps): Router {
 
   r.get('/generations/:generationId', ...partA(deps), async (req, res) => {
     const id = String(req.params.generationId);
-    const row = GENERATION_ID.test(id) ? await getGeneration(deps.sql, req.user!.id, id) : undefined;
+    const row = GENERATION_ID.test(id) ? await getGeneration(deps.sql, req.user!.id, id, isLive(req)) : undefined;
     if (!row) throw notFound('Generation not found');
     res.json(presentGeneration(deps, row));
   });

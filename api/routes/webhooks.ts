@@ -5,6 +5,7 @@ import { ensureSigningSecret, rotateSigningSecret, type SigningSecretRow } from 
 import { requireSession } from '../auth/sessions';
 import type { AppDeps } from '../context';
 import { notFound } from '../errors';
+import { isLive } from '../http/mode';
 import { GENERATION_ID } from '../http/schemas';
 import { partA } from '../middleware/part-a';
 
@@ -53,7 +54,7 @@ export function webhookRoutes(deps: AppDeps): Router {
     const id = String(req.params.generationId);
     // Someone else's generation answers exactly like a missing one, so ids cannot be probed.
     const [gen] = GENERATION_ID.test(id)
-      ? await deps.sql`select id from generations where id = ${id} and user_id = ${req.user!.id}`
+      ? await deps.sql`select id from generations where id = ${id} and user_id = ${req.user!.id} and livemode = ${isLive(req)}`
       : [];
     if (!gen) throw notFound('Generation not found');
     const rows = await deps.sql<DeliveryRow[]>`

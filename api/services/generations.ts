@@ -10,6 +10,7 @@ import {
   getGeneration,
   getGenerations,
   insertAndChargeGenerations,
+  type BatchChargeResult,
   type BatchGenerationRow,
   type GenerationRow,
 } from '../../db/generations';
@@ -32,10 +33,11 @@ import type { FinishedNotice, GenerationNotices } from '../generation-notices';
 
 export { MAX_BATCH_ITEMS } from '../http/schemas';
 
-/** Who asks: the account and the key the request came with. */
+/** Who asks: the account, the key the request came with, and its mode (false: test mode). */
 export interface Caller {
   userId: string;
   apiKeyId: string | null;
+  livemode?: boolean;
 }
 
 export interface GenerateRequest {
@@ -85,6 +87,25 @@ export interface StartOptions {
 const keyed = (deps: AppDeps, ref: IdempotencyRef | undefined) =>
   ref ? { idempotency: { ref, lockMs: deps.config.idempotency.lockMs } } : {};
 
+/** Test mode (docs/test-mode.md): no charge, the account's daily test budget instead. */
+const testMode = (deps: AppDeps, caller: Caller) =>
+  caller.livemode === false ? { test: { perDay: deps.config.testModeGenerationsPerDay } } : {};
+
+/** The 402 of a live charge, or the 429 of the daily test-mode budget. */
+function refused(charge: Exclude<BatchChargeResult, { ok: true }>, what: string): ApiError {
+  if ('testLimit' in charge) {
+    const { limit, used, retryAfterSeconds } = charge.testLimit;
+    return new ApiError(
+      429,
+      'rate_limited',
+      `Test mode allows ${limit} generations per account in 24 hours (${used} used): retry in ${retryAfterSeconds} s, or use a live key`,
+      { retryAfter: retryAfterSeconds, scope: 'test-generations-day', limit },
+      { 'Retry-After': String(retryAfterSeconds) },
+    );
+  }
+  return insufficient(charge.required, charge.available, what);
+}
+
 /**
  * The generations a request created under an Idempotency-Key before it stopped without storing its answer (its
  * API process died, or it failed after charging), as they are now; `finished` when none is still running.
@@ -93,8 +114,9 @@ export async function recoveredGenerations(
   deps: AppDeps,
   userId: string,
   point: RecoveryPoint,
+  livemode?: boolean,
 ): Promise<{ batchId: string | null; generations: GenerationRow[]; finished: boolean }> {
-  const generations = await getGenerations(deps.sql, userId, point.generationIds);
+  const generations = await getGenerations(deps.sql, userId, point.generationIds, livemode);
   if (generations.length === 0) throw notFound('The generations of this Idempotency-Key no longer exist');
   const finished = generations.every((g) => g.status === 'completed' || g.status === 'failed');
   return { batchId: point.batchId ?? null, generations, finished };
@@ -233,14 +255,16 @@ export async function createGeneration(
       },
     ],
     ...keyed(deps, opts.idempotency),
+    ...testMode(deps, caller),
   });
-  if (!charge.ok) throw insufficient(1, charge.available, 'this generation');
+  if (!charge.ok) throw refused(charge, 'this generation');
 
   const input: GenerationWorkflowInput = {
     generationId: id,
     accountId: caller.userId,
     garmentId: garment.id,
     webhookUrl: body.webhookUrl ?? null,
+    ...(caller.livemode === false ? { livemode: false } : {}),
   };
   // listening before the start, so the notice cannot come first
   const notice = opts.sync ? await notices.wait(id) : null;
@@ -369,13 +393,15 @@ export async function createBatch(
     batchId,
     rows,
     ...keyed(deps, opts.idempotency),
+    ...testMode(deps, caller),
   });
-  if (!charge.ok) throw insufficient(charge.required, charge.available, `this batch of ${charge.required}`);
+  if (!charge.ok) throw refused(charge, `this batch of ${rows.length}`);
 
   const input: GenerationBatchInput = {
     batchId,
     accountId: caller.userId,
     webhookUrl: body.webhookUrl ?? null,
+    ...(caller.livemode === false ? { livemode: false } : {}),
     items: rows.map((row) => ({ generationId: row.id, garmentId: row.garmentId })),
   };
   const handle = await startCharged(deps, generationBatch, {

@@ -24,3 +24,4 @@ export {
 export { DesignImageError, configureDesignCache, DEFAULT_DESIGN_CACHE_BYTES, type DesignSource } from './design';
 export { deriveFabricMaps, fabricMapKeys, FABRIC_MAPS_VERSION, type FabricMaps } from './maps';
 export { PreparedBlankCache, prepareBlank, DEFAULT_BLANK_CACHE_BYTES, type PreparedBlank } from './prepared';
+export { testWatermarkSvg, watermarkTest, WATERMARK_OPACITY, WATERMARK_RGB } from './watermark';

@@ -16,6 +16,8 @@ export interface GenerationWorkflowInput {
   accountId: string;
   garmentId: string;
   webhookUrl: string | null;
+  /** false for a test-mode generation (its callback says so and reports no token); absent means live */
+  livemode?: boolean;
 }
 
 export interface GenerationWorkflowResult {
@@ -40,6 +42,8 @@ export interface RenderJob {
   zone: { x: number; y: number; width: number; height: number };
   placement: Placement;
   applyTexture: boolean;
+  /** false: a test-mode generation, whose mockup gets the TEST watermark (absent in jobs recorded before test mode) */
+  livemode?: boolean;
   /** set when an earlier run already completed the generation (a re-run after a crash) */
   completed: { mockupKey: string; thumbnailKey: string; completedAt: string } | null;
 }
@@ -68,6 +72,8 @@ export interface GenerationBatchInput {
   batchId: string;
   accountId: string;
   webhookUrl: string | null;
+  /** false for a test-mode batch; absent means live */
+  livemode?: boolean;
   items: GenerationBatchItem[];
 }
 

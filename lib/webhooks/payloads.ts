@@ -7,6 +7,8 @@ export interface GenerationCompletedPayload {
   event: 'generation.completed';
   /** ISO 8601 time of completion. */
   timestamp: string;
+  /** false for a test-mode generation */
+  livemode: boolean;
   data: { id: string; status: 'completed'; mockupUrl: string; tokensUsed: number };
 }
 
@@ -14,6 +16,8 @@ export interface GenerationFailedPayload {
   event: 'generation.failed';
   /** ISO 8601 time the generation was marked failed. */
   timestamp: string;
+  /** false for a test-mode generation */
+  livemode: boolean;
   data: { id: string; status: 'failed'; error: string; tokensUsed: number };
 }
 
@@ -21,16 +25,21 @@ export type WebhookPayload = GenerationCompletedPayload | GenerationFailedPayloa
 
 const iso = (t: Date | string) => (typeof t === 'string' ? new Date(t) : t).toISOString();
 
-/** Exactly the spec's fields; nothing else, so receivers written against the spec see what they expect. */
+/**
+ * The spec's fields plus `livemode` (test mode, docs/test-mode.md); nothing else, so receivers written against the
+ * spec see what they expect.
+ */
 export function generationCompletedPayload(g: {
   id: string;
   mockupUrl: string;
   tokensUsed: number;
   completedAt: Date | string;
+  livemode?: boolean;
 }): GenerationCompletedPayload {
   return {
     event: 'generation.completed',
     timestamp: iso(g.completedAt),
+    livemode: g.livemode ?? true,
     data: { id: g.id, status: 'completed', mockupUrl: g.mockupUrl, tokensUsed: g.tokensUsed },
   };
 }
@@ -41,10 +50,12 @@ export function generationFailedPayload(g: {
   error: string;
   tokensUsed: number;
   failedAt: Date | string;
+  livemode?: boolean;
 }): GenerationFailedPayload {
   return {
     event: 'generation.failed',
     timestamp: iso(g.failedAt),
+    livemode: g.livemode ?? true,
     data: { id: g.id, status: 'failed', error: g.error, tokensUsed: g.tokensUsed },
   };
 }

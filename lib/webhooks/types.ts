@@ -9,6 +9,8 @@ export interface WebhookDeliveryInput {
   accountId: string;
   url: string;
   event: 'generation.completed' | 'generation.failed';
+  /** A resend (POST /generations/<id>/deliveries): the id of the delivery the API created; absent for the first. */
+  resendId?: string;
   /** exact payload sent, built by the generation workflow: {event, timestamp, data: {id, status, mockupUrl, tokensUsed}} or for failures {event, timestamp, data: {id, status: 'failed', error, tokensUsed}} */
   payload: Record<string, unknown>;
 }
