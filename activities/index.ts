@@ -10,6 +10,7 @@ import { createGenerationActivities } from './generation';
 import { createInboundActivities } from './inbound';
 import { createMaintenanceActivities } from './maintenance';
 import { createPaymentActivities } from './payments';
+import { createRequestLogActivities } from './request-log';
 import { createStorefrontActivities } from './storefront';
 import { BadImageUrlError, createUserImageLoader } from '../lib/fetch/user-images';
 import { createWebhookActivities } from './webhooks';
@@ -45,6 +46,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createStorefrontActivities(deps),
     ...createInboundActivities(deps),
     ...createPaymentActivities(deps),
+    ...createRequestLogActivities(deps),
     // chat reference images are held to the upload limits (10 MB); foreign blanks share generation's blank cache
     ...createChatActivities({
       ...deps,

@@ -1,6 +1,7 @@
 // Response shapes (spec "Resources and their fields" and ours): the presenters are typed by these schemas, so what
 // a route answers and what the OpenAPI document (api/openapi/) says it answers cannot drift apart silently.
 import { z } from 'zod';
+import { deliveryResource } from './logs';
 import { ZONES } from '../../lib/generation/types';
 import { ERROR_CODES } from '../errors';
 
@@ -225,29 +226,7 @@ export const batchResult = z
   .object({ batchId: z.string(), generations: z.array(generationResource) })
   .meta({ id: 'BatchResult' });
 
-export const deliveryList = z
-  .object({
-    deliveries: z.array(
-      z.object({
-        id: z.string().meta({ description: 'dlv_<n>_<suffix>; the X-Mockup-Delivery-Id header of every attempt' }),
-        event: z.enum(['generation.completed', 'generation.failed']),
-        url: z.string(),
-        status: z.enum(['pending', 'delivered', 'failed']),
-        createdAt: timestamp,
-        finishedAt: timestamp.nullable(),
-        attempts: z.array(
-          z.object({
-            number: z.number().int(),
-            statusCode: z.number().int().nullable(),
-            durationMs: z.number(),
-            error: z.string().nullable(),
-            attemptedAt: timestamp,
-          }),
-        ),
-      }),
-    ),
-  })
-  .meta({ id: 'DeliveryList' });
+export const deliveryList = z.object({ deliveries: z.array(deliveryResource) }).meta({ id: 'DeliveryList' });
 
 // ------------------------------------------------------------------ outbound webhook (generation callbacks)
 

@@ -18,6 +18,7 @@ import { APP_PAGES } from '../routes/dashboard';
 import * as B from '../http/app-schemas';
 import * as R from '../http/resources';
 import { MODE_HEADER, modeHeader } from '../http/mode';
+import * as L from '../http/logs';
 import * as A from '../http/schemas';
 
 type Responses = RouteConfig['responses'];
@@ -431,6 +432,35 @@ function register(registry: OpenAPIRegistry): void {
     request: { params: z.object({ generationId: A.generationIdParam }) },
     responses: { 200: json(R.deliveryList, 'the deliveries', KEYED_HEADERS), ...keyed([404]) },
   });
+  path({
+    method: 'post',
+    path: '/api/v1/generations/{generationId}/deliveries',
+    tags: ['Webhooks'],
+    summary: "Resend a finished generation's callback as a new signed delivery",
+    description:
+      "Sends the generation's callback again (the first callback's exact body, or the one it would have sent) to " +
+      "`url` or the generation's webhookUrl, as a new delivery with its own id, retried like any other. 409 while " +
+      'the generation is still running; 429 beyond DELIVERY_RESENDS_PER_HOUR (30) resends per account per hour ' +
+      '(details.scope `delivery-resends-hour`).',
+    security: KEY_OR_SESSION,
+    request: {
+      params: z.object({ generationId: A.generationIdParam }),
+      body: { required: false, content: { 'application/json': { schema: L.resendBody } } },
+    },
+    responses: { 202: json(L.resendAccepted, 'the delivery, pending', KEYED_HEADERS), ...keyed([400, 404, 409]) },
+  });
+  path({
+    method: 'get',
+    path: '/api/v1/requests',
+    tags: ['Logs'],
+    summary: "The account's request log, newest first (cursor pages)",
+    description:
+      "Keyed Part A requests of the caller's mode: time, method, route pattern, status, duration, request id, error " +
+      'code, key. No bodies, query strings or secrets. At most the 1,000 newest per key, kept 30 days.',
+    security: KEY_OR_SESSION,
+    request: { query: L.requestLogQuery },
+    responses: { 200: json(L.requestLogPage, 'a page', KEYED_HEADERS), ...keyed([400]) },
+  });
 
   // ---------------------------------------------------------------- storefront (Part B, preview)
   path({
@@ -768,7 +798,9 @@ export function buildOpenApiDocument(config: Pick<Config, 'publicBaseUrl' | 'ses
   registry.registerComponent('securitySchemes', 'bearerKey', {
     type: 'http',
     scheme: 'bearer',
-    description: 'An API key: Authorization: Bearer <prefix>_live_<64 hex>. Create keys in the dashboard.',
+    description:
+      'An API key: Authorization: Bearer <prefix>_live_<64 hex>, or <prefix>_test_<64 hex> for test mode (no tokens, ' +
+      'TEST watermark, test data only). Create keys in the dashboard.',
   });
   registry.registerComponent('securitySchemes', 'sessionCookie', {
     type: 'apiKey',
@@ -830,7 +862,8 @@ export function buildOpenApiDocument(config: Pick<Config, 'publicBaseUrl' | 'ses
       { name: 'Catalogue' },
       { name: 'Designs', description: 'Upload and printability analysis' },
       { name: 'Generations', description: 'Mockups, batches and the free preview' },
-      { name: 'Webhooks', description: 'Signed generation callbacks: the secret and the delivery log' },
+      { name: 'Webhooks', description: 'Signed generation callbacks: the secret, the delivery log and resends' },
+      { name: 'Logs', description: "The account's request log (test and live apart)" },
       { name: 'Storefront', description: 'Part B: Shopify connection, publishing, orders (preview)' },
       { name: 'Service', description: 'Health, files and this reference' },
     ],

@@ -21,6 +21,8 @@ export type Garment = Schemas['Garment'];
 export type DeliveryList = Schemas['DeliveryList'];
 export type GenerationCallback = Schemas['GenerationCallback'];
 export type ApiErrorBody = Schemas['Error'];
+export type Delivery = Schemas['Delivery'];
+export type RequestLogEntry = Schemas['RequestLogEntry'];
 
 export interface MockupClientOptions {
   /** the service's origin, e.g. https://mockups.example.com (no /api/v1) */
@@ -217,6 +219,29 @@ export function createMockupClient(opts: MockupClientOptions) {
         if (!page.pagination.hasMore || !page.pagination.nextCursor) return;
         cursor = page.pagination.nextCursor;
       }
+    },
+
+    /** Sends a finished generation's callback again, as a new signed delivery (to `url`, or its webhookUrl). */
+    async resendDelivery(generationId: string, url?: string): Promise<Delivery> {
+      const r = await raw.POST('/api/v1/generations/{generationId}/deliveries', {
+        params: { path: { generationId } },
+        body: url === undefined ? {} : { url },
+      });
+      return unwrap(r).delivery;
+    },
+
+    /** One page of the account's request log (of the key's mode), newest first. */
+    async requests(
+      query: {
+        keyId?: string;
+        status?: '2xx' | '3xx' | '4xx' | '5xx';
+        route?: string;
+        method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+        limit?: number;
+        cursor?: string;
+      } = {},
+    ) {
+      return unwrap(await raw.GET('/api/v1/requests', { params: { query: pageQuery(query) } }));
     },
 
     /** The callback deliveries of a generation, with every attempt. */

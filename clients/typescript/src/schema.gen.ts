@@ -2539,7 +2539,103 @@ export interface paths {
             };
         };
         put?: never;
-        post?: never;
+        /**
+         * Resend a finished generation's callback as a new signed delivery
+         * @description Sends the generation's callback again (the first callback's exact body, or the one it would have sent) to `url` or the generation's webhookUrl, as a new delivery with its own id, retried like any other. 409 while the generation is still running; 429 beyond DELIVERY_RESENDS_PER_HOUR (30) resends per account per hour (details.scope `delivery-resends-hour`).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Session (dashboard) calls only: `test` reads and creates test-mode data, `live` (the default) live data. With an API key the key's mode applies, and a header naming the other mode is 400. */
+                    "X-Mockup-Mode"?: "live" | "test";
+                };
+                path: {
+                    /** @description a generation id, gen_<n>_<suffix> */
+                    generationId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: {
+                content: {
+                    "application/json": components["schemas"]["ResendRequest"];
+                };
+            };
+            responses: {
+                /** @description the delivery, pending */
+                202: {
+                    headers: {
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        "X-Tokens-Remaining": components["headers"]["X-Tokens-Remaining"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ResendAccepted"];
+                    };
+                };
+                /** @description invalid_request: the body, query or path is not valid (details.issues lists each field) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description unauthorized: key (or session) missing, invalid, revoked or expired (details.reason for the last two) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description forbidden: "Cross-site request refused" (a session-authenticated call that changes something, from another origin) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description not_found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description conflict */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description rate_limited: details.retryAfter and the Retry-After header carry the seconds to wait (details.scope `test-generations-day`: the daily test-mode budget) */
+                429: {
+                    headers: {
+                        "Retry-After": components["headers"]["Retry-After"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        "X-Tokens-Remaining": components["headers"]["X-Tokens-Remaining"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
         delete?: never;
         options?: never;
         head?: never;
@@ -2852,6 +2948,105 @@ export interface paths {
                 };
             };
         };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/requests": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The account's request log, newest first (cursor pages)
+         * @description Keyed Part A requests of the caller's mode: time, method, route pattern, status, duration, request id, error code, key. No bodies, query strings or secrets. At most the 1,000 newest per key, kept 30 days.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description nextCursor of the previous page, unchanged */
+                    cursor?: string;
+                    /** @description one key's requests (key_…), or `session` for the dashboard's */
+                    keyId?: string;
+                    /** @description page size, 1 to 100 (default 50) */
+                    limit?: string;
+                    method?: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+                    /** @description a route pattern as listed, e.g. /api/v1/generations/:generationId */
+                    route?: string;
+                    /** @description status class */
+                    status?: "2xx" | "3xx" | "4xx" | "5xx";
+                };
+                header?: {
+                    /** @description Session (dashboard) calls only: `test` reads and creates test-mode data, `live` (the default) live data. With an API key the key's mode applies, and a header naming the other mode is 400. */
+                    "X-Mockup-Mode"?: "live" | "test";
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description a page */
+                200: {
+                    headers: {
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        "X-Tokens-Remaining": components["headers"]["X-Tokens-Remaining"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["RequestLogPage"];
+                    };
+                };
+                /** @description invalid_request: the body, query or path is not valid (details.issues lists each field) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description unauthorized: key (or session) missing, invalid, revoked or expired (details.reason for the last two) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description forbidden: "Cross-site request refused" (a session-authenticated call that changes something, from another origin) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description rate_limited: details.retryAfter and the Retry-After header carry the seconds to wait (details.scope `test-generations-day`: the daily test-mode budget) */
+                429: {
+                    headers: {
+                        "Retry-After": components["headers"]["Retry-After"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        "X-Tokens-Remaining": components["headers"]["X-Tokens-Remaining"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -3953,37 +4148,43 @@ export interface components {
         CustomerDataRequests: {
             dataRequests: components["schemas"]["CustomerDataRequest"][];
         };
-        DeliveryList: {
-            deliveries: {
-                attempts: {
-                    /**
-                     * Format: date-time
-                     * @description ISO 8601
-                     */
-                    attemptedAt: string;
-                    durationMs: number;
-                    error: string | null;
-                    number: number;
-                    statusCode: number | null;
-                }[];
+        Delivery: {
+            attempts: {
                 /**
                  * Format: date-time
                  * @description ISO 8601
                  */
-                createdAt: string;
-                /** @enum {string} */
-                event: "generation.completed" | "generation.failed";
-                /**
-                 * Format: date-time
-                 * @description ISO 8601
-                 */
-                finishedAt: string | null;
-                /** @description dlv_<n>_<suffix>; the X-Mockup-Delivery-Id header of every attempt */
-                id: string;
-                /** @enum {string} */
-                status: "pending" | "delivered" | "failed";
-                url: string;
+                attemptedAt: string;
+                durationMs: number;
+                error: string | null;
+                number: number;
+                statusCode: number | null;
             }[];
+            /**
+             * Format: date-time
+             * @description ISO 8601
+             */
+            createdAt: string;
+            /** @enum {string} */
+            event: "generation.completed" | "generation.failed";
+            /**
+             * Format: date-time
+             * @description ISO 8601
+             */
+            finishedAt: string | null;
+            /** @description dlv_<n>_<suffix>; the X-Mockup-Delivery-Id header of every attempt */
+            id: string;
+            /** @enum {string} */
+            status: "pending" | "delivered" | "failed";
+            /**
+             * @description `generation`: sent when the generation finished; `resend`: POST …/deliveries
+             * @enum {string}
+             */
+            trigger: "generation" | "resend";
+            url: string;
+        };
+        DeliveryList: {
+            deliveries: components["schemas"]["Delivery"][];
         };
         /** @description Part A error envelope (every route under /api/v1) */
         Error: {
@@ -4362,6 +4563,44 @@ export interface components {
             missing?: string[];
             /** @enum {string} */
             status: "ready" | "not_ready";
+        };
+        RequestLogEntry: {
+            /**
+             * Format: date-time
+             * @description when the request arrived
+             */
+            createdAt: string;
+            durationMs: number;
+            /** @description error.code of an error answer */
+            errorCode: string | null;
+            /** @description req_<n> */
+            id: string;
+            /** @description null for the dashboard's session calls */
+            keyId: string | null;
+            livemode: boolean;
+            method: string;
+            /** @description the X-Request-Id of the answer */
+            requestId: string;
+            /** @description the route pattern, never the path with its ids */
+            route: string;
+            status: number;
+        };
+        RequestLogPage: {
+            pagination: {
+                hasMore: boolean;
+                nextCursor: string | null;
+            };
+            requests: components["schemas"]["RequestLogEntry"][];
+        };
+        ResendAccepted: {
+            delivery: components["schemas"]["Delivery"];
+        };
+        ResendRequest: {
+            /**
+             * Format: uri
+             * @description where to send it; default the generation's webhookUrl
+             */
+            url?: string;
         };
         SessionCheck: {
             user: {
