@@ -67,6 +67,8 @@ export function recordRequest(deps: Pick<AppDeps, 'sql' | 'log'>): RequestHandle
   return (req, res, next) => {
     const started = process.hrtime.bigint();
     const createdAt = new Date();
+    // the pattern as matched now: once an error leaves the router, req.baseUrl no longer holds the mount path
+    const route = `${req.baseUrl}${typeof req.route?.path === 'string' ? req.route.path : ''}` || req.path;
     res.once('finish', () => {
       if (!req.user) return; // refused before the caller was known: no account to log it for
       recorder.add({
@@ -74,7 +76,7 @@ export function recordRequest(deps: Pick<AppDeps, 'sql' | 'log'>): RequestHandle
         apiKeyId: req.apiKeyId ?? null,
         livemode: req.livemode !== false,
         method: req.method,
-        route: `${req.baseUrl}${typeof req.route?.path === 'string' ? req.route.path : ''}` || req.path,
+        route,
         status: res.statusCode,
         durationMs: Math.round(Number(process.hrtime.bigint() - started) / 1e4) / 100,
         requestId: req.id,

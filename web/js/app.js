@@ -7,6 +7,7 @@ import { accountPage } from './pages/account.js';
 import { billingPage } from './pages/billing.js';
 import { chatPage } from './pages/chat.js';
 import { designsPage } from './pages/designs.js';
+import { developersPage } from './pages/developers.js';
 import { keysPage } from './pages/keys.js';
 import { storefrontPage } from './pages/storefront.js';
 import { studioPage } from './pages/studio.js';
@@ -20,6 +21,7 @@ const PAGES = {
   '/billing': { page: billingPage, title: 'Billing' },
   '/chat': { page: chatPage, title: 'Design chat' },
   '/storefront': { page: storefrontPage, title: 'Storefront' },
+  '/developers': { page: developersPage, title: 'Developers' },
 };
 
 let current = 0;
