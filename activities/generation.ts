@@ -6,7 +6,15 @@ import { completeGeneration, failAndRefund, markGenerationProcessing } from '../
 import { touchUploadLevels } from '../db/uploads';
 import { fileUrl } from '../lib/storage';
 import type { GenerationFailureOutcome, RenderJob, RenderResult } from '../lib/generation/types';
-import { choosePrintZone, composite, DesignImageError, designSource } from '../lib/compositing';
+import {
+  choosePrintZone,
+  composite,
+  DesignImageError,
+  designSource,
+  JPEG_QUALITY,
+  THUMB_QUALITY,
+  watermarkTest,
+} from '../lib/compositing';
 import { isBadInput } from '../lib/errors';
 import { nonRetryable as fail, type ImageActivityDeps } from './deps';
 
@@ -46,6 +54,7 @@ export function createGenerationActivities(deps: GenerationDeps) {
         view: row.view,
         silhouette: row.silhouette,
         printArea: row.printArea,
+        ...(row.livemode ? {} : { livemode: false }),
         completed: done
           ? { mockupKey: row.mockupKey!, thumbnailKey: row.thumbnailKey!, completedAt: row.completedAt!.toISOString() }
           : null,
@@ -104,14 +113,21 @@ export function createGenerationActivities(deps: GenerationDeps) {
       });
       if (chosen.fallback) log.info('print zone in fractions of the photo', { generationId, why: chosen.fallback });
       const { placement, applyTexture } = job;
-      const out = await composite({ blank, design, zone: chosen.zone, placement, applyTexture }).catch(
-        (err: unknown) => {
-          // input no retry can fix (bad URL, not an image, refused address, undecodable design) fails it at once
-          if (err instanceof DesignImageError) throw fail('DesignImageError', `Design image: ${err.message}`);
-          throw isBadInput(err) ? fail('BadInputError', err.message) : err;
-        },
-      );
+      let out = await composite({ blank, design, zone: chosen.zone, placement, applyTexture }).catch((err: unknown) => {
+        // input no retry can fix (bad URL, not an image, refused address, undecodable design) fails it at once
+        if (err instanceof DesignImageError) throw fail('DesignImageError', `Design image: ${err.message}`);
+        throw isBadInput(err) ? fail('BadInputError', err.message) : err;
+      });
       lap('composite');
+      if (job.livemode === false) {
+        // test mode: the TEST watermark on both images (docs/test-mode.md)
+        const [mockup, thumbnail] = await Promise.all([
+          watermarkTest(out.mockup, JPEG_QUALITY),
+          watermarkTest(out.thumbnail, THUMB_QUALITY),
+        ]);
+        out = { ...out, mockup, thumbnail };
+        lap('watermark');
+      }
       await Promise.all([
         storage.put(keys.thumbnail, out.thumbnail, 'image/jpeg'),
         storage.put(keys.mockup, out.mockup, 'image/jpeg'),

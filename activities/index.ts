@@ -12,6 +12,7 @@ import { createAccountDeletionActivities } from './account-deletion';
 import { createMailActivities } from './mail';
 import { createMaintenanceActivities } from './maintenance';
 import { createPaymentActivities } from './payments';
+import { createRequestLogActivities } from './request-log';
 import { createStorefrontActivities } from './storefront';
 import { createUserImageLoader } from '../lib/fetch/user-images';
 import { createWebhookActivities } from './webhooks';
@@ -43,6 +44,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createPaymentActivities(deps),
     ...createMailActivities(deps),
     ...createAccountDeletionActivities(deps),
+    ...createRequestLogActivities(deps),
     // chat reference images are held to the upload limits (10 MB); foreign blanks share generation's blank cache
     ...createChatActivities({
       ...deps,

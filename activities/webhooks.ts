@@ -34,8 +34,9 @@ export function createWebhookActivities({ sql, config, log }: WebhookActivityDep
 
   return {
     /**
-     * Creates the delivery for a generation, or returns the existing one: the unique generation id makes a re-run
-     * (or a second start of `webhook-<id>`) reuse the same delivery id and the same serialized body.
+     * Creates the delivery for a generation, or returns the existing one: the generation id (unique among the
+     * deliveries its workflow starts) makes a re-run (or a second start of `webhook-<id>`) reuse the same delivery id
+     * and the same serialized body. A resend is found by its own delivery id instead.
      */
     async prepareWebhookDelivery(input: WebhookDeliveryInput): Promise<PreparedDelivery> {
       if (!EVENTS.has(input.event)) throw badInput(`unknown webhook event ${JSON.stringify(input.event)}`);
@@ -56,6 +57,7 @@ export function createWebhookActivities({ sql, config, log }: WebhookActivityDep
         event: input.event,
         url: input.url,
         body,
+        ...(input.resendId ? { resendId: input.resendId } : {}),
       });
       return {
         deliveryId: d.id,

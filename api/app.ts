@@ -7,6 +7,7 @@ import { accountRoutes } from './routes/account';
 import { authRoutes } from './routes/auth';
 import { chatRoutes } from './routes/chat';
 import { dashboardRoutes } from './routes/dashboard';
+import { deliveryRoutes } from './routes/deliveries';
 import { docsRoutes } from './routes/docs';
 import { fileRoutes } from './routes/files';
 import { garmentRoutes } from './routes/garments';
@@ -16,6 +17,7 @@ import { healthRoutes } from './routes/health';
 import { keyRoutes } from './routes/keys';
 import { paymentRoutes } from './routes/payments';
 import { previewRoutes } from './routes/preview';
+import { requestLogRoutes } from './routes/requests';
 import { storefrontRoutes } from './routes/storefront';
 import { uploadRoutes } from './routes/upload';
 import { webhookRoutes } from './routes/webhooks';
@@ -48,6 +50,8 @@ export function createApp(deps: AppDeps): express.Express {
   app.use('/api/v1', uploadRoutes(deps));
   app.use('/api/v1', analyzeRoutes(deps));
   app.use('/api/v1', webhookRoutes(deps));
+  app.use('/api/v1', deliveryRoutes(deps));
+  app.use('/api/v1', requestLogRoutes(deps));
 
   // Part B: application routes.
   app.use('/api', authRoutes(deps));

@@ -30,6 +30,11 @@ declare global {
       apiKeyId?: string;
       /** Set when a Part A route was called with the session cookie instead of a key (the dashboard). */
       sessionUserId?: string;
+      /**
+       * Part A mode: false for a test key or a session call with `X-Mockup-Mode: test`. Set by the keyed routes'
+       * authentication; a request sees and creates only generations and deliveries of its own mode.
+       */
+      livemode?: boolean;
       /** The bytes of a JSON body as received (jsonBody), for the Idempotency-Key fingerprint. */
       rawBody?: Buffer;
       /** The Idempotency-Key this request holds (api/middleware/idempotency.ts), passed to the charge. */

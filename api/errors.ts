@@ -89,6 +89,7 @@ export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
   for (const h of ['Content-Type', 'ETag', 'Last-Modified']) res.removeHeader(h);
   if (res.getHeader('Cache-Control') !== undefined) res.setHeader('Cache-Control', 'no-store');
   for (const [k, v] of Object.entries(apiErr.headers ?? {})) res.setHeader(k, v);
+  res.locals.errorCode = apiErr.code; // for the request log (api/middleware/request-log.ts)
   res.status(apiErr.status);
   if (isPartA(req.path) || !req.path.startsWith('/api/')) {
     res.json({

@@ -12,30 +12,44 @@ export interface ApiKeyRow {
   expiresAt: Date | null;
   lastUsedAt: Date | null;
   revokedAt: Date | null;
+  /** `live` or `test` (docs/test-mode.md) */
+  mode: KeyMode;
 }
+
+/** A key's environment: `test` keys spend no tokens and see only test data (docs/test-mode.md). */
+export type KeyMode = 'live' | 'test';
 
 const keyColumns = (sql: Tx) => sql`
   id, name, last_four as "lastFour", created_at as "createdAt", expires_at as "expiresAt",
-  last_used_at as "lastUsedAt", revoked_at as "revokedAt"`;
+  last_used_at as "lastUsedAt", revoked_at as "revokedAt", mode`;
 
 /**
- * Inserts a key unless the account already holds `maxActive` active (not revoked, not expired) keys: null then.
- * Key creation is serialized per account (the user's row is locked) so the cap holds under parallel requests.
+ * Inserts a key unless the account already holds `maxActive` active (not revoked, not expired) keys of its mode (test
+ * keys never use up the live ones): null then. Key creation is serialized per account (the user's row is locked) so the cap holds under parallel requests.
  */
 export function createApiKey(
   sql: Sql,
-  k: { id: string; userId: string; name: string; keyHash: Buffer; lastFour: string; expiresAt: Date | null },
+  k: {
+    id: string;
+    userId: string;
+    name: string;
+    keyHash: Buffer;
+    lastFour: string;
+    expiresAt: Date | null;
+    mode: KeyMode;
+  },
   maxActive: number,
 ): Promise<ApiKeyRow | null> {
   return sql.begin(async (tx) => {
     await tx`select id from users where id = ${k.userId} for update`;
     const [active] = await tx<{ n: number }[]>`
       select count(*)::int as n from api_keys
-      where user_id = ${k.userId} and revoked_at is null and (expires_at is null or expires_at > now())`;
+      where user_id = ${k.userId} and mode = ${k.mode} and revoked_at is null
+        and (expires_at is null or expires_at > now())`;
     if ((active?.n ?? 0) >= maxActive) return null;
     const [created] = await tx<ApiKeyRow[]>`
-      insert into api_keys (id, user_id, name, key_hash, last_four, expires_at)
-      values (${k.id}, ${k.userId}, ${k.name}, ${k.keyHash}, ${k.lastFour}, ${k.expiresAt})
+      insert into api_keys (id, user_id, name, key_hash, last_four, expires_at, mode)
+      values (${k.id}, ${k.userId}, ${k.name}, ${k.keyHash}, ${k.lastFour}, ${k.expiresAt}, ${k.mode})
       returning ${keyColumns(tx)}`;
     return created!;
   });
@@ -72,6 +86,8 @@ export interface KeyAuthRow {
   revokedAt: Date | null;
   expiresAt: Date | null;
   lastUsedAt: Date | null;
+  /** `test` keys spend no tokens and see only test data (docs/test-mode.md) */
+  mode: KeyMode;
   email: string;
   plan: string;
   createdAt: Date;
@@ -86,7 +102,7 @@ export interface KeyAuthRow {
 export async function apiKeyByHash(sql: Sql, keyHash: Buffer): Promise<KeyAuthRow | undefined> {
   const [row] = await sql<KeyAuthRow[]>`
     select k.id, k.user_id as "userId", k.key_hash as "keyHash", k.revoked_at as "revokedAt", k.expires_at as "expiresAt",
-           k.last_used_at as "lastUsedAt", u.email, u.plan, u.created_at as "createdAt",
+           k.last_used_at as "lastUsedAt", k.mode, u.email, u.plan, u.created_at as "createdAt",
            ${balanceOf(sql, sql`k.user_id`)} as balance
     from api_keys k join users u on u.id = k.user_id
     where k.key_hash = ${keyHash}`;

@@ -16,8 +16,8 @@ import {
   type PrintArea,
 } from '../lib/generation/types';
 import type { Sql } from './client';
-import { IdempotencyKeyLost, type IdempotencyRef } from './idempotency';
-import { refundDebitIn } from './ledger';
+import { IdempotencyKeyLost, recordRecoveryPoint, type IdempotencyRef } from './idempotency';
+import { refundDebitIn, tokenBalance } from './ledger';
 
 export interface GenerationRow {
   id: string;
@@ -39,37 +39,56 @@ export interface GenerationRow {
   printAreaPx: PixelBox | null;
   designBox: PixelBox | null;
   placementBasis: PlacementBasis | null;
+  /** false for a test-mode generation (no token, watermarked mockup) */
+  livemode: boolean;
 }
 
 const columns = (sql: Sql) => sql`
   id, status, mockup_key as "mockupKey", thumbnail_key as "thumbnailKey", tokens_used as "tokensUsed",
   created_at as "createdAt", completed_at as "completedAt", error, garment_id as "garmentId", color, zone, placement,
   apply_texture as "applyTexture", design_url as "designUrl", print_area_px as "printAreaPx",
-  design_box as "designBox", placement_basis as "placementBasis"`;
+  design_box as "designBox", placement_basis as "placementBasis", livemode`;
 
-/** One of the account's generations. */
-export async function getGeneration(sql: Sql, userId: string, id: string): Promise<GenerationRow | undefined> {
-  const [row] = await sql<
-    GenerationRow[]
-  >`select ${columns(sql)} from generations where id = ${id} and user_id = ${userId}`;
+/** `and livemode = …` when a mode is given: test credentials see only test generations, live ones only live. */
+const inMode = (sql: Sql, livemode: boolean | undefined) =>
+  livemode === undefined ? sql`` : sql`and livemode = ${livemode}`;
+
+/** One of the account's generations (of the given mode, when one is given). */
+export async function getGeneration(
+  sql: Sql,
+  userId: string,
+  id: string,
+  livemode?: boolean,
+): Promise<GenerationRow | undefined> {
+  const [row] = await sql<GenerationRow[]>`
+    select ${columns(sql)} from generations where id = ${id} and user_id = ${userId} ${inMode(sql, livemode)}`;
   return row;
 }
 
 /** Several of the account's generations, in the order of `ids` (unknown ids are left out). */
-export async function getGenerations(sql: Sql, userId: string, ids: string[]): Promise<GenerationRow[]> {
+export async function getGenerations(
+  sql: Sql,
+  userId: string,
+  ids: string[],
+  livemode?: boolean,
+): Promise<GenerationRow[]> {
   if (ids.length === 0) return [];
   const rows = await sql<GenerationRow[]>`
-    select ${columns(sql)} from generations where id in ${sql(ids)} and user_id = ${userId}`;
+    select ${columns(sql)} from generations where id in ${sql(ids)} and user_id = ${userId} ${inMode(sql, livemode)}`;
   const byId = new Map(rows.map((g) => [g.id, g]));
   return ids.flatMap((id) => byId.get(id) ?? []);
 }
 
-/** The account's generations, newest first, after the keyset position `after` (exclusive). */
-export function listGenerations(sql: Sql, userId: string, opts: { after?: { c: string; i: string }; limit: number }) {
+/** The account's generations of one mode, newest first, after the keyset position `after` (exclusive). */
+export function listGenerations(
+  sql: Sql,
+  userId: string,
+  opts: { after?: { c: string; i: string }; limit: number; livemode?: boolean },
+) {
   const { after, limit } = opts;
   return sql<GenerationRow[]>`
     select ${columns(sql)} from generations
-    where user_id = ${userId}
+    where user_id = ${userId} ${inMode(sql, opts.livemode ?? true)}
       ${after ? sql`and (created_at, id) < (${after.c}::timestamptz, ${after.i})` : sql``}
     order by created_at desc, id desc
     limit ${limit}`;
@@ -87,7 +106,11 @@ export type BatchGenerationRow = Pick<
   printArea?: PrintArea | null;
 };
 
-export type BatchChargeResult = { ok: true; balance: number } | { ok: false; required: number; available: number };
+export type BatchChargeResult =
+  | { ok: true; balance: number }
+  | { ok: false; required: number; available: number }
+  /** test mode: the account's test generations of the last 24 hours would pass `limit` */
+  | { ok: false; testLimit: { limit: number; used: number; retryAfterSeconds: number } };
 
 export async function insertAndChargeGenerations(
   sql: Sql,
@@ -97,14 +120,20 @@ export async function insertAndChargeGenerations(
     /** the batch's workflow id; null for a single generation */ batchId: string | null;
     rows: BatchGenerationRow[];
     /**
+     * Test mode: record the rows with `livemode = false` and charge nothing; instead the account's test generations
+     * of the last 24 hours (these included) must stay within `perDay`.
+     */
+    test?: { perDay: number };
+    /**
      * The request's Idempotency-Key: the generation ids are recorded on it in this transaction (its recovery
      * point), and nothing is charged when another request has taken the key over.
      */
     idempotency?: IdempotencyRef;
   },
 ): Promise<BatchChargeResult> {
-  const { userId, apiKeyId, batchId, rows, idempotency } = opts;
+  const { userId, apiKeyId, batchId, rows, idempotency, test } = opts;
   if (rows.length === 0) throw new Error('a batch needs at least one generation');
+  if (test) return insertTestGenerations(sql, { userId, apiKeyId, batchId, rows, idempotency, perDay: test.perDay });
   // One statement (db/migrations/030_generation_insert_and_charge.sql): the same steps as a transaction would take,
   // in one round trip.
   const ref = idempotency;
@@ -134,6 +163,61 @@ export async function insertAndChargeGenerations(
   return { ok: true, balance: out.balance! };
 }
 
+/**
+ * Test mode (docs/test-mode.md): records the generations with no charge (tokens_used 0, livemode false), within the
+ * account's test budget of `perDay` generations in any 24 hours. The account row is locked first, so the count is
+ * serialized with every other insert of the account; the Idempotency-Key's recovery point is written as for a charge.
+ */
+async function insertTestGenerations(
+  sql: Sql,
+  o: {
+    userId: string;
+    apiKeyId: string | null;
+    batchId: string | null;
+    rows: BatchGenerationRow[];
+    idempotency: IdempotencyRef | undefined;
+    perDay: number;
+  },
+): Promise<BatchChargeResult> {
+  const { userId, rows } = o;
+  return sql.begin(async (tx): Promise<BatchChargeResult> => {
+    const [user] = await tx`select id from users where id = ${userId} for update`;
+    if (!user) throw new Error(`unknown user ${userId}`);
+    const [day] = await tx<{ used: number; oldest: Date | null }[]>`
+      select count(*)::int as used, min(created_at) as oldest from generations
+      where user_id = ${userId} and livemode = false and created_at > now() - interval '24 hours'`;
+    const used = day?.used ?? 0;
+    if (used + rows.length > o.perDay) {
+      const freesAt = day?.oldest ? day.oldest.getTime() + 86_400_000 : Date.now();
+      const retryAfterSeconds = Math.max(1, Math.ceil((freesAt - Date.now()) / 1000));
+      return { ok: false, testLimit: { limit: o.perDay, used, retryAfterSeconds } };
+    }
+    if (o.idempotency)
+      await recordRecoveryPoint(tx, o.idempotency, { generationIds: rows.map((r) => r.id), batchId: o.batchId });
+    await tx`insert into generations ${tx(
+      rows.map((r) => ({
+        id: r.id,
+        user_id: userId,
+        api_key_id: o.apiKeyId,
+        garment_id: r.garmentId,
+        color: r.color,
+        zone: r.zone,
+        placement: tx.json(r.placement as unknown as Parameters<typeof tx.json>[0]),
+        apply_texture: r.applyTexture,
+        design_url: r.designUrl,
+        garment_image_url: r.garmentImageUrl,
+        blank_key: r.blankKey,
+        webhook_url: r.webhookUrl,
+        batch_id: o.batchId,
+        print_area: r.printArea ? tx.json({ ...r.printArea }) : null,
+        livemode: false,
+        tokens_used: 0,
+      })),
+    )}`;
+    return { ok: true, balance: await tokenBalance(tx as unknown as Sql, userId) };
+  });
+}
+
 /** What markGenerationProcessing reads in one round trip (the generation workflow's begin step). */
 export interface BegunGeneration {
   userId: string;
@@ -153,8 +237,9 @@ export interface BegunGeneration {
   view: string | null;
   silhouette: string;
   printArea: PrintArea | null;
-  /** whether the generation's token is taken (a debit with its id exists) */
+  /** whether the generation's token is taken (a debit with its id exists), or it needs none (test mode) */
   charged: boolean;
+  livemode: boolean;
 }
 
 /**
@@ -174,7 +259,8 @@ export async function markGenerationProcessing(sql: Sql, generationId: string): 
            g.thumbnail_key as "thumbnailKey", g.completed_at as "completedAt",
            z.rect_x as zx, z.rect_y as zy, z.rect_w as zw, z.rect_h as zh, z.view, gm.silhouette,
            g.print_area as "printArea",
-           exists (select 1 from token_debits d where d.reference = g.id) as charged
+           (not g.livemode or exists (select 1 from token_debits d where d.reference = g.id)) as charged,
+           g.livemode
     from generations g join garments gm on gm.id = g.garment_id
       left join print_zones z on z.garment_id = g.garment_id and z.zone_id = g.zone
     where g.id = ${generationId}`;

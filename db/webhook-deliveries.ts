@@ -3,20 +3,34 @@
 import type { Sql } from './client';
 import type { AttemptResult, DeliveryStatus } from '../lib/webhooks/types';
 
+type PreparedRow = { id: string; status: DeliveryStatus; attempts: number; createdAt: Date };
+
 /**
- * Creates the generation's delivery, or keeps the one it has (unique by generation: a second call with another id or
- * body changes nothing), and returns it.
+ * Creates the generation's first delivery (`trigger = 'generation'`), or keeps the one it has (unique by generation:
+ * a second call with another id or body changes nothing), and returns it. A resend (POST /generations/<id>/deliveries,
+ * `resendId`) names its own delivery: the API created the row already; one it could not create is created here with
+ * the same id.
  */
 export async function ensureDelivery(
   sql: Sql,
-  d: { id: string; generationId: string; userId: string; event: string; url: string; body: string },
-): Promise<{ id: string; status: DeliveryStatus; attempts: number; createdAt: Date }> {
+  d: { id: string; generationId: string; userId: string; event: string; url: string; body: string; resendId?: string },
+): Promise<PreparedRow> {
+  if (d.resendId) {
+    await sql`
+      insert into webhook_deliveries (id, generation_id, user_id, event, url, body, trigger)
+      values (${d.resendId}, ${d.generationId}, ${d.userId}, ${d.event}, ${d.url}, ${d.body}, 'resend')
+      on conflict (id) do nothing`;
+    const [row] = await sql<PreparedRow[]>`
+      select id, status, attempts, created_at as "createdAt" from webhook_deliveries where id = ${d.resendId}`;
+    return row!;
+  }
   await sql`
     insert into webhook_deliveries (id, generation_id, user_id, event, url, body)
     values (${d.id}, ${d.generationId}, ${d.userId}, ${d.event}, ${d.url}, ${d.body})
-    on conflict (generation_id) do nothing`;
-  const [row] = await sql<{ id: string; status: DeliveryStatus; attempts: number; createdAt: Date }[]>`
-    select id, status, attempts, created_at as "createdAt" from webhook_deliveries where generation_id = ${d.generationId}`;
+    on conflict (generation_id) where trigger = 'generation' do nothing`;
+  const [row] = await sql<PreparedRow[]>`
+    select id, status, attempts, created_at as "createdAt" from webhook_deliveries
+    where generation_id = ${d.generationId} and trigger = 'generation'`;
   return row!;
 }
 

@@ -198,6 +198,10 @@ const envSchema = z.object({
   WEBHOOK_SECRET_GRACE: duration('24h', 0),
 
   GENERATE_SYNC_TIMEOUT_MS: int(60_000, 1000, 600_000),
+  // Test mode and delivery resends (docs/test-mode.md): test-mode generations per account in any 24 hours, and
+  // resends (POST /generations/<id>/deliveries) per account per hour.
+  TEST_MODE_GENERATIONS_PER_DAY: int(500, 1, INT4_MAX),
+  DELIVERY_RESENDS_PER_HOUR: int(30, 1, INT4_MAX),
   // The maintenance sweep fails and refunds a generation still unfinished this long after it was created or started
   // when no workflow is running it (the API died between charging and starting it). The chaos suite shortens it.
   GENERATION_ORPHAN_AFTER: duration('10m', 5000),
@@ -418,6 +422,10 @@ const configSchema = envSchema.transform((e, ctx) => {
       secretGraceMs: e.WEBHOOK_SECRET_GRACE,
     },
     generateSyncTimeoutMs: e.GENERATE_SYNC_TIMEOUT_MS,
+    /** test-mode generations per account in any 24 hours (docs/test-mode.md) */
+    testModeGenerationsPerDay: e.TEST_MODE_GENERATIONS_PER_DAY,
+    /** POST /api/v1/generations/<id>/deliveries per account per hour */
+    deliveryResendsPerHour: e.DELIVERY_RESENDS_PER_HOUR,
     /** how long an unfinished generation without a running workflow waits before the maintenance sweep recovers it */
     generationOrphanAfterMs: e.GENERATION_ORPHAN_AFTER,
     idempotency: {

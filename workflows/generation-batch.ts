@@ -30,6 +30,7 @@ export async function generationBatch(input: GenerationBatchInput): Promise<Gene
           accountId: input.accountId,
           garmentId: item.garmentId,
           webhookUrl: input.webhookUrl,
+          ...(input.livemode === false ? { livemode: false } : {}),
         });
         return { generationId: item.generationId, ...r };
       } catch (err) {

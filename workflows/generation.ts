@@ -50,6 +50,7 @@ function reason(err: unknown): string {
 
 export async function generation(input: GenerationWorkflowInput): Promise<GenerationWorkflowResult> {
   const { generationId } = input;
+  const livemode = input.livemode !== false;
   let completed: { completedAt: string; mockupUrl: string };
   try {
     if (patched(ONE_STEP_RENDER)) completed = await images.renderGeneration(generationId);
@@ -67,6 +68,7 @@ export async function generation(input: GenerationWorkflowInput): Promise<Genera
           error: outcome.error,
           tokensUsed: 0,
           failedAt: outcome.completedAt,
+          livemode,
         }),
       );
       return { status: 'failed', error: outcome.error };
@@ -78,8 +80,10 @@ export async function generation(input: GenerationWorkflowInput): Promise<Genera
     generationCompletedPayload({
       id: generationId,
       mockupUrl: completed.mockupUrl,
-      tokensUsed: 1,
+      // a test-mode generation spends no token
+      tokensUsed: livemode ? 1 : 0,
       completedAt: completed.completedAt,
+      livemode,
     }),
   );
   return { status: 'completed' };

@@ -7,6 +7,7 @@ const {
   grantFreeAllowances,
   recoverOrphanedGenerations,
   eraseExpiredShopifyWebhookData,
+  purgeRequestLog,
 } = proxyActivities<Activities>({
   startToCloseTimeout: '5 minutes',
   // the allowance grant heartbeats after each page of accounts and resumes from the last one on a retry
@@ -32,6 +33,7 @@ export async function maintenanceSweep(): Promise<{
   idempotencyKeysPurged: number;
   storage: { levelsExpired: number; bytesReleased: number; usageCorrected: number };
   shopifyWebhookData?: { bodies: number; exports: number };
+  requestLogPurged?: number;
 }> {
   // Steps added after sweeps were recorded sit behind patched(): runs recorded before them replay without them.
   const purgeKeys = patched('purge-idempotency-keys');
@@ -46,7 +48,9 @@ export async function maintenanceSweep(): Promise<{
   const done = { sessionsPurged, allowancesGranted, generationsRecovered, idempotencyKeysPurged, storage };
   if (!patched('shopify-webhook-retention')) return done;
   const shopifyWebhookData = await eraseExpiredShopifyWebhookData();
-  return { ...done, shopifyWebhookData };
+  if (!patched('purge-request-log')) return { ...done, shopifyWebhookData };
+  const requestLogPurged = await purgeRequestLog();
+  return { ...done, shopifyWebhookData, requestLogPurged };
 }
 
 const { startWaitingInboundEvents } = proxyActivities<Activities>({

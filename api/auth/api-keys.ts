@@ -3,18 +3,22 @@ import type { RequestHandler } from 'express';
 import { apiKeyByHash, touchApiKey } from '../../db/api-keys';
 import { tokenBalance } from '../../db/ledger';
 import type { AppDeps } from '../context';
-import { unauthorized } from '../errors';
+import { badRequest, unauthorized } from '../errors';
+import { sessionMode, type KeyMode } from '../http/mode';
 import { readCookie, refuseCrossSite, sessionUser } from './sessions';
 
 export const hashKey = (key: string) => createHash('sha256').update(key).digest();
 
-/** `<prefix>_live_<64 hex>`: 256 bits from the CSPRNG, so a fast hash is enough to store it (no salt needed). */
-export function generateKey(prefix: string): string {
-  return `${prefix}_live_${randomBytes(32).toString('hex')}`;
+/**
+ * `<prefix>_live_<64 hex>`, or `<prefix>_test_<64 hex>` for a test-mode key: 256 bits from the CSPRNG, so a fast
+ * hash is enough to store it (no salt needed).
+ */
+export function generateKey(prefix: string, mode: KeyMode = 'live'): string {
+  return `${prefix}_${mode}_${randomBytes(32).toString('hex')}`;
 }
 
 export function keyPattern(prefix: string): RegExp {
-  return new RegExp(`^${prefix}_live_[0-9a-f]{64}$`);
+  return new RegExp(`^${prefix}_(live|test)_[0-9a-f]{64}$`);
 }
 
 export type KeyStatus = 'active' | 'revoked' | 'expired';
@@ -48,6 +52,13 @@ export function requireApiKey(deps: AppDeps): RequestHandler {
     if (status === 'expired') throw unauthorized('API key has expired', { reason: 'API key has expired' });
     req.user = { id: row.userId, email: row.email, plan: row.plan, createdAt: row.createdAt };
     req.apiKeyId = row.id;
+    // The key decides the mode; a mode header that says otherwise is a mistake worth reporting.
+    const asked = sessionMode(req);
+    if (asked !== undefined && asked !== row.mode)
+      throw badRequest(`X-Mockup-Mode: ${asked} does not match this ${row.mode} key (the key decides the mode)`, {
+        header: 'X-Mockup-Mode',
+      });
+    req.livemode = row.mode === 'live';
     // lastUsedAt is advisory: written at most once a minute per key, off the request's path, so it never costs the
     // request a round trip.
     if (!row.lastUsedAt || Date.now() - row.lastUsedAt.getTime() > 60_000)
@@ -71,6 +82,8 @@ export function requireKeyOrSession(deps: AppDeps): RequestHandler {
     if (req.get('authorization') !== undefined || !readCookie(req, deps.config.sessionCookieName))
       return byKey(req, res, next);
     refuseCrossSite(deps, req);
+    // The dashboard picks the mode per request (X-Mockup-Mode, live when absent); validated before the lookup.
+    const mode = sessionMode(req) ?? 'live';
     const user = await sessionUser(
       deps,
       req,
@@ -78,6 +91,7 @@ export function requireKeyOrSession(deps: AppDeps): RequestHandler {
     );
     req.user = user;
     req.sessionUserId = user.id;
+    req.livemode = mode === 'live';
     res.setHeader('X-Tokens-Remaining', String(await tokenBalance(deps.sql, user.id)));
     next();
   };

@@ -1,6 +1,7 @@
 // Response shapes (spec "Resources and their fields" and ours): the presenters are typed by these schemas, so what
 // a route answers and what the OpenAPI document (api/openapi/) says it answers cannot drift apart silently.
 import { z } from 'zod';
+import { deliveryResource } from './logs';
 import { ZONES } from '../../lib/generation/types';
 import { ERROR_CODES } from '../errors';
 
@@ -71,12 +72,15 @@ export const keyResource = z
     lastUsedAt: timestamp.nullable().meta({ description: 'recorded at most once a minute' }),
     revokedAt: timestamp.nullable(),
     status: keyStatus,
+    mode: z.enum(['live', 'test']).meta({ description: 'test keys see and create only test-mode data' }),
   })
   .meta({ id: 'ApiKey' });
 
 export const keyCreated = z
   .object({
-    key: z.string().meta({ description: 'the full key, <prefix>_live_<64 hex>: shown only in this answer' }),
+    key: z.string().meta({
+      description: 'the full key, <prefix>_live_<64 hex> (or <prefix>_test_<64 hex>): shown only in this answer',
+    }),
     metadata: keyResource.pick({
       id: true,
       name: true,
@@ -84,6 +88,7 @@ export const keyCreated = z
       createdAt: true,
       expiresAt: true,
       status: true,
+      mode: true,
     }),
     warning: z.string(),
   })
@@ -235,6 +240,9 @@ export const generationResource = z
           "photo) or 'image' (the client's printArea, or the zone's fractions of the photo when no garment was " +
           'found); when completed',
       }),
+    livemode: z.boolean().meta({
+      description: 'false for a test-mode generation: no token spent (tokensUsed 0), TEST watermark on the mockup',
+    }),
   })
   .meta({ id: 'Generation' });
 
@@ -246,29 +254,7 @@ export const batchResult = z
   .object({ batchId: z.string(), generations: z.array(generationResource) })
   .meta({ id: 'BatchResult' });
 
-export const deliveryList = z
-  .object({
-    deliveries: z.array(
-      z.object({
-        id: z.string().meta({ description: 'dlv_<n>_<suffix>; the X-Mockup-Delivery-Id header of every attempt' }),
-        event: z.enum(['generation.completed', 'generation.failed']),
-        url: z.string(),
-        status: z.enum(['pending', 'delivered', 'failed']),
-        createdAt: timestamp,
-        finishedAt: timestamp.nullable(),
-        attempts: z.array(
-          z.object({
-            number: z.number().int(),
-            statusCode: z.number().int().nullable(),
-            durationMs: z.number(),
-            error: z.string().nullable(),
-            attemptedAt: timestamp,
-          }),
-        ),
-      }),
-    ),
-  })
-  .meta({ id: 'DeliveryList' });
+export const deliveryList = z.object({ deliveries: z.array(deliveryResource) }).meta({ id: 'DeliveryList' });
 
 // ------------------------------------------------------------------ outbound webhook (generation callbacks)
 
@@ -277,6 +263,7 @@ export const webhookPayload = z
     z.object({
       event: z.literal('generation.completed'),
       timestamp: timestamp.meta({ description: 'when the generation completed' }),
+      livemode: z.boolean().meta({ description: 'false for a test-mode generation' }),
       data: z.object({
         id: z.string(),
         status: z.literal('completed'),
@@ -287,6 +274,7 @@ export const webhookPayload = z
     z.object({
       event: z.literal('generation.failed'),
       timestamp: timestamp.meta({ description: 'when the generation was marked failed' }),
+      livemode: z.boolean().meta({ description: 'false for a test-mode generation' }),
       data: z.object({
         id: z.string(),
         status: z.literal('failed'),

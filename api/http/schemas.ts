@@ -95,6 +95,14 @@ export const createKeyBody = z
       .max(365, DAYS)
       .optional()
       .meta({ description: 'the key stops working after this many days; omitted: it never expires' }),
+    mode: z
+      .enum(['live', 'test'], { message: 'must be live or test' })
+      .default('live')
+      .meta({
+        description:
+          '`test`: a test-mode key (`<prefix>_test_<64 hex>`): generations spend no token, carry a TEST watermark and ' +
+          'are seen only by test credentials (docs/test-mode.md)',
+      }),
   })
   .meta({ id: 'CreateKeyRequest' });
 

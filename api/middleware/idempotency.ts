@@ -60,6 +60,8 @@ export function idempotent(deps: AppDeps, opts: IdempotencyOptions): RequestHand
     const key = parsed.data;
     const fingerprint = createHash('sha256')
       .update(`${req.method} ${req.baseUrl}${String(req.route?.path ?? req.path)}\n`)
+      // a test-mode request never replays a live answer (nor the reverse); live fingerprints are as before
+      .update(req.livemode === false ? 'test\n' : '')
       .update(opts.body(req, res) ?? Buffer.alloc(0))
       .digest();
     const claim = await claimIdempotencyKey(deps.sql, {

@@ -2,19 +2,20 @@ import type { Request, RequestHandler, Response } from 'express';
 import { requireKeyOrSession } from '../auth/api-keys';
 import type { AppDeps } from '../context';
 import { rateLimitsFor, type LimitedEndpoint } from './rate-limit';
+import { recordRequest } from './request-log';
 import { rateLimitHeaders } from './rate-limit/report';
 
 /** Endpoints with their own per-key budget (spec "Limits"); everything else shares the general budget only. */
 export type { LimitedEndpoint };
 
 /**
- * The chain in front of every keyed Part A route: API-key authentication (or the dashboard's session cookie, see
+ * The chain in front of every keyed Part A route: the request log's recorder (./request-log), API-key authentication (or the dashboard's session cookie, see
  * requireKeyOrSession), then the key's concurrency slot and rate windows (see ./rate-limit). Routes use this instead of composing the pieces themselves.
  * Both GET /garments and GET /garments/<id> pass 'garments': they share the catalogue's budget, so fetching the
  * catalogue item by item costs the same as paging through it.
  */
 export function partA(deps: AppDeps, endpoint: LimitedEndpoint = 'other'): RequestHandler[] {
-  return [requireKeyOrSession(deps), ...rateLimitsFor(deps).chain(endpoint)];
+  return [recordRequest(deps), requireKeyOrSession(deps), ...rateLimitsFor(deps).chain(endpoint)];
 }
 
 /**

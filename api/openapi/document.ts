@@ -18,6 +18,8 @@ import { registerAccountPaths } from './accounts';
 import { APP_PAGES } from '../routes/dashboard';
 import * as B from '../http/app-schemas';
 import * as R from '../http/resources';
+import { MODE_HEADER, modeHeader } from '../http/mode';
+import * as L from '../http/logs';
 import * as A from '../http/schemas';
 
 type Responses = RouteConfig['responses'];
@@ -47,7 +49,9 @@ const ERROR_TEXT: Record<number, string> = {
   404: 'not_found',
   409: 'conflict',
   413: 'payload_too_large; on upload also storage_quota_exceeded (details.usedBytes, requiredBytes, limitBytes)',
-  429: 'rate_limited: details.retryAfter and the Retry-After header carry the seconds to wait',
+  429:
+    'rate_limited: details.retryAfter and the Retry-After header carry the seconds to wait (details.scope ' +
+    '`test-generations-day`: the daily test-mode budget)',
   502: 'service_unavailable: an outside service (the shop) refused or could not be reached',
   503: 'service_unavailable: at capacity or a dependency is down; Retry-After says when to retry',
 };
@@ -77,8 +81,18 @@ const KEY_OR_SESSION: Security = [{ bearerKey: [] }, { sessionCookie: [] }];
 export const SESSION: Security = [{ sessionCookie: [] }];
 export const PUBLIC: Security = [];
 
+/** Keyed routes also take the dashboard's X-Mockup-Mode header (test mode, docs/test-mode.md). */
+function withModeHeader(r: RouteConfig): RouteConfig {
+  if (r.security !== KEY_OR_SESSION) return r;
+  const mode = { [MODE_HEADER]: modeHeader.optional() };
+  const headers = r.request?.headers;
+  if (Array.isArray(headers)) return r;
+  const merged = headers instanceof z.ZodObject ? headers.extend(mode) : z.object(mode);
+  return { ...r, request: { ...r.request, headers: merged } };
+}
+
 function register(registry: OpenAPIRegistry): void {
-  const path = (r: RouteConfig) => registry.registerPath(r);
+  const path = (r: RouteConfig) => registry.registerPath(withModeHeader(r));
 
   // ---------------------------------------------------------------- service
   path({
@@ -335,7 +349,7 @@ function register(registry: OpenAPIRegistry): void {
     method: 'post',
     path: '/api/v1/generate',
     tags: ['Generations'],
-    summary: 'Make a mockup (1 token)',
+    summary: 'Make a mockup (1 token; none with a test key)',
     description:
       'Synchronous by default: 200 with the completed (or failed) generation. 202 with a Location to poll when it ' +
       'takes longer than the synchronous budget, or when asked with Prefer: respond-async. With an ' +
@@ -356,7 +370,7 @@ function register(registry: OpenAPIRegistry): void {
     method: 'post',
     path: '/api/v1/generate/batch',
     tags: ['Generations'],
-    summary: 'One design on up to 25 colors or zones (1 token each, all or nothing)',
+    summary: 'One design on up to 25 colors or zones (1 token each, none with a test key; all or nothing)',
     description:
       'With an Idempotency-Key, a retry with the same body within 24 hours replays the first answer without a ' +
       'new charge.',
@@ -434,6 +448,35 @@ function register(registry: OpenAPIRegistry): void {
     security: KEY_OR_SESSION,
     request: { params: z.object({ generationId: A.generationIdParam }) },
     responses: { 200: json(R.deliveryList, 'the deliveries', KEYED_HEADERS), ...keyed([404]) },
+  });
+  path({
+    method: 'post',
+    path: '/api/v1/generations/{generationId}/deliveries',
+    tags: ['Webhooks'],
+    summary: "Resend a finished generation's callback as a new signed delivery",
+    description:
+      "Sends the generation's callback again (the first callback's exact body, or the one it would have sent) to " +
+      "`url` or the generation's webhookUrl, as a new delivery with its own id, retried like any other. 409 while " +
+      'the generation is still running; 429 beyond DELIVERY_RESENDS_PER_HOUR (30) resends per account per hour ' +
+      '(details.scope `delivery-resends-hour`).',
+    security: KEY_OR_SESSION,
+    request: {
+      params: z.object({ generationId: A.generationIdParam }),
+      body: { required: false, content: { 'application/json': { schema: L.resendBody } } },
+    },
+    responses: { 202: json(L.resendAccepted, 'the delivery, pending', KEYED_HEADERS), ...keyed([400, 404, 409]) },
+  });
+  path({
+    method: 'get',
+    path: '/api/v1/requests',
+    tags: ['Logs'],
+    summary: "The account's request log, newest first (cursor pages)",
+    description:
+      "Keyed Part A requests of the caller's mode: time, method, route pattern, status, duration, request id, error " +
+      'code, key. No bodies, query strings or secrets. At most the 1,000 newest per key, kept 30 days.',
+    security: KEY_OR_SESSION,
+    request: { query: L.requestLogQuery },
+    responses: { 200: json(L.requestLogPage, 'a page', KEYED_HEADERS), ...keyed([400]) },
   });
 
   // ---------------------------------------------------------------- storefront (Part B, preview)
@@ -772,7 +815,9 @@ export function buildOpenApiDocument(config: Pick<Config, 'publicBaseUrl' | 'ses
   registry.registerComponent('securitySchemes', 'bearerKey', {
     type: 'http',
     scheme: 'bearer',
-    description: 'An API key: Authorization: Bearer <prefix>_live_<64 hex>. Create keys in the dashboard.',
+    description:
+      'An API key: Authorization: Bearer <prefix>_live_<64 hex>, or <prefix>_test_<64 hex> for test mode (no tokens, ' +
+      'TEST watermark, test data only). Create keys in the dashboard.',
   });
   registry.registerComponent('securitySchemes', 'sessionCookie', {
     type: 'apiKey',
@@ -835,7 +880,8 @@ export function buildOpenApiDocument(config: Pick<Config, 'publicBaseUrl' | 'ses
       { name: 'Catalogue' },
       { name: 'Designs', description: 'Upload and printability analysis' },
       { name: 'Generations', description: 'Mockups, batches and the free preview' },
-      { name: 'Webhooks', description: 'Signed generation callbacks: the secret and the delivery log' },
+      { name: 'Webhooks', description: 'Signed generation callbacks: the secret, the delivery log and resends' },
+      { name: 'Logs', description: "The account's request log (test and live apart)" },
       { name: 'Storefront', description: 'Part B: Shopify connection, publishing, orders (preview)' },
       { name: 'Service', description: 'Health, files and this reference' },
     ],

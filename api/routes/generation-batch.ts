@@ -7,6 +7,7 @@ import type { AppDeps } from '../context';
 import { parse } from '../errors';
 import { sendGenerateAnswer } from '../http/generate-answer';
 import { presentGeneration } from '../http/present';
+import { isLive } from '../http/mode';
 import { batchBody, prefersAsync } from '../http/schemas';
 import { jsonBody } from '../middleware/body';
 import { idempotent } from '../middleware/idempotency';
@@ -28,7 +29,7 @@ export function generationBatchRoutes(deps: AppDeps): Router {
   const idempotency = idempotent(deps, {
     body: (req) => req.rawBody,
     recover: async (req, res, point) => {
-      const { batchId, generations, finished } = await recoveredGenerations(deps, req.user!.id, point);
+      const { batchId, generations, finished } = await recoveredGenerations(deps, req.user!.id, point, isLive(req));
       answer(req, res, batchId ?? '', generations, finished);
     },
   });
@@ -38,7 +39,7 @@ export function generationBatchRoutes(deps: AppDeps): Router {
     // a batch of N costs N against the per-minute generate budget, as N single calls would (a replay costs one)
     await weighRequest(deps, req, res, 'generate', body.items.length);
     const async = prefersAsync(req.get('prefer'));
-    const caller = { userId: req.user!.id, apiKeyId: req.apiKeyId ?? null };
+    const caller = { userId: req.user!.id, apiKeyId: req.apiKeyId ?? null, livemode: isLive(req) };
     const started = await createBatch(deps, caller, body, { sync: !async, log: req.log, idempotency: req.idempotency });
     res.setHeader('X-Tokens-Remaining', String(started.balance));
     answer(req, res, started.result.batchId, started.result.generations, started.finished);

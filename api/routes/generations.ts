@@ -6,6 +6,7 @@ import type { AppDeps } from '../context';
 import { notFound, parse } from '../errors';
 import { GenerationNotices } from '../generation-notices';
 import { sendGenerateAnswer } from '../http/generate-answer';
+import { isLive } from '../http/mode';
 import { presentGeneration } from '../http/present';
 import { GENERATION_ID, generateBody, generationListQuery, prefersAsync } from '../http/schemas';
 import { jsonBody } from '../middleware/body';
@@ -28,7 +29,7 @@ export function generationRoutes(deps: AppDeps): Router {
   const idempotency = idempotent(deps, {
     body: (req) => req.rawBody,
     recover: async (req, res, point) => {
-      const { generations, finished } = await recoveredGenerations(deps, req.user!.id, point);
+      const { generations, finished } = await recoveredGenerations(deps, req.user!.id, point, isLive(req));
       answer(req, res, generations[0]!, finished);
     },
   });
@@ -36,7 +37,7 @@ export function generationRoutes(deps: AppDeps): Router {
   r.post('/generate', ...partA(deps, 'generate'), jsonBody(), idempotency, async (req, res) => {
     const body = parse(generateBody, req.body);
     const async = prefersAsync(req.get('prefer'));
-    const caller = { userId: req.user!.id, apiKeyId: req.apiKeyId ?? null };
+    const caller = { userId: req.user!.id, apiKeyId: req.apiKeyId ?? null, livemode: isLive(req) };
     const started = await createGeneration(deps, notices, caller, body, {
       sync: !async,
       log: req.log,
@@ -48,17 +49,19 @@ export function generationRoutes(deps: AppDeps): Router {
 
   r.get('/generations', ...partA(deps), async (req, res) => {
     const q = parse(generationListQuery, req.query, 'query');
+    // a cursor of one mode is refused in the other
+    const livemode = isLive(req);
     const { page, pagination } = await cursorPage(
-      { secret: deps.config.appSecret, scope: 'generations', codec: createdAtAndId },
+      { secret: deps.config.appSecret, scope: livemode ? 'generations' : 'generations:test', codec: createdAtAndId },
       { cursor: q.cursor, limit: q.limit ?? DEFAULT_PAGE_LIMIT },
-      (after, limit) => listGenerations(deps.sql, req.user!.id, { after, limit }),
+      (after, limit) => listGenerations(deps.sql, req.user!.id, { after, limit, livemode }),
     );
     res.json({ generations: page.map((g) => presentGeneration(deps, g)), pagination });
   });
 
   r.get('/generations/:generationId', ...partA(deps), async (req, res) => {
     const id = String(req.params.generationId);
-    const row = GENERATION_ID.test(id) ? await getGeneration(deps.sql, req.user!.id, id) : undefined;
+    const row = GENERATION_ID.test(id) ? await getGeneration(deps.sql, req.user!.id, id, isLive(req)) : undefined;
     if (!row) throw notFound('Generation not found');
     res.json(presentGeneration(deps, row));
   });

@@ -23,6 +23,7 @@ function present(k: ApiKeyRow): z.infer<typeof keyResource> {
     lastUsedAt: k.lastUsedAt?.toISOString() ?? null,
     revokedAt: k.revokedAt?.toISOString() ?? null,
     status: keyStatus(k),
+    mode: k.mode,
   };
 }
 
@@ -33,19 +34,28 @@ export function keyRoutes(deps: AppDeps): Router {
   r.post('/keys', session, jsonBody(), async (req, res) => {
     const body = parse(createKeyBody, req.body);
     const userId = req.user!.id;
-    const key = generateKey(deps.config.apiKeyPrefix);
+    const key = generateKey(deps.config.apiKeyPrefix, body.mode);
     const expiresAt = body.expiresInDays ? new Date(Date.now() + body.expiresInDays * 86_400_000) : null;
     const row = await createApiKey(
       deps.sql,
-      { id: keyId(), userId, name: body.name, keyHash: hashKey(key), lastFour: key.slice(-4), expiresAt },
+      {
+        id: keyId(),
+        userId,
+        name: body.name,
+        keyHash: hashKey(key),
+        lastFour: key.slice(-4),
+        expiresAt,
+        mode: body.mode,
+      },
       MAX_ACTIVE_KEYS,
     );
-    if (!row) throw conflict(`An account may hold at most ${MAX_ACTIVE_KEYS} active keys: revoke one first`);
+    if (!row)
+      throw conflict(`An account may hold at most ${MAX_ACTIVE_KEYS} active ${body.mode} keys: revoke one first`);
     req.log.info('api key created', { keyId: row.id });
-    const { id, name, lastFour, createdAt, expiresAt: exp, status } = present(row);
+    const { id, name, lastFour, createdAt, expiresAt: exp, status, mode } = present(row);
     res.status(201).json({
       key,
-      metadata: { id, name, lastFour, createdAt, expiresAt: exp, status },
+      metadata: { id, name, lastFour, createdAt, expiresAt: exp, status, mode },
       warning: 'Store this key securely now: it is shown only once and cannot be recovered.',
     });
   });

@@ -10,6 +10,7 @@ import {
   getGeneration,
   getGenerations,
   insertAndChargeGenerations,
+  type BatchChargeResult,
   type BatchGenerationRow,
   type GenerationRow,
 } from '../../db/generations';
@@ -33,10 +34,11 @@ import { cachedGarment } from './garment-cache';
 
 export { MAX_BATCH_ITEMS } from '../http/schemas';
 
-/** Who asks: the account and the key the request came with. */
+/** Who asks: the account, the key the request came with, and its mode (false: test mode). */
 export interface Caller {
   userId: string;
   apiKeyId: string | null;
+  livemode?: boolean;
 }
 
 /** POST /generate's body, as its schema parses it. */
@@ -63,6 +65,30 @@ const COULD_NOT_START = 'Could not start the generation';
 
 const keyed = (ref: IdempotencyRef | undefined) => (ref ? { idempotency: ref } : {});
 
+/** Test mode (docs/test-mode.md): no charge, the account's daily test budget instead. */
+const testMode = (deps: AppDeps, caller: Caller) =>
+  caller.livemode === false ? { test: { perDay: deps.config.testModeGenerationsPerDay } } : {};
+
+/** The 402 of a live charge (naming the unverified email when that is why), or the 429 of the daily test budget. */
+async function refused(
+  deps: AppDeps,
+  userId: string,
+  charge: Exclude<BatchChargeResult, { ok: true }>,
+  what: string,
+): Promise<ApiError> {
+  if ('testLimit' in charge) {
+    const { limit, used, retryAfterSeconds } = charge.testLimit;
+    return new ApiError(
+      429,
+      'rate_limited',
+      `Test mode allows ${limit} generations per account in 24 hours (${used} used): retry in ${retryAfterSeconds} s, or use a live key`,
+      { retryAfter: retryAfterSeconds, scope: 'test-generations-day', limit },
+      { 'Retry-After': String(retryAfterSeconds) },
+    );
+  }
+  return withVerificationReason(deps, userId, insufficient(charge.required, charge.available, what));
+}
+
 /**
  * The generations a request created under an Idempotency-Key before it stopped without storing its answer (its
  * API process died, or it failed after charging), as they are now; `finished` when none is still running.
@@ -71,8 +97,9 @@ export async function recoveredGenerations(
   deps: AppDeps,
   userId: string,
   point: RecoveryPoint,
+  livemode?: boolean,
 ): Promise<{ batchId: string | null; generations: GenerationRow[]; finished: boolean }> {
-  const generations = await getGenerations(deps.sql, userId, point.generationIds);
+  const generations = await getGenerations(deps.sql, userId, point.generationIds, livemode);
   if (generations.length === 0) throw notFound('The generations of this Idempotency-Key no longer exist');
   const finished = generations.every((g) => g.status === 'completed' || g.status === 'failed');
   return { batchId: point.batchId ?? null, generations, finished };
@@ -183,15 +210,16 @@ export async function createGeneration(
       },
     ],
     ...keyed(opts.idempotency),
+    ...testMode(deps, caller),
   });
-  if (!charge.ok)
-    throw await withVerificationReason(deps, caller.userId, insufficient(1, charge.available, 'this generation'));
+  if (!charge.ok) throw await refused(deps, caller.userId, charge, 'this generation');
 
   const input: GenerationWorkflowInput = {
     generationId: id,
     accountId: caller.userId,
     garmentId: garment.id,
     webhookUrl: body.webhookUrl ?? null,
+    ...(caller.livemode === false ? { livemode: false } : {}),
   };
   // listening before the start, so the notice cannot come first
   const notice = opts.sync ? await notices.wait(id) : null;
@@ -343,18 +371,15 @@ export async function createBatch(
     batchId,
     rows,
     ...keyed(opts.idempotency),
+    ...testMode(deps, caller),
   });
-  if (!charge.ok)
-    throw await withVerificationReason(
-      deps,
-      caller.userId,
-      insufficient(charge.required, charge.available, `this batch of ${charge.required}`),
-    );
+  if (!charge.ok) throw await refused(deps, caller.userId, charge, `this batch of ${rows.length}`);
 
   const input: GenerationBatchInput = {
     batchId,
     accountId: caller.userId,
     webhookUrl: body.webhookUrl ?? null,
+    ...(caller.livemode === false ? { livemode: false } : {}),
     items: rows.map((row) => ({ generationId: row.id, garmentId: row.garmentId })),
   };
   const handle = await startCharged(

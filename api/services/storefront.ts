@@ -294,7 +294,8 @@ interface ResolvedMockup {
  */
 async function resolveMockup(deps: AppDeps, userId: string, src: MockupSource): Promise<ResolvedMockup> {
   if (src.generationId !== undefined) {
-    const gen = await getGeneration(deps.sql, userId, src.generationId);
+    // live generations only: a watermarked test-mode mockup never reaches a real store
+    const gen = await getGeneration(deps.sql, userId, src.generationId, true);
     if (!gen) throw notFound('Generation not found');
     if (gen.status !== 'completed' || !gen.mockupKey) throw conflict('Generation is not completed');
     return {

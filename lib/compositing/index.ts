@@ -43,3 +43,4 @@ export {
   type PrintAreaPercent,
 } from './garment-zone';
 export { createBlankCache, designSource, type SourceDeps, type TimedRead } from './sources';
+export { testWatermarkSvg, watermarkTest, WATERMARK_OPACITY, WATERMARK_RGB } from './watermark';

@@ -33,6 +33,8 @@ export interface GenerationWorkflowInput {
   accountId: string;
   garmentId: string;
   webhookUrl: string | null;
+  /** false for a test-mode generation (its callback says so and reports no token); absent means live */
+  livemode?: boolean;
 }
 
 export interface GenerationWorkflowResult {
@@ -64,6 +66,8 @@ export interface RenderJob {
   silhouette?: string;
   /** the client's print area, percent of the photo (overrides the zone) */
   printArea?: PrintArea | null;
+  /** false: a test-mode generation, whose mockup gets the TEST watermark (absent in jobs recorded before test mode) */
+  livemode?: boolean;
   /** set when an earlier run already completed the generation (a re-run after a crash) */
   completed: { mockupKey: string; thumbnailKey: string; completedAt: string } | null;
 }
@@ -96,6 +100,8 @@ export interface GenerationBatchInput {
   batchId: string;
   accountId: string;
   webhookUrl: string | null;
+  /** false for a test-mode batch; absent means live */
+  livemode?: boolean;
   items: GenerationBatchItem[];
 }
 

@@ -11,6 +11,8 @@ export interface GenerationCompletedPayload {
   event: 'generation.completed';
   /** ISO 8601 time of completion. */
   timestamp: string;
+  /** false for a test-mode generation */
+  livemode: boolean;
   data: { id: string; status: 'completed'; mockupUrl: string; tokensUsed: number };
 }
 
@@ -18,6 +20,8 @@ export interface GenerationFailedPayload {
   event: 'generation.failed';
   /** ISO 8601 time the generation was marked failed. */
   timestamp: string;
+  /** false for a test-mode generation */
+  livemode: boolean;
   data: { id: string; status: 'failed'; error: string; tokensUsed: number };
 }
 
@@ -25,17 +29,22 @@ export type WebhookPayload = GenerationCompletedPayload | GenerationFailedPayloa
 
 const iso = (t: Date | string) => (typeof t === 'string' ? new Date(t) : t).toISOString();
 
-/** Exactly the spec's fields; nothing else, so receivers written against the spec see what they expect. */
+/**
+ * The spec's fields plus `livemode` (test mode, docs/test-mode.md); nothing else, so receivers written against the
+ * spec see what they expect.
+ */
 export function generationCompletedPayload(g: {
   id: string;
   mockupUrl: string;
   tokensUsed: number;
   completedAt: Date | string;
+  livemode?: boolean;
 }): GenerationCompletedPayload {
   const { id, mockupUrl, tokensUsed } = g;
   return {
     event: 'generation.completed',
     timestamp: iso(g.completedAt),
+    livemode: g.livemode ?? true,
     data: { id, status: 'completed', mockupUrl, tokensUsed },
   };
 }
@@ -46,9 +55,15 @@ export function generationFailedPayload(g: {
   error: string;
   tokensUsed: number;
   failedAt: Date | string;
+  livemode?: boolean;
 }): GenerationFailedPayload {
   const { id, error, tokensUsed } = g;
-  return { event: 'generation.failed', timestamp: iso(g.failedAt), data: { id, status: 'failed', error, tokensUsed } };
+  return {
+    event: 'generation.failed',
+    timestamp: iso(g.failedAt),
+    livemode: g.livemode ?? true,
+    data: { id, status: 'failed', error, tokensUsed },
+  };
 }
 
 export interface WebhookDeliveryInput {
@@ -56,6 +71,8 @@ export interface WebhookDeliveryInput {
   accountId: string;
   url: string;
   event: WebhookEvent;
+  /** A resend (POST /generations/<id>/deliveries): the id of the delivery the API created; absent for the first. */
+  resendId?: string;
   /** the exact payload sent, built by the generation workflow */
   payload: WebhookPayload;
 }

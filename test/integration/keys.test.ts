@@ -47,6 +47,7 @@ describe('API keys (/api/v1/keys) and Bearer authentication', () => {
         'id',
         'lastFour',
         'lastUsedAt',
+        'mode',
         'name',
         'revokedAt',
         'status',

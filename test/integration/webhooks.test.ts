@@ -183,7 +183,7 @@ describe('webhook delivery (signed, retried, recorded)', function () {
       assert.equal(header.split('v1=')[1], hmac(secret, t, req.body));
     }
     const body = JSON.parse(expectedBody);
-    assert.deepEqual(Object.keys(body).sort(), ['data', 'event', 'timestamp']);
+    assert.deepEqual(Object.keys(body).sort(), ['data', 'event', 'livemode', 'timestamp']);
     assert.deepEqual(Object.keys(body.data).sort(), ['id', 'mockupUrl', 'status', 'tokensUsed']);
 
     // Backoff: first retry after 200 ms less up to 20 % jitter, the second after twice that; durable timers.

@@ -695,7 +695,7 @@ export interface paths {
             'application/json': components['schemas']['AppError'];
           };
         };
-        /** @description rate_limited: details.retryAfter and the Retry-After header carry the seconds to wait */
+        /** @description rate_limited: details.retryAfter and the Retry-After header carry the seconds to wait (details.scope `test-generations-day`: the daily test-mode budget) */
         429: {
           headers: {
             [name: string]: unknown;
@@ -773,7 +773,7 @@ export interface paths {
             'application/json': components['schemas']['AppError'];
           };
         };
-        /** @description rate_limited: details.retryAfter and the Retry-After header carry the seconds to wait */
+        /** @description rate_limited: details.retryAfter and the Retry-After header carry the seconds to wait (details.scope `test-generations-day`: the daily test-mode budget) */
         429: {
           headers: {
             [name: string]: unknown;
@@ -1186,7 +1186,10 @@ export interface paths {
           /** @description nextCursor of the previous page, unchanged */
           cursor?: string;
         };
-        header?: never;
+        header?: {
+          /** @description Session (dashboard) calls only: `test` reads and creates test-mode data, `live` (the default) live data. With an API key the key's mode applies, and a header naming the other mode is 400. */
+          'X-Mockup-Mode'?: 'live' | 'test';
+        };
         path?: never;
         cookie?: never;
       };
@@ -1232,7 +1235,7 @@ export interface paths {
             'application/json': components['schemas']['Error'];
           };
         };
-        /** @description rate_limited: details.retryAfter and the Retry-After header carry the seconds to wait */
+        /** @description rate_limited: details.retryAfter and the Retry-After header carry the seconds to wait (details.scope `test-generations-day`: the daily test-mode budget) */
         429: {
           headers: {
             'Retry-After': components['headers']['Retry-After'];
@@ -1267,7 +1270,10 @@ export interface paths {
     get: {
       parameters: {
         query?: never;
-        header?: never;
+        header?: {
+          /** @description Session (dashboard) calls only: `test` reads and creates test-mode data, `live` (the default) live data. With an API key the key's mode applies, and a header naming the other mode is 400. */
+          'X-Mockup-Mode'?: 'live' | 'test';
+        };
         path: {
           garmentId: string;
         };
@@ -1315,7 +1321,7 @@ export interface paths {
             'application/json': components['schemas']['Error'];
           };
         };
-        /** @description rate_limited: details.retryAfter and the Retry-After header carry the seconds to wait */
+        /** @description rate_limited: details.retryAfter and the Retry-After header carry the seconds to wait (details.scope `test-generations-day`: the daily test-mode budget) */
         429: {
           headers: {
             'Retry-After': components['headers']['Retry-After'];
@@ -1358,6 +1364,8 @@ export interface paths {
         header?: {
           /** @description Makes a retry safe: the same key with the same body within 24 hours replays the first answer (Idempotent-Replayed: true) without new work or charge. 1 to 255 visible ASCII characters, e.g. a UUID; scoped to the account. */
           'Idempotency-Key'?: string;
+          /** @description Session (dashboard) calls only: `test` reads and creates test-mode data, `live` (the default) live data. With an API key the key's mode applies, and a header naming the other mode is 400. */
+          'X-Mockup-Mode'?: 'live' | 'test';
         };
         path?: never;
         cookie?: never;
@@ -1443,7 +1451,7 @@ export interface paths {
             'application/json': components['schemas']['Error'];
           };
         };
-        /** @description rate_limited: details.retryAfter and the Retry-After header carry the seconds to wait */
+        /** @description rate_limited: details.retryAfter and the Retry-After header carry the seconds to wait (details.scope `test-generations-day`: the daily test-mode budget) */
         429: {
           headers: {
             'Retry-After': components['headers']['Retry-After'];
@@ -1488,7 +1496,10 @@ export interface paths {
     post: {
       parameters: {
         query?: never;
-        header?: never;
+        header?: {
+          /** @description Session (dashboard) calls only: `test` reads and creates test-mode data, `live` (the default) live data. With an API key the key's mode applies, and a header naming the other mode is 400. */
+          'X-Mockup-Mode'?: 'live' | 'test';
+        };
         path?: never;
         cookie?: never;
       };
@@ -1547,7 +1558,7 @@ export interface paths {
             'application/json': components['schemas']['Error'];
           };
         };
-        /** @description rate_limited: details.retryAfter and the Retry-After header carry the seconds to wait */
+        /** @description rate_limited: details.retryAfter and the Retry-After header carry the seconds to wait (details.scope `test-generations-day`: the daily test-mode budget) */
         429: {
           headers: {
             'Retry-After': components['headers']['Retry-After'];
@@ -1589,7 +1600,7 @@ export interface paths {
     get?: never;
     put?: never;
     /**
-     * Make a mockup (1 token)
+     * Make a mockup (1 token; none with a test key)
      * @description Synchronous by default: 200 with the completed (or failed) generation. 202 with a Location to poll when it takes longer than the synchronous budget, or when asked with Prefer: respond-async. With an Idempotency-Key, a retry with the same body within 24 hours replays the first answer without a new charge.
      */
     post: {
@@ -1600,6 +1611,8 @@ export interface paths {
           'Idempotency-Key'?: string;
           /** @description `respond-async`: answer 202 at once instead of waiting for the mockup */
           Prefer?: string;
+          /** @description Session (dashboard) calls only: `test` reads and creates test-mode data, `live` (the default) live data. With an API key the key's mode applies, and a header naming the other mode is 400. */
+          'X-Mockup-Mode'?: 'live' | 'test';
         };
         path?: never;
         cookie?: never;
@@ -1695,7 +1708,7 @@ export interface paths {
             'application/json': components['schemas']['Error'];
           };
         };
-        /** @description rate_limited: details.retryAfter and the Retry-After header carry the seconds to wait */
+        /** @description rate_limited: details.retryAfter and the Retry-After header carry the seconds to wait (details.scope `test-generations-day`: the daily test-mode budget) */
         429: {
           headers: {
             'Retry-After': components['headers']['Retry-After'];
@@ -1727,7 +1740,7 @@ export interface paths {
     get?: never;
     put?: never;
     /**
-     * One design on up to 25 colors or zones (1 token each, all or nothing)
+     * One design on up to 25 colors or zones (1 token each, none with a test key; all or nothing)
      * @description With an Idempotency-Key, a retry with the same body within 24 hours replays the first answer without a new charge.
      */
     post: {
@@ -1738,6 +1751,8 @@ export interface paths {
           'Idempotency-Key'?: string;
           /** @description `respond-async`: answer 202 at once instead of waiting for the mockup */
           Prefer?: string;
+          /** @description Session (dashboard) calls only: `test` reads and creates test-mode data, `live` (the default) live data. With an API key the key's mode applies, and a header naming the other mode is 400. */
+          'X-Mockup-Mode'?: 'live' | 'test';
         };
         path?: never;
         cookie?: never;
@@ -1831,7 +1846,7 @@ export interface paths {
             'application/json': components['schemas']['Error'];
           };
         };
-        /** @description rate_limited: details.retryAfter and the Retry-After header carry the seconds to wait */
+        /** @description rate_limited: details.retryAfter and the Retry-After header carry the seconds to wait (details.scope `test-generations-day`: the daily test-mode budget) */
         429: {
           headers: {
             'Retry-After': components['headers']['Retry-After'];
@@ -1869,7 +1884,10 @@ export interface paths {
     post: {
       parameters: {
         query?: never;
-        header?: never;
+        header?: {
+          /** @description Session (dashboard) calls only: `test` reads and creates test-mode data, `live` (the default) live data. With an API key the key's mode applies, and a header naming the other mode is 400. */
+          'X-Mockup-Mode'?: 'live' | 'test';
+        };
         path?: never;
         cookie?: never;
       };
@@ -1938,7 +1956,7 @@ export interface paths {
             'application/json': components['schemas']['Error'];
           };
         };
-        /** @description rate_limited: details.retryAfter and the Retry-After header carry the seconds to wait */
+        /** @description rate_limited: details.retryAfter and the Retry-After header carry the seconds to wait (details.scope `test-generations-day`: the daily test-mode budget) */
         429: {
           headers: {
             'Retry-After': components['headers']['Retry-After'];
@@ -1986,7 +2004,10 @@ export interface paths {
           /** @description nextCursor of the previous page, unchanged */
           cursor?: string;
         };
-        header?: never;
+        header?: {
+          /** @description Session (dashboard) calls only: `test` reads and creates test-mode data, `live` (the default) live data. With an API key the key's mode applies, and a header naming the other mode is 400. */
+          'X-Mockup-Mode'?: 'live' | 'test';
+        };
         path?: never;
         cookie?: never;
       };
@@ -2032,7 +2053,7 @@ export interface paths {
             'application/json': components['schemas']['Error'];
           };
         };
-        /** @description rate_limited: details.retryAfter and the Retry-After header carry the seconds to wait */
+        /** @description rate_limited: details.retryAfter and the Retry-After header carry the seconds to wait (details.scope `test-generations-day`: the daily test-mode budget) */
         429: {
           headers: {
             'Retry-After': components['headers']['Retry-After'];
@@ -2067,7 +2088,10 @@ export interface paths {
     get: {
       parameters: {
         query?: never;
-        header?: never;
+        header?: {
+          /** @description Session (dashboard) calls only: `test` reads and creates test-mode data, `live` (the default) live data. With an API key the key's mode applies, and a header naming the other mode is 400. */
+          'X-Mockup-Mode'?: 'live' | 'test';
+        };
         path: {
           /** @description a generation id, gen_<n>_<suffix> */
           generationId: string;
@@ -2116,7 +2140,7 @@ export interface paths {
             'application/json': components['schemas']['Error'];
           };
         };
-        /** @description rate_limited: details.retryAfter and the Retry-After header carry the seconds to wait */
+        /** @description rate_limited: details.retryAfter and the Retry-After header carry the seconds to wait (details.scope `test-generations-day`: the daily test-mode budget) */
         429: {
           headers: {
             'Retry-After': components['headers']['Retry-After'];
@@ -2151,7 +2175,10 @@ export interface paths {
     get: {
       parameters: {
         query?: never;
-        header?: never;
+        header?: {
+          /** @description Session (dashboard) calls only: `test` reads and creates test-mode data, `live` (the default) live data. With an API key the key's mode applies, and a header naming the other mode is 400. */
+          'X-Mockup-Mode'?: 'live' | 'test';
+        };
         path: {
           /** @description a generation id, gen_<n>_<suffix> */
           generationId: string;
@@ -2200,7 +2227,202 @@ export interface paths {
             'application/json': components['schemas']['Error'];
           };
         };
-        /** @description rate_limited: details.retryAfter and the Retry-After header carry the seconds to wait */
+        /** @description rate_limited: details.retryAfter and the Retry-After header carry the seconds to wait (details.scope `test-generations-day`: the daily test-mode budget) */
+        429: {
+          headers: {
+            'Retry-After': components['headers']['Retry-After'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            'X-Tokens-Remaining': components['headers']['X-Tokens-Remaining'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    put?: never;
+    /**
+     * Resend a finished generation's callback as a new signed delivery
+     * @description Sends the generation's callback again (the first callback's exact body, or the one it would have sent) to `url` or the generation's webhookUrl, as a new delivery with its own id, retried like any other. 409 while the generation is still running; 429 beyond DELIVERY_RESENDS_PER_HOUR (30) resends per account per hour (details.scope `delivery-resends-hour`).
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: {
+          /** @description Session (dashboard) calls only: `test` reads and creates test-mode data, `live` (the default) live data. With an API key the key's mode applies, and a header naming the other mode is 400. */
+          'X-Mockup-Mode'?: 'live' | 'test';
+        };
+        path: {
+          /** @description a generation id, gen_<n>_<suffix> */
+          generationId: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: {
+        content: {
+          'application/json': components['schemas']['ResendRequest'];
+        };
+      };
+      responses: {
+        /** @description the delivery, pending */
+        202: {
+          headers: {
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            'X-Tokens-Remaining': components['headers']['X-Tokens-Remaining'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ResendAccepted'];
+          };
+        };
+        /** @description invalid_request: the body, query or path is not valid (details.issues lists each field) */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description unauthorized: key (or session) missing, invalid, revoked or expired (details.reason for the last two) */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description forbidden: "Cross-site request refused" (a session-authenticated call that changes something, from another origin) */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description not_found */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description conflict */
+        409: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description rate_limited: details.retryAfter and the Retry-After header carry the seconds to wait (details.scope `test-generations-day`: the daily test-mode budget) */
+        429: {
+          headers: {
+            'Retry-After': components['headers']['Retry-After'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            'X-Tokens-Remaining': components['headers']['X-Tokens-Remaining'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/requests': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The account's request log, newest first (cursor pages)
+     * @description Keyed Part A requests of the caller's mode: time, method, route pattern, status, duration, request id, error code, key. No bodies, query strings or secrets. At most the 1,000 newest per key, kept 30 days.
+     */
+    get: {
+      parameters: {
+        query?: {
+          /** @description one key's requests (key_…), or `session` for the dashboard's */
+          keyId?: string;
+          /** @description status class */
+          status?: '2xx' | '3xx' | '4xx' | '5xx';
+          /** @description a route pattern as listed, e.g. /api/v1/generations/:generationId */
+          route?: string;
+          method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+          /** @description page size, 1 to 100 (default 50) */
+          limit?: string;
+          /** @description nextCursor of the previous page, unchanged */
+          cursor?: string;
+        };
+        header?: {
+          /** @description Session (dashboard) calls only: `test` reads and creates test-mode data, `live` (the default) live data. With an API key the key's mode applies, and a header naming the other mode is 400. */
+          'X-Mockup-Mode'?: 'live' | 'test';
+        };
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description a page */
+        200: {
+          headers: {
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            'X-Tokens-Remaining': components['headers']['X-Tokens-Remaining'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['RequestLogPage'];
+          };
+        };
+        /** @description invalid_request: the body, query or path is not valid (details.issues lists each field) */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description unauthorized: key (or session) missing, invalid, revoked or expired (details.reason for the last two) */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description forbidden: "Cross-site request refused" (a session-authenticated call that changes something, from another origin) */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description rate_limited: details.retryAfter and the Retry-After header carry the seconds to wait (details.scope `test-generations-day`: the daily test-mode budget) */
         429: {
           headers: {
             'Retry-After': components['headers']['Retry-After'];
@@ -2274,7 +2496,7 @@ export interface paths {
             'application/json': components['schemas']['AppError'];
           };
         };
-        /** @description rate_limited: details.retryAfter and the Retry-After header carry the seconds to wait */
+        /** @description rate_limited: details.retryAfter and the Retry-After header carry the seconds to wait (details.scope `test-generations-day`: the daily test-mode budget) */
         429: {
           headers: {
             [name: string]: unknown;
@@ -2402,7 +2624,7 @@ export interface paths {
             'application/json': components['schemas']['AppError'];
           };
         };
-        /** @description rate_limited: details.retryAfter and the Retry-After header carry the seconds to wait */
+        /** @description rate_limited: details.retryAfter and the Retry-After header carry the seconds to wait (details.scope `test-generations-day`: the daily test-mode budget) */
         429: {
           headers: {
             [name: string]: unknown;
@@ -3436,7 +3658,7 @@ export interface paths {
             'application/json': components['schemas']['AppError'];
           };
         };
-        /** @description rate_limited: details.retryAfter and the Retry-After header carry the seconds to wait */
+        /** @description rate_limited: details.retryAfter and the Retry-After header carry the seconds to wait (details.scope `test-generations-day`: the daily test-mode budget) */
         429: {
           headers: {
             [name: string]: unknown;
@@ -3776,7 +3998,7 @@ export interface paths {
             'application/json': components['schemas']['AppError'];
           };
         };
-        /** @description rate_limited: details.retryAfter and the Retry-After header carry the seconds to wait */
+        /** @description rate_limited: details.retryAfter and the Retry-After header carry the seconds to wait (details.scope `test-generations-day`: the daily test-mode budget) */
         429: {
           headers: {
             [name: string]: unknown;
@@ -3834,7 +4056,7 @@ export interface paths {
             'application/json': components['schemas']['AppError'];
           };
         };
-        /** @description rate_limited: details.retryAfter and the Retry-After header carry the seconds to wait */
+        /** @description rate_limited: details.retryAfter and the Retry-After header carry the seconds to wait (details.scope `test-generations-day`: the daily test-mode budget) */
         429: {
           headers: {
             [name: string]: unknown;
@@ -3890,7 +4112,7 @@ export interface paths {
             'application/json': components['schemas']['AppError'];
           };
         };
-        /** @description rate_limited: details.retryAfter and the Retry-After header carry the seconds to wait */
+        /** @description rate_limited: details.retryAfter and the Retry-After header carry the seconds to wait (details.scope `test-generations-day`: the daily test-mode budget) */
         429: {
           headers: {
             [name: string]: unknown;
@@ -4386,9 +4608,14 @@ export interface components {
       revokedAt: string | null;
       /** @enum {string} */
       status: 'active' | 'revoked' | 'expired';
+      /**
+       * @description test keys see and create only test-mode data
+       * @enum {string}
+       */
+      mode: 'live' | 'test';
     };
     ApiKeyCreated: {
-      /** @description the full key, <prefix>_live_<64 hex>: shown only in this answer */
+      /** @description the full key, <prefix>_live_<64 hex> (or <prefix>_test_<64 hex>): shown only in this answer */
       key: string;
       metadata: {
         /** @description key_<id> */
@@ -4407,6 +4634,11 @@ export interface components {
         expiresAt: string | null;
         /** @enum {string} */
         status: 'active' | 'revoked' | 'expired';
+        /**
+         * @description test keys see and create only test-mode data
+         * @enum {string}
+         */
+        mode: 'live' | 'test';
       };
       warning: string;
     };
@@ -4579,6 +4811,12 @@ export interface components {
       name: string;
       /** @description the key stops working after this many days; omitted: it never expires */
       expiresInDays?: number;
+      /**
+       * @description `test`: a test-mode key (`<prefix>_test_<64 hex>`): generations spend no token, carry a TEST watermark and are seen only by test credentials (docs/test-mode.md)
+       * @default live
+       * @enum {string}
+       */
+      mode?: 'live' | 'test';
     };
     /** @description signup also wants a password of at least 10 characters mixing two of lowercase, uppercase, digits, symbols */
     Credentials: {
@@ -4632,37 +4870,43 @@ export interface components {
     CustomerDataRequests: {
       dataRequests: components['schemas']['CustomerDataRequest'][];
     };
-    DeliveryList: {
-      deliveries: {
-        /** @description dlv_<n>_<suffix>; the X-Mockup-Delivery-Id header of every attempt */
-        id: string;
-        /** @enum {string} */
-        event: 'generation.completed' | 'generation.failed';
-        url: string;
-        /** @enum {string} */
-        status: 'pending' | 'delivered' | 'failed';
+    Delivery: {
+      /** @description dlv_<n>_<suffix>; the X-Mockup-Delivery-Id header of every attempt */
+      id: string;
+      /** @enum {string} */
+      event: 'generation.completed' | 'generation.failed';
+      url: string;
+      /** @enum {string} */
+      status: 'pending' | 'delivered' | 'failed';
+      /**
+       * @description `generation`: sent when the generation finished; `resend`: POST …/deliveries
+       * @enum {string}
+       */
+      trigger: 'generation' | 'resend';
+      /**
+       * Format: date-time
+       * @description ISO 8601
+       */
+      createdAt: string;
+      /**
+       * Format: date-time
+       * @description ISO 8601
+       */
+      finishedAt: string | null;
+      attempts: {
+        number: number;
+        statusCode: number | null;
+        durationMs: number;
+        error: string | null;
         /**
          * Format: date-time
          * @description ISO 8601
          */
-        createdAt: string;
-        /**
-         * Format: date-time
-         * @description ISO 8601
-         */
-        finishedAt: string | null;
-        attempts: {
-          number: number;
-          statusCode: number | null;
-          durationMs: number;
-          error: string | null;
-          /**
-           * Format: date-time
-           * @description ISO 8601
-           */
-          attemptedAt: string;
-        }[];
+        attemptedAt: string;
       }[];
+    };
+    DeliveryList: {
+      deliveries: components['schemas']['Delivery'][];
     };
     EmailChangeRequest: {
       /** @description the current password */
@@ -4861,6 +5105,8 @@ export interface components {
        * @enum {string}
        */
       placementBasis?: 'image' | 'garment';
+      /** @description false for a test-mode generation: no token spent (tokensUsed 0), TEST watermark on the mockup */
+      livemode: boolean;
     };
     GenerationCallback:
       | {
@@ -4871,6 +5117,8 @@ export interface components {
            * @description when the generation completed
            */
           timestamp: string;
+          /** @description false for a test-mode generation */
+          livemode: boolean;
           data: {
             id: string;
             /** @enum {string} */
@@ -4888,6 +5136,8 @@ export interface components {
            * @description when the generation was marked failed
            */
           timestamp: string;
+          /** @description false for a test-mode generation */
+          livemode: boolean;
           data: {
             id: string;
             /** @enum {string} */
@@ -5109,6 +5359,44 @@ export interface components {
           pollers?: number;
         };
       };
+    };
+    RequestLogEntry: {
+      /** @description req_<n> */
+      id: string;
+      /**
+       * Format: date-time
+       * @description when the request arrived
+       */
+      createdAt: string;
+      method: string;
+      /** @description the route pattern, never the path with its ids */
+      route: string;
+      status: number;
+      durationMs: number;
+      /** @description the X-Request-Id of the answer */
+      requestId: string;
+      /** @description error.code of an error answer */
+      errorCode: string | null;
+      /** @description null for the dashboard's session calls */
+      keyId: string | null;
+      livemode: boolean;
+    };
+    RequestLogPage: {
+      requests: components['schemas']['RequestLogEntry'][];
+      pagination: {
+        hasMore: boolean;
+        nextCursor: string | null;
+      };
+    };
+    ResendAccepted: {
+      delivery: components['schemas']['Delivery'];
+    };
+    ResendRequest: {
+      /**
+       * Format: uri
+       * @description where to send it; default the generation's webhookUrl
+       */
+      url?: string;
     };
     SessionCheck: {
       user: {

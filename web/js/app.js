@@ -10,6 +10,7 @@ import { verifyBanner } from './pages/verify-banner.js';
 import { billingPage } from './pages/billing.js';
 import { chatPage } from './pages/chat.js';
 import { designsPage } from './pages/designs.js';
+import { developersPage } from './pages/developers.js';
 import { keysPage } from './pages/keys.js';
 import { storefrontPage } from './pages/storefront.js';
 import { studioPage } from './pages/studio.js';
@@ -32,6 +33,7 @@ const PAGES = {
   '/verify-email': { page: verifyEmailPage, any: true, title: 'Verify your email' },
   '/forgot-password': { page: forgotPasswordPage, any: true, title: 'Forgot your password?' },
   '/reset-password': { page: resetPasswordPage, any: true, title: 'Choose a new password' },
+  '/developers': { page: developersPage, title: 'Developers' },
 };
 
 let current = 0;
