@@ -2,22 +2,11 @@
 // (db/auth-throttle.ts) so every API instance shares them. Emails are keyed by their SHA-256.
 import { createHash } from 'node:crypto';
 import type { Sql } from './client';
-import type { Throttle } from './auth-throttle';
+import { hitWindows as hit, type Throttle } from './auth-throttle';
 
 export const HOUR_MS = 3600_000;
 
 const emailHash = (email: string) => createHash('sha256').update(email.toLowerCase()).digest('hex');
-
-async function hit(sql: Sql, windows: { key: string; ms: number; limit: number }[]): Promise<Throttle> {
-  const rows = await sql<{ out_key: string; out_hits: number; out_ms_left: number }[]>`
-    select * from rate_limit_hit(${windows.map((w) => w.key)}::text[], ${windows.map((w) => w.ms)}::int[],
-                                 ${windows.map((w) => w.limit)}::int[])`;
-  for (const r of rows) {
-    const w = windows.find((x) => x.key === r.out_key)!;
-    if (r.out_hits > w.limit) return { retryAfterS: Math.max(1, Math.ceil(r.out_ms_left / 1000)) };
-  }
-  return null;
-}
 
 /** POST /api/auth/verify/resend: per account per hour. */
 export function countVerifyResend(sql: Sql, opts: { userId: string; perHour: number }): Promise<Throttle> {

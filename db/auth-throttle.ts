@@ -16,7 +16,8 @@ const signupIpKey = (ip: string) => `auth-signup-ip:${ip}`;
 /** Seconds until the refusing window resets, or null when the attempt is within every limit. */
 export type Throttle = { retryAfterS: number } | null;
 
-async function hit(sql: Sql, windows: { key: string; ms: number; limit: number }[]): Promise<Throttle> {
+/** Counts one hit in each window (rate_limit_hit); the first window over its limit refuses. */
+export async function hitWindows(sql: Sql, windows: { key: string; ms: number; limit: number }[]): Promise<Throttle> {
   const rows = await sql<{ out_key: string; out_hits: number; out_ms_left: number }[]>`
     select * from rate_limit_hit(${windows.map((w) => w.key)}::text[], ${windows.map((w) => w.ms)}::int[],
                                  ${windows.map((w) => w.limit)}::int[])`;
@@ -32,7 +33,7 @@ export function countLoginAttempt(
   sql: Sql,
   opts: { email: string; ip: string; perEmail: number; perIp: number },
 ): Promise<Throttle> {
-  return hit(sql, [
+  return hitWindows(sql, [
     { key: emailKey(opts.email), ms: LOGIN_EMAIL_WINDOW_MS, limit: opts.perEmail },
     { key: loginIpKey(opts.ip), ms: LOGIN_IP_WINDOW_MS, limit: opts.perIp },
   ]);
@@ -46,5 +47,5 @@ export async function forgiveLoginAttempt(sql: Sql, opts: { email: string; ip: s
 
 /** Counts a signup from the client IP; refuses when over the limit. */
 export function countSignup(sql: Sql, opts: { ip: string; perIp: number }): Promise<Throttle> {
-  return hit(sql, [{ key: signupIpKey(opts.ip), ms: SIGNUP_IP_WINDOW_MS, limit: opts.perIp }]);
+  return hitWindows(sql, [{ key: signupIpKey(opts.ip), ms: SIGNUP_IP_WINDOW_MS, limit: opts.perIp }]);
 }
