@@ -134,12 +134,6 @@ export default tseslint.config(
     rules: { 'app/sql-in-db-only': 'error' },
   },
 
-  // Temporary: the rate limiter's stores (api/middleware/rate-limit/) still write their own SQL; they are being
-  // reworked for speed (one statement per request), after which their SQL moves into a db/ module and this goes.
-  {
-    files: ['api/middleware/rate-limit/**/*.ts'],
-    rules: { 'app/sql-in-db-only': 'off' },
-  },
   // The dashboard: plain ES modules run by the browser as they are, type-checked from their JSDoc by
   // web/tsconfig.json (which the project service finds for them). They import only each other.
   {

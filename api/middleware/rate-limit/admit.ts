@@ -2,7 +2,7 @@
 // account's, and for POST /analyze its account's analysis slot) and passes up to six windows (endpoint minute, key
 // minute and key hour, each per key and per account); asking the database once for each cost about three times as
 // much under load as asking once for all (bench/rate-limit.ts). So admit() runs before the limiters, takes the
-// slots and counts the windows with rate_limit_admit_slots (db/migrations/012_account_rate_limits.sql), and runs
+// slots and counts the windows with rate_limit_admit_slots (admitRequest in db/rate-limits.ts), and runs
 // the rest of the chain in an AsyncLocalStorage context where PgSlots and PgWindowStore pick up their results. The
 // limiters themselves (the concurrency middleware and the express-rate-limit instances) still make every decision.
 import { AsyncLocalStorage } from 'node:async_hooks';
@@ -10,6 +10,7 @@ import { randomUUID } from 'node:crypto';
 import type { Request, RequestHandler } from 'express';
 import type { IncrementResponse } from 'express-rate-limit';
 import type { Sql } from '../../../db/client';
+import { admitRequest, hitWindows, type HitRow, type WindowSpec } from '../../../db/rate-limits';
 import type { StoreGuard } from './store-guard';
 
 export interface AdmittedSlot {
@@ -33,31 +34,12 @@ const current = new AsyncLocalStorage<Admission | 'unavailable'>();
 
 export const currentAdmission = () => current.getStore();
 
-export interface HitRow {
-  outKey: string;
-  outHits: number;
-  outMsLeft: number;
-}
-
-export interface WindowSpec {
-  key: string;
-  windowMs: number;
-  limit: number;
-}
-
 // The remaining time is computed by the database and turned into a Date here, so a clock difference between the
 // database and this host cannot skew X-RateLimit-Reset or Retry-After.
 export const toIncrement = (r: HitRow): IncrementResponse => ({
   totalHits: r.outHits,
   resetTime: new Date(Date.now() + r.outMsLeft),
 });
-
-/** Counts one hit in each window, in order, stopping after the first the request exceeds. */
-export function hitWindows(sql: Sql, windows: WindowSpec[]) {
-  return sql<HitRow[]>`
-    select out_key as "outKey", out_hits as "outHits", out_ms_left as "outMsLeft"
-    from rate_limit_hit(${windows.map((w) => w.key)}::text[], ${windows.map((w) => w.windowMs)}::int[], ${windows.map((w) => w.limit)}::int[])`;
-}
 
 export interface AdmitOptions {
   sql: Sql;
@@ -93,11 +75,7 @@ export function admit(opts: AdmitOptions): RequestHandler {
     const leaseId = randomUUID();
     const r = await guard.run(
       'admit',
-      () => sql<HitRow[]>`
-        select out_key as "outKey", out_hits as "outHits", out_ms_left as "outMsLeft"
-        from rate_limit_admit_slots(${wanted.map((s) => s.key)}::text[], ${wanted.map((s) => s.limit)}::int[],
-          ${leaseId}, ${slots.leaseMs}::int,
-          ${windows.map((w) => w.key)}::text[], ${windows.map((w) => w.windowMs)}::int[], ${windows.map((w) => w.limit)}::int[])`,
+      () => admitRequest(sql, { slots: wanted, leaseId, leaseMs: slots.leaseMs, windows }),
       (rows) => {
         // Slots are given back by the database when one is full; otherwise each taken one is ours to give back.
         const slotRows = rows.slice(0, wanted.length);

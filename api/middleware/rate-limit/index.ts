@@ -12,6 +12,7 @@
 import type { RequestHandler } from 'express';
 import { rateLimit, type RateLimitInfo, type RateLimitRequestHandler } from 'express-rate-limit';
 import type { Sql } from '../../../db/client';
+import { weighWindows } from '../../../db/rate-limits';
 import type { Config } from '../../../lib/config';
 import type { Logger } from '../../../lib/log';
 import { admit } from './admit';
@@ -178,9 +179,12 @@ export class RateLimits {
     const ws = this.endpointWindows(endpoint).filter((w): w is WindowLimiter => w !== undefined);
     if (ws.length === 0 || extra <= 0) return undefined;
     const keys = ws.map((w) => w.store.prefix + whoOf(req, w.counted));
-    const rows = await this.deps.sql<{ key: string; hits: number; msLeft: number; fits: boolean }[]>`
-      select out_key as key, out_hits as hits, out_ms_left as "msLeft", out_fits as fits
-      from rate_limit_weigh(${keys}::text[], ${ws.map((w) => w.limit)}::int[], ${extra}::int)`;
+    const rows = await weighWindows(
+      this.deps.sql,
+      keys,
+      ws.map((w) => w.limit),
+      extra,
+    );
     const states: WindowState[] = [];
     for (const row of rows) {
       const w = ws[keys.indexOf(row.key)]!;

@@ -7,6 +7,7 @@
 // once per event-loop turn, so under load many requests' releases share one statement.
 import { randomUUID } from 'node:crypto';
 import type { Sql } from '../../../db/client';
+import { acquireSlot, releaseSlots, renewSlot } from '../../../db/rate-limits';
 import { currentAdmission } from './admit';
 import { MemorySlots, type Lease, type SlotPool } from './memory';
 import type { StoreGuard } from './store-guard';
@@ -32,13 +33,13 @@ export class PgSlots implements SlotPool {
     const leaseId = randomUUID();
     const r = await guard.run(
       'acquire',
-      () => sql<{ ok: boolean }[]>`select rate_limit_acquire(${key}, ${leaseId}, ${limit}::int, ${leaseMs}::int) as ok`,
-      (rows) => {
-        if (rows[0]?.ok) this.giveBack(key, leaseId);
+      () => acquireSlot(sql, { key, leaseId, limit, leaseMs }),
+      (taken) => {
+        if (taken) this.giveBack(key, leaseId);
       },
     );
     if (!r.ok) return this.local.tryAcquire(key, limit);
-    return r.value[0]?.ok ? this.lease(key, leaseId) : null;
+    return r.value ? this.lease(key, leaseId) : null;
   }
 
   /** Gives a lease back: queued, and flushed with the others released in the same event-loop turn. */
@@ -50,14 +51,8 @@ export class PgSlots implements SlotPool {
   private flush(): void {
     const batch = this.pending;
     this.pending = [];
-    // `jsonb - text[]` drops several leases of a key at once; group by key so each row is updated once.
-    this.opts.guard.background(
-      'release',
-      () => this.opts.sql`
-      update rate_limit_slots s set leases = s.leases - r.ids
-      from (select k, array_agg(l) as ids from unnest(${batch.map((b) => b.key)}::text[], ${batch.map((b) => b.leaseId)}::text[]) as t(k, l) group by k) r
-      where s.key = r.k`,
-    );
+    // One statement for the whole batch, whatever its keys.
+    this.opts.guard.background('release', () => releaseSlots(this.opts.sql, batch));
   }
 
   private lease(key: string, leaseId: string): Lease {
@@ -65,13 +60,7 @@ export class PgSlots implements SlotPool {
     // Renew well before expiry; unref so an open request never keeps a stopping process alive.
     const renew = setInterval(
       () => {
-        guard.background(
-          'renew',
-          () => sql`
-        update rate_limit_slots
-        set leases = jsonb_set(leases, array[${leaseId}::text], to_jsonb(extract(epoch from now()) * 1000 + ${leaseMs}::int))
-        where key = ${key} and leases ? ${leaseId}::text`,
-        );
+        guard.background('renew', () => renewSlot(sql, { key, leaseId, leaseMs }));
       },
       Math.max(1000, Math.floor(leaseMs / 3)),
     );

@@ -5,7 +5,8 @@
 // only picks up its result; on its own, increment() makes its own round trip.
 import type { ClientRateLimitInfo, IncrementResponse, Options, Store } from 'express-rate-limit';
 import type { Sql } from '../../../db/client';
-import { currentAdmission, hitWindows, toIncrement } from './admit';
+import { hitWindows, purgeRateLimits, resetWindow, takeBackHit, windowHits } from '../../../db/rate-limits';
+import { currentAdmission, toIncrement } from './admit';
 import { MemoryWindows } from './memory';
 import type { StoreGuard } from './store-guard';
 
@@ -32,10 +33,7 @@ export class Housekeeping {
 
   async purge(): Promise<void> {
     // A row whose window ended is dead weight: the next hit of its key recreates it.
-    await this.sql`delete from rate_limit_hits where reset_at < now()`;
-    await this.sql`
-      delete from rate_limit_slots s
-      where not exists (select 1 from jsonb_each(s.leases) e where e.value::float8 > extract(epoch from now()) * 1000)`;
+    await purgeRateLimits(this.sql);
   }
 }
 
@@ -86,30 +84,21 @@ export class PgWindowStore implements Store {
 
   async get(key: string): Promise<ClientRateLimitInfo | undefined> {
     const k = this.prefix + key;
-    const r = await this.opts.guard.run(
-      'get',
-      () => this.opts.sql<{ hits: number; msLeft: number }[]>`
-      select hits, extract(epoch from reset_at - now())::float8 * 1000 as "msLeft"
-      from rate_limit_hits where key = ${k} and reset_at > now()`,
-    );
+    const r = await this.opts.guard.run('get', () => windowHits(this.opts.sql, k));
     if (!r.ok) return this.local.get(k);
-    const row = r.value[0];
+    const row = r.value;
     return row ? { totalHits: row.hits, resetTime: new Date(Date.now() + row.msLeft) } : undefined;
   }
 
   async decrement(key: string): Promise<void> {
     const k = this.prefix + key;
     this.local.decrement(k);
-    await this.opts.guard.run(
-      'decrement',
-      () => this.opts.sql`
-      update rate_limit_hits set hits = hits - 1 where key = ${k} and hits > 0 and reset_at > now()`,
-    );
+    await this.opts.guard.run('decrement', () => takeBackHit(this.opts.sql, k));
   }
 
   async resetKey(key: string): Promise<void> {
     const k = this.prefix + key;
     this.local.delete(k);
-    await this.opts.guard.run('reset', () => this.opts.sql`delete from rate_limit_hits where key = ${k}`);
+    await this.opts.guard.run('reset', () => resetWindow(this.opts.sql, k));
   }
 }
