@@ -148,6 +148,7 @@ export async function insertAndChargeGenerations(
     garmentImageUrl: r.garmentImageUrl,
     blankKey: r.blankKey,
     webhookUrl: r.webhookUrl,
+    printArea: r.printArea ?? null,
   }));
   const [out] = await sql<
     { ok: boolean; balance: number | null; required: number; available: number; keyLost: boolean }[]
