@@ -176,7 +176,8 @@ describe('dashboard in a real browser', function () {
     await shot('signup');
     await page.getByRole('button', { name: 'Create account' }).click();
     await page.getByRole('heading', { level: 1, name: 'API keys' }).waitFor();
-    await page.getByText(email).waitFor();
+    // signed in as the new account (the verify-email banner names the address too)
+    await page.locator('#account-email').getByText(email).waitFor();
     await page
       .locator('#account-balance')
       .getByText(/50 tokens/)
