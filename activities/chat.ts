@@ -43,6 +43,7 @@ import type { Config } from '../lib/config';
 import { ownFileKey } from '../lib/fetch';
 import { detectFormat, inspectImage } from '../lib/images';
 import type { Logger } from '../lib/log';
+import { providerOutcome, type AppMetrics } from '../lib/metrics';
 import type { Storage } from '../lib/storage';
 
 export interface ChatActivityDeps {
@@ -50,6 +51,7 @@ export interface ChatActivityDeps {
   storage: Storage;
   config: Config;
   log: Logger;
+  metrics?: AppMetrics;
   /** the worker's prepared-blank cache (shared with generation): catalogue keys, or `url:<address>` */
   blanks: PreparedBlankCache;
   /** user URLs through the SSRF guard (own files from storage), limited as uploads are */
@@ -156,6 +158,7 @@ export function createChatActivities(deps: ChatActivityDeps) {
       if (err instanceof ProviderError) {
         const details = { attempt, status: err.status ?? null };
         log.warn('image provider failed', { jobId: call.jobId, provider, attempt, kind: err.kind, error: err.message });
+        deps.metrics?.providerRequest(provider, providerOutcome(err.kind, attempt, config.chat.providerAttempts));
         if (err.kind === 'retryable')
           throw ApplicationFailure.create({ message: err.message, type: 'ProviderUnavailable', details: [details] });
         throw fail(
@@ -168,6 +171,7 @@ export function createChatActivities(deps: ChatActivityDeps) {
     }
     const out = await storeGraphic(call.jobId, provider, answer, started);
     log.info('image provider answered', { jobId: call.jobId, provider, attempt, ms: out.ms, model: answer.model });
+    deps.metrics?.providerRequest(provider, 'ok');
     return out;
   }
 
@@ -191,6 +195,7 @@ export function createChatActivities(deps: ChatActivityDeps) {
           `render job ${input.jobId} ${r.reason === 'missing' ? 'does not exist' : 'already failed'}`,
         );
       }
+      if (!r.duplicate) deps.metrics?.tokens('debit', r.amount);
       return {
         ok: true,
         balance: r.balance,
@@ -346,6 +351,8 @@ export function createChatActivities(deps: ChatActivityDeps) {
       if (out.status === 'missing') throw fail(ChatErrors.JobState, `render job ${r.jobId} does not exist`);
       if (out.status === 'completed' && !out.duplicate)
         log.info('chat job completed', { jobId: r.jobId, provider: out.provider, timings: r.timings });
+      if (out.status === 'completed' && !out.duplicate)
+        deps.metrics?.chatJobFinished(r.jobId, out.provider, 'completed');
       return out;
     },
 
@@ -354,6 +361,7 @@ export function createChatActivities(deps: ChatActivityDeps) {
       const out = await failChatJob(sql, f);
       if (out.status === 'failed' && !out.duplicate)
         log.warn('chat job failed', { jobId: f.jobId, failure: f.failure, refunded: out.refunded, error: f.error });
+      if (out.status === 'failed' && !out.duplicate) deps.metrics?.chatJobFinished(f.jobId, 'none', 'failed');
       return out;
     },
   };

@@ -8,6 +8,7 @@ import { debitTokens } from '../db/ledger';
 import { touchUploadLevels } from '../db/uploads';
 import type { Config } from '../lib/config';
 import type { Logger } from '../lib/log';
+import type { AppMetrics } from '../lib/metrics';
 import { fileUrl, type Storage } from '../lib/storage';
 import type { GenerationFailureOutcome, RenderJob, RenderResult } from '../lib/generation/types';
 import { ownFileKey } from '../lib/fetch';
@@ -19,6 +20,7 @@ export interface GenerationDeps {
   storage: Storage;
   config: Config;
   log: Logger;
+  metrics?: AppMetrics;
   blanks: PreparedBlankCache;
   /** Reads a user-supplied image URL: our own files from storage, anything else through the SSRF-guarded fetcher.
    * Throws `UserUrlError`-like errors with `retryable: false` for inputs no retry can fix. */
@@ -68,6 +70,7 @@ export function createGenerationActivities(deps: GenerationDeps) {
             `Insufficient tokens: 1 required, ${r.available} available`,
             'InsufficientTokensError',
           );
+        if (!r.duplicate) deps.metrics?.tokens('debit', r.amount);
       }
       const done = row.status === 'completed' && row.mockupKey && row.thumbnailKey && row.completedAt;
       return {
@@ -166,6 +169,7 @@ export function createGenerationActivities(deps: GenerationDeps) {
       const row = await completeGeneration(sql, generationId, { mockupKey: keys.mockup, thumbnailKey: keys.thumbnail });
       if (!row) throw ApplicationFailure.nonRetryable(`generation ${generationId} already failed`, 'BadInputError');
       lap('complete');
+      deps.metrics?.generationFinished(generationId, 'completed');
       log.info('mockup rendered', { generationId, ms });
       return {
         mockupKey: keys.mockup,
@@ -194,6 +198,8 @@ export function createGenerationActivities(deps: GenerationDeps) {
         };
       }
       if (outcome.refunded) log.info('generation failed and refunded', { generationId });
+      if (outcome.refunded) deps.metrics?.tokens('refund', 1);
+      deps.metrics?.generationFinished(generationId, 'failed');
       return { status: 'failed', error: outcome.error, completedAt: outcome.completedAt.toISOString() };
     },
   };

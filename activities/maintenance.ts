@@ -1,11 +1,12 @@
 import { Context } from '@temporalio/activity';
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
-import { grantFreeAllowancePage } from '../db/accounts';
+import { FREE_MONTHLY_TOKENS, grantFreeAllowancePage } from '../db/accounts';
 import { failChatJob, staleRunningChatJobs } from '../db/chat';
 import type { Sql } from '../db/client';
 import { failAndRefund, staleUnfinishedGenerations } from '../db/generations';
 import type { ChatConfig, Config } from '../lib/config';
 import type { Logger } from '../lib/log';
+import type { AppMetrics } from '../lib/metrics';
 import { purgeExpiredIdempotencyKeys } from '../db/idempotency';
 import { purgeExpiredSessions } from '../db/sessions';
 import { expiredLevelsPage, reconcileStorageUsagePage, releaseExpiredLevels } from '../db/uploads';
@@ -15,6 +16,7 @@ import type { Storage } from '../lib/storage';
 export interface MaintenanceDeps {
   sql: Sql;
   log: Logger;
+  metrics?: AppMetrics;
   /** Needed only by recoverOrphanedGenerations and recoverStuckChatJobs. */
   temporal?: Client;
   /**
@@ -78,7 +80,7 @@ async function closedStatus(temporal: Client, workflowId: string): Promise<strin
 }
 
 /** Housekeeping run by the maintenance schedule. Each step is idempotent, so a retried or doubled run is harmless. */
-export function createMaintenanceActivities({ sql, log, temporal, config, storage }: MaintenanceDeps) {
+export function createMaintenanceActivities({ sql, log, temporal, config, storage, metrics }: MaintenanceDeps) {
   const orphanAfterMs = config?.generationOrphanAfterMs ?? DEFAULT_ORPHAN_AFTER_MS;
   const retentionMs = config?.uploads?.preparedLevelsRetentionMs ?? DEFAULT_LEVELS_RETENTION_MS;
   return {
@@ -170,6 +172,7 @@ export function createMaintenanceActivities({ sql, log, temporal, config, storag
         ctx?.heartbeat({ afterId });
       }
       if (granted > 0) log.info('granted free monthly allowances', { count: granted });
+      metrics?.tokens('grant', granted * FREE_MONTHLY_TOKENS);
       return granted;
     },
 
@@ -194,6 +197,8 @@ export function createMaintenanceActivities({ sql, log, temporal, config, storag
         const [outcome] = await failAndRefund(sql, [id], reason);
         if (outcome?.status === 'failed' && outcome.refunded) {
           recovered++;
+          metrics?.tokens('refund', 1);
+          metrics?.generationFinished(id, 'failed');
           log.warn('recovered an unfinished generation', { generationId: id, was: status, workflowId });
         }
       }
@@ -228,6 +233,7 @@ export function createMaintenanceActivities({ sql, log, temporal, config, storag
           const out = await failChatJob(sql, { jobId: job.id, error, failure: 'generation_failed' });
           if (out.status !== 'failed' || out.duplicate) continue;
           failed++;
+          metrics?.chatJobFinished(job.id, 'none', 'failed');
           if (out.refunded) refunded++;
           log.warn('failed a stuck chat job', { jobId: job.id, userId: job.userId, error, refunded: out.refunded });
         }

@@ -6,6 +6,7 @@ import type { Sql } from '../db/client';
 import { applyStoredStripeEvent, failStripeEvent, listPlans } from '../db/payments';
 import type { Config } from '../lib/config';
 import type { Logger } from '../lib/log';
+import { tokenMoves, type AppMetrics } from '../lib/metrics';
 import type { PlanRow } from '../lib/payments/catalog';
 import {
   checkoutNeeds,
@@ -22,11 +23,12 @@ export interface PaymentActivityDeps {
   sql: Sql;
   config: Config;
   log: Logger;
+  metrics?: AppMetrics;
 }
 
 const fail = (type: string, message: string) => ApplicationFailure.nonRetryable(message, type);
 
-export function createPaymentActivities({ sql, config, log }: PaymentActivityDeps) {
+export function createPaymentActivities({ sql, config, log, metrics }: PaymentActivityDeps) {
   let stripe: Stripe | undefined;
   const client = () => (stripe ??= createStripeClient(config.payments));
 
@@ -108,9 +110,11 @@ export function createPaymentActivities({ sql, config, log }: PaymentActivityDep
     > {
       const planMap = await plans();
       let r: Awaited<ReturnType<typeof applyStoredStripeEvent>>;
+      let eventType = 'unknown';
       try {
         r = await applyStoredStripeEvent(sql, input.eventId, (ev, session) => {
           const event = ev.payload as Stripe.Event;
+          eventType = ev.type;
           // The engine is pure: what it throws on an event it throws every time, so the event is recorded as failed
           // and the step is not retried (nor restarted by the sweep, which only starts events still `received`).
           try {
@@ -131,6 +135,7 @@ export function createPaymentActivities({ sql, config, log }: PaymentActivityDep
       } catch (err) {
         if (!(err instanceof MalformedStripeEventError)) throw err;
         await failStripeEvent(sql, input.eventId, err.message);
+        metrics?.stripeEvent(eventType, 'failed');
         log.warn('stripe event failed: malformed', { eventId: input.eventId, error: err.message });
         throw fail(PaymentErrors.Malformed, err.message);
       }
@@ -152,6 +157,8 @@ export function createPaymentActivities({ sql, config, log }: PaymentActivityDep
           tokens: granted,
         });
       const fresh = r.kind === 'applied';
+      metrics?.stripeEvent(r.type, fresh ? applied.status : 'replayed');
+      if (fresh) for (const [d, n] of tokenMoves(applied)) metrics?.tokens(d, n);
       if (fresh && (applied.takenBack || applied.givenBack))
         log.info('stripe event changed a purchase', {
           eventId: input.eventId,

@@ -27,6 +27,7 @@ import {
 import type { Config } from '../lib/config';
 import { randomSuffix } from '../lib/ids';
 import type { Logger } from '../lib/log';
+import type { AppMetrics } from '../lib/metrics';
 import { gatewayFor, ShopifyRefusedError, userErrorMessage, type ShopifyGateway } from '../lib/shopify/client';
 import {
   FULFILLABLE_STATUSES,
@@ -51,6 +52,7 @@ export interface StorefrontActivityDeps {
   sql: Sql;
   config: Config;
   log: Logger;
+  metrics?: AppMetrics;
 }
 
 const fail = (type: string, message: string) => ApplicationFailure.nonRetryable(message, type);
@@ -58,7 +60,7 @@ const fail = (type: string, message: string) => ApplicationFailure.nonRetryable(
 /** Webhook rows per statement of the retention sweep. */
 const RETENTION_PAGE = 5000;
 
-export function createStorefrontActivities({ sql, config, log }: StorefrontActivityDeps) {
+export function createStorefrontActivities({ sql, config, log, metrics }: StorefrontActivityDeps) {
   const gateway = (): ShopifyGateway => {
     const g = gatewayFor(config);
     if (!g) throw fail(StorefrontErrors.StoreNotConnected, 'SHOPIFY_API_KEY and SHOPIFY_API_SECRET are not set');
@@ -149,10 +151,12 @@ export function createStorefrontActivities({ sql, config, log }: StorefrontActiv
         opts: { eraseBody?: boolean } = {},
       ): Promise<ShopifyWebhookResult> => {
         await finishWebhook(sql, webhookId, status, result, opts);
+        metrics?.shopifyWebhook(w.topic, status);
         return { status, topic: w.topic };
       };
       const malformed = async (error: string): Promise<never> => {
         await finishWebhook(sql, webhookId, 'failed', { error });
+        metrics?.shopifyWebhook(w.topic, 'failed');
         throw fail(StorefrontErrors.BadWebhook, error);
       };
       const compliance = async () => {

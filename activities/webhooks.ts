@@ -5,6 +5,7 @@ import type { Sql } from '../db/client';
 import type { Config } from '../lib/config';
 import { timeId } from '../lib/ids';
 import type { Logger } from '../lib/log';
+import type { AppMetrics } from '../lib/metrics';
 import { activeSigningSecrets } from '../db/webhook-secrets';
 import { postWebhook, WEBHOOK_USER_AGENT } from '../lib/webhooks/send';
 import {
@@ -20,6 +21,7 @@ export interface WebhookActivityDeps {
   sql: Sql;
   config: Config;
   log: Logger;
+  metrics?: AppMetrics;
 }
 
 const EVENTS = new Set(['generation.completed', 'generation.failed']);
@@ -35,7 +37,7 @@ interface AttemptRow {
   error: string | null;
 }
 
-export function createWebhookActivities({ sql, config, log }: WebhookActivityDeps) {
+export function createWebhookActivities({ sql, config, log, metrics }: WebhookActivityDeps) {
   const wh = config.webhooks;
 
   return {
@@ -148,6 +150,7 @@ export function createWebhookActivities({ sql, config, log }: WebhookActivityDep
       // A concurrent run of the same attempt (an activity that timed out but kept going) recorded first: its
       // record is the one the workflow and the account see.
       const result = stored ?? (await findAttempt(deliveryId, attempt))!;
+      if (stored) metrics?.webhookDelivery(stored.outcome, attempt);
       log.info('webhook attempt', {
         deliveryId,
         attempt,
