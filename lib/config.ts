@@ -276,6 +276,14 @@ const envSchema = z.object({
   CHAT_ORPHAN_AFTER: duration('2m', 5000),
   CHAT_RATE_PER_MINUTE: int(10, 1),
   CHAT_RATE_PER_HOUR: int(100, 1),
+
+  // Metrics (docs/operations.md): the API's GET /metrics answers loopback callers, and others with this bearer token;
+  // the worker's Prometheus endpoint listens on WORKER_METRICS_ADDRESS (host:port) when it is set.
+  METRICS_TOKEN: z.string().min(16, 'at least 16 characters').optional(),
+  WORKER_METRICS_ADDRESS: z
+    .string()
+    .regex(/^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+):\d{1,5}$/, 'host:port, e.g. 127.0.0.1:9465 or 0.0.0.0:9465')
+    .optional(),
 });
 
 export type Env = z.infer<typeof envSchema>;
@@ -315,6 +323,10 @@ export interface Config {
   allowPrivateUrls: boolean;
   seedOnStart: boolean;
   trustProxy: boolean | number | string;
+  /** Bearer token for GET /metrics from non-loopback callers; unset: loopback only. */
+  metricsToken: string | undefined;
+  /** host:port of the worker's Prometheus endpoint; unset: no endpoint. */
+  workerMetricsAddress: string | undefined;
   auth: { loginFailuresPerEmail: number; loginFailuresPerIp: number; signupsPerIp: number };
   storage: {
     driver: 'local' | 's3';
@@ -500,6 +512,8 @@ export function loadConfig(
     allowPrivateUrls: e.ALLOW_PRIVATE_URLS,
     seedOnStart: e.SEED_ON_START,
     trustProxy: e.TRUST_PROXY,
+    metricsToken: e.METRICS_TOKEN,
+    workerMetricsAddress: e.WORKER_METRICS_ADDRESS,
     auth: {
       loginFailuresPerEmail: e.AUTH_LOGIN_FAILURES_PER_EMAIL,
       loginFailuresPerIp: e.AUTH_LOGIN_FAILURES_PER_IP,

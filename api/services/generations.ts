@@ -235,6 +235,7 @@ export async function createGeneration(
     ...keyed(deps, opts.idempotency),
   });
   if (!charge.ok) throw insufficient(1, charge.available, 'this generation');
+  deps.metrics?.tokens('debit', 1);
 
   const input: GenerationWorkflowInput = {
     generationId: id,
@@ -371,6 +372,7 @@ export async function createBatch(
     ...keyed(deps, opts.idempotency),
   });
   if (!charge.ok) throw insufficient(charge.required, charge.available, `this batch of ${charge.required}`);
+  deps.metrics?.tokens('debit', rows.length);
 
   const input: GenerationBatchInput = {
     batchId,
