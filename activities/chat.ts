@@ -44,6 +44,7 @@ import { ownFileKey } from '../lib/fetch';
 import { detectFormat, inspectImage } from '../lib/images';
 import type { Logger } from '../lib/log';
 import { providerOutcome, type AppMetrics } from '../lib/metrics';
+import { inSpan } from '../lib/spans';
 import type { Storage } from '../lib/storage';
 
 export interface ChatActivityDeps {
@@ -153,7 +154,7 @@ export function createChatActivities(deps: ChatActivityDeps) {
     };
     let answer: ImageAnswer;
     try {
-      answer = await run(req);
+      answer = await inSpan(`${provider} image`, { 'gen_ai.system': provider }, () => run(req));
     } catch (err) {
       if (err instanceof ProviderError) {
         const details = { attempt, status: err.status ?? null };

@@ -7,6 +7,7 @@ import { OpenTelemetryWorkflowClientInterceptor } from '@temporalio/interceptors
 import { createSql } from '../db/client';
 import { loadConfig } from '../lib/config';
 import { createLogger } from '../lib/log';
+import { tracedStorage } from '../lib/spans';
 import { createStorage } from '../lib/storage';
 import { createApp } from './app';
 
@@ -25,7 +26,13 @@ async function main(): Promise<void> {
     namespace: config.temporal.namespace,
     ...(tracing.enabled ? { interceptors: { workflow: [new OpenTelemetryWorkflowClientInterceptor()] } } : {}),
   });
-  const app = createApp({ config, sql, storage: createStorage(config), temporal, log });
+  const app = createApp({
+    config,
+    sql,
+    storage: tracing.enabled ? tracedStorage(createStorage(config)) : createStorage(config),
+    temporal,
+    log,
+  });
   const server: Server = await new Promise((resolve, reject) => {
     const s = app.listen(config.port, config.host, (err?: Error) => (err ? reject(err) : resolve(s)));
     s.once('error', reject);

@@ -6,7 +6,6 @@
 // carries `traceparent`. Unset: no SDK is started, and the API's calls below are those of its no-op tracer.
 //
 // startTracing must run before express and node:http are loaded, so each process imports its tracing module first.
-import { context, propagation, SpanStatusCode, trace, type Attributes, type Span } from '@opentelemetry/api';
 import { OTLPTraceExporter as OtlpJsonExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { OTLPTraceExporter as OtlpProtoExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { ExpressInstrumentation } from '@opentelemetry/instrumentation-express';
@@ -60,33 +59,6 @@ export function startTracing(opts: { defaultServiceName: string; env?: NodeJS.Pr
   });
   sdk.start();
   return { enabled: true, serviceName, processor, resource, shutdown: () => sdk.shutdown() };
-}
-
-const tracer = () => trace.getTracer('apparel-mockup');
-
-/**
- * Runs `fn` in a child span of the active one (an outgoing call made with fetch, which the http instrumentation
- * does not see: the image providers, Shopify; or a storage operation). The span records a thrown error.
- */
-export async function inSpan<T>(name: string, attributes: Attributes, fn: (span: Span) => Promise<T>): Promise<T> {
-  return tracer().startActiveSpan(name, { attributes, kind: 2 /* CLIENT */ }, async (span) => {
-    try {
-      return await fn(span);
-    } catch (err) {
-      span.recordException(err as Error);
-      span.setStatus({ code: SpanStatusCode.ERROR, message: (err as Error)?.message });
-      throw err;
-    } finally {
-      span.end();
-    }
-  });
-}
-
-/** The W3C trace context headers (`traceparent`, `tracestate`) of the active span, for a request made by hand. */
-export function traceHeaders(): Record<string, string> {
-  const headers: Record<string, string> = {};
-  propagation.inject(context.active(), headers);
-  return headers;
 }
 
 /**

@@ -9,6 +9,7 @@ import { loadConfig } from '../lib/config';
 import { createLogger } from '../lib/log';
 import { DURATION_BUCKETS, meterMetrics } from '../lib/metrics';
 import { ensureSearchAttributes } from '../lib/temporal';
+import { tracedStorage } from '../lib/spans';
 import { createStorage } from '../lib/storage';
 import { createWorker } from './create-worker';
 import { ensureSchedules } from './schedules';
@@ -69,7 +70,7 @@ async function main(): Promise<void> {
     taskQueue: config.temporal.taskQueue,
     config,
     sql,
-    storage: createStorage(config),
+    storage: tracing.enabled ? tracedStorage(createStorage(config)) : createStorage(config),
     log,
     temporal: client,
     metrics: meterMetrics(Runtime.instance().metricMeter),
