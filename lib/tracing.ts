@@ -40,7 +40,15 @@ export function startTracing(opts: { defaultServiceName: string; env?: NodeJS.Pr
   // The exporters read the endpoint (adding /v1/traces to OTEL_EXPORTER_OTLP_ENDPOINT), headers and timeout from
   // the standard OTEL_EXPORTER_OTLP_* variables themselves.
   const exporter = protocol === 'http/json' ? new OtlpJsonExporter() : new OtlpProtoExporter();
-  const processor = new BatchSpanProcessor({ exporter });
+  // the standard batch settings (this SDK's processor does not read them itself)
+  const ms = (v: string | undefined) => (v && /^\d+$/.test(v) ? Number(v) : undefined);
+  const processor = new BatchSpanProcessor({
+    exporter,
+    scheduledDelayMillis: ms(env.OTEL_BSP_SCHEDULE_DELAY),
+    exportTimeoutMillis: ms(env.OTEL_BSP_EXPORT_TIMEOUT),
+    maxQueueSize: ms(env.OTEL_BSP_MAX_QUEUE_SIZE),
+    maxExportBatchSize: ms(env.OTEL_BSP_MAX_EXPORT_BATCH_SIZE),
+  });
   const resource = resourceFromAttributes({ 'service.name': serviceName });
   const sdk = new NodeSDK({
     resource,
