@@ -159,6 +159,7 @@ export function createPaymentActivities({ sql, config, log, metrics }: PaymentAc
       const fresh = r.kind === 'applied';
       metrics?.stripeEvent(r.type, fresh ? applied.status : 'replayed');
       if (fresh) for (const [d, n] of tokenMoves(applied)) metrics?.tokens(d, n);
+      if (fresh) metrics?.ledgerDebt(applied.owed ?? 0);
       if (fresh && (applied.takenBack || applied.givenBack))
         log.info('stripe event changed a purchase', {
           eventId: input.eventId,

@@ -21,6 +21,7 @@ export const APP_METRICS = {
   tokens: 'mockup_tokens_total',
   stripeEvents: 'mockup_stripe_events_total',
   shopifyWebhooks: 'mockup_shopify_webhooks_total',
+  ledgerDebt: 'mockup_ledger_debt_tokens_total',
 } as const;
 
 /** Histogram buckets (seconds) of the two duration metrics: a generation's goal is seconds, a chat job's a minute. */
@@ -40,6 +41,8 @@ export interface AppMetrics {
   tokens(direction: TokenDirection, amount: number): void;
   stripeEvent(type: string, outcome: string): void;
   shopifyWebhook(topic: string, outcome: string): void;
+  /** Tokens a clawback could not take because they were spent: the account owes them (docs/payments.md). */
+  ledgerDebt(amount: number): void;
 }
 
 /** Records nothing: the default where no meter is given (tests that do not look at metrics). */
@@ -51,6 +54,7 @@ export const noMetrics: AppMetrics = {
   tokens: () => {},
   stripeEvent: () => {},
   shopifyWebhook: () => {},
+  ledgerDebt: () => {},
 };
 
 /** Seconds since the creation time a `timeId` carries (`gen_<ms>_…`), or undefined for an id without one. */
@@ -87,6 +91,7 @@ export function meterMetrics(meter: MetricMeter): AppMetrics {
   const tokens = meter.createCounter(APP_METRICS.tokens, '', 'Tokens moved by the worker, by direction');
   const stripe = meter.createCounter(APP_METRICS.stripeEvents, '', 'Stripe events applied, by type and outcome');
   const shopify = meter.createCounter(APP_METRICS.shopifyWebhooks, '', 'Shopify webhooks processed, by outcome');
+  const debt = meter.createCounter(APP_METRICS.ledgerDebt, '', 'Tokens owed: taken back by a clawback but spent');
   return {
     generationFinished(id, outcome) {
       const s = secondsSinceId(id);
@@ -103,6 +108,9 @@ export function meterMetrics(meter: MetricMeter): AppMetrics {
     },
     stripeEvent: (type, outcome) => stripe.add(1, { type: typeLabel(type), outcome }),
     shopifyWebhook: (topic, outcome) => shopify.add(1, { topic: typeLabel(topic), outcome }),
+    ledgerDebt: (amount) => {
+      if (amount > 0) debt.add(amount);
+    },
   };
 }
 

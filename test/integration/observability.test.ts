@@ -185,8 +185,8 @@ describe('observability: /metrics, the worker Prometheus endpoint, and traces ac
     await otlp?.stop();
   });
 
-  /** Starts a generation with a design of ours and a callback to the receiver; resolves with its finished row. */
-  async function generate(key: string, headers: Record<string, string> = {}) {
+  /** A generation request with a new design of ours and a callback to the receiver. */
+  async function generationRequest(key: string) {
     const list = await http(baseUrl, 'GET', '/api/v1/garments?category=t-shirts&limit=1', { key });
     const garment = list.body.garments[0];
     const config = loadConfig(process.env);
@@ -197,16 +197,17 @@ describe('observability: /metrics, the worker Prometheus endpoint, and traces ac
       .png()
       .toBuffer();
     await createStorage(config).put(designKey, design, 'image/png');
-    const res = await http(baseUrl, 'POST', '/api/v1/generate', {
-      key,
-      headers,
-      json: {
-        designUrl: fileUrl({ ...config, publicBaseUrl: baseUrl }, designKey),
-        garmentId: garment.id,
-        garmentImageUrl: garment.colors[0].imageUrl,
-        webhookUrl: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`,
-      },
-    });
+    return {
+      designUrl: fileUrl({ ...config, publicBaseUrl: baseUrl }, designKey),
+      garmentId: garment.id,
+      garmentImageUrl: garment.colors[0].imageUrl,
+      webhookUrl: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`,
+    };
+  }
+
+  /** Starts a generation; resolves with its finished resource. */
+  async function generate(key: string, headers: Record<string, string> = {}) {
+    const res = await http(baseUrl, 'POST', '/api/v1/generate', { key, headers, json: await generationRequest(key) });
     assert.ok(res.status === 200 || res.status === 202, res.text);
     const id: string = res.body.id;
     const until = Date.now() + 120_000;
@@ -316,25 +317,27 @@ describe('observability: /metrics, the worker Prometheus endpoint, and traces ac
     }
   });
 
-  it('counts idempotent replays and rate-limit refusals by route and limit', async () => {
+  it('counts idempotent replays by route and rate-limit refusals by limit', async () => {
     const acct = await account(baseUrl);
     const before = await scrapeApi();
-    const json = { name: 'obs key' };
-    const idem = { 'idempotency-key': `obs-${randomSuffix(12)}` };
-    const first = await http(baseUrl, 'POST', '/api/v1/keys', { cookie: acct.cookie, headers: idem, json });
-    const second = await http(baseUrl, 'POST', '/api/v1/keys', { cookie: acct.cookie, headers: idem, json });
+    const json = await generationRequest(acct.key);
+    const headers = { 'idempotency-key': `obs-${randomSuffix(12)}` };
+    const first = await http(baseUrl, 'POST', '/api/v1/generate', { key: acct.key, headers, json });
+    const second = await http(baseUrl, 'POST', '/api/v1/generate', { key: acct.key, headers, json });
+    assert.equal(second.headers.get('idempotent-replayed'), 'true');
+    assert.deepEqual(second.body.id, first.body.id);
+    // the chat limit (CHAT_RATE_PER_MINUTE, 10) counts every request, even one refused for its body
+    const refusals: number[] = [];
+    for (let i = 0; i < 11; i++)
+      refusals.push((await http(baseUrl, 'POST', '/api/chat', { cookie: acct.cookie, json: {} })).status);
+    assert.deepEqual(refusals, [...Array<number>(10).fill(400), 429]);
     const after = await scrapeApi();
-    if (second.headers.get('idempotent-replayed') === 'true') {
-      assert.equal(first.status, second.status);
-      assert.equal(
-        total(after, API_METRICS.idempotentReplays, { route: '/api/v1/keys' }) -
-          total(before, API_METRICS.idempotentReplays, { route: '/api/v1/keys' }),
-        1,
-      );
-    } else {
-      // a route without Idempotency-Key support: the counter must not have moved
-      assert.equal(total(after, API_METRICS.idempotentReplays), total(before, API_METRICS.idempotentReplays));
-    }
+    const moved = (name: string, labels: Record<string, string>) =>
+      total(after, name, labels) - total(before, name, labels);
+    assert.equal(moved(API_METRICS.idempotentReplays, { route: '/api/v1/generate' }), 1);
+    assert.equal(moved(API_METRICS.rateLimited, {}), 1);
+    const limits = samples(after).filter((s) => s.name === API_METRICS.rateLimited);
+    for (const l of limits) assert.doesNotMatch(l.labels.limit!, /(usr|key)_[a-z0-9]/);
   });
 
   it('answers /metrics to loopback callers, to others only with the token, and 404 otherwise', async () => {
@@ -343,8 +346,8 @@ describe('observability: /metrics, the worker Prometheus endpoint, and traces ac
     const forwarded = { 'x-forwarded-for': '203.0.113.7' };
     const refused = await fetch(`${baseUrl}/metrics`, { headers: forwarded });
     assert.equal(refused.status, 404);
-    const unknown = await fetch(`${baseUrl}/no-such-page-${randomSuffix(6)}`, { headers: forwarded });
-    assert.equal(await refused.text(), await unknown.text(), 'the ordinary 404');
+    const unknown = await fetch(`${baseUrl}/no-such-page`, { headers: forwarded });
+    assert.equal((await refused.text()).replace('/metrics', '/no-such-page'), await unknown.text(), 'the ordinary 404');
     const wrong = await fetch(`${baseUrl}/metrics`, { headers: { ...forwarded, authorization: 'Bearer nope' } });
     assert.equal(wrong.status, 404);
     const token = await fetch(`${baseUrl}/metrics`, {
@@ -386,9 +389,18 @@ describe('observability: /metrics, the worker Prometheus endpoint, and traces ac
     const names = () => otlp.spans.filter((s) => s.traceId === traceId);
     const want = (s: { name: string; service: string }) =>
       s.name.startsWith('RunActivity:') && s.service.endsWith('worker');
+    // every span's parent is in the trace once the last workflow (the callback's) has ended and been exported
+    const complete = () => {
+      const got = names();
+      const known = new Set(got.map((s) => s.spanId));
+      return (
+        got.some(want) &&
+        got.some((s) => s.name.startsWith('RunWorkflow:')) &&
+        got.every((s) => s.parentSpanId === parent || known.has(s.parentSpanId))
+      );
+    };
     const spansUntil = Date.now() + 30_000;
-    while (!(names().some(want) && names().some((s) => s.name.startsWith('RunWorkflow:'))) && Date.now() < spansUntil)
-      await sleep(200);
+    while (!complete() && Date.now() < spansUntil) await sleep(200);
     const spans = names();
     const services = new Set(spans.map((s) => s.service));
     assert.ok(services.has('apparel-mockup-api'), [...services].join(', '));
