@@ -23,6 +23,7 @@ import { startFakeGemini, type FakeProvider } from '../helpers/fake-image-provid
 import { account, http } from '../helpers/http';
 import { startOtlpReceiver, type OtlpReceiver } from '../helpers/otlp-receiver';
 import { packCheckoutSession } from '../helpers/payments';
+import { alertExpressions, dashboardExpressions, metricNames } from '../helpers/promql';
 
 const ROOT = path.resolve(__dirname, '../..');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -437,5 +438,31 @@ describe('observability: /metrics, the worker Prometheus endpoint, and traces ac
       assert.equal(l.traceId, traceId, `${proc}: ${JSON.stringify(l)}`);
       assert.ok(ids.has(String(l.spanId)), `${proc}: its spanId is a span of the trace`);
     }
+  });
+
+  it('exports every metric the alert rules and the Grafana dashboard name', async () => {
+    const scraped = new Set([...samples(await scrapeApi()), ...samples(await scrapeWorker())].map((s) => s.name));
+    // counters and histograms appear once something was recorded: the ones this run did not move are declared
+    const histograms = [APP_METRICS.generationDuration, APP_METRICS.chatJobDuration, API_METRICS.requestDuration];
+    const declared = new Set<string>([
+      ...Object.values(APP_METRICS),
+      ...Object.values(API_METRICS),
+      ...histograms.flatMap((h) => [`${h}_bucket`, `${h}_count`, `${h}_sum`]),
+    ]);
+    const exported = (n: string) => scraped.has(n) || declared.has(n) || n === 'up'; // `up`: Prometheus's own
+    const rules = alertExpressions();
+    const panels = dashboardExpressions();
+    assert.ok(rules.length >= 8 && panels.length >= 10, `${rules.length} rules, ${panels.length} panel queries`);
+    for (const [what, exprs] of [
+      ['alert rule', rules],
+      ['dashboard panel', panels],
+    ] as const)
+      for (const e of exprs) {
+        const names = metricNames(e);
+        assert.ok(names.length > 0, `${what} names no metric: ${e}`);
+        for (const n of names) assert.ok(exported(n), `${what} names ${n}, which nothing exports: ${e}`);
+      }
+    // and the check can fail
+    assert.ok(!exported('mockup_no_such_metric_total'));
   });
 });
