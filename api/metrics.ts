@@ -43,13 +43,39 @@ export interface ApiMetrics {
   tokens(direction: TokenDirection, amount: number): void;
 }
 
+const MATCHED = Symbol('matched route');
+type Matched = { [MATCHED]?: string };
+
 /** The route pattern that answered, e.g. `/api/v1/generations/:generationId`. */
 export function routePattern(req: Request): string {
   if (typeof req.res?.locals.route === 'string') return req.res.locals.route;
+  const matched = (req as Request & Matched)[MATCHED];
+  if (matched !== undefined) return matched;
   const route = (req as { route?: { path?: unknown } }).route;
-  if (!route || route.path === undefined) return UNMATCHED_ROUTE;
+  return route ? patternOf(req.baseUrl, route) : UNMATCHED_ROUTE;
+}
+
+function patternOf(baseUrl: string, route: { path?: unknown }): string {
+  if (route.path === undefined) return UNMATCHED_ROUTE;
   const path = Array.isArray(route.path) ? route.path.map(String).join('|') : String(route.path);
-  return `${req.baseUrl}${path === '/' && req.baseUrl ? '' : path}` || '/';
+  return `${baseUrl}${path === '/' && baseUrl ? '' : path}` || '/';
+}
+
+/**
+ * Keeps the full pattern of the route that matched, taken when the router sets `req.route` (its mount path is then
+ * in `req.baseUrl`): an error passed on to the app's error handler leaves the router, which restores `baseUrl`.
+ */
+function rememberRoute(req: Request): void {
+  let route: unknown;
+  Object.defineProperty(req, 'route', {
+    configurable: true,
+    enumerable: true,
+    get: () => route,
+    set(v: { path?: unknown } | undefined) {
+      route = v;
+      if (v) (req as Request & Matched)[MATCHED] = patternOf(req.baseUrl, v);
+    },
+  });
 }
 
 export function createApiMetrics(): ApiMetrics {
@@ -87,6 +113,7 @@ export function createApiMetrics(): ApiMetrics {
 
   const observe: RequestHandler = (req, res, next) => {
     const end = duration.startTimer();
+    rememberRoute(req);
     inFlight.inc();
     let done = false;
     const finish = () => {

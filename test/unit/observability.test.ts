@@ -4,7 +4,9 @@ import assert from 'node:assert/strict';
 import type { ReadableSpan, SpanProcessor } from '@opentelemetry/sdk-trace';
 import { attemptBucket, providerOutcome, secondsSinceId, tokenMoves, typeLabel } from '../../lib/metrics';
 import { legacySpanProcessor } from '../../lib/tracing';
-import { isLoopback, routePattern, UNMATCHED_ROUTE } from '../../api/metrics';
+import type { AddressInfo } from 'node:net';
+import express from 'express';
+import { createApiMetrics, isLoopback, routePattern, UNMATCHED_ROUTE } from '../../api/metrics';
 
 describe('observability pieces', () => {
   it('times a generation from the creation time in its id', () => {
@@ -69,5 +71,31 @@ describe('observability pieces', () => {
     // a root span stays a root
     legacySpanProcessor(target).onEnd({ ...legacy, parentSpanId: undefined } as unknown as ReadableSpan);
     assert.equal(ended[1]!.parentSpanContext, undefined);
+  });
+
+  it('labels an answer given by the error handler with the full pattern of the route that failed', async () => {
+    const metrics = createApiMetrics();
+    const app = express();
+    app.use(metrics.observe);
+    const router = express.Router();
+    router.get('/things/:thingId', (_req, _res, next) => next(new Error('boom')));
+    app.use('/api/v1', router);
+    app.use(((_err, _req, res, _next) => void res.status(500).end()) as express.ErrorRequestHandler);
+    const server = app.listen(0, '127.0.0.1');
+    await new Promise((r) => server.once('listening', r));
+    try {
+      const port = (server.address() as AddressInfo).port;
+      assert.equal((await fetch(`http://127.0.0.1:${port}/api/v1/things/thg_123`)).status, 500);
+      assert.equal((await fetch(`http://127.0.0.1:${port}/nowhere/thg_123`)).status, 404);
+      const text = await metrics.registry.metrics();
+      assert.match(
+        text,
+        /http_request_duration_seconds_count\{method="GET",route="\/api\/v1\/things\/:thingId",status_code="500"\} 1/,
+      );
+      assert.match(text, /route="\(unmatched\)",status_code="404"/);
+      assert.doesNotMatch(text, /thg_123/);
+    } finally {
+      server.close();
+    }
   });
 });
