@@ -12,7 +12,9 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { createSql } from '../db/client';
 import { grantTokens } from '../db/ledger';
+import { loadConfig } from '../lib/config';
 import { randomSuffix } from '../lib/ids';
+import { createStorage, fileUrl } from '../lib/storage';
 import { freePort } from '../scripts/dev-services';
 import { makeBenchDesign } from './compositing';
 import { closedLoop, machineInfo, newScale, reexecWithImageMalloc, round, stats, type LatencyStats } from './lib';
@@ -83,13 +85,11 @@ async function measure(on: boolean, design: Buffer): Promise<Run> {
     const userId = signup.body.user.id as string;
     await grantTokens(sql, { userId, source: 'payg_purchase', amount: 100_000, reference: `bench-obs:${userId}` });
     const auth = { authorization: `Bearer ${key}` };
-    const up = await post(
-      url,
-      '/api/v1/upload',
-      { imageData: `data:image/png;base64,${design.toString('base64')}` },
-      auth,
-    );
-    if (up.status !== 201) throw new Error(`upload answered ${up.status}`);
+    // the design is one of our files (put straight into the stack's storage), as an upload's would be
+    const designKey = `bench-designs/${randomSuffix(10)}.png`;
+    const config = loadConfig({ ...process.env, DATA_DIR: c.dataDir, PUBLIC_BASE_URL: url });
+    await createStorage(config).put(designKey, design, 'image/png');
+    const designUrl = fileUrl(config, designKey);
     const list = await fetch(`${url}/api/v1/garments?category=t-shirts&limit=1`, { headers: auth });
     const garment = ((await list.json()) as { garments: { id: string; colors: { imageUrl: string }[] }[] })
       .garments[0]!;
@@ -99,7 +99,7 @@ async function measure(on: boolean, design: Buffer): Promise<Run> {
         url,
         '/api/v1/generate',
         {
-          designUrl: up.body.url,
+          designUrl,
           garmentId: garment.id,
           garmentImageUrl: garment.colors[0]!.imageUrl,
           placement: { x: 50, y: 35, scale: newScale(i), rotation: 0 },
