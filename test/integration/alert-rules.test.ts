@@ -22,15 +22,12 @@ function check(promtool: string, file: string): Promise<{ code: number; out: str
 describe('alert rules (deploy/prometheus/alerts.yml)', function () {
   // a first run builds promtool with go install (minutes on a loaded machine); later runs find it in the cache
   this.timeout(45 * 60_000);
-  let promtool: string;
   let tmp: string;
-  before(async () => {
-    promtool = await resolvePromtool({ log: (m) => process.stderr.write(`[promtool] ${m}\n`) });
-    tmp = mkdtempSync(path.join(os.tmpdir(), 'alerts-'));
-  });
+  before(() => (tmp = mkdtempSync(path.join(os.tmpdir(), 'alerts-'))));
   after(() => rmSync(tmp, { recursive: true, force: true }));
 
   it('passes promtool check rules, and promtool refuses a broken copy', async () => {
+    const promtool = await resolvePromtool({ log: (m) => process.stderr.write(`[promtool] ${m}\n`) });
     const ok = await check(promtool, RULES);
     assert.equal(ok.code, 0, ok.out);
     const alerts = [...readFileSync(RULES, 'utf8').matchAll(/^\s*- alert: (\w+)/gm)].map((m) => m[1]!);
