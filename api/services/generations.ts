@@ -186,6 +186,7 @@ export async function createGeneration(
   });
   if (!charge.ok)
     throw await withVerificationReason(deps, caller.userId, insufficient(1, charge.available, 'this generation'));
+  deps.metrics?.tokens('debit', 1);
 
   const input: GenerationWorkflowInput = {
     generationId: id,
@@ -350,6 +351,7 @@ export async function createBatch(
       caller.userId,
       insufficient(charge.required, charge.available, `this batch of ${charge.required}`),
     );
+  deps.metrics?.tokens('debit', rows.length);
 
   const input: GenerationBatchInput = {
     batchId,
