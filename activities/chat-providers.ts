@@ -16,6 +16,8 @@ import {
 } from '../lib/chat/providers';
 import { ChatErrors, type GraphicOut, type ProviderCall, type ProviderName } from '../lib/chat/types';
 import { detectFormat, inspectImage } from '../lib/images';
+import { providerOutcome } from '../lib/metrics';
+import { inSpan } from '../lib/spans';
 import type { ChatActivityDeps } from './chat';
 
 /** A non-retryable activity failure of `type`, with its details (e.g. the attempt) for the workflow's record. */
@@ -75,17 +77,19 @@ export function createChatProviderActivities(deps: ChatActivityDeps) {
     );
     let answer: ImageAnswer;
     try {
-      answer = await run({
+      const req: ImageRequest = {
         prompt: call.prompt,
         model: call.model,
         references,
         editsPrevious: call.editsPrevious,
         signal: ctx.cancellationSignal,
-      });
+      };
+      answer = await inSpan(`${provider} image`, { 'gen_ai.system': provider }, () => run(req));
     } catch (err) {
       if (!(err instanceof ProviderError)) throw err;
       const details = { attempt, status: err.status ?? null };
       log.warn('image provider failed', { jobId: call.jobId, provider, attempt, kind: err.kind, error: err.message });
+      deps.metrics?.providerRequest(provider, providerOutcome(err.kind, attempt, config.chat.providerAttempts));
       if (err.kind === 'retryable')
         throw ApplicationFailure.create({ message: err.message, type: 'ProviderUnavailable', details: [details] });
       const type = err.kind === 'refused' ? ChatErrors.ProviderRefused : ChatErrors.ProviderRejected;
@@ -93,6 +97,7 @@ export function createChatProviderActivities(deps: ChatActivityDeps) {
     }
     const out = await storeGraphic(call.jobId, provider, answer.data, started);
     log.info('image provider answered', { jobId: call.jobId, provider, attempt, ms: out.ms, model: answer.model });
+    deps.metrics?.providerRequest(provider, 'ok');
     return out;
   }
 

@@ -146,6 +146,8 @@ export function createChatActivities(deps: ChatActivityDeps) {
       if (out.status === 'missing') throw fail(ChatErrors.JobState, `render job ${r.jobId} does not exist`);
       if (out.status === 'completed' && !out.duplicate)
         log.info('chat job completed', { jobId: r.jobId, provider: out.provider, timings: r.timings });
+      if (out.status === 'completed' && !out.duplicate)
+        deps.metrics?.chatJobFinished(r.jobId, out.provider, 'completed');
       return out;
     },
 
@@ -154,6 +156,7 @@ export function createChatActivities(deps: ChatActivityDeps) {
       const out = await failAndRefundChatJob(sql, f);
       if (out.status === 'failed' && !out.duplicate)
         log.warn('chat job failed', { jobId: f.jobId, failure: f.failure, refunded: out.refunded, error: f.error });
+      if (out.status === 'failed' && !out.duplicate) deps.metrics?.chatJobFinished(f.jobId, 'none', 'failed');
       return out;
     },
   };

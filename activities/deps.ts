@@ -5,6 +5,7 @@ import type { Sql } from '../db/client';
 import type { PreparedBlankCache } from '../lib/compositing';
 import type { Config } from '../lib/config';
 import type { Logger } from '../lib/log';
+import type { AppMetrics } from '../lib/metrics';
 import type { Storage } from '../lib/storage';
 
 /** Bookkeeping activities: PostgreSQL, the configuration, the log. */
@@ -12,6 +13,8 @@ export interface BookkeepingDeps {
   sql: Sql;
   config: Config;
   log: Logger;
+  /** The application's metrics (lib/metrics.ts); unset: none counted (tests that do not look at them). */
+  metrics?: AppMetrics;
 }
 
 /** Image activities (generation, chat): bookkeeping's, plus files and the compositing inputs. */

@@ -143,6 +143,7 @@ export function createGenerationActivities(deps: GenerationDeps) {
       );
       if (!row) throw fail('BadInputError', `generation ${generationId} already failed`);
       lap('complete');
+      deps.metrics?.generationFinished(generationId, 'completed');
       log.info('mockup rendered', { generationId, ms });
       return {
         mockupKey: keys.mockup,
@@ -181,6 +182,8 @@ export function createGenerationActivities(deps: GenerationDeps) {
         };
       }
       if (outcome.refunded) log.info('generation failed and refunded', { generationId });
+      if (outcome.refunded) deps.metrics?.tokens('refund', 1);
+      deps.metrics?.generationFinished(generationId, 'failed');
       return { status: 'failed', error: outcome.error, completedAt: outcome.completedAt.toISOString() };
     },
   };

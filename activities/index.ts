@@ -2,6 +2,7 @@ import type { Client } from '@temporalio/client';
 import type { Sql } from '../db/client';
 import type { Config } from '../lib/config';
 import type { Logger } from '../lib/log';
+import type { AppMetrics } from '../lib/metrics';
 import type { Storage } from '../lib/storage';
 import { createBlankCache } from '../lib/compositing';
 import { MAX_IMAGE_BYTES } from '../lib/images';
@@ -26,6 +27,8 @@ export interface ActivityDeps {
   sql: Sql;
   storage: Storage;
   log: Logger;
+  /** The application's metrics (lib/metrics.ts); the worker gives the SDK's meter, tests may give their own. */
+  metrics?: AppMetrics;
 }
 
 /** All activities of the worker, built from their dependencies (the Temporal samples' createActivities pattern). */

@@ -1,8 +1,9 @@
 import type { Client } from '@temporalio/client';
-import { grantFreeAllowancePage } from '../db/accounts';
+import { FREE_MONTHLY_TOKENS, grantFreeAllowancePage } from '../db/accounts';
 import type { Sql } from '../db/client';
 import type { ChatConfig, Config } from '../lib/config';
 import type { Logger } from '../lib/log';
+import type { AppMetrics } from '../lib/metrics';
 import { deleteExpiredIdempotencyKeys } from '../db/idempotency';
 import { deleteExpiredSessions } from '../db/sessions';
 import { expiredLevelsPage, reconcileStorageUsagePage, releaseExpiredLevels } from '../db/uploads';
@@ -14,6 +15,7 @@ import { createRecoveryActivities } from './recovery';
 export interface MaintenanceDeps {
   sql: Sql;
   log: Logger;
+  metrics?: AppMetrics;
   /** Needed only by recoverOrphanedGenerations and recoverStuckChatJobs. */
   temporal?: Client;
   /**
@@ -47,10 +49,10 @@ export interface StorageSweepResult {
 export const FREE_ALLOWANCE_PAGE = 5000;
 
 /** Housekeeping run by the maintenance schedule. Each step is idempotent, so a retried or doubled run is harmless. */
-export function createMaintenanceActivities({ sql, log, temporal, config, storage }: MaintenanceDeps) {
+export function createMaintenanceActivities({ sql, log, temporal, config, storage, metrics }: MaintenanceDeps) {
   const retentionMs = config?.uploads?.preparedLevelsRetentionMs ?? DEFAULT_LEVELS_RETENTION_MS;
   return {
-    ...createRecoveryActivities({ sql, log, temporal, config }),
+    ...createRecoveryActivities({ sql, log, temporal, config, metrics }),
 
     /**
      * Storage housekeeping. (1) Prepared levels no generation used for PREPARED_LEVELS_RETENTION (30 days): their files
@@ -140,6 +142,7 @@ export function createMaintenanceActivities({ sql, log, temporal, config, storag
         ctx?.heartbeat({ afterId });
       }
       if (granted > 0) log.info('granted free monthly allowances', { count: granted });
+      metrics?.tokens('grant', granted * FREE_MONTHLY_TOKENS);
       return granted;
     },
   };

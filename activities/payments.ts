@@ -8,6 +8,7 @@ import { recentUnsentMails } from '../db/mail-outbox';
 import { applyStoredStripeEvent, listPlans, markStripeEventFailed } from '../db/payments';
 import { startInboundWorkflow } from '../lib/inbound';
 import { mailStart } from '../lib/mail/start';
+import { tokenMoves } from '../lib/metrics';
 import type { PlanRow } from '../lib/payments/catalog';
 import {
   checkoutNeeds,
@@ -28,7 +29,14 @@ export interface PaymentActivityDeps extends BookkeepingDeps {
   temporal?: Client;
 }
 
-export function createPaymentActivities({ sql, config, log, temporal, inboundWorkflows }: PaymentActivityDeps) {
+export function createPaymentActivities({
+  sql,
+  config,
+  log,
+  metrics,
+  temporal,
+  inboundWorkflows,
+}: PaymentActivityDeps) {
   let stripe: Stripe | undefined;
   const client = () => (stripe ??= createStripeClient(config.payments));
 
@@ -110,9 +118,11 @@ export function createPaymentActivities({ sql, config, log, temporal, inboundWor
     > {
       const planMap = await plans();
       let r: Awaited<ReturnType<typeof applyStoredStripeEvent>>;
+      let eventType = 'unknown';
       try {
         r = await applyStoredStripeEvent(sql, input.eventId, (ev, session) => {
           const event = ev.payload as Stripe.Event;
+          eventType = ev.type;
           // The engine is pure: what it throws on an event it throws every time, so the event is recorded as failed
           // and the step is not retried (nor restarted by the sweep, which only starts events still `received`).
           try {
@@ -133,6 +143,7 @@ export function createPaymentActivities({ sql, config, log, temporal, inboundWor
       } catch (err) {
         if (!(err instanceof MalformedStripeEventError)) throw err;
         await markStripeEventFailed(sql, input.eventId, err.message);
+        metrics?.stripeEvent(eventType, 'failed');
         log.warn('stripe event failed: malformed', { eventId: input.eventId, error: err.message });
         throw fail(PaymentErrors.Malformed, err.message);
       }
@@ -154,6 +165,9 @@ export function createPaymentActivities({ sql, config, log, temporal, inboundWor
           tokens: granted,
         });
       const fresh = r.kind === 'applied';
+      metrics?.stripeEvent(r.type, fresh ? applied.status : 'replayed');
+      if (fresh) for (const [d, n] of tokenMoves(applied)) metrics?.tokens(d, n);
+      if (fresh) metrics?.ledgerDebt(applied.owed ?? 0);
       if (fresh && (applied.takenBack || applied.givenBack))
         log.info('stripe event changed a purchase', {
           eventId: input.eventId,

@@ -29,7 +29,7 @@ async function closedStatus(temporal: Client, workflowId: string): Promise<strin
   }
 }
 
-export function createRecoveryActivities({ sql, log, temporal, config }: MaintenanceDeps) {
+export function createRecoveryActivities({ sql, log, temporal, config, metrics }: MaintenanceDeps) {
   const orphanAfterMs = config?.generationOrphanAfterMs ?? DEFAULT_ORPHAN_AFTER_MS;
   return {
     /**
@@ -53,6 +53,8 @@ export function createRecoveryActivities({ sql, log, temporal, config }: Mainten
         const [outcome] = await failAndRefund(sql, [id], reason);
         if (outcome?.status === 'failed' && outcome.refunded) {
           recovered++;
+          metrics?.tokens('refund', 1);
+          metrics?.generationFinished(id, 'failed');
           log.warn('recovered an unfinished generation', { generationId: id, was: status, workflowId });
         }
       }
@@ -87,6 +89,7 @@ export function createRecoveryActivities({ sql, log, temporal, config }: Mainten
           const out = await failAndRefundChatJob(sql, { jobId: job.id, error, failure: 'generation_failed' });
           if (out.status !== 'failed' || out.duplicate) continue;
           failed++;
+          metrics?.chatJobFinished(job.id, 'none', 'failed');
           if (out.refunded) refunded++;
           log.warn('failed a stuck chat job', { jobId: job.id, userId: job.userId, error, refunded: out.refunded });
         }

@@ -21,7 +21,7 @@ import { nonRetryable as fail, type BookkeepingDeps } from './deps';
 /** Webhook rows per statement of the retention sweep. */
 const RETENTION_PAGE = 5000;
 
-export function createShopifyWebhookActivities({ sql, config, log }: BookkeepingDeps) {
+export function createShopifyWebhookActivities({ sql, config, log, metrics }: BookkeepingDeps) {
   return {
     /**
      * Applies a stored webhook by topic; idempotent (orders upsert, statuses only move forward). A malformed payload
@@ -39,10 +39,12 @@ export function createShopifyWebhookActivities({ sql, config, log }: Bookkeeping
         opts: { eraseBody?: boolean } = {},
       ): Promise<ShopifyWebhookResult> => {
         await finishWebhook(sql, webhookId, status, result, opts);
+        metrics?.shopifyWebhook(w.topic, status);
         return { status, topic: w.topic };
       };
       const malformed = async (error: string): Promise<never> => {
         await finishWebhook(sql, webhookId, 'failed', { error });
+        metrics?.shopifyWebhook(w.topic, 'failed');
         throw fail(StorefrontErrors.BadWebhook, error);
       };
       const compliance = async () => {

@@ -29,7 +29,7 @@ import { createShopifyWebhookActivities } from './shopify-webhooks';
 
 export type StorefrontActivityDeps = BookkeepingDeps;
 
-export function createStorefrontActivities({ sql, config, log }: StorefrontActivityDeps) {
+export function createStorefrontActivities({ sql, config, log, metrics }: StorefrontActivityDeps) {
   const gateway = (): ShopifyGateway => {
     const g = gatewayFor(config);
     if (!g) throw fail(StorefrontErrors.StoreNotConnected, 'SHOPIFY_API_KEY and SHOPIFY_API_SECRET are not set');
@@ -55,7 +55,7 @@ export function createStorefrontActivities({ sql, config, log }: StorefrontActiv
   };
 
   return {
-    ...createShopifyWebhookActivities({ sql, config, log }),
+    ...createShopifyWebhookActivities({ sql, config, log, metrics }),
 
     /**
      * Creates (or, on a re-run, updates) the product with productSet: title, description, the mockup as media, a

@@ -5,6 +5,7 @@ import type { Sql } from '../db/client';
 import type { Config } from '../lib/config';
 import { timeId } from '../lib/ids';
 import type { Logger } from '../lib/log';
+import type { AppMetrics } from '../lib/metrics';
 import { generationAccount } from '../db/generations';
 import { deliveryToSend, ensureDelivery, findAttempt, finishDelivery, recordAttempt } from '../db/webhook-deliveries';
 import { activeSigningSecrets } from '../db/webhook-secrets';
@@ -22,6 +23,7 @@ export interface WebhookActivityDeps {
   sql: Sql;
   config: Config;
   log: Logger;
+  metrics?: AppMetrics;
 }
 
 const EVENTS = new Set(['generation.completed', 'generation.failed']);
@@ -29,7 +31,7 @@ const EVENTS = new Set(['generation.completed', 'generation.failed']);
 /** Non-retryable: input no retry can fix. The workflow lets these fail it instead of retrying the attempt. */
 const badInput = (message: string) => ApplicationFailure.nonRetryable(message, 'InvalidWebhookDelivery');
 
-export function createWebhookActivities({ sql, config, log }: WebhookActivityDeps) {
+export function createWebhookActivities({ sql, config, log, metrics }: WebhookActivityDeps) {
   const wh = config.webhooks;
 
   return {
@@ -131,6 +133,7 @@ export function createWebhookActivities({ sql, config, log }: WebhookActivityDep
       // A concurrent run of the same attempt (an activity that timed out but kept going) recorded first: its
       // record is the one the workflow and the account see.
       const result = stored ?? (await findAttempt(sql, deliveryId, attempt))!;
+      if (stored) metrics?.webhookDelivery(stored.outcome, attempt);
       log.info('webhook attempt', {
         deliveryId,
         attempt,

@@ -1,6 +1,7 @@
 import express from 'express';
 import type { AppDeps } from './context';
 import { errorHandler, notFoundHandler } from './errors';
+import { createApiMetrics } from './metrics';
 import { requestContext } from './middleware/request-context';
 import { analyzeRoutes } from './routes/analyze';
 import { accountRoutes } from './routes/account';
@@ -23,13 +24,18 @@ import { uploadRoutes } from './routes/upload';
 import { webhookRoutes } from './routes/webhooks';
 
 /** Builds the Express app. One router per resource; Part A lives under /api/v1, Part B under /api. */
-export function createApp(deps: AppDeps): express.Express {
+export function createApp(given: AppDeps): express.Express {
+  const metrics = given.metrics ?? createApiMetrics();
+  const deps: AppDeps = { ...given, metrics };
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', deps.config.trustProxy);
   app.set('etag', false);
 
   app.use(requestContext(deps.log));
+  app.use(metrics.observe);
+  // GET /metrics: a middleware, not a route, as it is no part of the API (docs/operations.md; not in OpenAPI).
+  app.use(metrics.endpoint(deps.config.metricsToken));
   // Over https (always in production) browsers are told to use nothing else for a year: no request, and so no
   // cookie, ever goes out in clear after the first visit (docs/security.md#session-cookie).
   if (deps.config.https)
@@ -64,6 +70,7 @@ export function createApp(deps: AppDeps): express.Express {
   app.use(dashboardRoutes(deps));
 
   app.use(notFoundHandler);
+  app.use(metrics.observeErrors);
   app.use(errorHandler);
   return app;
 }

@@ -4,6 +4,7 @@ import type { IdempotencyRef } from '../db/idempotency';
 import type { Config } from '../lib/config';
 import type { Logger } from '../lib/log';
 import type { Storage } from '../lib/storage';
+import type { ApiMetrics } from './metrics';
 
 /** Everything a route needs, passed in explicitly so tests can build an app against their own stack. */
 export interface AppDeps {
@@ -12,6 +13,8 @@ export interface AppDeps {
   storage: Storage;
   temporal: Client;
   log: Logger;
+  /** The app's Prometheus metrics; createApp makes them when not given. */
+  metrics?: ApiMetrics;
 }
 
 export interface AuthedUser {

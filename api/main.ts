@@ -1,10 +1,13 @@
 // The API process. Stops accepting connections on SIGINT/SIGTERM, lets in-flight requests finish, then closes
 // its database pool and Temporal connection.
+import { tracing } from './tracing'; // first: it instruments node:http and express before anything loads them
 import type { Server } from 'node:http';
 import { Client, Connection } from '@temporalio/client';
+import { OpenTelemetryWorkflowClientInterceptor } from '@temporalio/interceptors-opentelemetry';
 import { createSql } from '../db/client';
 import { loadConfig } from '../lib/config';
 import { createLogger } from '../lib/log';
+import { tracedStorage } from '../lib/spans';
 import { createStorage } from '../lib/storage';
 import { createApp } from './app';
 
@@ -17,8 +20,19 @@ async function main(): Promise<void> {
     throw new Error('TEMPORAL_ADDRESS is required for the API (npm start sets it for the dev server)');
   const sql = createSql(config.databaseUrl, { max: config.databasePoolMax });
   const connection = await Connection.connect({ address: config.temporal.address });
-  const temporal = new Client({ connection, namespace: config.temporal.namespace });
-  const app = createApp({ config, sql, storage: createStorage(config), temporal, log });
+  // traced: the workflow start is a child span of the request's, and its context travels in the workflow's headers
+  const temporal = new Client({
+    connection,
+    namespace: config.temporal.namespace,
+    ...(tracing.enabled ? { interceptors: { workflow: [new OpenTelemetryWorkflowClientInterceptor()] } } : {}),
+  });
+  const app = createApp({
+    config,
+    sql,
+    storage: tracing.enabled ? tracedStorage(createStorage(config)) : createStorage(config),
+    temporal,
+    log,
+  });
   const server: Server = await new Promise((resolve, reject) => {
     const s = app.listen(config.port, config.host, (err?: Error) => (err ? reject(err) : resolve(s)));
     s.once('error', reject);
@@ -33,7 +47,7 @@ async function main(): Promise<void> {
     log.info('api stopping', { signal });
     const force = setTimeout(() => process.exit(1), 30_000).unref();
     server.close(async () => {
-      await Promise.allSettled([sql.end({ timeout: 5 }), connection.close()]);
+      await Promise.allSettled([sql.end({ timeout: 5 }), connection.close(), tracing.shutdown()]);
       clearTimeout(force);
       log.info('api stopped');
       process.exit(0);

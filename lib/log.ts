@@ -1,4 +1,7 @@
-// Structured JSON logs, one object per line on stdout, so an operator can grep by requestId or workflowId.
+// Structured JSON logs, one object per line on stdout, so an operator can grep by requestId or workflowId. A line
+// written inside a traced request or activity (lib/tracing.ts) carries its traceId and spanId.
+import { trace } from '@opentelemetry/api';
+
 export type Level = 'debug' | 'info' | 'warn' | 'error';
 const ORDER: Record<Level, number> = { debug: 10, info: 20, warn: 30, error: 40 };
 
@@ -19,6 +22,11 @@ export function createLogger(
   const emit = (level: Level, msg: string, fields?: Record<string, unknown>) => {
     if (ORDER[level] < min) return;
     const rec: Record<string, unknown> = { time: new Date().toISOString(), level, msg, ...base };
+    const span = trace.getActiveSpan()?.spanContext();
+    if (span && trace.isSpanContextValid(span)) {
+      rec.traceId = span.traceId;
+      rec.spanId = span.spanId;
+    }
     if (fields) for (const [k, v] of Object.entries(fields)) rec[k] = v instanceof Error ? serializeError(v) : v;
     write(JSON.stringify(rec));
   };

@@ -39,6 +39,8 @@ const STRIPE_CHECKOUT_PORT = 12110;
 /** Mailpit's usual SMTP and inbox ports; other free ones when they are taken. */
 const MAILPIT_SMTP_PORT = 1025;
 const MAILPIT_HTTP_PORT = 8025;
+/** The worker's Prometheus endpoint under `npm start` (WORKER_METRICS_ADDRESS overrides it). */
+const WORKER_METRICS_PORT = 9465;
 const say = (msg: string) => process.stderr.write(`[start] ${msg}\n`);
 
 async function main(): Promise<void> {
@@ -198,10 +200,15 @@ async function main(): Promise<void> {
     }
     if (stopping) return;
 
+    // The worker's Prometheus endpoint (docs/operations.md): 127.0.0.1:9465 unless that port is taken or one is given.
+    const workerMetrics =
+      config.workerMetricsAddress ??
+      `127.0.0.1:${(await portOpen(WORKER_METRICS_PORT)) ? await freePort() : WORKER_METRICS_PORT}`;
     const env = {
       ...process.env,
       ...stripeEnv,
       ...mailEnv,
+      WORKER_METRICS_ADDRESS: workerMetrics,
       ...(config.payments.webhookSecret ? { STRIPE_WEBHOOK_SECRET: config.payments.webhookSecret } : {}),
       DATABASE_URL: databaseUrl,
       TEMPORAL_ADDRESS: temporalAddress,
@@ -233,6 +240,8 @@ async function main(): Promise<void> {
     say(`API docs     ${config.publicBaseUrl}/docs   (OpenAPI: ${config.publicBaseUrl}/api/v1/openapi.json)`);
     say(`Temporal UI  ${temporalUi ?? '(not available: set TEMPORAL_UI_URL for an external server)'}`);
     say(`Temporal     ${temporalAddress}, task queue ${config.temporal.taskQueue}`);
+    say(`Metrics      API ${config.publicBaseUrl}/metrics   worker http://${workerMetrics}/metrics`);
+    if (config.tracing.endpoint) say(`Traces       OTLP to ${config.tracing.endpoint}`);
     if (stripeMockUrl && stripeEnv.STRIPE_API_URL !== stripeMockUrl) {
       say(`Payments     STRIPE_SECRET_KEY is unset: a local DEVELOPMENT STAND-IN for Stripe, no real payments`);
       say(`  checkout   ${stripeEnv.STRIPE_API_URL}/checkout/<session>  and portal  .../portal/<session>: Billing in`);

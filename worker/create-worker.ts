@@ -1,7 +1,18 @@
 import type { Duration } from '@temporalio/common';
-import { NativeConnection, Worker, type WorkflowBundle } from '@temporalio/worker';
+import {
+  makeWorkflowExporter,
+  OpenTelemetryActivityInboundInterceptor,
+  OpenTelemetryActivityOutboundInterceptor,
+} from '@temporalio/interceptors-opentelemetry';
+import {
+  NativeConnection,
+  Worker,
+  type WorkerOptions as SdkWorkerOptions,
+  type WorkflowBundle,
+} from '@temporalio/worker';
 import { createActivities, type Activities, type ActivityDeps } from '../activities';
 import { accountDeletion, sendMail, shopifyWebhook, stripeEvent } from '../workflows';
+import { legacySpanProcessor, type Tracing } from '../lib/tracing';
 
 export interface WorkerOptions extends ActivityDeps {
   connection: NativeConnection;
@@ -12,11 +23,45 @@ export interface WorkerOptions extends ActivityDeps {
   shutdownGraceTime?: Duration;
   /** Replaces some activities (tests: fault injection, fakes of outside services), keeping the rest real. */
   activityOverrides?: Partial<Activities>;
+  /** Traces (lib/tracing.ts): the workflow and activity interceptors, and the sink that exports workflow spans. A
+   * pre-built workflowBundle must then have been bundled with TRACING_WORKFLOW_MODULES. */
+  tracing?: Tracing;
+}
+
+/** The workflow interceptors of @temporalio/interceptors-opentelemetry, bundled with the workflows when tracing. */
+export const TRACING_WORKFLOW_MODULES = [
+  require.resolve('@temporalio/interceptors-opentelemetry/lib/workflow-interceptors'),
+];
+
+/** Spans for every workflow run and activity (RunWorkflow:…, StartActivity:…, RunActivity:…), continuing the trace
+ * the client's StartWorkflow span put in the headers; workflow spans leave the sandbox through the `exporter` sink. */
+function tracingOptions(tracing: Tracing | undefined): Partial<SdkWorkerOptions> {
+  if (!tracing?.enabled || !tracing.processor || !tracing.resource) return {};
+  type Exported = Parameters<typeof makeWorkflowExporter>;
+  return {
+    interceptors: {
+      workflowModules: TRACING_WORKFLOW_MODULES,
+      activity: [
+        (ctx) => ({
+          inbound: new OpenTelemetryActivityInboundInterceptor(ctx),
+          outbound: new OpenTelemetryActivityOutboundInterceptor(ctx),
+        }),
+      ],
+    },
+    sinks: {
+      // the interceptor package is built on OpenTelemetry 1.x types; the objects are the current SDK's
+      exporter: makeWorkflowExporter(
+        legacySpanProcessor(tracing.processor) as unknown as Exported[0],
+        tracing.resource as unknown as Exported[1],
+      ),
+    },
+  };
 }
 
 export async function createWorker(opts: WorkerOptions): Promise<Worker> {
-  const { connection, taskQueue, workflowBundle, shutdownGraceTime, activityOverrides, ...deps } = opts;
+  const { connection, taskQueue, workflowBundle, shutdownGraceTime, activityOverrides, tracing, ...deps } = opts;
   return Worker.create({
+    ...tracingOptions(tracing),
     connection,
     namespace: deps.config.temporal.namespace,
     taskQueue,

@@ -1,11 +1,15 @@
 // The worker process: registers workflows and activities on the task queue and shuts down gracefully on
 // SIGINT/SIGTERM (in-flight activities get the grace period; Temporal retries anything cut off).
+import { tracing } from './tracing'; // first: it instruments node:http before anything loads it
 import { Client, Connection } from '@temporalio/client';
+import { OpenTelemetryWorkflowClientInterceptor } from '@temporalio/interceptors-opentelemetry';
 import { NativeConnection, Runtime, makeTelemetryFilterString } from '@temporalio/worker';
 import { createSql } from '../db/client';
 import { loadConfig } from '../lib/config';
 import { createLogger } from '../lib/log';
+import { DURATION_BUCKETS, meterMetrics } from '../lib/metrics';
 import { ensureSearchAttributes } from '../lib/temporal';
+import { tracedStorage } from '../lib/spans';
 import { createStorage } from '../lib/storage';
 import { createWorker } from './create-worker';
 import { ensureSchedules } from './schedules';
@@ -35,21 +39,42 @@ async function main(): Promise<void> {
       warn: (m, meta) => log.warn(m, meta),
       error: (m, meta) => log.error(m, meta),
     },
-    telemetryOptions: { logging: { filter: makeTelemetryFilterString({ core: 'WARN' }) } },
+    telemetryOptions: {
+      logging: { filter: makeTelemetryFilterString({ core: 'WARN' }) },
+      // the SDK's temporal_* metrics and ours (lib/metrics.ts) on one Prometheus endpoint, durations in seconds
+      ...(config.workerMetricsAddress
+        ? {
+            metrics: {
+              prometheus: {
+                bindAddress: config.workerMetricsAddress,
+                useSecondsForDurations: true,
+                histogramBucketOverrides: DURATION_BUCKETS,
+              },
+            },
+          }
+        : {}),
+    },
   });
+  if (config.workerMetricsAddress) log.info('worker metrics', { url: `http://${config.workerMetricsAddress}/metrics` });
   const sql = createSql(config.databaseUrl, { max: config.databasePoolMax });
   const connection = await NativeConnection.connect({ address: config.temporal.address });
   const clientConnection = await Connection.connect({ address: config.temporal.address });
-  const client = new Client({ connection: clientConnection, namespace: config.temporal.namespace });
+  const client = new Client({
+    connection: clientConnection,
+    namespace: config.temporal.namespace,
+    ...(tracing.enabled ? { interceptors: { workflow: [new OpenTelemetryWorkflowClientInterceptor()] } } : {}),
+  });
   await ensureSearchAttributes(clientConnection, config.temporal.namespace, log);
   const worker = await createWorker({
     connection,
     taskQueue: config.temporal.taskQueue,
     config,
     sql,
-    storage: createStorage(config),
+    storage: tracing.enabled ? tracedStorage(createStorage(config)) : createStorage(config),
     log,
     temporal: client,
+    metrics: meterMetrics(Runtime.instance().metricMeter),
+    tracing,
   });
   await ensureSchedules(client, config.temporal.taskQueue, log);
   log.info('worker started', { taskQueue: config.temporal.taskQueue, namespace: config.temporal.namespace });
@@ -59,6 +84,7 @@ async function main(): Promise<void> {
     await connection.close();
     await clientConnection.close();
     await sql.end({ timeout: 5 });
+    await tracing.shutdown();
     log.info('worker stopped');
   }
 }

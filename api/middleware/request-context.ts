@@ -23,7 +23,9 @@ export function requestContext(log: Logger): RequestHandler {
         ...(req.user ? { userId: req.user.id } : {}),
         ...(req.apiKeyId ? { apiKeyId: req.apiKeyId } : {}),
       };
-      if (req.path === '/healthz' || req.path === '/readyz') req.log.debug('request', fields);
+      // probes and scrapes every few seconds: at debug level
+      if (req.path === '/healthz' || req.path === '/readyz' || req.path === '/metrics')
+        req.log.debug('request', fields);
       else req.log.info('request', fields);
     });
     next();

@@ -139,6 +139,7 @@ export async function postChat(
     ...(idempotency ? { idempotency } : {}),
   });
   if (!charge.ok) throw await insufficient(deps, userId, charge.required, charge.available);
+  deps.metrics?.tokens('debit', MODEL_COST[req.model]);
 
   const input: ChatWorkflowInput = { ...req, jobId, accountId: userId };
   const handle = await startCharged(

@@ -213,6 +213,8 @@ export async function createGeneration(
     ...testMode(deps, caller),
   });
   if (!charge.ok) throw await refused(deps, caller.userId, charge, 'this generation');
+  // test mode spends no token
+  if (caller.livemode !== false) deps.metrics?.tokens('debit', 1);
 
   const input: GenerationWorkflowInput = {
     generationId: id,
@@ -374,6 +376,7 @@ export async function createBatch(
     ...testMode(deps, caller),
   });
   if (!charge.ok) throw await refused(deps, caller.userId, charge, `this batch of ${rows.length}`);
+  if (caller.livemode !== false) deps.metrics?.tokens('debit', rows.length);
 
   const input: GenerationBatchInput = {
     batchId,

@@ -19,6 +19,7 @@ import {
   type Shopify,
 } from '@shopify/shopify-api';
 import { setAbstractFetchFunc } from '@shopify/shopify-api/runtime';
+import { inSpan } from '../spans';
 
 export const SHOPIFY_API_VERSION = ApiVersion.October26;
 export const SHOP_DOMAIN_HEADER = 'X-Shopify-Shop-Domain';
@@ -51,7 +52,18 @@ let rewriteBase: string | undefined;
 const nativeFetch = globalThis.fetch.bind(globalThis);
 
 /** fetch for shop requests: https://<shop>/path → <SHOPIFY_SHOP_BASE_URL>/path with X-Shopify-Shop-Domain. */
-export const shopFetch: typeof fetch = async (input, init) => {
+/** Every request to Shopify (the library's and ours) is a span: fetch is not seen by the http instrumentation. */
+export const shopFetch: typeof fetch = (input, init) => {
+  const url = new URL(typeof input === 'string' ? input : input instanceof URL ? input.href : input.url);
+  const attributes = {
+    'http.request.method': init?.method ?? 'GET',
+    'server.address': url.hostname,
+    'url.path': url.pathname,
+  };
+  return inSpan('shopify', attributes, () => untracedShopFetch(input, init));
+};
+
+const untracedShopFetch: typeof fetch = async (input, init) => {
   const url = new URL(typeof input === 'string' ? input : input instanceof URL ? input.href : input.url);
   if (!rewriteBase || !SHOP_DOMAIN_RE.test(url.hostname)) return nativeFetch(input, init);
   const target = new URL(url.pathname + url.search, rewriteBase);

@@ -73,11 +73,13 @@ function serviceEnv(service: string, dotenv: Record<string, string>): Record<str
   return Object.fromEntries(Object.entries(raw).map(([k, v]) => [k, resolve(v)]));
 }
 
-/** .env.example as a user fills it in: its values, plus the two it leaves for them to choose. */
+/** .env.example as a user fills it in: its values, plus the three it leaves for them to choose. */
 const filledEnv = () => ({
   ...envFile(example),
   POSTGRES_PASSWORD: 'a-password-of-their-own',
   APP_SECRET: randomBytes(32).toString('hex'),
+  // docker compose's Prometheus scrapes the API with it (docs/operations.md)
+  METRICS_TOKEN: randomBytes(16).toString('hex'),
 });
 
 /** Every variable of lib/config.ts's schema whose name starts with one of `prefixes`. */
@@ -88,10 +90,17 @@ const configVariables = (...prefixes: string[]) => {
 };
 
 describe('docker-compose.yml', () => {
-  it('publishes neither the Temporal frontend nor the UI to the network (UI on 127.0.0.1 only)', () => {
+  it('publishes neither the Temporal frontend nor the UIs to the network (UIs on 127.0.0.1 only)', () => {
     assert.doesNotMatch(compose, /['"]?7233:7233/, 'Temporal frontend published');
     const published = [...compose.matchAll(/^\s+- '([^']+)'$/gm)].map((m) => m[1]!).filter((p) => /:\d+$/.test(p));
-    assert.deepEqual(published.sort(), ['127.0.0.1:8080:8080', '3000:3000']);
+    // the API; the Temporal UI, and Jaeger, Grafana and Prometheus (docs/operations.md), on loopback only
+    assert.deepEqual(published.sort(), [
+      '127.0.0.1:16686:16686',
+      '127.0.0.1:3001:3000',
+      '127.0.0.1:8080:8080',
+      '127.0.0.1:9090:9090',
+      '3000:3000',
+    ]);
   });
   it('takes every password and secret from .env, with no literal default', () => {
     assert.doesNotMatch(compose, /PASSWORD: [a-z]/i);

@@ -1,0 +1,99 @@
+// OpenTelemetry traces (docs/operations.md#traces). When OTEL_EXPORTER_OTLP_ENDPOINT (or
+// OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) is set, a process exports its spans over OTLP/HTTP, as JSON or protobuf after
+// OTEL_EXPORTER_OTLP_PROTOCOL (default http/protobuf); service.name is OTEL_SERVICE_NAME or the process's default.
+// The http instrumentation makes every incoming request a span that continues the caller's `traceparent` and every
+// outgoing node:http(s) request (the SSRF-guarded fetch and so the webhook callback, Stripe, S3) a child span that
+// carries `traceparent`. Unset: no SDK is started, and the API's calls below are those of its no-op tracer.
+//
+// startTracing must run before express and node:http are loaded, so each process imports its tracing module first.
+import { OTLPTraceExporter as OtlpJsonExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { OTLPTraceExporter as OtlpProtoExporter } from '@opentelemetry/exporter-trace-otlp-proto';
+import { ExpressInstrumentation } from '@opentelemetry/instrumentation-express';
+import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
+import { resourceFromAttributes, type Resource } from '@opentelemetry/resources';
+import { NodeSDK } from '@opentelemetry/sdk-node';
+import { BatchSpanProcessor, type ReadableSpan, type SpanProcessor } from '@opentelemetry/sdk-trace';
+
+export interface Tracing {
+  enabled: boolean;
+  serviceName: string;
+  /** The processor every span of this process goes through (the worker hands workflow spans to it). */
+  processor?: SpanProcessor;
+  resource?: Resource;
+  /** Flushes what is buffered and stops exporting. */
+  shutdown(): Promise<void>;
+}
+
+export const OTLP_PROTOCOLS = ['http/protobuf', 'http/json'] as const;
+
+/** Starts the OpenTelemetry SDK when the environment asks for an exporter; otherwise returns a disabled Tracing. */
+export function startTracing(opts: { defaultServiceName: string; env?: NodeJS.ProcessEnv }): Tracing {
+  const env = opts.env ?? process.env;
+  const serviceName = env.OTEL_SERVICE_NAME || opts.defaultServiceName;
+  const endpoint = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT || env.OTEL_EXPORTER_OTLP_ENDPOINT;
+  if (!endpoint || env.OTEL_SDK_DISABLED === 'true') return { enabled: false, serviceName, shutdown: async () => {} };
+  const protocol = env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL || env.OTEL_EXPORTER_OTLP_PROTOCOL || 'http/protobuf';
+  if (!(OTLP_PROTOCOLS as readonly string[]).includes(protocol))
+    throw new Error(
+      `OTEL_EXPORTER_OTLP_PROTOCOL=${protocol} is not supported here: use ${OTLP_PROTOCOLS.join(' or ')} (OTLP/HTTP)`,
+    );
+  // The exporters read the endpoint (adding /v1/traces to OTEL_EXPORTER_OTLP_ENDPOINT), headers and timeout from
+  // the standard OTEL_EXPORTER_OTLP_* variables themselves.
+  const exporter = protocol === 'http/json' ? new OtlpJsonExporter() : new OtlpProtoExporter();
+  // the standard batch settings (this SDK's processor does not read them itself)
+  const ms = (v: string | undefined) => (v && /^\d+$/.test(v) ? Number(v) : undefined);
+  const processor = new BatchSpanProcessor({
+    exporter,
+    scheduledDelayMillis: ms(env.OTEL_BSP_SCHEDULE_DELAY),
+    exportTimeoutMillis: ms(env.OTEL_BSP_EXPORT_TIMEOUT),
+    maxQueueSize: ms(env.OTEL_BSP_MAX_QUEUE_SIZE),
+    maxExportBatchSize: ms(env.OTEL_BSP_MAX_EXPORT_BATCH_SIZE),
+  });
+  const resource = resourceFromAttributes({ 'service.name': serviceName });
+  const sdk = new NodeSDK({
+    resource,
+    autoDetectResources: false,
+    spanProcessors: [processor],
+    // traces only: no log or metric exporter from the OTEL_* defaults (metrics are Prometheus, logs are stdout)
+    logRecordProcessors: [],
+    metricReaders: [],
+    instrumentations: [
+      new HttpInstrumentation({
+        // the exporter's own requests would otherwise be traced, and their spans exported, without end
+        ignoreOutgoingRequestHook: (req) => String(req.path ?? '').endsWith('/v1/traces'),
+      }),
+      new ExpressInstrumentation(),
+    ],
+  });
+  sdk.start();
+  return { enabled: true, serviceName, processor, resource, shutdown: () => sdk.shutdown() };
+}
+
+/**
+ * A processor for the spans the Temporal workflow interceptors make inside the workflow sandbox. They are built by
+ * the interceptor package's own OpenTelemetry 1.x SDK (`parentSpanId`, `instrumentationLibrary`), while this
+ * process's exporters read the current shape (`parentSpanContext`, `instrumentationScope`): each span is given the
+ * current shape before it is handed on, so workflow spans keep their parent in the exported trace.
+ */
+export function legacySpanProcessor(target: SpanProcessor): SpanProcessor {
+  return {
+    onStart: () => {},
+    onEnd(span) {
+      const legacy = span as ReadableSpan & {
+        parentSpanId?: string;
+        instrumentationLibrary?: { name: string; version?: string; schemaUrl?: string };
+      };
+      const ctx = legacy.spanContext();
+      const parentSpanContext =
+        legacy.parentSpanContext ??
+        (legacy.parentSpanId
+          ? { traceId: ctx.traceId, spanId: legacy.parentSpanId, traceFlags: ctx.traceFlags, isRemote: false }
+          : undefined);
+      const instrumentationScope = legacy.instrumentationScope ??
+        legacy.instrumentationLibrary ?? { name: '@temporalio/interceptor-workflow' };
+      target.onEnd({ ...legacy, spanContext: () => ctx, parentSpanContext, instrumentationScope });
+    },
+    forceFlush: () => target.forceFlush(),
+    shutdown: async () => {},
+  };
+}
