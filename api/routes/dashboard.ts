@@ -29,6 +29,9 @@ export const APP_PAGES = [
   'account',
 ] as const;
 
+/** Files of web/ that are for the type checker, not the browser. */
+export const NOT_SERVED = /(^\/tsconfig\.json$)|(\.d\.ts$)/;
+
 export function dashboardRoutes(deps: AppDeps): Router {
   const r = Router();
   const own = new URL(deps.config.publicBaseUrl).origin;
@@ -51,18 +54,19 @@ export function dashboardRoutes(deps: AppDeps): Router {
       res.setHeader('Cache-Control', 'no-store');
       res.redirect(302, `/#/${page}${q >= 0 ? req.originalUrl.slice(q) : ''}`);
     });
-  r.use(
-    express.static(WEB_DIR, {
-      index: 'index.html',
-      // the files change with each deployment and are small: revalidate every time (ETag / Last-Modified)
-      maxAge: 0,
-      setHeaders: (res) => {
-        res.setHeader('Cache-Control', 'no-cache');
-        res.setHeader('Content-Security-Policy', csp);
-        res.setHeader('X-Content-Type-Options', 'nosniff');
-        res.setHeader('Referrer-Policy', 'same-origin');
-      },
-    }),
-  );
+  // The type-checking files that live beside the dashboard's code (web/tsconfig.json, web/js/*.d.ts) are not the
+  // dashboard's: never served (the JSON 404 of any missing file).
+  const serve = express.static(WEB_DIR, {
+    index: 'index.html',
+    // the files change with each deployment and are small: revalidate every time (ETag / Last-Modified)
+    maxAge: 0,
+    setHeaders: (res) => {
+      res.setHeader('Cache-Control', 'no-cache');
+      res.setHeader('Content-Security-Policy', csp);
+      res.setHeader('X-Content-Type-Options', 'nosniff');
+      res.setHeader('Referrer-Policy', 'same-origin');
+    },
+  });
+  r.use((req, res, next) => (NOT_SERVED.test(req.path) ? next() : serve(req, res, next)));
   return r;
 }

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { readdirSync } from 'node:fs';
 import fc from 'fast-check';
 import { createApp } from '../../api/app';
-import { WEB_DIR } from '../../api/routes/dashboard';
+import { NOT_SERVED, WEB_DIR } from '../../api/routes/dashboard';
 import { createLogger } from '../../lib/log';
 import { account, http, type HttpResult } from '../helpers/http';
 import { appRoutes, type AppRoute } from '../helpers/routes';
@@ -108,7 +108,8 @@ function assertEnvelope(method: string, path: string, res: HttpResult, where: st
 function staticFiles(): AppRoute[] {
   const web = readdirSync(WEB_DIR, { withFileTypes: true })
     .filter((f) => f.isFile())
-    .map((f) => `/${f.name}`);
+    .map((f) => `/${f.name}`)
+    .filter((p) => !NOT_SERVED.test(p));
   return ['/', ...web, '/docs/assets/standalone.js'].map((path) => ({ method: 'GET', path }));
 }
 
