@@ -74,7 +74,7 @@ describe('webhook configuration', () => {
 });
 
 describe('webhook payloads', () => {
-  it('generation.completed carries exactly the spec fields', () => {
+  it('generation.completed carries exactly the spec fields, plus livemode (test mode)', () => {
     const p = generationCompletedPayload({
       id: 'gen_1_abc',
       mockupUrl: 'https://x/m.jpg',
@@ -84,8 +84,20 @@ describe('webhook payloads', () => {
     assert.deepEqual(p, {
       event: 'generation.completed',
       timestamp: '2026-01-02T03:04:05.000Z',
+      livemode: true,
       data: { id: 'gen_1_abc', status: 'completed', mockupUrl: 'https://x/m.jpg', tokensUsed: 1 },
     });
+  });
+
+  it('a test-mode generation says livemode: false', () => {
+    const p = generationCompletedPayload({
+      id: 'gen_1_abc',
+      mockupUrl: 'https://x/m.jpg',
+      tokensUsed: 0,
+      completedAt: '2026-01-02T03:04:05Z',
+      livemode: false,
+    });
+    assert.equal(p.livemode, false);
   });
 
   it('generation.failed carries the error instead of a mockup', () => {
@@ -98,6 +110,7 @@ describe('webhook payloads', () => {
     assert.deepEqual(p, {
       event: 'generation.failed',
       timestamp: '2026-01-02T00:00:00.000Z',
+      livemode: true,
       data: { id: 'gen_1_abc', status: 'failed', error: 'not an image', tokensUsed: 0 },
     });
   });

@@ -128,6 +128,7 @@ describe('generation workflow (mocked activities)', () => {
     assert.deepEqual(arg.payload, {
       event: 'generation.failed',
       timestamp: '2026-01-01T00:00:01.000Z',
+      livemode: true,
       data: { id: generationId, status: 'failed', error: 'Design image: not an image', tokensUsed: 0 },
     });
     await child.terminate('test done').catch(() => {});
@@ -150,6 +151,7 @@ describe('generation workflow (mocked activities)', () => {
     assert.deepEqual(arg.payload, {
       event: 'generation.completed',
       timestamp: '2026-01-01T00:00:00.000Z',
+      livemode: true,
       data: { id: generationId, status: 'completed', mockupUrl: 'http://files/mockups/x.jpg', tokensUsed: 1 },
     });
     assert.equal(arg.url, 'https://hooks.example.com/y');
@@ -172,6 +174,7 @@ describe('generation workflow (mocked activities)', () => {
     assert.deepEqual(arg.payload, {
       event: 'generation.completed',
       timestamp: '2026-01-01T00:00:02.000Z',
+      livemode: true,
       data: { id: generationId, status: 'completed', mockupUrl: 'http://files/mockups/x.jpg', tokensUsed: 1 },
     });
     await child.terminate('test done').catch(() => {});
