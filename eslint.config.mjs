@@ -91,6 +91,16 @@ const sqlInDbOnly = {
   },
 };
 
+/** The rules the server's TypeScript and the dashboard's JavaScript share. */
+const COMMON_RULES = {
+  '@typescript-eslint/no-floating-promises': 'error',
+  '@typescript-eslint/no-misused-promises': ['error', { checksVoidReturn: false }],
+  '@typescript-eslint/no-unused-vars': [
+    'error',
+    { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' },
+  ],
+};
+
 export default tseslint.config(
   {
     ignores: [
@@ -115,12 +125,7 @@ export default tseslint.config(
       globals: { ...globals.node },
     },
     rules: {
-      '@typescript-eslint/no-floating-promises': 'error',
-      '@typescript-eslint/no-misused-promises': ['error', { checksVoidReturn: false }],
-      '@typescript-eslint/no-unused-vars': [
-        'error',
-        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' },
-      ],
+      ...COMMON_RULES,
       '@typescript-eslint/no-explicit-any': 'error',
       '@typescript-eslint/no-namespace': ['error', { allowDeclarations: true }],
       'no-control-regex': 'off',
@@ -145,12 +150,7 @@ export default tseslint.config(
       globals: { ...globals.browser },
     },
     rules: {
-      '@typescript-eslint/no-floating-promises': 'error',
-      '@typescript-eslint/no-misused-promises': ['error', { checksVoidReturn: false }],
-      '@typescript-eslint/no-unused-vars': [
-        'error',
-        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' },
-      ],
+      ...COMMON_RULES,
       'no-restricted-imports': [
         'error',
         {

@@ -4,64 +4,20 @@
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, openSync } from 'node:fs';
 import path from 'node:path';
-import { cacheDir, freePort, portOpen, stopProcess, type RunningService } from '../dev-services';
+import {
+  cacheDir,
+  freePort,
+  goBinary,
+  goEnv,
+  portOpen,
+  runTool,
+  stopProcess,
+  type Log,
+  type RunningService,
+} from './process';
 
 export const MAILPIT_VERSION = 'v1.33.1';
 const MAILPIT_MODULE = `github.com/axllent/mailpit@${MAILPIT_VERSION}`;
-
-type Log = (msg: string) => void;
-
-function goBinary(): string | undefined {
-  for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
-    if (!dir || dir.includes('node_modules')) continue;
-    if (existsSync(path.join(dir, 'go'))) return path.join(dir, 'go');
-  }
-  return existsSync('/usr/local/go/bin/go') ? '/usr/local/go/bin/go' : undefined;
-}
-
-/**
- * `go install` to its end without blocking the event loop, in its own process group so that a stop request (or the
- * time limit) ends it and the compilers it started. Resolves with its exit status; rejects when `signal` aborted it.
- */
-function goInstall(go: string, binDir: string, timeoutMs: number, signal?: AbortSignal): Promise<number | null> {
-  signal?.throwIfAborted();
-  return new Promise((resolve, reject) => {
-    const proc = spawn(go, ['install', MAILPIT_MODULE], {
-      env: { ...process.env, GOBIN: binDir, GOTOOLCHAIN: 'local', GOFLAGS: '-mod=mod' },
-      stdio: ['ignore', 'inherit', 'inherit'],
-      detached: true,
-    });
-    const group = (sig: NodeJS.Signals) => {
-      try {
-        process.kill(-proc.pid!, sig);
-      } catch {
-        // already gone
-      }
-    };
-    let killTimer: NodeJS.Timeout | undefined;
-    const end = () => {
-      if (killTimer) return;
-      group('SIGTERM');
-      killTimer = setTimeout(() => group('SIGKILL'), 5_000);
-    };
-    const limit = setTimeout(end, timeoutMs);
-    signal?.addEventListener('abort', end, { once: true });
-    const settle = () => {
-      clearTimeout(limit);
-      clearTimeout(killTimer);
-      signal?.removeEventListener('abort', end);
-    };
-    proc.once('error', (err) => {
-      settle();
-      reject(err);
-    });
-    proc.once('exit', (status) => {
-      settle();
-      if (signal?.aborted) reject(signal.reason as Error);
-      else resolve(status);
-    });
-  });
-}
 
 /**
  * Finds a `mailpit` binary (MAILPIT_PATH, our cache) or builds it once into
@@ -76,9 +32,13 @@ export async function resolveMailpit(opts: { log: Log; signal?: AbortSignal }): 
     throw new Error('No Mailpit found: install Go (>= 1.24) so it can be built, or set MAILPIT_PATH or SMTP_URL');
   mkdirSync(binDir, { recursive: true });
   opts.log(`building Mailpit ${MAILPIT_VERSION} with go install into ${binDir} (one time, a few minutes)`);
-  const status = await goInstall(go, binDir, 40 * 60_000, opts.signal);
-  if (status === 0 && existsSync(cached)) return cached;
-  throw new Error(`go install ${MAILPIT_MODULE} failed (exit ${status})`);
+  const r = await runTool(go, ['install', MAILPIT_MODULE], {
+    env: goEnv(binDir),
+    timeoutMs: 40 * 60_000,
+    ...(opts.signal ? { signal: opts.signal } : {}),
+  });
+  if (r.status === 0 && existsSync(cached)) return cached;
+  throw new Error(`go install ${MAILPIT_MODULE} failed (exit ${r.status ?? r.signal})`);
 }
 
 export interface RunningMailpit extends RunningService {
