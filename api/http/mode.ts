@@ -2,10 +2,11 @@
 // session calls choose theirs per request with the `X-Mockup-Mode` header.
 import type { Request } from 'express';
 import { z } from 'zod';
+import type { KeyMode } from '../../db/api-keys';
 import { badRequest, fromZod } from '../errors';
 
-export const KEY_MODES = ['live', 'test'] as const;
-export type KeyMode = (typeof KEY_MODES)[number];
+export type { KeyMode };
+export const KEY_MODES = ['live', 'test'] as const satisfies readonly KeyMode[];
 
 export const MODE_HEADER = 'X-Mockup-Mode';
 
