@@ -106,10 +106,16 @@ async function sdkDownload(dir: string, log: Log, signal?: AbortSignal): Promise
  *   tasks now go to the root partition and mostly meet a waiting poll. The four read partitions stay, so that tasks
  *   a data folder from before this setting still holds in the other partitions are delivered.
  * Together they are most of what raised the rate of applied Stripe events from ~30/s to ~60-70/s on 2 cores.
+ * - The transfer queue's reads at up to 1000 a second (default 20 per history shard; the dev server has one shard).
+ *   A workflow's first task reaches the task queue through that queue, and so does each workflow's close: past ~10
+ *   generations a second (two transfer tasks each) its reader was throttled and a new workflow's task waited 30-50
+ *   ms before any worker could poll it, in every generate call (bench/run.ts, docs/benchmarks.md). A read finds
+ *   every task written since the last one (up to 100), so under load reads stay fewer than tasks.
  */
-const TEMPORAL_DEV_DYNAMIC_CONFIG: Record<string, string | number | boolean> = {
+export const TEMPORAL_DEV_DYNAMIC_CONFIG: Record<string, string | number | boolean> = {
   'system.forceSearchAttributesCacheRefreshOnRead': false,
   'matching.numTaskqueueWritePartitions': 1,
+  'history.transferProcessorMaxPollRPS': 1000,
 };
 
 /** The command line of `temporal server start-dev` as npm start, the tests and the benchmarks run it. */

@@ -5,6 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { ConfigError, loadConfig } from '../../lib/config';
+import { TEMPORAL_DEV_DYNAMIC_CONFIG } from '../../scripts/stand-ins/temporal';
 
 const ROOT = path.join(__dirname, '../..');
 const compose = readFileSync(path.join(ROOT, 'docker-compose.yml'), 'utf8');
@@ -90,6 +91,19 @@ const configVariables = (...prefixes: string[]) => {
 };
 
 describe('docker-compose.yml', () => {
+  it("gives its Temporal server the dev server's unthrottled transfer queue (deploy/temporal/dynamicconfig.yaml)", () => {
+    const file = 'deploy/temporal/dynamicconfig.yaml';
+    const dynamic = readFileSync(path.join(ROOT, file), 'utf8');
+    assert.match(
+      compose,
+      new RegExp(`- \\./${file.replace(/\./g, '\\.')}:/etc/temporal/config/dynamicconfig/mockups\\.yaml:ro`),
+    );
+    assert.match(compose, /DYNAMIC_CONFIG_FILE_PATH: config\/dynamicconfig\/mockups\.yaml/);
+    const rps = TEMPORAL_DEV_DYNAMIC_CONFIG['history.transferProcessorMaxPollRPS'];
+    assert.ok(typeof rps === 'number' && rps >= 1000);
+    assert.match(dynamic, new RegExp(`^history\\.transferProcessorMaxPollRPS:\\n {2}- value: ${rps}$`, 'm'));
+  });
+
   it('publishes neither the Temporal frontend nor the UIs to the network (UIs on 127.0.0.1 only)', () => {
     assert.doesNotMatch(compose, /['"]?7233:7233/, 'Temporal frontend published');
     const published = [...compose.matchAll(/^\s+- '([^']+)'$/gm)].map((m) => m[1]!).filter((p) => /:\d+$/.test(p));

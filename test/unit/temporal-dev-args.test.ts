@@ -20,10 +20,12 @@ describe('Temporal dev server command line', () => {
     ['npm start (state in a file, Web UI)', { port: 7233, uiPort: 8233, dbFile: '/tmp/x/temporal.db' }],
     ['tests and benchmarks (in memory, headless)', { port: 7233 }],
   ] as const) {
-    it(`${what}: no search-attribute cache refresh on every read, one write partition per task queue`, () => {
+    it(`${what}: no search-attribute cache refresh on every read, one write partition per task queue, an unthrottled transfer queue`, () => {
       const dc = dynamicConfig(temporalDevArgs(opts));
       assert.equal(dc.get('system.forceSearchAttributesCacheRefreshOnRead'), 'false');
       assert.equal(dc.get('matching.numTaskqueueWritePartitions'), '1');
+      // the transfer queue (every workflow's first task, every close) is not throttled at 20 reads a second
+      assert.equal(dc.get('history.transferProcessorMaxPollRPS'), '1000');
       // Read partitions keep the default (four): tasks an older data folder holds in partitions 1-3 are still read.
       assert.equal(dc.has('matching.numTaskqueueReadPartitions'), false);
     });
