@@ -5,7 +5,7 @@ import { Context } from '@temporalio/activity';
 import { completeGeneration, failAndRefund, markGenerationProcessing } from '../db/generations';
 import { touchUploadLevels } from '../db/uploads';
 import { fileUrl } from '../lib/storage';
-import type { GenerationFailureOutcome, RenderJob, RenderResult } from '../lib/generation/types';
+import type { GenerationFailureOutcome, RenderJob, RenderJobInput, RenderResult } from '../lib/generation/types';
 import {
   choosePrintZone,
   composite,
@@ -14,6 +14,9 @@ import {
   JPEG_QUALITY,
   THUMB_QUALITY,
   watermarkTest,
+  type ChosenZone,
+  type CompositeResult,
+  type TimedRead,
 } from '../lib/compositing';
 import { isBadInput } from '../lib/errors';
 import { nonRetryable as fail, type ImageActivityDeps } from './deps';
@@ -67,101 +70,22 @@ export function createGenerationActivities(deps: GenerationDeps) {
      * then marks the generation completed, once. Runs as a local activity: no database read, one update.
      */
     async renderMockup(job: RenderJob): Promise<RenderResult> {
-      const { generationId } = job;
-      if (job.completed) return { ...job.completed, mockupUrl: fileUrl(config, job.completed.mockupKey), ms: {} };
-      const keys = mockupKeys(generationId);
-      const ms: Record<string, number> = {};
-      let t = performance.now();
-      const lap = (name: string) => {
-        const now = performance.now();
-        ms[name] = Math.round((now - t) * 10) / 10;
-        t = now;
-      };
-      const timed = async <T>(name: string, read: () => Promise<T>): Promise<T> => {
-        const t0 = performance.now();
-        try {
-          return await read();
-        } finally {
-          ms[name] = Math.round((performance.now() - t0) * 10) / 10;
-        }
-      };
-      // The cancellation signal aborts a slow download when the worker shuts down or the activity times out.
-      const signal = Context.current().cancellationSignal;
-      const blank = await deps.blanks.get(job.blankKey).catch((err: unknown) => {
-        throw isBadInput(err) ? fail('BadInputError', `Blank image: ${err.message}`) : err;
-      });
-      lap('blank');
-      // lib/compositing/sources.ts: our own files are named by their key and come with prepared levels
-      const { source: design, ownKey } = designSource({ ...deps, publicBaseUrl: config.publicBaseUrl }, job.designUrl, {
-        signal,
-        timed,
-      });
-      // an upload used by a generation keeps its prepared levels (their retention counts from the last use); in
-      // parallel with the render, and never failing it
-      const touched = ownKey?.startsWith('uploads/')
-        ? touchUploadLevels(sql, ownKey).catch((err: unknown) =>
-            log.warn('could not record the use of an upload', { generationId, err }),
-          )
-        : undefined;
-      // the zone: the client's printArea, or fitted to the garment found in a client's photo, or the catalogue's
-      const chosen = await choosePrintZone({
-        blank,
-        zone: job.zone,
-        silhouette: job.silhouette,
-        view: job.view,
-        printArea: job.printArea,
-      });
-      if (chosen.fallback) log.info('print zone in fractions of the photo', { generationId, why: chosen.fallback });
-      const { placement, applyTexture } = job;
-      let out = await composite({ blank, design, zone: chosen.zone, placement, applyTexture }).catch((err: unknown) => {
-        // input no retry can fix (bad URL, not an image, refused address, undecodable design) fails it at once
-        if (err instanceof DesignImageError) throw fail('DesignImageError', `Design image: ${err.message}`);
-        throw isBadInput(err) ? fail('BadInputError', err.message) : err;
-      });
-      lap('composite');
-      if (job.livemode === false) {
-        // test mode: the TEST watermark on both images (docs/test-mode.md)
-        const [mockup, thumbnail] = await Promise.all([
-          watermarkTest(out.mockup, JPEG_QUALITY),
-          watermarkTest(out.thumbnail, THUMB_QUALITY),
-        ]);
-        out = { ...out, mockup, thumbnail };
-        lap('watermark');
-      }
-      await Promise.all([
-        storage.put(keys.thumbnail, out.thumbnail, 'image/jpeg'),
-        storage.put(keys.mockup, out.mockup, 'image/jpeg'),
-      ]);
-      await touched;
-      lap('store');
-      const landed = { printArea: chosen.printArea, designBox: out.designBox, placementBasis: chosen.basis };
-      const row = await completeGeneration(
-        sql,
-        generationId,
-        { mockupKey: keys.mockup, thumbnailKey: keys.thumbnail },
-        landed,
-      );
-      if (!row) throw fail('BadInputError', `generation ${generationId} already failed`);
-      lap('complete');
-      deps.metrics?.generationFinished(generationId, 'completed');
-      log.info('mockup rendered', { generationId, ms });
-      return {
-        mockupKey: keys.mockup,
-        thumbnailKey: keys.thumbnail,
-        completedAt: row.completedAt.toISOString(),
-        mockupUrl: fileUrl(config, keys.mockup),
-        ...landed,
-        ms,
-      };
+      return render(job);
     },
 
     /**
      * beginGeneration then renderMockup as one step (one local activity): the workflow's way since the two were
-     * merged, one activation and one local-activity dispatch fewer per generation (docs/benchmarks.md). Retried as a
-     * whole; both halves are idempotent on the generation id.
+     * merged, one activation and one local-activity dispatch fewer per generation (docs/benchmarks.md). With the job
+     * from the workflow's input, the render starts at once and beginGeneration's statement runs beside it: nothing is
+     * stored before it has answered, and its answer wins (a generation that failed or has no debit is not completed;
+     * one an earlier run completed keeps that run's files). Retried as a whole; both halves are idempotent on the
+     * generation id.
      */
-    async renderGeneration(generationId: string): Promise<RenderResult> {
-      return activities.renderMockup(await activities.beginGeneration(generationId));
+    async renderGeneration(generationId: string, job?: RenderJobInput): Promise<RenderResult> {
+      if (!job) return render(await activities.beginGeneration(generationId));
+      const begun = activities.beginGeneration(generationId);
+      begun.catch(() => {}); // awaited before anything is stored, or when the render fails
+      return render({ ...job, generationId, completed: null }, begun);
     },
 
     /**
@@ -187,5 +111,124 @@ export function createGenerationActivities(deps: GenerationDeps) {
       return { status: 'failed', error: outcome.error, completedAt: outcome.completedAt.toISOString() };
     },
   };
+
+  /**
+   * The render of renderMockup and renderGeneration. `begun`: beginGeneration's answer, still coming, when the job came
+   * from the workflow's input. It is awaited before anything is stored, and when the render fails, so that its error
+   * (the generation has failed, or has no debit) is reported first, as a begin run before the render would have.
+   */
+  async function render(job: RenderJob, begun?: Promise<RenderJob>): Promise<RenderResult> {
+    const { generationId } = job;
+    if (job.completed) return done(job.completed);
+    const keys = mockupKeys(generationId);
+    const ms: Record<string, number> = {};
+    let t = performance.now();
+    const lap = (name: string) => {
+      const now = performance.now();
+      ms[name] = Math.round((now - t) * 10) / 10;
+      t = now;
+    };
+    const timed = async <T>(name: string, read: () => Promise<T>): Promise<T> => {
+      const t0 = performance.now();
+      try {
+        return await read();
+      } finally {
+        ms[name] = Math.round((performance.now() - t0) * 10) / 10;
+      }
+    };
+    let made: { out: CompositeResult; chosen: ChosenZone; touched: Promise<unknown> | undefined };
+    try {
+      made = await make(job, lap, timed);
+    } catch (err) {
+      if (begun) await begun;
+      throw err;
+    }
+    if (begun) {
+      const row = await begun;
+      if (row.completed) return done(row.completed); // an earlier run completed it: its files and time stand
+    }
+    const { out, chosen, touched } = made;
+    await Promise.all([
+      storage.put(keys.thumbnail, out.thumbnail, 'image/jpeg'),
+      storage.put(keys.mockup, out.mockup, 'image/jpeg'),
+    ]);
+    await touched;
+    lap('store');
+    const landed = { printArea: chosen.printArea, designBox: out.designBox, placementBasis: chosen.basis };
+    const row = await completeGeneration(
+      sql,
+      generationId,
+      { mockupKey: keys.mockup, thumbnailKey: keys.thumbnail },
+      landed,
+    );
+    if (!row) throw fail('BadInputError', `generation ${generationId} already failed`);
+    lap('complete');
+    deps.metrics?.generationFinished(generationId, 'completed');
+    log.info('mockup rendered', { generationId, ms });
+    return {
+      mockupKey: keys.mockup,
+      thumbnailKey: keys.thumbnail,
+      completedAt: row.completedAt.toISOString(),
+      mockupUrl: fileUrl(config, keys.mockup),
+      ...landed,
+      ms,
+    };
+  }
+
+  /** The mockup and thumbnail of a job, in memory (watermarked in test mode), with the zone they were placed in. */
+  async function make(job: RenderJob, lap: (name: string) => void, timed: TimedRead) {
+    const { generationId } = job;
+    // The cancellation signal aborts a slow download when the worker shuts down or the activity times out.
+    const signal = Context.current().cancellationSignal;
+    const blank = await deps.blanks.get(job.blankKey).catch((err: unknown) => {
+      throw isBadInput(err) ? fail('BadInputError', `Blank image: ${err.message}`) : err;
+    });
+    lap('blank');
+    // lib/compositing/sources.ts: our own files are named by their key and come with prepared levels
+    const { source: design, ownKey } = designSource({ ...deps, publicBaseUrl: config.publicBaseUrl }, job.designUrl, {
+      signal,
+      timed,
+    });
+    // an upload used by a generation keeps its prepared levels (their retention counts from the last use); in
+    // parallel with the render, and never failing it
+    const touched = ownKey?.startsWith('uploads/')
+      ? touchUploadLevels(sql, ownKey).catch((err: unknown) =>
+          log.warn('could not record the use of an upload', { generationId, err }),
+        )
+      : undefined;
+    // the zone: the client's printArea, or fitted to the garment found in a client's photo, or the catalogue's
+    const chosen = await choosePrintZone({
+      blank,
+      zone: job.zone,
+      silhouette: job.silhouette,
+      view: job.view,
+      printArea: job.printArea,
+    });
+    if (chosen.fallback) log.info('print zone in fractions of the photo', { generationId, why: chosen.fallback });
+    const { placement, applyTexture } = job;
+    let out = await composite({ blank, design, zone: chosen.zone, placement, applyTexture }).catch((err: unknown) => {
+      // input no retry can fix (bad URL, not an image, refused address, undecodable design) fails it at once
+      if (err instanceof DesignImageError) throw fail('DesignImageError', `Design image: ${err.message}`);
+      throw isBadInput(err) ? fail('BadInputError', err.message) : err;
+    });
+    lap('composite');
+    if (job.livemode === false) {
+      // test mode: the TEST watermark on both images (docs/test-mode.md)
+      const [mockup, thumbnail] = await Promise.all([
+        watermarkTest(out.mockup, JPEG_QUALITY),
+        watermarkTest(out.thumbnail, THUMB_QUALITY),
+      ]);
+      out = { ...out, mockup, thumbnail };
+      lap('watermark');
+    }
+    return { out, chosen, touched };
+  }
+
+  const done = (c: NonNullable<RenderJob['completed']>): RenderResult => ({
+    ...c,
+    mockupUrl: fileUrl(config, c.mockupKey),
+    ms: {},
+  });
+
   return activities;
 }

@@ -53,7 +53,8 @@ export async function generation(input: GenerationWorkflowInput): Promise<Genera
   const livemode = input.livemode !== false;
   let completed: { completedAt: string; mockupUrl: string };
   try {
-    if (patched(ONE_STEP_RENDER)) completed = await images.renderGeneration(generationId);
+    // the job from the input (absent in inputs from before it was there): the render starts without a read first
+    if (patched(ONE_STEP_RENDER)) completed = await images.renderGeneration(generationId, input.job);
     else completed = await images.renderMockup(await db.beginGeneration(generationId));
   } catch (err) {
     const error = reason(err);

@@ -49,6 +49,17 @@ export const outsideCall = (nonRetryableErrorTypes: string[]): ActivityOptions =
 });
 
 /**
+ * A read from an outside service inside the workflow task that needs it, as a local activity (a paid pack's line
+ * items from Stripe): the retries of outsideCall (30 s each, about ten minutes in all), backoffs above 2 s on a
+ * server timer, and no activity task round trip through the server on the way.
+ */
+export const outsideRead = (nonRetryableErrorTypes: string[]): LocalActivityOptions => ({
+  startToCloseTimeout: '30 seconds',
+  localRetryThreshold: '2 seconds',
+  retry: doubling('1 second', '1 minute', 12, nonRetryableErrorTypes),
+});
+
+/**
  * Applying an inbound event in PostgreSQL, as local activities: 8 attempts over about 1.5 minutes, then the run fails
  * with the event still waiting and the inbound sweep starts it again a minute later (nothing retried in a tight loop).
  */

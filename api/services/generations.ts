@@ -222,6 +222,19 @@ export async function createGeneration(
     garmentId: garment.id,
     webhookUrl: body.webhookUrl ?? null,
     ...(caller.livemode === false ? { livemode: false } : {}),
+    // the row just recorded, as the render reads it (db/generations.ts markGenerationProcessing)
+    job: {
+      userId: caller.userId,
+      designUrl: body.designUrl,
+      blankKey: blank.key,
+      zone: { x: zone.x, y: zone.y, width: zone.w, height: zone.h },
+      placement: body.placement,
+      applyTexture: body.applyTexture,
+      view: zone.view,
+      silhouette: garment.silhouette,
+      printArea: body.printArea ?? null,
+      ...(caller.livemode === false ? { livemode: false } : {}),
+    },
   };
   // listening before the start, so the notice cannot come first
   const notice = opts.sync ? await notices.wait(id) : null;

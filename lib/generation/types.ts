@@ -35,6 +35,12 @@ export interface GenerationWorkflowInput {
   webhookUrl: string | null;
   /** false for a test-mode generation (its callback says so and reports no token); absent means live */
   livemode?: boolean;
+  /**
+   * What the render needs, as the API has just recorded it: the render step composites at once, while the statement
+   * that marks the generation processing (and checks its debit) runs beside it. Absent in inputs recorded before it
+   * existed: that statement's row is then read first.
+   */
+  job?: RenderJobInput;
 }
 
 export interface GenerationWorkflowResult {
@@ -71,6 +77,9 @@ export interface RenderJob {
   /** set when an earlier run already completed the generation (a re-run after a crash) */
   completed: { mockupKey: string; thumbnailKey: string; completedAt: string } | null;
 }
+
+/** A render job as the API knows it when it starts the workflow (GenerationWorkflowInput.job). */
+export type RenderJobInput = Omit<RenderJob, 'generationId' | 'completed'>;
 
 export interface RenderResult {
   mockupKey: string;

@@ -10,6 +10,7 @@ import type {
   GenerationFailureOutcome,
   GenerationWorkflowInput,
   RenderJob,
+  RenderJobInput,
   RenderResult,
 } from '../../lib/generation/types';
 import { generation } from '../../workflows';
@@ -63,8 +64,10 @@ function mockActivities(
       }
       return { status: 'failed', error, completedAt: '2026-01-01T00:00:01.000Z' };
     },
-    // the one step the workflow runs: begin, then render with the job begin returned
-    async renderGeneration(generationId: string): Promise<RenderResult> {
+    // the one step the workflow runs: with the input's job, render it (the real step begins beside it); without,
+    // begin, then render with the job begin returned
+    async renderGeneration(generationId: string, job?: RenderJobInput): Promise<RenderResult> {
+      if (job) return mocks.renderMockup({ ...job, generationId, completed: null });
       return mocks.renderMockup(await mocks.beginGeneration(generationId));
     },
   } satisfies Partial<Activities>;
@@ -74,7 +77,11 @@ function mockActivities(
 describe('generation workflow (mocked activities)', () => {
   const temporal = useTemporalConnections();
 
-  async function run(behavior: Parameters<typeof mockActivities>[1], webhookUrl: string | null = null) {
+  async function run(
+    behavior: Parameters<typeof mockActivities>[1],
+    webhookUrl: string | null = null,
+    job?: RenderJobInput,
+  ) {
     const calls: Calls = [];
     const taskQueue = `wf-generation-${randomSuffix(6)}`;
     const worker = await Worker.create({
@@ -84,7 +91,13 @@ describe('generation workflow (mocked activities)', () => {
       activities: mockActivities(calls, behavior),
     });
     const generationId = `gen_${Date.now()}_${randomSuffix()}`;
-    const input: GenerationWorkflowInput = { generationId, accountId: 'usr_test', garmentId: 'g', webhookUrl };
+    const input: GenerationWorkflowInput = {
+      generationId,
+      accountId: 'usr_test',
+      garmentId: 'g',
+      webhookUrl,
+      ...(job ? { job } : {}),
+    };
     const result = await worker.runUntil(
       temporal.client.workflow.execute(generation, { workflowId: generationId, taskQueue, args: [input] }),
     );
@@ -107,6 +120,23 @@ describe('generation workflow (mocked activities)', () => {
       .map((d) => JSON.parse(Buffer.from(d).toString()).activity_type);
     assert.deepEqual(steps, ['renderGeneration']);
     assert.equal(count(EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED), 1);
+  });
+
+  it("hands the input's job (the row as the API recorded it) to the render step: no read before the render", async () => {
+    const job: RenderJobInput = {
+      userId: 'usr_test',
+      designUrl: 'http://files/d.png',
+      blankKey: 'from-input',
+      zone: { x: 0.3, y: 0.2, width: 0.4, height: 0.5 },
+      placement: { x: 50, y: 35, scale: 0.7, rotation: 5 },
+      applyTexture: false,
+      view: 'front',
+      silhouette: 'tee',
+      printArea: null,
+    };
+    const { calls, result } = await run({}, null, job);
+    assert.deepEqual(calls, ['render:from-input']);
+    assert.deepEqual(result, { status: 'completed' });
   });
 
   it('retries a transient render failure (the whole step) and then completes, without refunding', async () => {

@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { ApplicationFailure } from '@temporalio/activity';
 import { ActivityFailure, WorkflowFailedError } from '@temporalio/client';
+import { temporal as proto } from '@temporalio/proto';
 import { Worker } from '@temporalio/worker';
 import type { Activities } from '../../activities';
 import { randomSuffix } from '../../lib/ids';
@@ -50,7 +51,8 @@ describe('stripeEvent workflow (mocked activities)', function () {
           (error: unknown) => ({ result: undefined, error }),
         ),
     );
-    return { ...outcome, failed };
+    const history = await temporal.client.workflow.getHandle(`stripe-event-${eventId}`).fetchHistory();
+    return { ...outcome, failed, history };
   }
 
   /** The step's own error: the run's failure, or what it wraps. */
@@ -97,10 +99,10 @@ describe('stripeEvent workflow (mocked activities)', function () {
     assert.equal(attempts, 3);
   });
 
-  it("reads a paid pack's line items from Stripe, then applies the event with them", async () => {
+  it("reads a paid pack's line items from Stripe, then applies the event with them, in one workflow task", async () => {
     const inputs: unknown[] = [];
     const reads: string[] = [];
-    const { result } = await run(
+    const { result, history } = await run(
       async (input) => {
         inputs.push(input);
         if (!input.lineItems) return { status: 'needs_line_items', sessionId: 'cs_test_1' };
@@ -123,6 +125,12 @@ describe('stripeEvent workflow (mocked activities)', function () {
     assert.deepEqual(reads, ['cs_test_1']);
     assert.equal(inputs.length, 2);
     assert.deepEqual((inputs[1] as { lineItems: unknown }).lineItems, [{ priceId: 'price_pack_100', quantity: 1 }]);
+    // apply, read, apply: three local activities (markers) in the first workflow task, no activity task
+    const types = history.events!.map((e) => e.eventType);
+    const count = (t: number) => types.filter((x) => x === t).length;
+    const E = proto.api.enums.v1.EventType;
+    assert.equal(count(E.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED), 0);
+    assert.equal(count(E.EVENT_TYPE_WORKFLOW_TASK_COMPLETED), 1);
   });
 
   it('records the event failed when Stripe refuses to list the line items', async () => {
