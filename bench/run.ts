@@ -14,6 +14,8 @@
 //   npm run bench                       (BENCH_QUICK=1: fewer requests, for a smoke run)
 //   BENCH_BASE_URL=http://127.0.0.1:3000 DATABASE_URL=... TEMPORAL_ADDRESS=... npm run bench
 //   BENCH_WORKER_ENV='MALLOC_ARENA_MAX=8'  environment for the worker child (experiments; default as npm start)
+//   BENCH_NODE_FLAGS='--trace-gc'        node flags for the worker and API children (experiments; NODE_OPTIONS refuses
+//                                        some, such as --trace-gc)
 // The benchmark process runs with the worker's glibc malloc settings (it re-executes itself once to get them).
 //   BENCH_TEMPORAL_DB=memory             the Temporal dev server in memory instead of a SQLite file
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';

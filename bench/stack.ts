@@ -200,7 +200,8 @@ export class AppProcess {
     clearTimeout(this.restartTimer);
     this.planned = false;
     this.started = false;
-    const proc = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, this.kind, 'main.ts')], {
+    const flags = (process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean); // experiments (bench/run.ts)
+    const proc = spawn(process.execPath, [...flags, '--import', 'tsx', path.join(ROOT, this.kind, 'main.ts')], {
       env: this.env,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -472,7 +473,14 @@ export async function startCluster(opts: ClusterOptions): Promise<Cluster> {
       processes.push(p);
       return p;
     };
-    const workers = Array.from({ length: nWorkers }, (_, i) => make('worker', i, nWorkers));
+    // each worker with its Prometheus endpoint, as npm start gives it (the SDK's metrics and ours are then recorded)
+    const metricsPorts = await Promise.all(Array.from({ length: nWorkers }, () => freePort()));
+    const workers = Array.from({ length: nWorkers }, (_, i) =>
+      make('worker', i, nWorkers, {
+        name: nWorkers > 1 ? `worker-${i + 1}` : 'worker',
+        env: { WORKER_METRICS_ADDRESS: `127.0.0.1:${metricsPorts[i]}` },
+      }),
+    );
     const apis = Array.from({ length: nApis }, (_, i) => make('api', i, nApis));
     const extraApis = extras.map((x, i) => make('api', nApis + i, nApis, x));
     for (const p of [...workers, ...apis, ...extraApis]) p.spawn();
