@@ -3,7 +3,6 @@
 import { tracing } from './tracing'; // first: it instruments node:http and express before anything loads them
 import type { Server } from 'node:http';
 import { Client, Connection } from '@temporalio/client';
-import { OpenTelemetryWorkflowClientInterceptor } from '@temporalio/interceptors-opentelemetry';
 import { createSql } from '../db/client';
 import { loadConfig } from '../lib/config';
 import { createLogger } from '../lib/log';
@@ -24,7 +23,7 @@ async function main(): Promise<void> {
   const temporal = new Client({
     connection,
     namespace: config.temporal.namespace,
-    ...(tracing.enabled ? { interceptors: { workflow: [new OpenTelemetryWorkflowClientInterceptor()] } } : {}),
+    ...(tracing.enabled ? { interceptors: { workflow: [tracingClientInterceptor()] } } : {}),
   });
   const app = createApp({
     config,
@@ -70,3 +69,12 @@ main().catch((err) => {
   );
   process.exit(1);
 });
+
+/** The client interceptor of @temporalio/interceptors-opentelemetry, loaded only when traces are exported (its
+ * OpenTelemetry modules would otherwise sit in the heap for nothing; lib/tracing.ts). */
+function tracingClientInterceptor() {
+  type Otel = typeof import('@temporalio/interceptors-opentelemetry');
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const otel: Otel = require('@temporalio/interceptors-opentelemetry');
+  return new otel.OpenTelemetryWorkflowClientInterceptor();
+}

@@ -6,13 +6,12 @@
 // carries `traceparent`. Unset: no SDK is started, and the API's calls below are those of its no-op tracer.
 //
 // startTracing must run before express and node:http are loaded, so each process imports its tracing module first.
-import { OTLPTraceExporter as OtlpJsonExporter } from '@opentelemetry/exporter-trace-otlp-http';
-import { OTLPTraceExporter as OtlpProtoExporter } from '@opentelemetry/exporter-trace-otlp-proto';
-import { ExpressInstrumentation } from '@opentelemetry/instrumentation-express';
-import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
-import { resourceFromAttributes, type Resource } from '@opentelemetry/resources';
-import { NodeSDK } from '@opentelemetry/sdk-node';
-import { BatchSpanProcessor, type ReadableSpan, type SpanProcessor } from '@opentelemetry/sdk-trace';
+//
+// The SDK itself (lib/tracing-sdk.ts) is loaded only when traces are exported: loaded, its modules hold ~19 MB of
+// heap, which every full garbage collection of the process then marks (a generation's or a preview's large image
+// buffers trigger one each; docs/benchmarks.md).
+import type { Resource } from '@opentelemetry/resources';
+import type { ReadableSpan, SpanProcessor } from '@opentelemetry/sdk-trace';
 
 export interface Tracing {
   enabled: boolean;
@@ -37,36 +36,10 @@ export function startTracing(opts: { defaultServiceName: string; env?: NodeJS.Pr
     throw new Error(
       `OTEL_EXPORTER_OTLP_PROTOCOL=${protocol} is not supported here: use ${OTLP_PROTOCOLS.join(' or ')} (OTLP/HTTP)`,
     );
-  // The exporters read the endpoint (adding /v1/traces to OTEL_EXPORTER_OTLP_ENDPOINT), headers and timeout from
-  // the standard OTEL_EXPORTER_OTLP_* variables themselves.
-  const exporter = protocol === 'http/json' ? new OtlpJsonExporter() : new OtlpProtoExporter();
-  // the standard batch settings (this SDK's processor does not read them itself)
-  const ms = (v: string | undefined) => (v && /^\d+$/.test(v) ? Number(v) : undefined);
-  const processor = new BatchSpanProcessor({
-    exporter,
-    scheduledDelayMillis: ms(env.OTEL_BSP_SCHEDULE_DELAY),
-    exportTimeoutMillis: ms(env.OTEL_BSP_EXPORT_TIMEOUT),
-    maxQueueSize: ms(env.OTEL_BSP_MAX_QUEUE_SIZE),
-    maxExportBatchSize: ms(env.OTEL_BSP_MAX_EXPORT_BATCH_SIZE),
-  });
-  const resource = resourceFromAttributes({ 'service.name': serviceName });
-  const sdk = new NodeSDK({
-    resource,
-    autoDetectResources: false,
-    spanProcessors: [processor],
-    // traces only: no log or metric exporter from the OTEL_* defaults (metrics are Prometheus, logs are stdout)
-    logRecordProcessors: [],
-    metricReaders: [],
-    instrumentations: [
-      new HttpInstrumentation({
-        // the exporter's own requests would otherwise be traced, and their spans exported, without end
-        ignoreOutgoingRequestHook: (req) => String(req.path ?? '').endsWith('/v1/traces'),
-      }),
-      new ExpressInstrumentation(),
-    ],
-  });
-  sdk.start();
-  return { enabled: true, serviceName, processor, resource, shutdown: () => sdk.shutdown() };
+  // loaded here, synchronously, so it still patches node:http and express before the process loads them
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { startSdk } = require('./tracing-sdk') as typeof import('./tracing-sdk');
+  return startSdk({ serviceName, protocol, env });
 }
 
 /**

@@ -1,10 +1,5 @@
 import type { Duration } from '@temporalio/common';
 import {
-  makeWorkflowExporter,
-  OpenTelemetryActivityInboundInterceptor,
-  OpenTelemetryActivityOutboundInterceptor,
-} from '@temporalio/interceptors-opentelemetry';
-import {
   NativeConnection,
   Worker,
   type WorkerOptions as SdkWorkerOptions,
@@ -37,6 +32,12 @@ export const TRACING_WORKFLOW_MODULES = [
  * the client's StartWorkflow span put in the headers; workflow spans leave the sandbox through the `exporter` sink. */
 function tracingOptions(tracing: Tracing | undefined): Partial<SdkWorkerOptions> {
   if (!tracing?.enabled || !tracing.processor || !tracing.resource) return {};
+  // loaded only when traces are exported (its OpenTelemetry modules would otherwise sit in the heap; lib/tracing.ts)
+  type Otel = typeof import('@temporalio/interceptors-opentelemetry');
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const otel: Otel = require('@temporalio/interceptors-opentelemetry');
+  const { makeWorkflowExporter, OpenTelemetryActivityInboundInterceptor, OpenTelemetryActivityOutboundInterceptor } =
+    otel;
   type Exported = Parameters<typeof makeWorkflowExporter>;
   return {
     interceptors: {

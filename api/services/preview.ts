@@ -2,7 +2,6 @@
 // rotates. It is free and synchronous, so it runs in the API process, on the same compositing engine and placement
 // maths as a paid generation (lib/compositing composite()), on blanks shrunk to PREVIEW_MAX_SIDE: the same garment,
 // zone rectangle (in fractions of the blank) and placement give the same picture, downscaled.
-import { getGarment } from '../../db/garments';
 import { UrlFetchError } from '../../lib/fetch';
 import { createUserImageLoader } from '../../lib/fetch/user-images';
 import { choosePrintZone, composite, createBlankCache, designSource, zonePixels } from '../../lib/compositing';
@@ -12,6 +11,7 @@ import type { z } from 'zod';
 import type { AppDeps } from '../context';
 import { ApiError, badRequest, notFound } from '../errors';
 import type { previewBody } from '../http/schemas';
+import { cachedGarment } from './garment-cache';
 import { resolveBlank, zoneOf } from './generations';
 
 /** Long side of a preview, in pixels (the issue's bound). */
@@ -61,7 +61,8 @@ export function createPreviewer(deps: Pick<AppDeps, 'config' | 'sql' | 'storage'
   });
 
   return async (body) => {
-    const garment = await getGarment(deps.sql, body.garmentId);
+    // the garment from the process's short-lived catalogue cache, as POST /generate reads it
+    const garment = await cachedGarment(deps, body.garmentId);
     if (!garment) throw notFound(`Garment ${JSON.stringify(body.garmentId)} not found`);
     const zone = zoneOf(garment, body.zone);
     const resolved = resolveBlank(deps, garment, body.garmentImageUrl, body.color, zone.view);
