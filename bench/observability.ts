@@ -68,7 +68,7 @@ async function measure(on: boolean, design: Buffer): Promise<Run> {
           },
           workerEnv: { WORKER_METRICS_ADDRESS: workerMetrics },
         }
-      : {}),
+      : { workerMetrics: false }),
   });
   const sql = createSql(c.databaseUrl, { max: 2 });
   let scraper: NodeJS.Timeout | undefined;

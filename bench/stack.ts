@@ -318,6 +318,8 @@ export interface ClusterOptions {
   env?: Record<string, string>;
   /** environment of the workers only */
   workerEnv?: Record<string, string>;
+  /** each worker with its Prometheus endpoint on a free port, as npm start gives it (default true; workerEnv wins) */
+  workerMetrics?: boolean;
   /** rate limits for the run (default LIFTED_LIMITS) */
   limits?: Record<string, string>;
   /**
@@ -445,6 +447,7 @@ export async function startCluster(opts: ClusterOptions): Promise<Cluster> {
     }
 
     const keep = opts.keepLog ?? DEFAULT_KEEP;
+    const workerMetricsPorts = await Promise.all(Array.from({ length: nWorkers }, () => freePort()));
     const make = (
       kind: 'api' | 'worker',
       i: number,
@@ -458,6 +461,10 @@ export async function startCluster(opts: ClusterOptions): Promise<Cluster> {
       const childEnv = {
         ...IMAGE_PROCESS_MALLOC_ENV,
         ...env,
+        // the worker's Prometheus endpoint, as npm start gives it (the SDK's metrics and ours are then recorded)
+        ...(kind === 'worker' && opts.workerMetrics !== false
+          ? { WORKER_METRICS_ADDRESS: `127.0.0.1:${workerMetricsPorts[i]}` }
+          : {}),
         ...(kind === 'api' ? { PORT: String(apiPorts[i]) } : opts.workerEnv),
         ...extra?.env,
       };
@@ -473,14 +480,7 @@ export async function startCluster(opts: ClusterOptions): Promise<Cluster> {
       processes.push(p);
       return p;
     };
-    // each worker with its Prometheus endpoint, as npm start gives it (the SDK's metrics and ours are then recorded)
-    const metricsPorts = await Promise.all(Array.from({ length: nWorkers }, () => freePort()));
-    const workers = Array.from({ length: nWorkers }, (_, i) =>
-      make('worker', i, nWorkers, {
-        name: nWorkers > 1 ? `worker-${i + 1}` : 'worker',
-        env: { WORKER_METRICS_ADDRESS: `127.0.0.1:${metricsPorts[i]}` },
-      }),
-    );
+    const workers = Array.from({ length: nWorkers }, (_, i) => make('worker', i, nWorkers));
     const apis = Array.from({ length: nApis }, (_, i) => make('api', i, nApis));
     const extraApis = extras.map((x, i) => make('api', nApis + i, nApis, x));
     for (const p of [...workers, ...apis, ...extraApis]) p.spawn();
