@@ -14,8 +14,6 @@ import {
   JPEG_QUALITY,
   THUMB_QUALITY,
   watermarkTest,
-  type ChosenZone,
-  type CompositeResult,
   type TimedRead,
 } from '../lib/compositing';
 import { isBadInput } from '../lib/errors';
@@ -136,18 +134,14 @@ export function createGenerationActivities(deps: GenerationDeps) {
         ms[name] = Math.round((performance.now() - t0) * 10) / 10;
       }
     };
-    let made: { out: CompositeResult; chosen: ChosenZone; touched: Promise<unknown> | undefined };
-    try {
-      made = await make(job, lap, timed);
-    } catch (err) {
+    const { out, chosen, touched } = await make(job, lap, timed).catch(async (err: unknown) => {
       if (begun) await begun;
       throw err;
-    }
+    });
     if (begun) {
       const row = await begun;
       if (row.completed) return done(row.completed); // an earlier run completed it: its files and time stand
     }
-    const { out, chosen, touched } = made;
     await Promise.all([
       storage.put(keys.thumbnail, out.thumbnail, 'image/jpeg'),
       storage.put(keys.mockup, out.mockup, 'image/jpeg'),

@@ -6,6 +6,7 @@ import { Client, Connection } from '@temporalio/client';
 import { createSql } from '../db/client';
 import { loadConfig } from '../lib/config';
 import { createLogger } from '../lib/log';
+import { temporalTracing } from '../lib/tracing';
 import { tracedStorage } from '../lib/spans';
 import { createStorage } from '../lib/storage';
 import { createApp } from './app';
@@ -23,7 +24,9 @@ async function main(): Promise<void> {
   const temporal = new Client({
     connection,
     namespace: config.temporal.namespace,
-    ...(tracing.enabled ? { interceptors: { workflow: [tracingClientInterceptor()] } } : {}),
+    ...(tracing.enabled
+      ? { interceptors: { workflow: [new (temporalTracing().OpenTelemetryWorkflowClientInterceptor)()] } }
+      : {}),
   });
   const app = createApp({
     config,
@@ -69,12 +72,3 @@ main().catch((err) => {
   );
   process.exit(1);
 });
-
-/** The client interceptor of @temporalio/interceptors-opentelemetry, loaded only when traces are exported (its
- * OpenTelemetry modules would otherwise sit in the heap for nothing; lib/tracing.ts). */
-function tracingClientInterceptor() {
-  type Otel = typeof import('@temporalio/interceptors-opentelemetry');
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const otel: Otel = require('@temporalio/interceptors-opentelemetry');
-  return new otel.OpenTelemetryWorkflowClientInterceptor();
-}

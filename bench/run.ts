@@ -182,6 +182,9 @@ interface GenResult extends Sample {
   error?: string;
 }
 
+/** The keys take turns (account by account); a running stack given from outside has one key. */
+const keyAt = (ctx: Ctx, n: number): string => (ctx.keys.length ? ctx.keys[n % ctx.keys.length]! : ctx.key);
+
 let requestSeq = 0;
 async function generate(
   ctx: Ctx,
@@ -191,7 +194,7 @@ async function generate(
   designUrl = ctx.designUrl,
 ): Promise<GenResult> {
   const requestId = `bench-${tag}-${++requestSeq}`;
-  const key = ctx.keys.length ? ctx.keys[requestSeq % ctx.keys.length]! : ctx.key;
+  const key = keyAt(ctx, requestSeq);
   const sentAt = epochMs();
   const t0 = performance.now();
   const r = await json(
@@ -359,7 +362,7 @@ async function uploadVariants(ctx: Ctx, design: Buffer, n: number, tag: string):
       method: 'POST',
       // the keys take turns here too: the API with the limits lifted still counts each key's windows in the shared
       // table, so ~160 uploads on one key would use up its minute for the API with the limits on
-      headers: { authorization: `Bearer ${ctx.keys.length ? ctx.keys[i % ctx.keys.length]! : ctx.key}` },
+      headers: { authorization: `Bearer ${keyAt(ctx, i)}` },
       body: form,
     });
     const body: any = await res.json().catch(() => ({}));

@@ -7,7 +7,7 @@ import {
 } from '@temporalio/worker';
 import { createActivities, type Activities, type ActivityDeps } from '../activities';
 import { accountDeletion, sendMail, shopifyWebhook, stripeEvent } from '../workflows';
-import { legacySpanProcessor, type Tracing } from '../lib/tracing';
+import { legacySpanProcessor, temporalTracing, type Tracing } from '../lib/tracing';
 
 export interface WorkerOptions extends ActivityDeps {
   connection: NativeConnection;
@@ -32,12 +32,8 @@ export const TRACING_WORKFLOW_MODULES = [
  * the client's StartWorkflow span put in the headers; workflow spans leave the sandbox through the `exporter` sink. */
 function tracingOptions(tracing: Tracing | undefined): Partial<SdkWorkerOptions> {
   if (!tracing?.enabled || !tracing.processor || !tracing.resource) return {};
-  // loaded only when traces are exported (its OpenTelemetry modules would otherwise sit in the heap; lib/tracing.ts)
-  type Otel = typeof import('@temporalio/interceptors-opentelemetry');
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const otel: Otel = require('@temporalio/interceptors-opentelemetry');
   const { makeWorkflowExporter, OpenTelemetryActivityInboundInterceptor, OpenTelemetryActivityOutboundInterceptor } =
-    otel;
+    temporalTracing();
   type Exported = Parameters<typeof makeWorkflowExporter>;
   return {
     interceptors: {

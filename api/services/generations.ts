@@ -216,12 +216,13 @@ export async function createGeneration(
   // test mode spends no token
   if (caller.livemode !== false) deps.metrics?.tokens('debit', 1);
 
+  const mode = caller.livemode === false ? { livemode: false } : {};
   const input: GenerationWorkflowInput = {
     generationId: id,
     accountId: caller.userId,
     garmentId: garment.id,
     webhookUrl: body.webhookUrl ?? null,
-    ...(caller.livemode === false ? { livemode: false } : {}),
+    ...mode,
     // the row just recorded, as the render reads it (db/generations.ts markGenerationProcessing)
     job: {
       userId: caller.userId,
@@ -233,7 +234,7 @@ export async function createGeneration(
       view: zone.view,
       silhouette: garment.silhouette,
       printArea: body.printArea ?? null,
-      ...(caller.livemode === false ? { livemode: false } : {}),
+      ...mode,
     },
   };
   // listening before the start, so the notice cannot come first

@@ -63,6 +63,12 @@ export interface GenerateOptions extends WriteOptions {
   async?: boolean;
 }
 
+/** The headers of POST /generate and /generate/batch: the Idempotency-Key (made when omitted), and Prefer when async. */
+const generateHeaders = (o: GenerateOptions) => ({
+  'Idempotency-Key': o.idempotencyKey ?? newIdempotencyKey(),
+  ...(o.async ? { Prefer: 'respond-async' as const } : {}),
+});
+
 export interface WaitOptions {
   /** between polls; default 500 ms */
   intervalMs?: number;
@@ -171,12 +177,7 @@ export function createMockupClient(opts: MockupClientOptions) {
     async generate(body: GenerateRequest, o: GenerateOptions = {}): Promise<Generation> {
       return unwrap(
         await raw.POST('/api/v1/generate', {
-          params: {
-            header: {
-              'Idempotency-Key': o.idempotencyKey ?? newIdempotencyKey(),
-              ...(o.async ? { Prefer: 'respond-async' } : {}),
-            },
-          },
+          params: { header: generateHeaders(o) },
           body,
         }),
       );
@@ -191,12 +192,7 @@ export function createMockupClient(opts: MockupClientOptions) {
     async batch(body: BatchRequest, o: GenerateOptions = {}): Promise<BatchResult> {
       return unwrap(
         await raw.POST('/api/v1/generate/batch', {
-          params: {
-            header: {
-              'Idempotency-Key': o.idempotencyKey ?? newIdempotencyKey(),
-              ...(o.async ? { Prefer: 'respond-async' } : {}),
-            },
-          },
+          params: { header: generateHeaders(o) },
           body,
         }),
       );
