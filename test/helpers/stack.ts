@@ -18,7 +18,7 @@ import { createSql, type Sql } from '../../db/client';
 import { loadConfig, type Config, type Env } from '../../lib/config';
 import { randomSuffix } from '../../lib/ids';
 import { createLogger, type Logger } from '../../lib/log';
-import { createStorage, type Storage } from '../../lib/storage';
+import { createStorage, fileUrl, type Storage } from '../../lib/storage';
 import { createWorker } from '../../worker/create-worker';
 
 let bundlePromise: Promise<WorkflowBundle> | undefined;
@@ -192,6 +192,13 @@ export async function startStack(name: string, opts: StackOptions = {}): Promise
   };
   if (opts.worker !== false) await stack.startWorker();
   return stack;
+}
+
+/** A design image put straight into the stack's storage (as an upload's file would be); its URL for designUrl. */
+export async function storeDesign(stack: Pick<Stack, 'storage' | 'config'>, png: Buffer): Promise<string> {
+  const key = `test-designs/${randomSuffix()}.png`;
+  await stack.storage.put(key, png, 'image/png');
+  return fileUrl(stack.config, key);
 }
 
 /**

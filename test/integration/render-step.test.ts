@@ -9,13 +9,11 @@ import { createActivities, type Activities } from '../../activities';
 import { failAndRefund, getGeneration } from '../../db/generations';
 import { tokenBalance } from '../../db/ledger';
 import type { GenerationWorkflowInput, RenderJob, RenderResult } from '../../lib/generation/types';
-import { randomSuffix } from '../../lib/ids';
 import { createLogger } from '../../lib/log';
-import { fileUrl } from '../../lib/storage';
 import { mockupKeys } from '../../activities/generation';
 import { accountDeletion, sendMail, shopifyWebhook, stripeEvent } from '../../workflows';
 import { account, http } from '../helpers/http';
-import { startStack, type Stack } from '../helpers/stack';
+import { startStack, storeDesign, type Stack } from '../helpers/stack';
 
 describe('render step with the job from the input', () => {
   let stack: Stack;
@@ -30,14 +28,12 @@ describe('render step with the job from the input', () => {
     acct = await account(stack.baseUrl);
     garment = (await http(stack.baseUrl, 'GET', '/api/v1/garments?category=t-shirts&limit=1', { key: acct.key })).body
       .garments[0];
-    const key = `test-designs/${randomSuffix()}.png`;
     const design = await sharp({
       create: { width: 400, height: 300, channels: 4, background: { r: 200, g: 30, b: 40, alpha: 1 } },
     })
       .png()
       .toBuffer();
-    await stack.storage.put(key, design, 'image/png');
-    designUrl = fileUrl(stack.config, key);
+    designUrl = await storeDesign(stack, design);
     activities = createActivities({
       config: stack.config,
       sql: stack.sql,

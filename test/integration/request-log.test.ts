@@ -5,13 +5,11 @@ import assert from 'node:assert/strict';
 import sharp from 'sharp';
 import { createMaintenanceActivities } from '../../activities/maintenance';
 import { createRequestLogActivities } from '../../activities/request-log';
-import { randomSuffix } from '../../lib/ids';
 import { createLogger } from '../../lib/log';
-import { fileUrl } from '../../lib/storage';
 import { verifyWebhookSignature } from '../../lib/webhooks/signature';
 import { account, createKey, http } from '../helpers/http';
 import { startCallbackReceiver, type CallbackReceiver } from '../helpers/receiver';
-import { startStack, type Stack } from '../helpers/stack';
+import { startStack, storeDesign, type Stack } from '../helpers/stack';
 
 const RESENDS = 3;
 
@@ -29,15 +27,12 @@ describe('request log and callback resend', () => {
     const a = await account(stack.baseUrl);
     garment = (await http(stack.baseUrl, 'GET', '/api/v1/garments?category=t-shirts&limit=1', { key: a.key })).body
       .garments[0];
-    const key = `test-designs/${randomSuffix()}.png`;
-    await stack.storage.put(
-      key,
+    designUrl = await storeDesign(
+      stack,
       await sharp({ create: { width: 300, height: 300, channels: 4, background: '#0033a0' } })
         .png()
         .toBuffer(),
-      'image/png',
     );
-    designUrl = fileUrl(stack.config, key);
   });
   after(async () => {
     await receiver?.close();

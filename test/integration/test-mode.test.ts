@@ -5,11 +5,10 @@ import assert from 'node:assert/strict';
 import sharp from 'sharp';
 import { debitTokensIn, tokenBalance } from '../../db/ledger';
 import { randomSuffix } from '../../lib/ids';
-import { fileUrl } from '../../lib/storage';
 import { verifyWebhookSignature } from '../../lib/webhooks/signature';
 import { account, createKey, http } from '../helpers/http';
 import { startCallbackReceiver, type CallbackReceiver } from '../helpers/receiver';
-import { startStack, type Stack } from '../helpers/stack';
+import { startStack, storeDesign, type Stack } from '../helpers/stack';
 
 const PER_DAY = 6;
 
@@ -45,12 +44,10 @@ describe('test mode: test keys, no charge, watermark, separation, limits', () =>
     color = [...garment.colors].sort(
       (a: any, b: any) => parseInt(b.hex.slice(1), 16) - parseInt(a.hex.slice(1), 16),
     )[0];
-    const key = `test-designs/${randomSuffix()}.png`;
     const navy = await sharp({ create: { width: 500, height: 500, channels: 4, background: '#0033a0' } })
       .png()
       .toBuffer();
-    await stack.storage.put(key, navy, 'image/png');
-    designUrl = fileUrl(stack.config, key);
+    designUrl = await storeDesign(stack, navy);
   });
   after(async () => {
     await receiver?.close();
