@@ -94,12 +94,17 @@ export async function waitFor(
 export function runTool(
   cmd: string,
   args: string[],
-  opts: { env: NodeJS.ProcessEnv; timeoutMs: number; signal?: AbortSignal },
+  opts: { env: NodeJS.ProcessEnv; timeoutMs: number; signal?: AbortSignal; cwd?: string },
 ): Promise<{ status: number | null; signal: NodeJS.Signals | null }> {
   const { signal } = opts;
   signal?.throwIfAborted();
   return new Promise((resolve, reject) => {
-    const proc = spawn(cmd, args, { env: opts.env, stdio: ['ignore', 'inherit', 'inherit'], detached: true });
+    const proc = spawn(cmd, args, {
+      env: opts.env,
+      cwd: opts.cwd,
+      stdio: ['ignore', 'inherit', 'inherit'],
+      detached: true,
+    });
     const group = (sig: NodeJS.Signals) => {
       try {
         process.kill(-proc.pid!, sig);

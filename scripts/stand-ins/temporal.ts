@@ -1,7 +1,7 @@
 // The Temporal CLI and its dev server (`temporal server start-dev`), which `npm start`, the tests and the benchmarks
 // run when no TEMPORAL_ADDRESS is given.
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, openSync, readdirSync } from 'node:fs';
+import { createReadStream, existsSync, mkdirSync, openSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { SEARCH_ATTRIBUTES } from '../../lib/search-attributes';
 import {
@@ -22,53 +22,147 @@ import {
 export const TEMPORAL_CLI_VERSION = 'v1.5.1';
 const FALLBACK_VERSIONS = ['v1.5.1', 'v1.4.1', 'v1.3.0'];
 
+/**
+ * The dev server keeps its state in SQLite through modernc.org/sqlite, on one connection. The driver the CLI's tags
+ * pin (v1.34.1 in v1.5.1) leaks a query's rows when the query's context ends just as its first row comes: the
+ * statement stays active, so the interrupt SQLite got for it is never cleared, and every later statement on that one
+ * connection fails with `interrupted (9)`. A client call cancelled or past its deadline at that moment leaves the
+ * server answering `GetNamespace operation failed. Error interrupted (9)` to everything until it restarts (it
+ * happened in a CI run; test/integration/temporal-dev-server.test.ts reproduces it within seconds). v1.40.1 closes
+ * those rows, v1.42.2 no longer interrupts a later, unrelated query, and v1.51.0 keeps an in-memory database's
+ * connection after an interrupt (the tests' server is in memory). So the CLI is built against this driver version;
+ * v1.59.0 is the last that builds with Go 1.25.
+ */
+export const TEMPORAL_SQLITE_DRIVER = 'v1.59.0';
+const SAFE_SQLITE_DRIVER = 'v1.51.0';
+
 function works(bin: string, signal?: AbortSignal): Promise<boolean> {
   return versionWorks(bin, /temporal version/i, signal);
 }
 
+/** `vA.B.C` as numbers, for comparison; undefined for anything else. */
+function semver(v: string): [number, number, number] | undefined {
+  const m = /^v(\d+)\.(\d+)\.(\d+)/.exec(v);
+  return m ? [Number(m[1]), Number(m[2]), Number(m[3])] : undefined;
+}
+
+/** Whether a modernc.org/sqlite version leaves the dev server usable after a cancelled call (see above). */
+export function sqliteDriverIsSafe(version: string | undefined): boolean {
+  const v = version ? semver(version) : undefined;
+  const min = semver(SAFE_SQLITE_DRIVER)!;
+  if (!v) return false;
+  for (let i = 0; i < 3; i++) if (v[i] !== min[i]) return v[i]! > min[i]!;
+  return true;
+}
+
 /**
- * Finds a `temporal` CLI: TEMPORAL_CLI_PATH, then PATH, then our cache, then builds it with `go install` into the
- * cache (no replace directives in these tags, so go install works), then the SDK's own download.
+ * The modernc.org/sqlite version a Go binary was built with, from the module list Go writes into every binary
+ * (`dep\tmodernc.org/sqlite\tv1.34.1\t...`, what `go version -m` prints); undefined when it has none.
+ */
+export async function sqliteDriverOf(bin: string): Promise<string | undefined> {
+  const needle = Buffer.from('\tmodernc.org/sqlite\t');
+  let carry = Buffer.alloc(0);
+  for await (const chunk of createReadStream(bin, { highWaterMark: 8 << 20 }) as AsyncIterable<Buffer>) {
+    const buf = Buffer.concat([carry, chunk]);
+    const at = buf.indexOf(needle);
+    if (at >= 0 && at + needle.length + 32 <= buf.length) {
+      const m = /^v\d+\.\d+\.\d+[^\s]*/.exec(
+        buf.subarray(at + needle.length, at + needle.length + 32).toString('latin1'),
+      );
+      return m?.[0];
+    }
+    carry = buf.subarray(Math.max(0, at >= 0 ? at : buf.length - needle.length - 32));
+  }
+  return undefined;
+}
+
+/** The folder of our build of CLI `version` against the pinned driver. */
+const pinnedDir = (version: string) =>
+  path.join(cacheDir(), `temporal-${version.slice(1)}-sqlite-${TEMPORAL_SQLITE_DRIVER.slice(1)}`);
+
+/**
+ * Builds CLI `version` with the pinned SQLite driver into `dir`: a throwaway module that requires both (Go's minimal
+ * version selection takes the higher driver; the CLI's own go.mod has no replace directives to lose), then `go build`.
+ */
+async function buildPinned(go: string, version: string, dir: string, log: Log, signal?: AbortSignal) {
+  const src = path.join(dir, 'src');
+  mkdirSync(src, { recursive: true });
+  writeFileSync(path.join(src, 'go.mod'), 'module apparel-mockup/temporal-dev\n\ngo 1.25\n');
+  const opts = { env: { ...goEnv(dir), GOWORK: 'off' }, timeoutMs: 40 * 60_000, signal, cwd: src };
+  log(
+    `building the Temporal CLI ${version} with modernc.org/sqlite ${TEMPORAL_SQLITE_DRIVER} into ${dir} (one time, several minutes)`,
+  );
+  const got = await runTool(
+    go,
+    ['get', `github.com/temporalio/cli/cmd/temporal@${version}`, `modernc.org/sqlite@${TEMPORAL_SQLITE_DRIVER}`],
+    opts,
+  );
+  if (got.status !== 0) return got;
+  return runTool(go, ['build', '-o', path.join(dir, 'temporal'), 'github.com/temporalio/cli/cmd/temporal'], opts);
+}
+
+/**
+ * Finds a `temporal` CLI: TEMPORAL_CLI_PATH (as given, with a warning if its SQLite driver has the interrupt bug),
+ * then one on PATH whose driver is safe, then our cached build, then builds one (CLI tag + pinned driver) into the
+ * cache. Only if no build is possible: an older cache entry or the SDK's download, with the same warning.
  */
 export async function resolveTemporalCli(opts: { cliPath?: string; log: Log; signal?: AbortSignal }): Promise<string> {
-  const { signal } = opts;
+  const { signal, log } = opts;
+  const warnUnsafe = async (bin: string) => {
+    const driver = await sqliteDriverOf(bin);
+    if (!sqliteDriverIsSafe(driver))
+      log(
+        `warning: ${bin} is built with modernc.org/sqlite ${driver ?? '(unknown)'}: a cancelled call can leave its dev server answering "interrupted (9)" to everything until restarted (${SAFE_SQLITE_DRIVER} or later fixes it; see docs/development.md)`,
+      );
+  };
   if (opts.cliPath) {
     if (!(await works(opts.cliPath, signal)))
       throw new Error(`TEMPORAL_CLI_PATH=${opts.cliPath} is not a working temporal CLI`);
+    await warnUnsafe(opts.cliPath);
     return opts.cliPath;
   }
   const fromPath = onPath('temporal');
-  if (fromPath && (await works(fromPath, signal))) return fromPath;
+  if (fromPath && (await works(fromPath, signal))) {
+    if (sqliteDriverIsSafe(await sqliteDriverOf(fromPath))) return fromPath;
+    log(`not using ${fromPath}: its SQLite driver has the interrupt bug (docs/development.md)`);
+  }
   for (const v of FALLBACK_VERSIONS) {
-    const cached = path.join(cacheDir(), `temporal-${v.slice(1)}`, 'temporal');
+    const cached = path.join(pinnedDir(v), 'temporal');
     if (existsSync(cached) && (await works(cached, signal))) return cached;
   }
   const go = goBinary();
   if (go) {
     for (const v of FALLBACK_VERSIONS) {
-      const bin = path.join(cacheDir(), `temporal-${v.slice(1)}`);
-      mkdirSync(bin, { recursive: true });
-      opts.log(`building the Temporal CLI ${v} with go install into ${bin} (one time, several minutes)`);
-      const r = await runTool(go, ['install', `github.com/temporalio/cli/cmd/temporal@${v}`], {
-        env: goEnv(bin),
-        timeoutMs: 40 * 60_000,
-        signal,
-      });
-      const built = path.join(bin, 'temporal');
+      const dir = pinnedDir(v);
+      const r = await buildPinned(go, v, dir, log, signal);
+      const built = path.join(dir, 'temporal');
       if (r.status === 0 && existsSync(built) && (await works(built, signal))) return built;
-      opts.log(`go install of temporal ${v} failed (exit ${r.status ?? r.signal})`);
+      log(
+        `the build of temporal ${v} with modernc.org/sqlite ${TEMPORAL_SQLITE_DRIVER} failed (exit ${r.status ?? r.signal})`,
+      );
+    }
+  }
+  // No build: what an earlier version of this script installed (`go install` of the tag as it is), then the SDK.
+  for (const v of FALLBACK_VERSIONS) {
+    const cached = path.join(cacheDir(), `temporal-${v.slice(1)}`, 'temporal');
+    if (existsSync(cached) && (await works(cached, signal))) {
+      await warnUnsafe(cached);
+      return cached;
     }
   }
   try {
     // Last resort, on machines with internet: let the SDK download a CLI release into our cache.
-    const downloaded = await sdkDownload(path.join(cacheDir(), 'sdk-download'), opts.log, signal);
-    if (downloaded) return downloaded;
+    const downloaded = await sdkDownload(path.join(cacheDir(), 'sdk-download'), log, signal);
+    if (downloaded) {
+      await warnUnsafe(downloaded);
+      return downloaded;
+    }
   } catch (err) {
     if (signal?.aborted) throw err;
-    opts.log(`the SDK could not download the Temporal CLI: ${(err as Error).message}`);
+    log(`the SDK could not download the Temporal CLI: ${(err as Error).message}`);
   }
   throw new Error(
-    'No Temporal CLI found: install Go (>= 1.24) so `GOTOOLCHAIN=local go install github.com/temporalio/cli/cmd/temporal@v1.5.1` can build it, put `temporal` on PATH, set TEMPORAL_CLI_PATH, or set TEMPORAL_ADDRESS to an existing server.',
+    `No Temporal CLI found: install Go (>= 1.25) so that the Temporal CLI ${TEMPORAL_CLI_VERSION} can be built with modernc.org/sqlite ${TEMPORAL_SQLITE_DRIVER} (docs/development.md), put \`temporal\` on PATH, set TEMPORAL_CLI_PATH, or set TEMPORAL_ADDRESS to an existing server.`,
   );
 }
 
