@@ -15,6 +15,7 @@ import {
   type UserRef,
 } from '../lib/payments/events';
 import { randomSuffix } from '../lib/ids';
+import type { StripeRead } from '../lib/payments/types';
 import type { Sql } from './client';
 import { giveBackTokens, grantTokens, takeBackTokens, type Tx } from './ledger';
 import { mailPaymentFailed, mailSubscriptionEnding, mailTokensTakenBack } from './payment-mails';
@@ -83,8 +84,16 @@ export async function currentSubscription(sql: Sql, userId: string): Promise<Sub
 export async function storeStripeEvent(
   sql: Sql,
   e: { id: string; type: string; created: number; livemode: boolean; payload: unknown },
-): Promise<{ inserted: boolean; status: string; accountId: string | null }> {
-  const [row] = await sql<{ status: string; inserted: boolean; accountId: string | null }[]>`
+): Promise<{ inserted: boolean; status: string; accountId: string | null; session: KnownSession | null }> {
+  const [row] = await sql<
+    {
+      status: string;
+      inserted: boolean;
+      accountId: string | null;
+      sessionUser: string | null;
+      sessionMode: string | null;
+    }[]
+  >`
     with ins as (
       insert into stripe_events (id, type, created, livemode, payload)
       values (${e.id}, ${e.type}, to_timestamp(${e.created}), ${e.livemode}, ${sql.json(e.payload as never)})
@@ -93,8 +102,15 @@ export async function storeStripeEvent(
       select id, type, status, payload, true as inserted from ins
       union all select id, type, status, payload, false from stripe_events
         where id = ${e.id} and not exists (select 1 from ins))
-    select e.status, e.inserted, ${accountOfEvent(sql)} as "accountId" from e ${accountJoins(sql)}`;
-  return { inserted: row?.inserted ?? false, status: row?.status ?? 'received', accountId: row?.accountId ?? null };
+    select e.status, e.inserted, ${accountOfEvent(sql)} as "accountId",
+      cs.user_id as "sessionUser", cs.mode as "sessionMode" from e ${accountJoins(sql)}`;
+  return {
+    inserted: row?.inserted ?? false,
+    status: row?.status ?? 'received',
+    accountId: row?.accountId ?? null,
+    // the checkout session as recorded when this service created it (a checkout event's), else null
+    session: row?.sessionUser && row.sessionMode ? { userId: row.sessionUser, mode: row.sessionMode } : null,
+  };
 }
 
 /**
@@ -148,7 +164,7 @@ export interface AppliedEvent {
 }
 
 /** What a deferred event needs read from Stripe first. */
-export type EventNeed = { subscriptionId: string } | { lineItemsOf: string };
+export type EventNeed = StripeRead;
 
 /**
  * Locks the user an event is for and returns their id: the id it names (if it exists), else its subscription's, else

@@ -9,7 +9,13 @@ import {
   proxyLocalActivities,
 } from '@temporalio/workflow';
 import type { PaymentActivities } from '../activities/payments';
-import { NON_RETRYABLE_PAYMENT_ERRORS, type StripeEventInput, type StripeEventResult } from '../lib/payments/types';
+import {
+  NON_RETRYABLE_PAYMENT_ERRORS,
+  type LineItemFacts,
+  type StripeEventInput,
+  type StripeEventResult,
+  type SubscriptionFacts,
+} from '../lib/payments/types';
 import { inboundBookkeeping, outsideCall, outsideRead } from './policies';
 
 // Calls to Stripe: 30 s each, retried for about ten minutes (rate limits and blips pass by then). Since
@@ -34,24 +40,35 @@ const db = proxyLocalActivities<PaymentActivities>(inboundBookkeeping(NON_RETRYA
 export async function stripeEvent(
   input: StripeEventInput,
 ): Promise<StripeEventResult | { status: 'failed'; error: string }> {
-  const first = await db.applyStripeEvent({ eventId: input.eventId, subscription: null });
-  if (first.status !== 'needs_subscription' && first.status !== 'needs_line_items') return first;
+  // Started with what to read (the API decided it when it stored the event): read, then apply once. Started without
+  // it (the sweep, runs from before): the first apply says what it needs.
+  let need = input.need;
+  if (need === undefined) {
+    const first = await db.applyStripeEvent({ eventId: input.eventId, subscription: null });
+    if (first.status !== 'needs_subscription' && first.status !== 'needs_line_items') return first;
+    need =
+      first.status === 'needs_subscription'
+        ? { subscriptionId: first.subscriptionId }
+        : { lineItemsOf: first.sessionId };
+  }
   // Read from Stripe what the event needs (a subscription checkout: the subscription; a paid pack checkout: its line
   // items), then apply with it. Stripe refusing the read (4xx) records the event failed.
-  let read;
-  const reader = patched(STRIPE_READS_LOCAL) ? stripeLocal : stripe;
-  try {
-    read =
-      first.status === 'needs_subscription'
-        ? { subscription: await reader.retrieveStripeSubscription({ subscriptionId: first.subscriptionId }) }
-        : { subscription: null, lineItems: await reader.listCheckoutLineItems({ sessionId: first.sessionId }) };
-  } catch (err) {
-    // a regular activity's failure wraps the activity's error; a local activity's is that error itself
-    const cause = err instanceof ActivityFailure ? err.cause : err;
-    if (!(cause instanceof ApplicationFailure && cause.nonRetryable)) throw err;
-    const error = cause.message;
-    await db.failStripeEvent({ eventId: input.eventId, error });
-    return { status: 'failed', error };
+  let read: { subscription: SubscriptionFacts | null; lineItems?: LineItemFacts[] } = { subscription: null };
+  if (need) {
+    const reader = patched(STRIPE_READS_LOCAL) ? stripeLocal : stripe;
+    try {
+      read =
+        'subscriptionId' in need
+          ? { subscription: await reader.retrieveStripeSubscription({ subscriptionId: need.subscriptionId }) }
+          : { subscription: null, lineItems: await reader.listCheckoutLineItems({ sessionId: need.lineItemsOf }) };
+    } catch (err) {
+      // a regular activity's failure wraps the activity's error; a local activity's is that error itself
+      const cause = err instanceof ActivityFailure ? err.cause : err;
+      if (!(cause instanceof ApplicationFailure && cause.nonRetryable)) throw err;
+      const error = cause.message;
+      await db.failStripeEvent({ eventId: input.eventId, error });
+      return { status: 'failed', error };
+    }
   }
   const applied = await db.applyStripeEvent({ eventId: input.eventId, ...read });
   if (applied.status === 'needs_subscription' || applied.status === 'needs_line_items')

@@ -14,7 +14,7 @@ import {
 } from '../../db/payments';
 import { startInboundWorkflow } from '../../lib/inbound';
 import { packForPrice, planForPrice, priceForPlan } from '../../lib/payments/catalog';
-import { MAX_STRIPE_SECONDS } from '../../lib/payments/events';
+import { MAX_STRIPE_SECONDS, checkoutNeeds } from '../../lib/payments/events';
 import { stripeEventStart } from '../../lib/payments/start';
 import { stripeEvent } from '../../workflows';
 import { createStripeClient, verifyStripeEvent, type Stripe } from '../../lib/payments/stripe';
@@ -201,7 +201,8 @@ export async function receiveStripeEvent(deps: AppDeps, req: Request, raw: Buffe
           await startInboundWorkflow(
             deps.temporal,
             deps.config.temporal.taskQueue,
-            stripeEventStart(stripeEvent, e.data.id, stored.accountId),
+            // what to read from Stripe is known now: the workflow reads it before its one apply
+            stripeEventStart(stripeEvent, e.data.id, stored.accountId, checkoutNeeds(event, stored.session)),
           );
         }
       : undefined;

@@ -2,7 +2,9 @@
 // The activity (activities/payments.ts) reads the stored event, asks this, and applies the answer in one transaction.
 import type Stripe from 'stripe';
 import { packForPrice, planForPrice, type PlanRow, type PriceCatalog } from './catalog';
-import type { SubscriptionFacts } from './types';
+import type { LineItemFacts, StripeRead, SubscriptionFacts } from './types';
+
+export type { LineItemFacts };
 
 export interface UserRef {
   userId: string | null;
@@ -67,12 +69,6 @@ export type MoneyBack =
 export interface KnownSession {
   userId: string;
   mode: string;
-}
-
-/** A line item of a Checkout Session, as read from Stripe. */
-export interface LineItemFacts {
-  priceId: string | null;
-  quantity: number;
 }
 
 export type EventOutcome =
@@ -142,10 +138,7 @@ export function checkoutSessionOf(event: Stripe.Event): string | null {
  * subscription checkout, the line items of a paid pack checkout. Nothing for a session this service did not create
  * (it is ignored) or a pack not paid yet.
  */
-export function checkoutNeeds(
-  event: Stripe.Event,
-  session: KnownSession | null,
-): { subscriptionId: string } | { lineItemsOf: string } | null {
+export function checkoutNeeds(event: Stripe.Event, session: KnownSession | null): StripeRead | null {
   if (!isCheckout(event) || !session) return null;
   const s = event.data.object as Stripe.Checkout.Session;
   if (s.mode !== session.mode) return null;

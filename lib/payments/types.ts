@@ -3,7 +3,23 @@
 /** Input of the `stripeEvent` workflow (id `stripe-event-<event id>`): the event itself is read from PostgreSQL. */
 export interface StripeEventInput {
   eventId: string;
+  /**
+   * What the event needs read from Stripe before it is applied (a subscription checkout: its subscription; a paid
+   * pack: its line items), decided when it was stored, from the payload and the checkout session this service
+   * recorded (checkoutNeeds of lib/payments/events.ts); null: nothing. The workflow then reads first and applies
+   * once. Absent in runs started before it and by the inbound sweep: the first apply says what it needs.
+   */
+  need?: StripeRead | null;
 }
+
+/** A line item of a Checkout Session, as read from Stripe. */
+export interface LineItemFacts {
+  priceId: string | null;
+  quantity: number;
+}
+
+/** A read from Stripe a stored event needs before it can be applied. */
+export type StripeRead = { subscriptionId: string } | { lineItemsOf: string };
 
 /** The `stripeEvent` workflow's signature: what the API and the inbound sweep start it by (lib/payments/start.ts). */
 export type StripeEventWorkflow = (

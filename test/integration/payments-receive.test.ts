@@ -77,12 +77,51 @@ describe('payments: Stripe events stored with their account, applied in one tran
     const acct = await account(stack.baseUrl);
     const e = storedEvent('checkout.session.completed', checkoutSession({ userId: acct.userId, mode: 'payment' }));
     const first = await counting(() => storeStripeEvent(counted, e.stored));
-    assert.deepEqual(first.value, { inserted: true, status: 'received', accountId: acct.userId });
+    // no session recorded for this one (not created through the checkout): nothing to read from Stripe for it
+    assert.deepEqual(first.value, { inserted: true, status: 'received', accountId: acct.userId, session: null });
     assert.equal(first.sent.length, 1, first.sent.join('\n'));
     const again = await counting(() => storeStripeEvent(counted, e.stored));
-    assert.deepEqual(again.value, { inserted: false, status: 'received', accountId: acct.userId });
+    assert.deepEqual(again.value, { inserted: false, status: 'received', accountId: acct.userId, session: null });
     assert.equal(again.sent.length, 1, again.sent.join('\n'));
     assert.equal((await stack.sql`select 1 from stripe_events where id = ${e.id}`).length, 1);
+  });
+
+  it("a paid pack's workflow starts knowing it must read the line items: the read, then one apply", async () => {
+    const acct = await account(stack.baseUrl);
+    const { priceId } = stack.config.payments.tokenPacks[0]!;
+    const session = checkoutSession({ userId: acct.userId, mode: 'payment', id: `cs_test_${randomSuffix(16)}` });
+    // as POST /api/payments/checkout records the sessions it creates
+    await recordCheckoutSession(stack.sql, { id: session.id, userId: acct.userId, mode: 'payment', priceId });
+    const e = signedEvent(secret(), 'checkout.session.completed', session);
+    const res = await http(stack.baseUrl, 'POST', '/api/payments/webhook', {
+      body: e.body,
+      headers: { 'content-type': 'application/json', 'stripe-signature': e.signature },
+    });
+    assert.equal(res.status, 200, res.text);
+    const workflowId = `stripe-event-${e.id}`;
+    // stripe-mock answers any session's line items with its fixture's price, not a pack of ours: nothing granted
+    assert.equal(((await workflowResultWhenStarted(stack.client, workflowId)) as { status: string }).status, 'ignored');
+    const history = await stack.client.workflow.getHandle(workflowId).fetchHistory();
+    const started = history.events![0]!.workflowExecutionStartedEventAttributes!;
+    const input = stack.client.options.loadedDataConverter.payloadConverter.fromPayload(started.input!.payloads![0]!);
+    assert.deepEqual(input, { eventId: e.id, need: { lineItemsOf: session.id } });
+    // two local activities (markers): the read, then the one apply; no first apply finding that it must read
+    const localActivities = (h: typeof history) =>
+      h.events!.filter((ev) => ev.markerRecordedEventAttributes?.markerName === 'core_local_activity').length;
+    assert.equal(localActivities(history), 2);
+    // an event with nothing to read is started saying so, and applied in one step
+    const other = signedEvent(secret(), 'invoice.payment_failed', { id: `in_${randomSuffix(12)}`, object: 'invoice' });
+    await http(stack.baseUrl, 'POST', '/api/payments/webhook', {
+      body: other.body,
+      headers: { 'content-type': 'application/json', 'stripe-signature': other.signature },
+    });
+    await workflowResultWhenStarted(stack.client, `stripe-event-${other.id}`);
+    const h2 = await stack.client.workflow.getHandle(`stripe-event-${other.id}`).fetchHistory();
+    const in2 = stack.client.options.loadedDataConverter.payloadConverter.fromPayload(
+      h2.events![0]!.workflowExecutionStartedEventAttributes!.input!.payloads![0]!,
+    );
+    assert.deepEqual(in2, { eventId: other.id, need: null });
+    assert.equal(localActivities(h2), 1);
   });
 
   it('applying a token pack is one transaction of seven statements; applying it again grants nothing', async () => {

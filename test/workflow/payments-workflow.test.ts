@@ -8,7 +8,7 @@ import { temporal as proto } from '@temporalio/proto';
 import { Worker } from '@temporalio/worker';
 import type { Activities } from '../../activities';
 import { randomSuffix } from '../../lib/ids';
-import { PaymentErrors } from '../../lib/payments/types';
+import { PaymentErrors, type StripeEventInput } from '../../lib/payments/types';
 import { stripeEvent } from '../../workflows';
 import { useTemporalConnections, workflowBundle } from '../helpers/stack';
 
@@ -23,6 +23,7 @@ describe('stripeEvent workflow (mocked activities)', function () {
   async function run(
     applyStripeEvent: Activities['applyStripeEvent'],
     listCheckoutLineItems?: Activities['listCheckoutLineItems'],
+    need?: StripeEventInput['need'],
   ) {
     const taskQueue = `wf-stripe-${randomSuffix(6)}`;
     const failed: string[] = [];
@@ -44,7 +45,7 @@ describe('stripeEvent workflow (mocked activities)', function () {
         .execute(stripeEvent, {
           workflowId: `stripe-event-${eventId}`,
           taskQueue,
-          args: [{ eventId }],
+          args: [need === undefined ? { eventId } : { eventId, need }],
         })
         .then(
           (result) => ({ result, error: undefined }),
@@ -131,6 +132,46 @@ describe('stripeEvent workflow (mocked activities)', function () {
     const E = proto.api.enums.v1.EventType;
     assert.equal(count(E.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED), 0);
     assert.equal(count(E.EVENT_TYPE_WORKFLOW_TASK_COMPLETED), 1);
+  });
+
+  it('started knowing what to read (as the API starts it): reads the line items, then applies once', async () => {
+    const inputs: unknown[] = [];
+    const order: string[] = [];
+    const { result, history } = await run(
+      async (input) => {
+        inputs.push(input);
+        order.push('apply');
+        return { status: 'processed', type: 'checkout.session.completed', granted: 100 };
+      },
+      async ({ sessionId }) => {
+        order.push(`read ${sessionId}`);
+        return [{ priceId: 'price_pack_100', quantity: 1 }];
+      },
+      { lineItemsOf: 'cs_test_2' },
+    );
+    assert.deepEqual(result, { status: 'processed', type: 'checkout.session.completed', granted: 100 });
+    assert.deepEqual(order, ['read cs_test_2', 'apply']);
+    assert.deepEqual((inputs[0] as { lineItems: unknown }).lineItems, [{ priceId: 'price_pack_100', quantity: 1 }]);
+    // two local activities (the patch that made reads local is a marker too, of another name)
+    const localActivities = history.events!.filter(
+      (e) => e.markerRecordedEventAttributes?.markerName === 'core_local_activity',
+    );
+    assert.equal(localActivities.length, 2);
+  });
+
+  it('started knowing there is nothing to read: applies once', async () => {
+    let applies = 0;
+    const { result } = await run(
+      async (input) => {
+        applies++;
+        assert.equal(input.lineItems, undefined);
+        return { status: 'ignored', type: 'invoice.payment_failed', granted: 0 };
+      },
+      undefined,
+      null,
+    );
+    assert.deepEqual(result, { status: 'ignored', type: 'invoice.payment_failed', granted: 0 });
+    assert.equal(applies, 1);
   });
 
   it('records the event failed when Stripe refuses to list the line items', async () => {
