@@ -19,7 +19,7 @@ import {
   type LineItemFacts,
 } from '../lib/payments/events';
 import { createStripeClient, type Stripe } from '../lib/payments/stripe';
-import { PaymentErrors, type StripeEventResult, type SubscriptionFacts } from '../lib/payments/types';
+import { PaymentErrors, type StripeEventResult, type StripeRead, type SubscriptionFacts } from '../lib/payments/types';
 import { nonRetryable as fail, type BookkeepingDeps } from './deps';
 
 export interface PaymentActivityDeps extends BookkeepingDeps {
@@ -48,58 +48,78 @@ export function createPaymentActivities({
     return plansCache.map;
   };
 
-  return {
-    /**
-     * Reads a subscription's current state from Stripe, with its first invoice: from the expanded latest invoice
-     * while that is the one that created the subscription, else by listing its invoices. A 4xx other than 429 is
-     * final.
-     */
-    async retrieveStripeSubscription({ subscriptionId }: { subscriptionId: string }): Promise<SubscriptionFacts> {
+  /**
+   * Reads a subscription's current state from Stripe, with its first invoice: from the expanded latest invoice
+   * while that is the one that created the subscription, else by listing its invoices. A 4xx other than 429 is
+   * final.
+   */
+  async function retrieveStripeSubscription({
+    subscriptionId,
+  }: {
+    subscriptionId: string;
+  }): Promise<SubscriptionFacts> {
+    try {
+      const sub = await client().subscriptions.retrieve(subscriptionId, { expand: ['latest_invoice'] });
+      let facts: SubscriptionFacts;
       try {
-        const sub = await client().subscriptions.retrieve(subscriptionId, { expand: ['latest_invoice'] });
-        let facts: SubscriptionFacts;
-        try {
-          facts = subscriptionFacts(sub, Math.floor(Date.now() / 1000));
-        } catch (err) {
-          throw fail(PaymentErrors.Malformed, `subscription ${subscriptionId}: ${(err as Error).message}`);
-        }
-        if (!facts.firstInvoiceId) {
-          const invoices: { id?: string; billing_reason: string | null; created: number }[] = [];
-          for await (const inv of client().invoices.list({ subscription: subscriptionId, limit: 100 })) {
-            invoices.push({ id: inv.id, billing_reason: inv.billing_reason, created: inv.created });
-            if (inv.billing_reason === 'subscription_create') break;
-          }
-          facts.firstInvoiceId = firstInvoiceOf(invoices);
-        }
-        return facts;
+        facts = subscriptionFacts(sub, Math.floor(Date.now() / 1000));
       } catch (err) {
-        if (err instanceof ApplicationFailure) throw err;
-        const status = (err as { statusCode?: number }).statusCode;
-        if (status && status >= 400 && status < 500 && status !== 429)
-          throw fail(PaymentErrors.Rejected, `Stripe refused to read ${subscriptionId}: ${(err as Error).message}`);
-        throw err;
+        throw fail(PaymentErrors.Malformed, `subscription ${subscriptionId}: ${(err as Error).message}`);
       }
-    },
+      if (!facts.firstInvoiceId) {
+        const invoices: { id?: string; billing_reason: string | null; created: number }[] = [];
+        for await (const inv of client().invoices.list({ subscription: subscriptionId, limit: 100 })) {
+          invoices.push({ id: inv.id, billing_reason: inv.billing_reason, created: inv.created });
+          if (inv.billing_reason === 'subscription_create') break;
+        }
+        facts.firstInvoiceId = firstInvoiceOf(invoices);
+      }
+      return facts;
+    } catch (err) {
+      if (err instanceof ApplicationFailure) throw err;
+      const status = (err as { statusCode?: number }).statusCode;
+      if (status && status >= 400 && status < 500 && status !== 429)
+        throw fail(PaymentErrors.Rejected, `Stripe refused to read ${subscriptionId}: ${(err as Error).message}`);
+      throw err;
+    }
+  }
+
+  /**
+   * The line items of a Checkout Session (what was paid for: price and quantity), read from Stripe. A 4xx other
+   * than 429 is final.
+   */
+  async function listCheckoutLineItems({ sessionId }: { sessionId: string }): Promise<LineItemFacts[]> {
+    try {
+      const items: LineItemFacts[] = [];
+      for await (const li of client().checkout.sessions.listLineItems(sessionId, { limit: 100 }))
+        items.push({ priceId: li.price?.id ?? null, quantity: li.quantity ?? 0 });
+      return items;
+    } catch (err) {
+      const status = (err as { statusCode?: number }).statusCode;
+      if (status && status >= 400 && status < 500 && status !== 429)
+        throw fail(
+          PaymentErrors.Rejected,
+          `Stripe refused to list the items of ${sessionId}: ${(err as Error).message}`,
+        );
+      throw err;
+    }
+  }
+
+  const activities = {
+    retrieveStripeSubscription,
+    listCheckoutLineItems,
 
     /**
-     * The line items of a Checkout Session (what was paid for: price and quantity), read from Stripe. A 4xx other
-     * than 429 is final.
+     * Reads from Stripe what a stored event needs (told by the API when it stored the event), then applies it: one
+     * local activity for a pack purchase or a subscription checkout instead of two. A refused read (4xx) is final
+     * (`StripeRejected`); the workflow records the event failed.
      */
-    async listCheckoutLineItems({ sessionId }: { sessionId: string }): Promise<LineItemFacts[]> {
-      try {
-        const items: LineItemFacts[] = [];
-        for await (const li of client().checkout.sessions.listLineItems(sessionId, { limit: 100 }))
-          items.push({ priceId: li.price?.id ?? null, quantity: li.quantity ?? 0 });
-        return items;
-      } catch (err) {
-        const status = (err as { statusCode?: number }).statusCode;
-        if (status && status >= 400 && status < 500 && status !== 429)
-          throw fail(
-            PaymentErrors.Rejected,
-            `Stripe refused to list the items of ${sessionId}: ${(err as Error).message}`,
-          );
-        throw err;
-      }
+    async readAndApplyStripeEvent({ eventId, need }: { eventId: string; need: StripeRead }) {
+      const read =
+        'subscriptionId' in need
+          ? { subscription: await retrieveStripeSubscription(need) }
+          : { subscription: null, lineItems: await listCheckoutLineItems({ sessionId: need.lineItemsOf }) };
+      return activities.applyStripeEvent({ eventId, ...read });
     },
 
     /**
@@ -202,6 +222,7 @@ export function createPaymentActivities({
       await markStripeEventFailed(sql, eventId, error);
     },
   };
+  return activities;
 }
 
 export type PaymentActivities = ReturnType<typeof createPaymentActivities>;

@@ -11,10 +11,9 @@ import {
 import type { PaymentActivities } from '../activities/payments';
 import {
   NON_RETRYABLE_PAYMENT_ERRORS,
-  type LineItemFacts,
+  PaymentErrors,
   type StripeEventInput,
   type StripeEventResult,
-  type SubscriptionFacts,
 } from '../lib/payments/types';
 import { inboundBookkeeping, outsideCall, outsideRead } from './policies';
 
@@ -40,38 +39,47 @@ const db = proxyLocalActivities<PaymentActivities>(inboundBookkeeping(NON_RETRYA
 export async function stripeEvent(
   input: StripeEventInput,
 ): Promise<StripeEventResult | { status: 'failed'; error: string }> {
-  // Started with what to read (the API decided it when it stored the event): read, then apply once. Started without
-  // it (the sweep, runs from before): the first apply says what it needs.
-  let need = input.need;
-  if (need === undefined) {
-    const first = await db.applyStripeEvent({ eventId: input.eventId, subscription: null });
-    if (first.status !== 'needs_subscription' && first.status !== 'needs_line_items') return first;
-    need =
-      first.status === 'needs_subscription'
-        ? { subscriptionId: first.subscriptionId }
-        : { lineItemsOf: first.sessionId };
-  }
-  // Read from Stripe what the event needs (a subscription checkout: the subscription; a paid pack checkout: its line
-  // items), then apply with it. Stripe refusing the read (4xx) records the event failed.
-  let read: { subscription: SubscriptionFacts | null; lineItems?: LineItemFacts[] } = { subscription: null };
+  const { eventId, need } = input;
   if (need) {
-    const reader = patched(STRIPE_READS_LOCAL) ? stripeLocal : stripe;
+    // Started with what to read (the API decided it when it stored the event): read and apply in one local activity,
+    // retried as a Stripe read is; Stripe refusing the read records the event failed.
     try {
-      read =
-        'subscriptionId' in need
-          ? { subscription: await reader.retrieveStripeSubscription({ subscriptionId: need.subscriptionId }) }
-          : { subscription: null, lineItems: await reader.listCheckoutLineItems({ sessionId: need.lineItemsOf }) };
+      return used(await stripeLocal.readAndApplyStripeEvent({ eventId, need }));
     } catch (err) {
-      // a regular activity's failure wraps the activity's error; a local activity's is that error itself
-      const cause = err instanceof ActivityFailure ? err.cause : err;
-      if (!(cause instanceof ApplicationFailure && cause.nonRetryable)) throw err;
-      const error = cause.message;
-      await db.failStripeEvent({ eventId: input.eventId, error });
-      return { status: 'failed', error };
+      if (!(err instanceof ApplicationFailure && err.type === PaymentErrors.Rejected)) throw err;
+      await db.failStripeEvent({ eventId, error: err.message });
+      return { status: 'failed', error: err.message };
     }
   }
-  const applied = await db.applyStripeEvent({ eventId: input.eventId, ...read });
+  // Nothing to read (need null), or started without knowing (the inbound sweep, runs from before): the first apply
+  // applies the event, or says what it needs.
+  const first = await db.applyStripeEvent({ eventId, subscription: null });
+  if (first.status !== 'needs_subscription' && first.status !== 'needs_line_items') return first;
+  // Read from Stripe what the event needs (a subscription checkout: the subscription; a paid pack checkout: its line
+  // items), then apply with it. Stripe refusing the read (4xx) records the event failed.
+  let read;
+  const reader = patched(STRIPE_READS_LOCAL) ? stripeLocal : stripe;
+  try {
+    read =
+      first.status === 'needs_subscription'
+        ? { subscription: await reader.retrieveStripeSubscription({ subscriptionId: first.subscriptionId }) }
+        : { subscription: null, lineItems: await reader.listCheckoutLineItems({ sessionId: first.sessionId }) };
+  } catch (err) {
+    // a regular activity's failure wraps the activity's error; a local activity's is that error itself
+    const cause = err instanceof ActivityFailure ? err.cause : err;
+    if (!(cause instanceof ApplicationFailure && cause.nonRetryable)) throw err;
+    const error = cause.message;
+    await db.failStripeEvent({ eventId, error });
+    return { status: 'failed', error };
+  }
+  return used(await db.applyStripeEvent({ eventId, ...read }));
+}
+
+/** An apply given what it needed from Stripe never asks for it again. */
+function used<T extends { status: string }>(
+  applied: T,
+): Exclude<T, { status: 'needs_subscription' | 'needs_line_items' }> {
   if (applied.status === 'needs_subscription' || applied.status === 'needs_line_items')
     throw ApplicationFailure.nonRetryable(`what was read from Stripe was not used (${applied.status})`);
-  return applied;
+  return applied as Exclude<T, { status: 'needs_subscription' | 'needs_line_items' }>;
 }

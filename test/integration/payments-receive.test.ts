@@ -86,7 +86,7 @@ describe('payments: Stripe events stored with their account, applied in one tran
     assert.equal((await stack.sql`select 1 from stripe_events where id = ${e.id}`).length, 1);
   });
 
-  it("a paid pack's workflow starts knowing it must read the line items: the read, then one apply", async () => {
+  it("a paid pack's workflow starts knowing it must read the line items: read and applied in one step", async () => {
     const acct = await account(stack.baseUrl);
     const { priceId } = stack.config.payments.tokenPacks[0]!;
     const session = checkoutSession({ userId: acct.userId, mode: 'payment', id: `cs_test_${randomSuffix(16)}` });
@@ -105,10 +105,10 @@ describe('payments: Stripe events stored with their account, applied in one tran
     const started = history.events![0]!.workflowExecutionStartedEventAttributes!;
     const input = stack.client.options.loadedDataConverter.payloadConverter.fromPayload(started.input!.payloads![0]!);
     assert.deepEqual(input, { eventId: e.id, need: { lineItemsOf: session.id } });
-    // two local activities (markers): the read, then the one apply; no first apply finding that it must read
+    // one local activity: the read with the apply; no first apply finding that it must read
     const localActivities = (h: typeof history) =>
       h.events!.filter((ev) => ev.markerRecordedEventAttributes?.markerName === 'core_local_activity').length;
-    assert.equal(localActivities(history), 2);
+    assert.equal(localActivities(history), 1);
     // an event with nothing to read is started saying so, and applied in one step
     const other = signedEvent(secret(), 'invoice.payment_failed', { id: `in_${randomSuffix(12)}`, object: 'invoice' });
     await http(stack.baseUrl, 'POST', '/api/payments/webhook', {

@@ -657,11 +657,11 @@ describe('payments: Stripe checkout, portal and events', function () {
       log: createLogger({ level: 'error' }),
     });
     await stack.startWorker({
-      async applyStripeEvent(input) {
-        // (the first step only finds the line items must be read; the one applying them grants)
-        if (!first || !input.lineItems) return real.applyStripeEvent(input);
+      // (the API starts a pack's workflow knowing it must read the line items: one step reads and applies them)
+      async readAndApplyStripeEvent(input) {
+        if (!first) return real.readAndApplyStripeEvent(input);
         first = false;
-        await real.applyStripeEvent(input);
+        await real.readAndApplyStripeEvent(input);
         committed();
         await released;
         throw new Error('the worker stopped before reporting the result');

@@ -24,6 +24,7 @@ describe('stripeEvent workflow (mocked activities)', function () {
     applyStripeEvent: Activities['applyStripeEvent'],
     listCheckoutLineItems?: Activities['listCheckoutLineItems'],
     need?: StripeEventInput['need'],
+    readAndApplyStripeEvent?: Activities['readAndApplyStripeEvent'],
   ) {
     const taskQueue = `wf-stripe-${randomSuffix(6)}`;
     const failed: string[] = [];
@@ -34,6 +35,7 @@ describe('stripeEvent workflow (mocked activities)', function () {
       activities: {
         applyStripeEvent,
         ...(listCheckoutLineItems ? { listCheckoutLineItems } : {}),
+        ...(readAndApplyStripeEvent ? { readAndApplyStripeEvent } : {}),
         async failStripeEvent({ error }: { eventId: string; error: string }) {
           failed.push(error);
         },
@@ -134,29 +136,43 @@ describe('stripeEvent workflow (mocked activities)', function () {
     assert.equal(count(E.EVENT_TYPE_WORKFLOW_TASK_COMPLETED), 1);
   });
 
-  it('started knowing what to read (as the API starts it): reads the line items, then applies once', async () => {
-    const inputs: unknown[] = [];
-    const order: string[] = [];
+  it('started knowing what to read (as the API starts it): reads and applies in one local activity', async () => {
+    const calls: unknown[] = [];
     const { result, history } = await run(
+      async () => assert.fail('no apply without the read'),
+      undefined,
+      { lineItemsOf: 'cs_test_2' },
       async (input) => {
-        inputs.push(input);
-        order.push('apply');
+        calls.push(input);
         return { status: 'processed', type: 'checkout.session.completed', granted: 100 };
       },
-      async ({ sessionId }) => {
-        order.push(`read ${sessionId}`);
-        return [{ priceId: 'price_pack_100', quantity: 1 }];
-      },
-      { lineItemsOf: 'cs_test_2' },
     );
     assert.deepEqual(result, { status: 'processed', type: 'checkout.session.completed', granted: 100 });
-    assert.deepEqual(order, ['read cs_test_2', 'apply']);
-    assert.deepEqual((inputs[0] as { lineItems: unknown }).lineItems, [{ priceId: 'price_pack_100', quantity: 1 }]);
-    // two local activities (the patch that made reads local is a marker too, of another name)
+    assert.equal(calls.length, 1);
+    assert.deepEqual((calls[0] as { need: unknown }).need, { lineItemsOf: 'cs_test_2' });
     const localActivities = history.events!.filter(
       (e) => e.markerRecordedEventAttributes?.markerName === 'core_local_activity',
     );
-    assert.equal(localActivities.length, 2);
+    assert.equal(localActivities.length, 1);
+  });
+
+  it('started knowing what to read: Stripe refusing the read records the event failed, once', async () => {
+    let reads = 0;
+    const { result, failed } = await run(
+      async () => assert.fail('no apply without the read'),
+      undefined,
+      { lineItemsOf: 'cs_test_gone' },
+      async () => {
+        reads++;
+        throw ApplicationFailure.nonRetryable(
+          'Stripe refused to list the items of cs_test_gone',
+          PaymentErrors.Rejected,
+        );
+      },
+    );
+    assert.equal(reads, 1);
+    assert.deepEqual(result, { status: 'failed', error: 'Stripe refused to list the items of cs_test_gone' });
+    assert.deepEqual(failed, ['Stripe refused to list the items of cs_test_gone']);
   });
 
   it('started knowing there is nothing to read: applies once', async () => {
