@@ -197,7 +197,7 @@ export function createPaymentActivities({
           owed: applied.owed ?? 0,
           givenBack: applied.givenBack ?? 0,
         });
-      if (fresh && applied.userId && temporal && inboundWorkflows) {
+      if (r.kind === 'applied' && r.mailed && applied.userId && temporal && inboundWorkflows) {
         // the mails the event wrote (payment failed, subscription ending, tokens taken back), started after its commit
         for (const id of await recentUnsentMails(sql, applied.userId, 600))
           await startInboundWorkflow(

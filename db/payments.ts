@@ -189,7 +189,9 @@ export type StoredEventApplication =
   | { kind: 'recorded'; type: string; applied: AppliedEvent }
   /** recorded as failed before (malformed, or Stripe refused what it needs): fails the same way */
   | { kind: 'failed'; type: string; error: string }
-  | { kind: 'applied'; type: string; applied: AppliedEvent };
+  /** applied now; `mailed`: it may have written mails to the outbox (a failed payment, a subscription's change, money
+   * back), which the caller starts after the commit; a pack's grant writes none */
+  | { kind: 'applied'; type: string; applied: AppliedEvent; mailed: boolean };
 
 /**
  * Applies a stored event once, in one transaction. It locks the event row and reads it; if it was already applied,
@@ -221,14 +223,14 @@ export async function applyStoredStripeEvent(
     const outcome = decide(ev, session);
     if (outcome.kind === 'defer') return { kind: 'deferred', need: outcome.need };
 
-    const finish = async (r: AppliedEvent) => {
+    const finish = async (r: AppliedEvent, mailed = false) => {
       await tx`update stripe_events set status = ${r.status}, result = ${tx.json(r as never)}, processed_at = now()
         where id = ${eventId}`;
-      return { kind: 'applied' as const, type: ev.type, applied: r };
+      return { kind: 'applied' as const, type: ev.type, applied: r, mailed };
     };
     if (outcome.kind === 'ignore')
       return finish({ status: 'ignored', granted: 0, userId: null, reason: outcome.reason });
-    if (outcome.kind === 'money_back') return finish(await applyMoneyBack(tx, outcome.moneyBack));
+    if (outcome.kind === 'money_back') return finish(await applyMoneyBack(tx, outcome.moneyBack), true);
 
     const userId = await lockUserOf(tx, outcome.user);
     if (!userId) return finish({ status: 'ignored', granted: 0, userId: null, reason: 'no account for this event' });
@@ -317,7 +319,7 @@ export async function applyStoredStripeEvent(
            order by current_period_end desc nulls last limit 1), 'free')
         where id = ${userId} and plan <> 'enterprise'`;
     }
-    return finish({ status: 'processed', granted, userId });
+    return finish({ status: 'processed', granted, userId }, Boolean(outcome.paymentFailed || c));
   });
 }
 
