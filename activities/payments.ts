@@ -111,14 +111,22 @@ export function createPaymentActivities({
 
     /**
      * Reads from Stripe what a stored event needs (told by the API when it stored the event), then applies it: one
-     * local activity for a pack purchase or a subscription checkout instead of two. A refused read (4xx) is final
-     * (`StripeRejected`); the workflow records the event failed.
+     * local activity for a pack purchase or a subscription checkout instead of two. A read that cannot be used (a 4xx,
+     * a malformed subscription) is final as `StripeRejected`; the workflow records the event failed.
      */
     async readAndApplyStripeEvent({ eventId, need }: { eventId: string; need: StripeRead }) {
-      const read =
-        'subscriptionId' in need
-          ? { subscription: await retrieveStripeSubscription(need) }
-          : { subscription: null, lineItems: await listCheckoutLineItems({ sessionId: need.lineItemsOf }) };
+      let read;
+      try {
+        read =
+          'subscriptionId' in need
+            ? { subscription: await retrieveStripeSubscription(need) }
+            : { subscription: null, lineItems: await listCheckoutLineItems({ sessionId: need.lineItemsOf }) };
+      } catch (err) {
+        // a read that can never be used (refused, or a subscription that cannot be read as one): the workflow records
+        // the event failed with this message, as when the read is its own step; the apply's own failures stay theirs
+        if (err instanceof ApplicationFailure && err.nonRetryable) throw fail(PaymentErrors.Rejected, err.message);
+        throw err;
+      }
       return activities.applyStripeEvent({ eventId, ...read });
     },
 

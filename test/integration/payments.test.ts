@@ -642,6 +642,47 @@ describe('payments: Stripe checkout, portal and events', function () {
     }
   });
 
+  it('records a pack failed, once, when Stripe refuses to list its line items; nothing is granted', async () => {
+    const acct = await account(stack.baseUrl);
+    const session = await packCheckout(acct, 100);
+    stripe.failNext((r) => r.path === `/v1/checkout/sessions/${session.id}/line_items`, 404);
+    const r = await send('checkout.session.completed', session);
+    assert.equal(r.status, 200);
+    const result = await processed(r.id);
+    assert.equal(result.status, 'failed');
+    assert.match(result.error, new RegExp(`Stripe refused to list the items of ${session.id}`));
+    const [row] = await stack.sql<{ status: string }[]>`select status from stripe_events where id = ${r.id}`;
+    assert.equal(row!.status, 'failed');
+    assert.equal((await grants(acct.userId)).length, 0);
+    // a redelivery starts nothing again
+    const again = await send('checkout.session.completed', session, { id: r.id });
+    assert.equal(again.status, 200);
+    assert.equal(stripe.requests.filter((q) => q.path === `/v1/checkout/sessions/${session.id}/line_items`).length, 1);
+  });
+
+  it('records a subscription checkout failed, once, when its subscription reads back malformed; no plan, no grant', async () => {
+    const acct = await account(stack.baseUrl);
+    const sub = `sub_test_${randomSuffix(12)}`;
+    const session = await subscriptionCheckout(acct, sub, `in_test_${randomSuffix(12)}`);
+    stripe.rewrite(
+      (r) => r.path === `/v1/subscriptions/${sub}`,
+      (body) => ({
+        ...body,
+        items: { ...body.items, data: [{ ...body.items.data[0], current_period_start: 'soon' }] },
+      }),
+    );
+    const r = await send('checkout.session.completed', session);
+    assert.equal(r.status, 200);
+    // the run completes, saying so, and the event is recorded failed: no sweep starts it again
+    const result = await processed(r.id);
+    assert.equal(result.status, 'failed');
+    assert.match(result.error, /current_period_start is not a time in seconds/);
+    const [row] = await stack.sql<{ status: string }[]>`select status from stripe_events where id = ${r.id}`;
+    assert.equal(row!.status, 'failed');
+    assert.equal((await me(acct.cookie)).plan.id, 'free');
+    assert.equal((await grants(acct.userId)).length, 0);
+  });
+
   it('grants once when the worker stops after the grant committed, before reporting it, and the step runs again', async () => {
     const acct = await account(stack.baseUrl);
     await stack.stopWorker();
