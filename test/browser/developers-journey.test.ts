@@ -5,11 +5,10 @@ import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import sharp from 'sharp';
 import { randomSuffix } from '../../lib/ids';
-import { fileUrl } from '../../lib/storage';
 import { checkEachTest, navigate, onPage, openBrowser, signUpInBrowser, type BrowserSession } from '../helpers/browser';
 import { createKey, http, sessionCookie } from '../helpers/http';
 import { startCallbackReceiver, type CallbackReceiver } from '../helpers/receiver';
-import { startStack, type Stack } from '../helpers/stack';
+import { startStack, storeDesign, type Stack } from '../helpers/stack';
 
 describe('Developers page: test mode, request log, deliveries and Resend (browser)', function () {
   this.timeout(240_000);
@@ -58,16 +57,14 @@ describe('Developers page: test mode, request log, deliveries and Resend (browse
     const login = await http(stack.baseUrl, 'POST', '/api/auth/login', { json: { email, password } });
     liveKey = (await createKey(stack.baseUrl, sessionCookie(login), { name: 'server' })).key;
     const garment = (await http(stack.baseUrl, 'GET', '/api/v1/garments?limit=1', { key: testKey })).body.garments[0];
-    const key = `test-designs/${randomSuffix()}.png`;
-    await stack.storage.put(
-      key,
+    const designUrl = await storeDesign(
+      stack,
       await sharp({ create: { width: 300, height: 300, channels: 4, background: '#0033a0' } })
         .png()
         .toBuffer(),
-      'image/png',
     );
     const body = {
-      designUrl: fileUrl(stack.config, key),
+      designUrl,
       garmentId: garment.id,
       garmentImageUrl: garment.colors[0].imageUrl,
       webhookUrl: receiver.url,

@@ -8,11 +8,9 @@ import type { AddressInfo } from 'node:net';
 import sharp from 'sharp';
 import { tokenBalance } from '../../db/ledger';
 import { referenceLandmarks } from '../../lib/compositing';
-import { randomSuffix } from '../../lib/ids';
-import { fileUrl } from '../../lib/storage';
 import { busyPhoto, framedPhoto, type Backdrop, type OwnBlank } from '../helpers/customer-photos';
 import { account, http } from '../helpers/http';
-import { startStack, type Stack } from '../helpers/stack';
+import { startStack, storeDesign, type Stack } from '../helpers/stack';
 
 const GARMENT = 'gildan-5000-heavy-cotton-tee'; // silhouette tee
 const W = 2400;
@@ -37,14 +35,12 @@ describe("mockups on clients' own photos (garment detection, printArea, designBo
     blankUrl = red.imageUrl;
     const jpeg = Buffer.from(await (await fetch(blankUrl)).arrayBuffer());
     blank = { silhouette: 'tee', view: 'front', size: 2000, jpeg };
-    const key = `test-designs/${randomSuffix()}.png`;
     const design = await sharp({
       create: { width: 500, height: 400, channels: 4, background: { r: 20, g: 40, b: 220, alpha: 1 } },
     })
       .png()
       .toBuffer();
-    await stack.storage.put(key, design, 'image/png');
-    designUrl = fileUrl(stack.config, key);
+    designUrl = await storeDesign(stack, design);
     // the blank at half size in the bottom-right corner of a 2400x2000 photo, on three backdrops; and a busy photo
     const frame = (backdrop: Backdrop) =>
       framedPhoto(blank, { width: W, height: H, scale: SCALE, left: W - 1000, top: H - 1000, backdrop });

@@ -12,7 +12,7 @@ import { preparedKey } from '../../lib/images';
 import { pngVariant } from '../../bench/lib';
 import * as F from '../helpers/fixtures';
 import { account, http } from '../helpers/http';
-import { startStack, type Stack } from '../helpers/stack';
+import { startStack, storeDesign, type Stack } from '../helpers/stack';
 
 /** A solid red 2:1 rectangle: easy to find again in the mockup. */
 async function redDesign(width = 600, height = 300): Promise<Buffer> {
@@ -63,9 +63,7 @@ describe('mockup generation (POST /api/v1/generate, GET /api/v1/generations)', (
     acct = await account(stack.baseUrl);
     const list = await http(stack.baseUrl, 'GET', '/api/v1/garments?category=t-shirts&limit=1', { key: acct.key });
     garment = list.body.garments[0];
-    const key = `test-designs/${randomSuffix()}.png`;
-    await stack.storage.put(key, await redDesign(), 'image/png');
-    designUrl = fileUrl(stack.config, key);
+    designUrl = await storeDesign(stack, await redDesign());
     // A foreign host for designs: serves the red design, a server error, or text, as the path says.
     const design = await redDesign();
     const blankPhoto = Buffer.from(await (await fetch(garment.colors[0].imageUrl)).arrayBuffer());

@@ -6,7 +6,7 @@ import { grantTokens, tokenBalance } from '../../db/ledger';
 import { randomSuffix } from '../../lib/ids';
 import { fileUrl } from '../../lib/storage';
 import { account, http } from '../helpers/http';
-import { startStack, type Stack } from '../helpers/stack';
+import { startStack, storeDesign, type Stack } from '../helpers/stack';
 
 describe('batch generation (POST /api/v1/generate/batch)', () => {
   let stack: Stack;
@@ -20,14 +20,12 @@ describe('batch generation (POST /api/v1/generate/batch)', () => {
     const list = await http(stack.baseUrl, 'GET', '/api/v1/garments?category=t-shirts&limit=1', { key: acct.key });
     garment = list.body.garments[0];
     assert.ok(garment.colors.length >= 3, 'the test needs a garment with 3 colors');
-    const key = `test-designs/${randomSuffix()}.png`;
     const design = await sharp({
       create: { width: 600, height: 300, channels: 4, background: { r: 220, g: 20, b: 20, alpha: 1 } },
     })
       .png()
       .toBuffer();
-    await stack.storage.put(key, design, 'image/png');
-    designUrl = fileUrl(stack.config, key);
+    designUrl = await storeDesign(stack, design);
   });
   after(async () => {
     await stack?.stop();

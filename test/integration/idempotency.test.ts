@@ -10,10 +10,9 @@ import { insertAndChargeGenerations } from '../../db/generations';
 import { claimIdempotencyKey, IdempotencyKeyLost } from '../../db/idempotency';
 import { debitTokens, grantTokens, tokenBalance } from '../../db/ledger';
 import { randomSuffix } from '../../lib/ids';
-import { fileUrl } from '../../lib/storage';
 import { maintenanceSweep } from '../../workflows';
 import { account, http, type HttpResult } from '../helpers/http';
-import { startStack, type Stack } from '../helpers/stack';
+import { startStack, storeDesign, type Stack } from '../helpers/stack';
 
 const REPLAYED = 'idempotent-replayed';
 
@@ -39,9 +38,7 @@ describe('Idempotency-Key (POST /generate, /generate/batch, /upload)', function 
     })
       .png()
       .toBuffer();
-    const key = `test-designs/${randomSuffix()}.png`;
-    await stack.storage.put(key, design, 'image/png');
-    designUrl = fileUrl(stack.config, key);
+    designUrl = await storeDesign(stack, design);
     // A design host whose /held/<name>.png answers only when the test releases it: the generation's workflow is
     // then provably running (charged, key held) while the test sends its retries.
     origin = createServer((req: IncomingMessage, res: ServerResponse) => {

@@ -5,7 +5,7 @@ import sharp from 'sharp';
 import { tokenBalance } from '../../db/ledger';
 import * as F from '../helpers/fixtures';
 import { account, http } from '../helpers/http';
-import { startStack, type Stack } from '../helpers/stack';
+import { startStack, storeDesign, type Stack } from '../helpers/stack';
 
 /** A red disc and a navy bar on transparency, 1200x900: a shape whose place and turn are easy to measure. */
 async function markerDesign(): Promise<Buffer> {
@@ -288,10 +288,8 @@ describe('placement preview rate limit (own budget of 120 a minute per key)', ()
 
   it('counts previews in their own window, not in the key minute window; the 4th of 3 is 429 rate_limited', async () => {
     const design = await F.crispLogo(600, 750);
-    const key = `test-designs/preview-limit.png`;
-    await stack.storage.put(key, design, 'image/png');
     const json = {
-      designUrl: `${stack.baseUrl}/files/${key}`,
+      designUrl: await storeDesign(stack, design),
       garmentId: garment.id,
       garmentImageUrl: garment.imageUrl,
     };
@@ -315,10 +313,8 @@ describe('placement preview rate limit (own budget of 120 a minute per key)', ()
   it('counts a session user in a budget of their own', async () => {
     const other = await account(stack.baseUrl);
     const design = await F.crispLogo(600, 750);
-    const key = `test-designs/preview-limit-2.png`;
-    await stack.storage.put(key, design, 'image/png');
     const json = {
-      designUrl: `${stack.baseUrl}/files/${key}`,
+      designUrl: await storeDesign(stack, design),
       garmentId: garment.id,
       garmentImageUrl: garment.imageUrl,
     };

@@ -28,7 +28,7 @@ import {
 } from '../../scripts/stand-ins/shopify-shop';
 import { inboundEventsSweep, maintenanceSweep } from '../../workflows';
 import { account, http } from '../helpers/http';
-import { startStack, unreachableTemporal, workflowResultWhenStarted, type Stack } from '../helpers/stack';
+import { startStack, storeDesign, unreachableTemporal, workflowResultWhenStarted, type Stack } from '../helpers/stack';
 
 const TOKEN_KEY = randomBytes(32).toString('base64');
 const API_KEY = 'test-app-key';
@@ -81,14 +81,12 @@ describe('storefront: Shopify connect, publish, orders, fulfillment', function (
         TOKEN_ENCRYPTION_KEY: TOKEN_KEY,
       },
     });
-    const key = `test-designs/${randomSuffix()}.png`;
     const design = await sharp({
       create: { width: 600, height: 600, channels: 4, background: { r: 20, g: 90, b: 200, alpha: 1 } },
     })
       .png()
       .toBuffer();
-    await stack.storage.put(key, design, 'image/png');
-    designUrl = fileUrl(stack.config, key);
+    designUrl = await storeDesign(stack, design);
   });
   after(async () => {
     hold.release?.();
