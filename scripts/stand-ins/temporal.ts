@@ -61,19 +61,18 @@ export function sqliteDriverIsSafe(version: string | undefined): boolean {
  */
 export async function sqliteDriverOf(bin: string): Promise<string | undefined> {
   const needle = Buffer.from('\tmodernc.org/sqlite\t');
+  const version = (buf: Buffer, at: number) =>
+    /^v\d+\.\d+\.\d+[^\s]*/.exec(buf.subarray(at + needle.length, at + needle.length + 32).toString('latin1'))?.[0];
   let carry = Buffer.alloc(0);
   for await (const chunk of createReadStream(bin, { highWaterMark: 8 << 20 }) as AsyncIterable<Buffer>) {
     const buf = Buffer.concat([carry, chunk]);
     const at = buf.indexOf(needle);
-    if (at >= 0 && at + needle.length + 32 <= buf.length) {
-      const m = /^v\d+\.\d+\.\d+[^\s]*/.exec(
-        buf.subarray(at + needle.length, at + needle.length + 32).toString('latin1'),
-      );
-      return m?.[0];
-    }
-    carry = buf.subarray(Math.max(0, at >= 0 ? at : buf.length - needle.length - 32));
+    if (at >= 0 && at + needle.length + 32 <= buf.length) return version(buf, at);
+    // keep what a needle (and its version) cut by the chunk's end needs
+    carry = buf.subarray(at >= 0 ? at : Math.max(0, buf.length - needle.length - 32));
   }
-  return undefined;
+  const at = carry.indexOf(needle);
+  return at >= 0 ? version(carry, at) : undefined;
 }
 
 /** The folder of our build of CLI `version` against the pinned driver. */
