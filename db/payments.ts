@@ -109,9 +109,13 @@ export async function storeStripeEvent(
     status: row?.status ?? 'received',
     accountId: row?.accountId ?? null,
     // the checkout session as recorded when this service created it (a checkout event's), else null
-    session: row?.sessionUser && row.sessionMode ? { userId: row.sessionUser, mode: row.sessionMode } : null,
+    session: recordedSession(row?.sessionUser, row?.sessionMode),
   };
 }
+
+/** A checkout session row joined to an event (`checkout_sessions` user_id, mode), or null when none was recorded. */
+const recordedSession = (userId: string | null | undefined, mode: string | null | undefined): KnownSession | null =>
+  userId ? { userId, mode: mode ?? '' } : null;
 
 /**
  * The account of a stored event `e`: a checkout session's recorded account, else the user it names, else its
@@ -216,10 +220,7 @@ export async function applyStoredStripeEvent(
       return { kind: 'failed', type: ev.type, error: (ev.result as { error?: string } | null)?.error ?? 'failed' };
     if (ev.status !== 'received' && ev.result)
       return { kind: 'recorded', type: ev.type, applied: ev.result as AppliedEvent };
-    const session: KnownSession | null =
-      checkoutSessionOf(ev.payload as never) && ev.sessionUserId
-        ? { userId: ev.sessionUserId, mode: ev.sessionMode ?? '' }
-        : null;
+    const session = checkoutSessionOf(ev.payload as never) ? recordedSession(ev.sessionUserId, ev.sessionMode) : null;
     const outcome = decide(ev, session);
     if (outcome.kind === 'defer') return { kind: 'deferred', need: outcome.need };
 

@@ -6,6 +6,7 @@ import {
   type WorkflowBundle,
 } from '@temporalio/worker';
 import { createActivities, type Activities, type ActivityDeps } from '../activities';
+import type { InboundWorkflows } from '../activities/inbound';
 import { accountDeletion, sendMail, shopifyWebhook, stripeEvent } from '../workflows';
 import { legacySpanProcessor, temporalTracing, type Tracing } from '../lib/tracing';
 
@@ -55,6 +56,9 @@ function tracingOptions(tracing: Tracing | undefined): Partial<SdkWorkerOptions>
   };
 }
 
+/** The workflows the activities start (inbound events, mails, account deletion), by reference. */
+export const inboundWorkflows: InboundWorkflows = { stripeEvent, shopifyWebhook, sendMail, accountDeletion };
+
 export async function createWorker(opts: WorkerOptions): Promise<Worker> {
   const { connection, taskQueue, workflowBundle, shutdownGraceTime, activityOverrides, tracing, ...deps } = opts;
   return Worker.create({
@@ -64,7 +68,7 @@ export async function createWorker(opts: WorkerOptions): Promise<Worker> {
     taskQueue,
     ...(workflowBundle ? { workflowBundle } : { workflowsPath: require.resolve('../workflows') }),
     activities: {
-      ...createActivities({ inboundWorkflows: { stripeEvent, shopifyWebhook, sendMail, accountDeletion }, ...deps }),
+      ...createActivities({ inboundWorkflows, ...deps }),
       ...activityOverrides,
     },
     shutdownGraceTime: shutdownGraceTime ?? '30 seconds',

@@ -47,8 +47,7 @@ export async function stripeEvent(
       return used(await stripeLocal.readAndApplyStripeEvent({ eventId, need }));
     } catch (err) {
       if (!(err instanceof ApplicationFailure && err.type === PaymentErrors.Rejected)) throw err;
-      await db.failStripeEvent({ eventId, error: err.message });
-      return { status: 'failed', error: err.message };
+      return readFailed(eventId, err.message);
     }
   }
   // Nothing to read (need null), or started without knowing (the inbound sweep, runs from before): the first apply
@@ -68,11 +67,15 @@ export async function stripeEvent(
     // a regular activity's failure wraps the activity's error; a local activity's is that error itself
     const cause = err instanceof ActivityFailure ? err.cause : err;
     if (!(cause instanceof ApplicationFailure && cause.nonRetryable)) throw err;
-    const error = cause.message;
-    await db.failStripeEvent({ eventId, error });
-    return { status: 'failed', error };
+    return readFailed(eventId, cause.message);
   }
   return used(await db.applyStripeEvent({ eventId, ...read }));
+}
+
+/** A read from Stripe that can never be used: the event is recorded failed (no sweep starts it again). */
+async function readFailed(eventId: string, error: string): Promise<{ status: 'failed'; error: string }> {
+  await db.failStripeEvent({ eventId, error });
+  return { status: 'failed', error };
 }
 
 /** An apply given what it needed from Stripe never asks for it again. */

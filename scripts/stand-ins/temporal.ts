@@ -40,19 +40,11 @@ function works(bin: string, signal?: AbortSignal): Promise<boolean> {
   return versionWorks(bin, /temporal version/i, signal);
 }
 
-/** `vA.B.C` as numbers, for comparison; undefined for anything else. */
-function semver(v: string): [number, number, number] | undefined {
-  const m = /^v(\d+)\.(\d+)\.(\d+)/.exec(v);
-  return m ? [Number(m[1]), Number(m[2]), Number(m[3])] : undefined;
-}
-
 /** Whether a modernc.org/sqlite version leaves the dev server usable after a cancelled call (see above). */
 export function sqliteDriverIsSafe(version: string | undefined): boolean {
-  const v = version ? semver(version) : undefined;
-  const min = semver(SAFE_SQLITE_DRIVER)!;
-  if (!v) return false;
-  for (let i = 0; i < 3; i++) if (v[i] !== min[i]) return v[i]! > min[i]!;
-  return true;
+  const v = /^v(\d+\.\d+\.\d+)/.exec(version ?? '')?.[1];
+  // dotted numbers compared part by part as numbers (1.100.0 after 1.51.0)
+  return v !== undefined && v.localeCompare(SAFE_SQLITE_DRIVER.slice(1), 'en', { numeric: true }) >= 0;
 }
 
 /**

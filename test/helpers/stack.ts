@@ -201,6 +201,15 @@ export async function storeDesign(stack: Pick<Stack, 'storage' | 'config'>, png:
   return fileUrl(stack.config, key);
 }
 
+/** Terminates the workflows a test started (those still running; the others are left as they are). */
+export async function terminateStarted(client: Client, workflowIds: Iterable<string>): Promise<void> {
+  for (const id of workflowIds)
+    await client.workflow
+      .getHandle(id)
+      .terminate('test done')
+      .catch(() => {});
+}
+
 /**
  * A Temporal client for an API process whose Temporal is down: every call fails the way the SDK fails when the
  * server cannot be reached (gRPC status 14, UNAVAILABLE).

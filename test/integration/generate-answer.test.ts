@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { GENERATION_FINISHED_CHANNEL } from '../../lib/generation/types';
 import { account, http } from '../helpers/http';
-import { startStack, type Stack } from '../helpers/stack';
+import { startStack, terminateStarted, type Stack } from '../helpers/stack';
 
 describe('synchronous generate answers from the recorded outcome', () => {
   let stack: Stack;
@@ -18,11 +18,7 @@ describe('synchronous generate answers from the recorded outcome', () => {
     garment = (await http(stack.baseUrl, 'GET', '/api/v1/garments?limit=1', { key: acct.key })).body.garments[0];
   });
   after(async () => {
-    for (const id of started)
-      await stack.client.workflow
-        .getHandle(id)
-        .terminate('test done')
-        .catch(() => {});
+    await terminateStarted(stack.client, started);
     await stack?.stop();
   });
 

@@ -9,7 +9,7 @@ import { recordCheckoutSession, storeStripeEvent } from '../../db/payments';
 import { randomSuffix } from '../../lib/ids';
 import { createLogger } from '../../lib/log';
 import { checkoutSession, signedEvent } from '../../scripts/stand-ins/stripe-events';
-import { accountDeletion, sendMail, shopifyWebhook, stripeEvent } from '../../workflows';
+import { inboundWorkflows } from '../../worker/create-worker';
 import { account, http } from '../helpers/http';
 import { startStack, workflowResultWhenStarted, type Stack } from '../helpers/stack';
 
@@ -135,7 +135,7 @@ describe('payments: Stripe events stored with their account, applied in one tran
       config: stack.config,
       log,
       temporal: stack.client,
-      inboundWorkflows: { stripeEvent, shopifyWebhook, sendMail, accountDeletion },
+      inboundWorkflows,
     });
     const { priceId, tokens } = stack.config.payments.tokenPacks[0]!;
     const lineItems = [{ priceId, quantity: 1 }];

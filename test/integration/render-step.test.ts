@@ -11,9 +11,9 @@ import { tokenBalance } from '../../db/ledger';
 import type { GenerationWorkflowInput, RenderJob, RenderResult } from '../../lib/generation/types';
 import { createLogger } from '../../lib/log';
 import { mockupKeys } from '../../activities/generation';
-import { accountDeletion, sendMail, shopifyWebhook, stripeEvent } from '../../workflows';
+import { inboundWorkflows } from '../../worker/create-worker';
 import { account, http } from '../helpers/http';
-import { startStack, storeDesign, type Stack } from '../helpers/stack';
+import { startStack, storeDesign, terminateStarted, type Stack } from '../helpers/stack';
 
 describe('render step with the job from the input', () => {
   let stack: Stack;
@@ -40,15 +40,11 @@ describe('render step with the job from the input', () => {
       storage: stack.storage,
       log: createLogger({ level: 'error' }),
       temporal: stack.client,
-      inboundWorkflows: { stripeEvent, shopifyWebhook, sendMail, accountDeletion },
+      inboundWorkflows,
     });
   });
   after(async () => {
-    for (const id of started)
-      await stack.client.workflow
-        .getHandle(id)
-        .terminate('test done')
-        .catch(() => {});
+    await terminateStarted(stack.client, started);
     await stack?.stop();
   });
 

@@ -58,6 +58,12 @@ describe('stripeEvent workflow (mocked activities)', function () {
     return { ...outcome, failed, history };
   }
 
+  /** Stripe refusing to list a session's line items, as the activities report it. */
+  const REFUSED = 'Stripe refused to list the items of cs_test_gone';
+  const refused = (): never => {
+    throw ApplicationFailure.nonRetryable(REFUSED, PaymentErrors.Rejected);
+  };
+
   /** The step's own error: the run's failure, or what it wraps. */
   const cause = (err: unknown) => {
     assert.ok(err instanceof WorkflowFailedError, String(err));
@@ -164,15 +170,12 @@ describe('stripeEvent workflow (mocked activities)', function () {
       { lineItemsOf: 'cs_test_gone' },
       async () => {
         reads++;
-        throw ApplicationFailure.nonRetryable(
-          'Stripe refused to list the items of cs_test_gone',
-          PaymentErrors.Rejected,
-        );
+        return refused();
       },
     );
     assert.equal(reads, 1);
-    assert.deepEqual(result, { status: 'failed', error: 'Stripe refused to list the items of cs_test_gone' });
-    assert.deepEqual(failed, ['Stripe refused to list the items of cs_test_gone']);
+    assert.deepEqual(result, { status: 'failed', error: REFUSED });
+    assert.deepEqual(failed, [REFUSED]);
   });
 
   it('started knowing there is nothing to read: applies once', async () => {
@@ -196,17 +199,14 @@ describe('stripeEvent workflow (mocked activities)', function () {
       async () => ({ status: 'needs_line_items', sessionId: 'cs_test_gone' }),
       async () => {
         reads++;
-        throw ApplicationFailure.nonRetryable(
-          'Stripe refused to list the items of cs_test_gone',
-          PaymentErrors.Rejected,
-        );
+        return refused();
       },
     );
     assert.equal(reads, 1);
     assert.deepEqual(result, {
       status: 'failed',
-      error: 'Stripe refused to list the items of cs_test_gone',
+      error: REFUSED,
     });
-    assert.deepEqual(failed, ['Stripe refused to list the items of cs_test_gone']);
+    assert.deepEqual(failed, [REFUSED]);
   });
 });
