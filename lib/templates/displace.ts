@@ -1,0 +1,105 @@
+// Displacement: the design follows the surface under the smart object. Derived from the flattened layers below it
+// (their luminance, blurred, as a height field: its gradient moves the design a few pixels along folds), as the
+// blank renderer does (lib/compositing/maps.ts). A template's Displace smart filter sets the strength from its
+// horizontal/vertical scales.
+import type { DisplaceFilter } from './model';
+import type { Rect } from './sample';
+
+/** Largest displacement, as a fraction of the frame's long side, and the typical (95th percentile) one. */
+export const DISPLACE_MAX = 0.012;
+export const DISPLACE_P95 = 0.006;
+
+function boxBlur(src: Float32Array, w: number, h: number, r: number): Float32Array {
+  const tmp = new Float32Array(w * h);
+  const out = new Float32Array(w * h);
+  const n = 2 * r + 1;
+  for (let y = 0; y < h; y++) {
+    let acc = 0;
+    for (let x = -r; x <= r; x++) acc += src[y * w + Math.min(w - 1, Math.max(0, x))]!;
+    for (let x = 0; x < w; x++) {
+      tmp[y * w + x] = acc / n;
+      acc += src[y * w + Math.min(w - 1, x + r + 1)]! - src[y * w + Math.max(0, x - r)]!;
+    }
+  }
+  for (let x = 0; x < w; x++) {
+    let acc = 0;
+    for (let y = -r; y <= r; y++) acc += tmp[Math.min(h - 1, Math.max(0, y)) * w + x]!;
+    for (let y = 0; y < h; y++) {
+      out[y * w + x] = acc / n;
+      acc += tmp[Math.min(h - 1, y + r + 1) * w + x]! - tmp[Math.max(0, y - r) * w + x]!;
+    }
+  }
+  return out;
+}
+
+/** Per frame pixel (dx, dy) in document pixels, or null when the backdrop is flat. */
+export function autoDisplacement(
+  below: Uint8ClampedArray,
+  f: Rect,
+  filter: Omit<DisplaceFilter, 'map'> | null,
+): Float32Array | null {
+  const { w, h } = f;
+  if (w < 3 || h < 3) return null;
+  let lum: Float32Array = new Float32Array(w * h);
+  for (let i = 0; i < w * h; i++) {
+    const a = below[i * 4 + 3]! / 255;
+    lum[i] = ((0.2126 * below[i * 4]! + 0.7152 * below[i * 4 + 1]! + 0.0722 * below[i * 4 + 2]!) / 255) * a + (1 - a);
+  }
+  const r = Math.max(1, Math.round(Math.max(w, h) / 120));
+  for (let k = 0; k < 3; k++) lum = boxBlur(lum, w, h, r);
+  const off = new Float32Array(w * h * 2);
+  const mags: number[] = [];
+  for (let y = 0; y < h; y++)
+    for (let x = 0; x < w; x++) {
+      const gx = (lum[y * w + Math.min(w - 1, x + 1)]! - lum[y * w + Math.max(0, x - 1)]!) / 2;
+      const gy = (lum[Math.min(h - 1, y + 1) * w + x]! - lum[Math.max(0, y - 1) * w + x]!) / 2;
+      off[(y * w + x) * 2] = gx;
+      off[(y * w + x) * 2 + 1] = gy;
+      if ((x + y) % 7 === 0) mags.push(Math.hypot(gx, gy));
+    }
+  mags.sort((a, b) => a - b);
+  const p95 = mags[Math.floor(mags.length * 0.95)] ?? 0;
+  if (p95 < 1e-5) return null;
+  const side = Math.max(w, h);
+  const strength = filter ? Math.max(filter.horizontalScale, filter.verticalScale) / 10 : 1;
+  const gain = ((DISPLACE_P95 * side) / p95) * strength;
+  const max = DISPLACE_MAX * side * strength;
+  const sx = filter ? filter.horizontalScale / Math.max(filter.horizontalScale, filter.verticalScale, 1e-9) : 1;
+  const sy = filter ? filter.verticalScale / Math.max(filter.horizontalScale, filter.verticalScale, 1e-9) : 1;
+  for (let i = 0; i < off.length; i += 2) {
+    const dx = off[i]! * gain * sx;
+    const dy = off[i + 1]! * gain * sy;
+    const len = Math.hypot(dx, dy);
+    const k = len > 1e-9 ? (max * Math.tanh(len / max)) / len : 1;
+    off[i] = dx * k;
+    off[i + 1] = dy * k;
+  }
+  return off;
+}
+
+/** The content map read at displaced positions (bilinear within the map, the nearest where a neighbour is empty). */
+export function displacedMap(uv: Float32Array, f: Rect, off: Float32Array): Float32Array {
+  const { w, h } = f;
+  const out = new Float32Array(uv.length).fill(NaN);
+  for (let y = 0; y < h; y++)
+    for (let x = 0; x < w; x++) {
+      const k = y * w + x;
+      const px = Math.min(w - 1, Math.max(0, x + off[k * 2]!));
+      const py = Math.min(h - 1, Math.max(0, y + off[k * 2 + 1]!));
+      const x0 = Math.floor(px);
+      const y0 = Math.floor(py);
+      const x1 = Math.min(w - 1, x0 + 1);
+      const y1 = Math.min(h - 1, y0 + 1);
+      const fx = px - x0;
+      const fy = py - y0;
+      for (let c = 0; c < 2; c++) {
+        const a = uv[(y0 * w + x0) * 2 + c]!;
+        const b = uv[(y0 * w + x1) * 2 + c]!;
+        const d = uv[(y1 * w + x0) * 2 + c]!;
+        const e = uv[(y1 * w + x1) * 2 + c]!;
+        const v = (a * (1 - fx) + b * fx) * (1 - fy) + (d * (1 - fx) + e * fx) * fy;
+        out[k * 2 + c] = v === v ? v : uv[(Math.round(py) * w + Math.round(px)) * 2 + c]!;
+      }
+    }
+  return out;
+}

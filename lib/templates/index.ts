@@ -1,0 +1,7 @@
+// The templates engine: a customer's Photoshop mockup (PSD/PSB with smart objects) parsed, prepared once, and
+// rendered with designs in its smart objects as Photoshop would. Pure code: no app imports, no I/O.
+export { parseTemplate, type ParsedTemplate } from './parse';
+export { prepareTemplate, type PreparedTemplate } from './prepare';
+export { serializePrepared, deserializePrepared } from './serialize';
+export { renderTemplate, renderOwnContent, psnr } from './render';
+export type * from './types';
