@@ -2,6 +2,7 @@ import express from 'express';
 import type { AppDeps } from './context';
 import { errorHandler, notFoundHandler } from './errors';
 import { createApiMetrics } from './metrics';
+import { mcpEndpoint } from './mcp/endpoint';
 import { requestContext } from './middleware/request-context';
 import { analyzeRoutes } from './routes/analyze';
 import { accountRoutes } from './routes/account';
@@ -46,6 +47,8 @@ export function createApp(given: AppDeps): express.Express {
   app.use(healthRoutes(deps));
   app.use(fileRoutes(deps));
   app.use(docsRoutes(deps));
+  // POST /mcp (docs/mcp.md): the public API's tools for AI agents, keyed like Part A; a middleware, not in OpenAPI.
+  app.use(mcpEndpoint(deps));
 
   // Part A: the public API.
   app.use('/api/v1', keyRoutes(deps));

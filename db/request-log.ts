@@ -18,7 +18,12 @@ export interface RequestLogEntry {
   requestId: string;
   errorCode: string | null;
   createdAt: Date;
+  /** `mcp` for an MCP tool call or resource read (docs/mcp.md); `api` when absent */
+  via?: RequestVia;
 }
+
+/** How a request came in: the HTTP API, or the MCP endpoint. */
+export type RequestVia = 'api' | 'mcp';
 
 export interface RequestLogRow {
   id: string;
@@ -31,6 +36,7 @@ export interface RequestLogRow {
   errorCode: string | null;
   apiKeyId: string | null;
   livemode: boolean;
+  via: RequestVia;
 }
 
 /** One multi-row insert for a batch of entries. */
@@ -48,6 +54,7 @@ export async function insertRequestLog(sql: Sql, entries: RequestLogEntry[]): Pr
       request_id: e.requestId,
       error_code: e.errorCode,
       created_at: e.createdAt,
+      via: e.via ?? 'api',
     })),
   )}`;
 }
@@ -77,7 +84,7 @@ export function listRequestLog(sql: Sql, userId: string, f: RequestLogFilter) {
         : sql`and api_key_id = ${f.keyId}`;
   return sql<RequestLogRow[]>`
     select id::text, created_at as "createdAt", method, route, status, duration_ms as "durationMs",
-           request_id as "requestId", error_code as "errorCode", api_key_id as "apiKeyId", livemode
+           request_id as "requestId", error_code as "errorCode", api_key_id as "apiKeyId", livemode, via
     from (
       select *, row_number() over (partition by api_key_id order by created_at desc, id desc) as rank
       from api_request_log

@@ -19,9 +19,15 @@ export const requestLogQuery = z
       .meta({ description: 'status class' }),
     route: z
       .string()
-      .regex(/^\/api\/v1\/[A-Za-z0-9/:_-]{1,200}$/, 'must be a route pattern such as /api/v1/generate')
+      .regex(
+        /^\/(api\/v1|mcp)\/[A-Za-z0-9/:_-]{1,200}$/,
+        'must be a route pattern such as /api/v1/generate or /mcp/tools/generate_mockup',
+      )
       .optional()
-      .meta({ description: 'a route pattern as listed, e.g. /api/v1/generations/:generationId' }),
+      .meta({
+        description:
+          'a route pattern as listed, e.g. /api/v1/generations/:generationId, or an MCP tool as /mcp/tools/<tool>',
+      }),
     method: z.enum(['GET', 'POST', 'PUT', 'PATCH', 'DELETE'], { message: 'must be an HTTP method' }).optional(),
     limit: pageLimitParam,
     cursor: cursorParam,
@@ -40,6 +46,9 @@ export const requestLogEntry = z
     errorCode: z.string().nullable().meta({ description: 'error.code of an error answer' }),
     keyId: z.string().nullable().meta({ description: "null for the dashboard's session calls" }),
     livemode: z.boolean(),
+    via: z
+      .enum(['api', 'mcp'])
+      .meta({ description: '`api`: an HTTP call; `mcp`: a tool call or resource read on the MCP endpoint /mcp' }),
   })
   .meta({ id: 'RequestLogEntry' });
 

@@ -6,7 +6,7 @@ import { badRequest, parse } from '../errors';
 import { partA } from '../middleware/part-a';
 import { decodedImage, imageJsonBody, JSON_IMAGE_BODY_LIMIT, refuseDeclaredLength } from '../http/image-body';
 import { analyzeBody } from '../http/schemas';
-import { analyzeBytes, analyzeUrl } from '../services/analysis';
+import { analyzeBytes, analyzeUrl, oneImageSource } from '../services/analysis';
 
 const DATA_PROBLEM = 'imageData is not a usable image';
 
@@ -24,11 +24,7 @@ export function analyzeRoutes(deps: AppDeps): Router {
           'Send a JSON body (Content-Type: application/json) with imageUrl or imageData, and optionally quantity',
         );
       const body = parse(analyzeBody, req.body);
-      // The spec leaves "both supplied" open; guessing which one the client meant would analyze the wrong image.
-      if (body.imageUrl !== undefined && body.imageData !== undefined)
-        throw badRequest('Supply either imageUrl or imageData, not both');
-      if (body.imageUrl === undefined && body.imageData === undefined)
-        throw badRequest('imageUrl or imageData is required');
+      oneImageSource(body);
 
       if (body.imageData !== undefined) {
         res.json(await analyzeBytes(decodedImage(res, DATA_PROBLEM), body.quantity, DATA_PROBLEM));

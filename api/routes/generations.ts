@@ -1,18 +1,19 @@
 // Part A generation: POST /generate starts the durable workflow (Idempotency-Key: api/middleware/idempotency.ts);
 // GET /generations[/<id>] reads the resource.
 import { Router, type Request, type Response } from 'express';
-import { getGeneration, listGenerations, type GenerationRow } from '../../db/generations';
+import { listGenerations, type GenerationRow } from '../../db/generations';
 import type { AppDeps } from '../context';
-import { notFound, parse } from '../errors';
+import { parse } from '../errors';
 import { GenerationNotices } from '../generation-notices';
 import { sendGenerateAnswer } from '../http/generate-answer';
 import { isLive } from '../http/mode';
 import { presentGeneration } from '../http/present';
-import { GENERATION_ID, generateBody, generationListQuery, prefersAsync } from '../http/schemas';
+import { generateBody, generationListQuery, prefersAsync } from '../http/schemas';
 import { jsonBody } from '../middleware/body';
 import { idempotent } from '../middleware/idempotency';
 import { partA } from '../middleware/part-a';
 import { createdAtAndId, cursorPage, DEFAULT_PAGE_LIMIT } from '../pagination';
+import { generationById } from '../services/generation-lookup';
 import { createGeneration, recoveredGenerations } from '../services/generations';
 
 export function generationRoutes(deps: AppDeps): Router {
@@ -60,9 +61,7 @@ export function generationRoutes(deps: AppDeps): Router {
   });
 
   r.get('/generations/:generationId', ...partA(deps), async (req, res) => {
-    const id = String(req.params.generationId);
-    const row = GENERATION_ID.test(id) ? await getGeneration(deps.sql, req.user!.id, id, isLive(req)) : undefined;
-    if (!row) throw notFound('Generation not found');
+    const row = await generationById(deps, req.user!.id, String(req.params.generationId), isLive(req));
     res.json(presentGeneration(deps, row));
   });
 

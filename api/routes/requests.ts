@@ -59,6 +59,7 @@ export function requestLogRoutes(deps: AppDeps): Router {
         errorCode: e.errorCode,
         keyId: e.apiKeyId,
         livemode: e.livemode,
+        via: e.via,
       })),
       pagination: {
         hasMore,

@@ -23,19 +23,38 @@ export async function analyzeBytes(bytes: Buffer, quantity: number, context: str
   }
 }
 
-/** Fetches a user URL (SSRF-guarded, 10 MB, 10 s) and analyzes it. */
-export async function analyzeUrl(deps: AppDeps, url: string, quantity: number): Promise<Analysis> {
-  let bytes: Buffer;
+/**
+ * Reads an image from a user URL (SSRF-guarded, 10 MB, 10 s); a URL that cannot be fetched is a 400 naming `field`.
+ * Also the MCP tool upload_design's `imageUrl` (api/mcp).
+ */
+export async function readImageUrl(deps: AppDeps, url: string, field = 'imageUrl'): Promise<Buffer> {
   try {
-    ({ body: bytes } = await readUserUrl(deps, url, {
+    const { body } = await readUserUrl(deps, url, {
       maxBytes: MAX_IMAGE_BYTES,
       timeoutMs: IMAGE_FETCH_TIMEOUT_MS,
       headers: { accept: 'image/png,image/jpeg,image/webp,image/gif;q=0.9,*/*;q=0.1' },
-    }));
+    });
+    return body;
   } catch (err) {
     if (isUrlFetchError(err))
-      throw badRequest(`imageUrl could not be fetched: ${err.message}`, { reason: err.reason, ...err.details });
+      throw badRequest(`${field} could not be fetched: ${err.message}`, { reason: err.reason, ...err.details });
     throw err;
   }
+}
+
+/** Fetches a user URL (SSRF-guarded, 10 MB, 10 s) and analyzes it. */
+export async function analyzeUrl(deps: AppDeps, url: string, quantity: number): Promise<Analysis> {
+  const bytes = await readImageUrl(deps, url);
   return analyzeBytes(bytes, quantity, 'The file at imageUrl is not a usable image');
+}
+
+/**
+ * The spec leaves "both supplied" open; guessing which one the client meant would use the wrong image. So exactly
+ * one of imageUrl and imageData (POST /analyze; the MCP tools analyze_design and upload_design).
+ */
+export function oneImageSource(body: { imageUrl?: string | undefined; imageData?: string | undefined }): void {
+  if (body.imageUrl !== undefined && body.imageData !== undefined)
+    throw badRequest('Supply either imageUrl or imageData, not both');
+  if (body.imageUrl === undefined && body.imageData === undefined)
+    throw badRequest('imageUrl or imageData is required');
 }

@@ -2365,7 +2365,7 @@ export interface paths {
           keyId?: string;
           /** @description status class */
           status?: '2xx' | '3xx' | '4xx' | '5xx';
-          /** @description a route pattern as listed, e.g. /api/v1/generations/:generationId */
+          /** @description a route pattern as listed, e.g. /api/v1/generations/:generationId, or an MCP tool as /mcp/tools/<tool> */
           route?: string;
           method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
           /** @description page size, 1 to 100 (default 50) */
@@ -5380,6 +5380,11 @@ export interface components {
       /** @description null for the dashboard's session calls */
       keyId: string | null;
       livemode: boolean;
+      /**
+       * @description `api`: an HTTP call; `mcp`: a tool call or resource read on the MCP endpoint /mcp
+       * @enum {string}
+       */
+      via: 'api' | 'mcp';
     };
     RequestLogPage: {
       requests: components['schemas']['RequestLogEntry'][];

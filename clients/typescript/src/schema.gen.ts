@@ -3525,7 +3525,7 @@ export interface paths {
                     /** @description page size, 1 to 100 (default 50) */
                     limit?: string;
                     method?: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
-                    /** @description a route pattern as listed, e.g. /api/v1/generations/:generationId */
+                    /** @description a route pattern as listed, e.g. /api/v1/generations/:generationId, or an MCP tool as /mcp/tools/<tool> */
                     route?: string;
                     /** @description status class */
                     status?: "2xx" | "3xx" | "4xx" | "5xx";
@@ -5360,6 +5360,11 @@ export interface components {
             /** @description the route pattern, never the path with its ids */
             route: string;
             status: number;
+            /**
+             * @description `api`: an HTTP call; `mcp`: a tool call or resource read on the MCP endpoint /mcp
+             * @enum {string}
+             */
+            via: "api" | "mcp";
         };
         RequestLogPage: {
             pagination: {

@@ -3,6 +3,7 @@
 // callback deliveries with their attempts and a Resend button (POST /api/v1/generations/<id>/deliveries).
 import { api } from '../api.js';
 import { announce, errorBox, field, h, heading, render, when } from '../dom.js';
+import { mcpSection } from './developers-mcp.js';
 import { isTestMode, modeHeaders, setTestMode } from './test-mode.js';
 
 /**
@@ -354,6 +355,7 @@ export async function developersPage(main, ctx) {
       ),
       logBox,
     ),
+    mcpSection({ onKeyCreated: loadKeys }),
   );
   await loadAll();
 }

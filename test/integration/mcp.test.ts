@@ -1,0 +1,335 @@
+// The MCP endpoint (/mcp, docs/mcp.md) driven by the protocol's own clients: the SDK's Client over Streamable HTTP
+// and over stdio through the local entry (clients/mcp), and the inspector's CLI. Tools are the REST routes' use
+// cases: an upload, a generation charged 1 token, errors as tool errors with Part A codes, the request log (via
+// "mcp") and the metric mockup_mcp_tool_calls_total.
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import sharp from 'sharp';
+import { tokenBalance } from '../../db/ledger';
+import { account, createKey, http } from '../helpers/http';
+import { startStack, type Stack } from '../helpers/stack';
+
+const ROOT = path.resolve(__dirname, '../..');
+const STDIO_ENTRY = path.join(ROOT, 'clients/mcp/bin/apparel-mockup-mcp.mjs');
+const INSPECTOR_CLI = path.join(ROOT, 'node_modules/@modelcontextprotocol/inspector-cli/build/cli.js');
+
+const TOOL_NAMES = [
+  'analyze_design',
+  'generate_mockup',
+  'get_garment',
+  'get_generation',
+  'list_garments',
+  'upload_design',
+];
+
+async function connect(stack: Stack, key: string): Promise<Client> {
+  const client = new Client({ name: 'mcp-test', version: '1.0.0' });
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL('/mcp', stack.baseUrl), {
+      requestInit: { headers: { Authorization: `Bearer ${key}` } },
+    }),
+  );
+  return client;
+}
+
+const design = () =>
+  sharp({ create: { width: 600, height: 600, channels: 4, background: '#0033a0' } })
+    .png()
+    .toBuffer();
+
+/** The Part A envelope of a tool error. */
+function toolError(result: any): { code: string; message: string; details?: any } {
+  assert.equal(result.isError, true, JSON.stringify(result));
+  const text = JSON.parse(result.content[0].text);
+  assert.deepEqual(result.structuredContent, text);
+  return text.error;
+}
+
+describe('MCP endpoint (/mcp)', () => {
+  let stack: Stack;
+  let acct: Awaited<ReturnType<typeof account>>;
+  let client: Client;
+
+  before(async () => {
+    stack = await startStack('mcp');
+    acct = await account(stack.baseUrl);
+    client = await connect(stack, acct.key);
+  });
+  after(async () => {
+    await client?.close();
+    await stack?.stop();
+  });
+
+  it('lists the tools with JSON Schemas from the REST schemas, the resources and the prompt', async () => {
+    const { tools } = await client.listTools();
+    assert.deepEqual(tools.map((t) => t.name).sort(), TOOL_NAMES);
+    const generate = tools.find((t) => t.name === 'generate_mockup')!;
+    assert.match(generate.description!, /1 TOKEN/);
+    assert.deepEqual((generate.inputSchema.required as string[]).sort(), ['designUrl', 'garmentId', 'garmentImageUrl']);
+    const props = generate.inputSchema.properties as any;
+    // the placement schema inlined (no $ref), with the REST route's bounds
+    assert.equal(props.placement.properties.scale.minimum, 0.1);
+    assert.ok(!JSON.stringify(generate.inputSchema).includes('$ref'));
+    assert.equal(generate.outputSchema?.type, 'object');
+    const templates = await client.listResourceTemplates();
+    assert.deepEqual(templates.resourceTemplates.map((t) => t.uriTemplate).sort(), [
+      'garment://{id}',
+      'generation://{id}',
+    ]);
+    const prompt = await client.getPrompt({
+      name: 'mockup-for-shop',
+      arguments: { design: 'https://example.test/d.png', shop: 'outdoor brand' },
+    });
+    assert.match((prompt.messages[0]!.content as any).text, /analyze_design[\s\S]*list_garments[\s\S]*generate_mockup/);
+  });
+
+  it('uploads, generates (1 token, an image block that decodes), reads back, and logs each call via mcp', async () => {
+    const png = await design();
+    const up = await client.callTool({
+      name: 'upload_design',
+      arguments: { imageData: `data:image/png;base64,${png.toString('base64')}` },
+    });
+    assert.ok(!up.isError, JSON.stringify(up.content));
+    const upload = up.structuredContent as any;
+    assert.match(upload.id, /^upl_/);
+    assert.deepEqual(upload.dimensions, { width: 600, height: 600 });
+
+    const listed = await client.callTool({ name: 'list_garments', arguments: { category: 't-shirts', limit: '1' } });
+    const garment = (listed.structuredContent as any).garments[0];
+    const color = garment.colors[0];
+
+    const before = await tokenBalance(stack.sql, acct.userId);
+    const gen = await client.callTool({
+      name: 'generate_mockup',
+      arguments: { designUrl: upload.url, garmentId: garment.id, garmentImageUrl: color.imageUrl },
+    });
+    assert.ok(!gen.isError, JSON.stringify(gen.content));
+    const generation = gen.structuredContent as any;
+    assert.equal(generation.status, 'completed');
+    assert.equal(generation.tokensUsed, 1);
+    assert.equal(await tokenBalance(stack.sql, acct.userId), before - 1);
+    const content = gen.content as any[];
+    const image = content.find((c) => c.type === 'image');
+    assert.ok(image, 'an image content block');
+    const meta = await sharp(Buffer.from(image.data, 'base64')).metadata();
+    assert.equal(`image/${meta.format}`, image.mimeType);
+    assert.ok(Math.max(meta.width!, meta.height!) <= 400, 'a small image');
+    const link = content.find((c) => c.type === 'resource_link');
+    assert.equal(link.uri, generation.mockupUrl);
+    const full = await fetch(generation.mockupUrl);
+    assert.equal(full.status, 200);
+    assert.ok((await sharp(Buffer.from(await full.arrayBuffer())).metadata()).width! > meta.width!);
+
+    // read back: the tool and the resource
+    const got = await client.callTool({ name: 'get_generation', arguments: { generationId: generation.id } });
+    assert.equal((got.structuredContent as any).id, generation.id);
+    assert.equal((got.structuredContent as any).status, 'completed');
+    const res = await client.readResource({ uri: `generation://${generation.id}` });
+    assert.equal(JSON.parse((res.contents[0] as any).text).mockupUrl, generation.mockupUrl);
+    const g = await client.readResource({ uri: `garment://${garment.id}` });
+    assert.equal(JSON.parse((g.contents[0] as any).text).id, garment.id);
+    // ... and the REST route answers the same generation
+    const rest = await http(stack.baseUrl, 'GET', `/api/v1/generations/${generation.id}`, { key: acct.key });
+    assert.deepEqual(rest.body, generation);
+
+    const log = await http(stack.baseUrl, 'GET', '/api/v1/requests?limit=20', { key: acct.key });
+    const mcp = log.body.requests.filter((e: any) => e.via === 'mcp');
+    assert.deepEqual(mcp.map((e: any) => [e.route, e.status, e.keyId]).reverse(), [
+      ['/mcp/tools/upload_design', 200, acct.keyId],
+      ['/mcp/tools/list_garments', 200, acct.keyId],
+      ['/mcp/tools/generate_mockup', 200, acct.keyId],
+      ['/mcp/tools/get_generation', 200, acct.keyId],
+      ['/mcp/resources/generation', 200, acct.keyId],
+      ['/mcp/resources/garment', 200, acct.keyId],
+    ]);
+    assert.ok(log.body.requests.filter((e: any) => e.via === 'api').length >= 1);
+    const filtered = await http(stack.baseUrl, 'GET', '/api/v1/requests?route=/mcp/tools/generate_mockup', {
+      key: acct.key,
+    });
+    assert.equal(filtered.body.requests.length, 1);
+
+    const metrics = await http(stack.baseUrl, 'GET', '/metrics');
+    assert.match(metrics.text, /mockup_mcp_tool_calls_total\{tool="generate_mockup",outcome="ok"\} 1/);
+  });
+
+  it('answers tool errors with the Part A code and message: unknown garment, bad arguments, empty balance', async () => {
+    const missing = await client.callTool({ name: 'get_garment', arguments: { garmentId: 'no-such-garment' } });
+    assert.deepEqual(toolError(missing), { code: 'not_found', message: 'Garment "no-such-garment" not found' });
+
+    const listed = await client.callTool({ name: 'list_garments', arguments: { limit: '1' } });
+    const garment = (listed.structuredContent as any).garments[0];
+    const body = {
+      designUrl: `${stack.baseUrl}/files/none.png`,
+      garmentId: 'no-such-garment',
+      garmentImageUrl: garment.colors[0].imageUrl,
+    };
+    const unknown = await client.callTool({ name: 'generate_mockup', arguments: body });
+    assert.equal(toolError(unknown).code, 'not_found');
+
+    const bad = await client.callTool({ name: 'generate_mockup', arguments: { ...body, placement: { scale: 5 } } });
+    const badError = toolError(bad);
+    assert.equal(badError.code, 'invalid_request');
+    assert.match(badError.message, /^Invalid arguments: placement\.scale: must be from 0\.1 to 1/);
+
+    const both = await client.callTool({
+      name: 'analyze_design',
+      arguments: { imageUrl: 'https://example.test/a.png', imageData: 'AAAA' },
+    });
+    assert.deepEqual(toolError(both), {
+      code: 'invalid_request',
+      message: 'Supply either imageUrl or imageData, not both',
+    });
+
+    const poor = await account(stack.baseUrl);
+    await stack.sql`update token_grants set expires_at = now() - interval '1 second' where user_id = ${poor.userId}`;
+    const poorClient = await connect(stack, poor.key);
+    try {
+      const refused = await poorClient.callTool({
+        name: 'generate_mockup',
+        arguments: { ...body, garmentId: garment.id },
+      });
+      const e = toolError(refused);
+      assert.equal(e.code, 'insufficient_tokens');
+      assert.deepEqual(e.details, { required: 1, available: 0 });
+    } finally {
+      await poorClient.close();
+    }
+    const rows = await stack.sql`select id from generations where user_id = ${poor.userId}`;
+    assert.equal(rows.length, 0);
+    const log = await http(stack.baseUrl, 'GET', '/api/v1/requests?route=/mcp/tools/generate_mockup', {
+      key: poor.key,
+    });
+    assert.deepEqual(
+      log.body.requests.map((e: any) => [e.status, e.errorCode, e.via]),
+      [[402, 'insufficient_tokens', 'mcp']],
+    );
+  });
+
+  it('refuses a missing or bad key with 401 in the JSON-RPC error form, before any tool runs', async () => {
+    const bad = `amk_live_${'f'.repeat(64)}`;
+    await assert.rejects(connect(stack, bad), (err: any) => {
+      assert.equal(err.code, 401);
+      assert.match(err.message, /"code":-32001/);
+      assert.match(err.message, /"data":\{"error":\{"code":"unauthorized","message":"Invalid API key"\}\}/);
+      return true;
+    });
+    const raw = await fetch(new URL('/mcp', stack.baseUrl), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/list' }),
+    });
+    assert.equal(raw.status, 401);
+    assert.equal(raw.headers.get('www-authenticate'), 'Bearer realm="mcp"');
+    assert.deepEqual(await raw.json(), {
+      jsonrpc: '2.0',
+      id: 7,
+      error: {
+        code: -32001,
+        message: 'Missing API key: send Authorization: Bearer <API_KEY>',
+        data: { error: { code: 'unauthorized', message: 'Missing API key: send Authorization: Bearer <API_KEY>' } },
+      },
+    });
+    // a key revoked after the client connected: its next call is refused the same way
+    const k = await createKey(stack.baseUrl, acct.cookie, { name: 'revoked soon' });
+    const c = await connect(stack, k.key);
+    await http(stack.baseUrl, 'DELETE', `/api/v1/keys/${k.id}`, { cookie: acct.cookie });
+    await assert.rejects(c.callTool({ name: 'list_garments', arguments: {} }), (err: any) => err.code === 401);
+    await c.close();
+  });
+
+  it('test keys run in test mode: no token spent, a test generation', async () => {
+    const test = await createKey(stack.baseUrl, acct.cookie, { name: 'mcp test', mode: 'test' });
+    const c = await connect(stack, test.key);
+    try {
+      const listed = await c.callTool({ name: 'list_garments', arguments: { limit: '1' } });
+      const garment = (listed.structuredContent as any).garments[0];
+      const up = await c.callTool({
+        name: 'upload_design',
+        arguments: { imageData: (await design()).toString('base64') },
+      });
+      const before = await tokenBalance(stack.sql, acct.userId);
+      const gen = await c.callTool({
+        name: 'generate_mockup',
+        arguments: {
+          designUrl: (up.structuredContent as any).url,
+          garmentId: garment.id,
+          garmentImageUrl: garment.colors[0].imageUrl,
+        },
+      });
+      assert.ok(!gen.isError, JSON.stringify(gen.content));
+      assert.equal((gen.structuredContent as any).livemode, false);
+      assert.equal(await tokenBalance(stack.sql, acct.userId), before);
+    } finally {
+      await c.close();
+    }
+  });
+
+  it('refuses GET (no stream in stateless mode) and a body over the Part A limit', async () => {
+    const get = await fetch(new URL('/mcp', stack.baseUrl), {
+      headers: { authorization: `Bearer ${acct.key}`, accept: 'text/event-stream' },
+    });
+    assert.equal(get.status, 405);
+    const huge = await fetch(new URL('/mcp', stack.baseUrl), {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${acct.key}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: 'upload_design', arguments: { imageData: 'A'.repeat(15 * 1024 * 1024) } },
+      }),
+    });
+    assert.equal(huge.status, 413);
+    assert.equal(((await huge.json()) as any).error.data.error.code, 'payload_too_large');
+  });
+
+  it('serves desktop clients through the stdio entry (StdioClientTransport)', async () => {
+    const stdio = new Client({ name: 'mcp-stdio-test', version: '1.0.0' });
+    await stdio.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [STDIO_ENTRY],
+        env: { PATH: process.env.PATH ?? '', MOCKUP_API_URL: stack.baseUrl, MOCKUP_API_KEY: acct.key },
+        stderr: 'pipe',
+      }),
+    );
+    try {
+      assert.deepEqual((await stdio.listTools()).tools.map((t) => t.name).sort(), TOOL_NAMES);
+      const missing = await stdio.callTool({ name: 'get_garment', arguments: { garmentId: 'nope' } });
+      assert.equal(toolError(missing).code, 'not_found');
+      const listed = await stdio.callTool({ name: 'list_garments', arguments: { limit: '2' } });
+      assert.equal((listed.structuredContent as any).garments.length, 2);
+    } finally {
+      await stdio.close();
+    }
+  });
+
+  it("the inspector's CLI lists the tools (--cli --method tools/list)", async () => {
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      [
+        INSPECTOR_CLI,
+        '--cli',
+        `${stack.baseUrl}/mcp`,
+        '--transport',
+        'http',
+        '--header',
+        `Authorization: Bearer ${acct.key}`,
+        '--method',
+        'tools/list',
+      ],
+      { timeout: 30_000 },
+    );
+    const listed = JSON.parse(stdout);
+    assert.deepEqual(listed.tools.map((t: any) => t.name).sort(), TOOL_NAMES);
+  });
+});
