@@ -49,12 +49,8 @@ async function callTool(c: McpCall, name: string, args: unknown): Promise<CallTo
     },
   );
   if (outcome.ok) return outcome.value;
-  const { error } = outcome;
-  return {
-    isError: true,
-    content: [{ type: 'text', text: JSON.stringify(envelope(error)) }],
-    structuredContent: envelope(error),
-  };
+  // The envelope as text only: clients check structuredContent against the tool's outputSchema even in an error.
+  return { isError: true, content: [{ type: 'text', text: JSON.stringify(envelope(outcome.error)) }] };
 }
 
 export function createMcpServer(c: McpCall): McpServer {

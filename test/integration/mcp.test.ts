@@ -11,12 +11,12 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import sharp from 'sharp';
 import { tokenBalance } from '../../db/ledger';
+import { inspectorCommand } from '../../scripts/mcp-inspect';
 import { account, createKey, http } from '../helpers/http';
 import { startStack, type Stack } from '../helpers/stack';
 
 const ROOT = path.resolve(__dirname, '../..');
 const STDIO_ENTRY = path.join(ROOT, 'clients/mcp/bin/apparel-mockup-mcp.mjs');
-const INSPECTOR_CLI = path.join(ROOT, 'node_modules/@modelcontextprotocol/inspector-cli/build/cli.js');
 
 const TOOL_NAMES = [
   'analyze_design',
@@ -45,9 +45,8 @@ const design = () =>
 /** The Part A envelope of a tool error. */
 function toolError(result: any): { code: string; message: string; details?: any } {
   assert.equal(result.isError, true, JSON.stringify(result));
-  const text = JSON.parse(result.content[0].text);
-  assert.deepEqual(result.structuredContent, text);
-  return text.error;
+  assert.equal(result.structuredContent, undefined);
+  return JSON.parse(result.content[0].text).error;
 }
 
 describe('MCP endpoint (/mcp)', () => {
@@ -314,22 +313,52 @@ describe('MCP endpoint (/mcp)', () => {
   });
 
   it("the inspector's CLI lists the tools (--cli --method tools/list)", async () => {
-    const { stdout } = await promisify(execFile)(
-      process.execPath,
-      [
-        INSPECTOR_CLI,
-        '--cli',
-        `${stack.baseUrl}/mcp`,
-        '--transport',
-        'http',
-        '--header',
-        `Authorization: Bearer ${acct.key}`,
-        '--method',
-        'tools/list',
-      ],
-      { timeout: 30_000 },
-    );
+    // as `npm run mcp:inspect -- --method tools/list` runs it
+    const c = inspectorCommand(stack.baseUrl, acct.key, ['--method', 'tools/list']);
+    const { stdout } = await promisify(execFile)(c.command, c.args, { cwd: c.cwd, timeout: 30_000 });
     const listed = JSON.parse(stdout);
     assert.deepEqual(listed.tools.map((t: any) => t.name).sort(), TOOL_NAMES);
+  });
+});
+
+describe('MCP endpoint: the key rate limits each tool call', () => {
+  let stack: Stack;
+  before(async () => {
+    stack = await startStack('mcp-limits', { worker: false, env: { RATE_LIMIT_GARMENTS_PER_MINUTE: '2' } });
+  });
+  after(async () => {
+    await stack?.stop();
+  });
+
+  it("spends the REST endpoint's budget per call, refuses with a rate_limited tool error, and counts it", async () => {
+    const a = await account(stack.baseUrl);
+    const client = await connect(stack, a.key);
+    try {
+      // the handshake and listings are not counted: only tool calls and resource reads
+      await client.listTools();
+      await client.listTools();
+      assert.ok(!(await client.callTool({ name: 'list_garments', arguments: { limit: '1' } })).isError);
+      // the REST route shares the same per-key garments budget
+      assert.equal((await http(stack.baseUrl, 'GET', '/api/v1/garments?limit=1', { key: a.key })).status, 200);
+      const refused = toolError(await client.callTool({ name: 'get_garment', arguments: { garmentId: 'x' } }));
+      assert.equal(refused.code, 'rate_limited');
+      assert.equal(refused.details.scope, 'garments-minute');
+      assert.equal(refused.details.limit, 2);
+      // other budgets are untouched
+      const other = await client.callTool({ name: 'get_generation', arguments: { generationId: 'gen_1_abc' } });
+      assert.equal(toolError(other).code, 'not_found');
+    } finally {
+      await client.close();
+    }
+    const log = await http(stack.baseUrl, 'GET', '/api/v1/requests?status=4xx', { key: a.key });
+    assert.deepEqual(
+      log.body.requests.map((e: any) => [e.route, e.status, e.errorCode, e.via]),
+      [
+        ['/mcp/tools/get_generation', 404, 'not_found', 'mcp'],
+        ['/mcp/tools/get_garment', 429, 'rate_limited', 'mcp'],
+      ],
+    );
+    const metrics = await http(stack.baseUrl, 'GET', '/metrics');
+    assert.match(metrics.text, /mockup_mcp_tool_calls_total\{tool="get_garment",outcome="rate_limited"\} 1/);
   });
 });

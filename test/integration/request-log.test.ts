@@ -83,7 +83,9 @@ describe('request log and callback resend', () => {
         'requestId',
         'route',
         'status',
+        'via',
       ]);
+      assert.equal(e.via, 'api');
       assert.ok(e.durationMs >= 0);
     }
     assert.ok(!log.text.includes(a.key) && !log.text.includes('gen_1_abcdefghij') && !log.text.includes('limit=1'));
