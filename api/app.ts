@@ -19,6 +19,7 @@ import { healthRoutes } from './routes/health';
 import { keyRoutes } from './routes/keys';
 import { paymentRoutes } from './routes/payments';
 import { previewRoutes } from './routes/preview';
+import { printFileRoutes } from './routes/print-files';
 import { requestLogRoutes } from './routes/requests';
 import { storefrontRoutes } from './routes/storefront';
 import { uploadRoutes } from './routes/upload';
@@ -61,6 +62,8 @@ export function createApp(given: AppDeps): express.Express {
   app.use('/api/v1', webhookRoutes(deps));
   app.use('/api/v1', deliveryRoutes(deps));
   app.use('/api/v1', requestLogRoutes(deps));
+  // print files: Part A's under /api/v1, the chat mockup's under /api
+  app.use('/api', printFileRoutes(deps));
 
   // Part B: application routes.
   app.use('/api', authRoutes(deps));

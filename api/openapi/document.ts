@@ -15,6 +15,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import type { Config } from '../../lib/config';
 import { registerAccountPaths } from './accounts';
+import { registerProductionPaths } from './production';
 import { APP_PAGES } from '../routes/dashboard';
 import * as B from '../http/app-schemas';
 import * as R from '../http/resources';
@@ -34,7 +35,7 @@ export const json = (schema: z.ZodType, description: string, headers?: ResponseC
 const ref = (name: string) => ({ $ref: `#/components/headers/${name}` });
 
 /** Every keyed Part A answer carries the closest rate window and the balance. */
-const KEYED_HEADERS = {
+export const KEYED_HEADERS = {
   'X-RateLimit-Limit': ref('X-RateLimit-Limit'),
   'X-RateLimit-Remaining': ref('X-RateLimit-Remaining'),
   'X-RateLimit-Reset': ref('X-RateLimit-Reset'),
@@ -57,7 +58,7 @@ const ERROR_TEXT: Record<number, string> = {
 };
 
 /** Part A errors: the {error: {code, message, details?}} envelope. */
-function partAErrors(...statuses: number[]): Responses {
+export function partAErrors(...statuses: number[]): Responses {
   const out: Responses = {};
   for (const s of statuses) {
     out[s] = json(
@@ -77,12 +78,12 @@ export function partBErrors(...statuses: number[]): Responses {
   return out;
 }
 
-const KEY_OR_SESSION: Security = [{ bearerKey: [] }, { sessionCookie: [] }];
+export const KEY_OR_SESSION: Security = [{ bearerKey: [] }, { sessionCookie: [] }];
 export const SESSION: Security = [{ sessionCookie: [] }];
 export const PUBLIC: Security = [];
 
 /** Keyed routes also take the dashboard's X-Mockup-Mode header (test mode, docs/test-mode.md). */
-function withModeHeader(r: RouteConfig): RouteConfig {
+export function withModeHeader(r: RouteConfig): RouteConfig {
   if (r.security !== KEY_OR_SESSION) return r;
   const mode = { [MODE_HEADER]: modeHeader.optional() };
   const headers = r.request?.headers;
@@ -857,6 +858,7 @@ export function buildOpenApiDocument(config: Pick<Config, 'publicBaseUrl' | 'ses
   });
   register(registry);
   registerAccountPaths(registry);
+  registerProductionPaths(registry);
 
   const doc = new OpenApiGeneratorV31(registry.definitions, { sortComponents: 'alphabetically' }).generateDocument({
     openapi: '3.1.0',

@@ -5,6 +5,7 @@ import sharp from 'sharp';
 import { BadInputError } from '../errors';
 import { compositeGate, outputPool } from './config';
 import { placeDesign, type DesignSource } from './design';
+import { placedBox, placementFrame } from './placement';
 import { DISP_REDUCE, SHADE_REDUCE } from './maps';
 import { LIN8, LIN_Q4, OUT_LUT, OUT_STEPS } from './pixels';
 import { reduceInto, WARP_MAX, type PreparedBlank } from './prepared';
@@ -82,13 +83,12 @@ export async function composite(opts: CompositeOptions): Promise<CompositeResult
   const zy = zone.y * H;
   const zw = zone.width * W;
   const zh = zone.height * H;
-  const boxW = Math.max(1, Math.round(placement.scale * zw));
-  const boxH = Math.max(1, Math.round(placement.scale * zh));
+  // the placement maths, one source with the print file's (lib/print)
+  const frame = placementFrame({ x: zx, y: zy, width: zw, height: zh }, placement);
+  const { cx, cy } = frame;
 
   return compositeGate.run(async () => {
-    const design = await placeDesign(opts.design, boxW, boxH, opts.cacheDesign ?? true);
-    const cx = zx + (placement.x / 100) * zw;
-    const cy = zy + (placement.y / 100) * zh;
+    const design = await placeDesign(opts.design, frame.boxW, frame.boxH, opts.cacheDesign ?? true);
     const out = outputPool.take(W * H * 3);
     try {
       blank.rgb.copy(out);
@@ -102,7 +102,7 @@ export async function composite(opts: CompositeOptions): Promise<CompositeResult
       const geom: Geometry = {
         cx,
         cy,
-        theta: (placement.rotation * Math.PI) / 180,
+        theta: frame.theta,
         design: design.data,
         dw: design.width,
         dh: design.height,
@@ -137,12 +137,7 @@ export async function composite(opts: CompositeOptions): Promise<CompositeResult
         thumbnail,
         width: W,
         height: H,
-        designBox: {
-          left: Math.round(cx - design.width / 2),
-          top: Math.round(cy - design.height / 2),
-          width: design.width,
-          height: design.height,
-        },
+        designBox: placedBox(frame, design),
       };
     } finally {
       outputPool.give(out);
@@ -383,7 +378,7 @@ function colTap(p: number, k: number, n: number, idx: Int32Array, frac: Float32A
   frac[at] = g - a;
 }
 
-function checkPlacement(p: Placement): void {
+export function checkPlacement(p: Placement): void {
   const ok = (v: unknown, lo: number, hi: number) => typeof v === 'number' && Number.isFinite(v) && v >= lo && v <= hi;
   if (!p || !ok(p.x, 0, 100) || !ok(p.y, 0, 100) || !ok(p.scale, 0.1, 1) || !ok(p.rotation, -180, 180)) {
     throw new BadInputError(

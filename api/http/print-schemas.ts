@@ -1,0 +1,66 @@
+// Shapes of the print-file and production answers (issue 36; docs/production.md): the print file resource, its
+// preflight report, and the query of GET /generations/<id>/print-file.
+import { z } from 'zod';
+
+const url = z.url();
+
+export const preflightCheck = z
+  .object({
+    code: z.enum(['low_dpi', 'semi_transparent', 'underbase_needed', 'thin_lines', 'outside_zone']),
+    level: z.enum(['warning', 'error']),
+    message: z.string(),
+    details: z.record(z.string(), z.union([z.number(), z.string(), z.boolean()])).optional(),
+  })
+  .meta({ id: 'PreflightCheck' });
+
+export const preflightReport = z
+  .object({
+    status: z.enum(['pass', 'warning', 'error']).meta({ description: 'the worst level of the checks; pass: none' }),
+    effectiveDpi: z.number().int().meta({ description: "the design's pixels per inch at its printed size" }),
+    inkedAreaIn2: z.number().meta({ description: 'alpha-weighted inked area inside the zone, square inches' }),
+    underbase: z.boolean().meta({ description: 'a dark garment: a white underbase file comes with the print' }),
+    checks: z.array(preflightCheck),
+  })
+  .meta({ id: 'Preflight', description: 'what a print shop checks before printing (docs/production.md#preflight)' });
+
+export const printFileResource = z
+  .object({
+    id: z.string().meta({ description: 'prf_<n>_<suffix>' }),
+    generationId: z.string().nullable(),
+    chatJobId: z.string().nullable(),
+    mockupIndex: z.number().int().nullable(),
+    url: url.meta({ description: 'the PNG: sRGB ICC profile, transparency, 300 DPI (pHYs)' }),
+    underbaseUrl: url
+      .nullable()
+      .meta({ description: 'white underbase PNG (same canvas) on a dark garment, else null' }),
+    fileName: z.string().meta({ description: 'names the zone and the garment size' }),
+    size: z.string().meta({ description: 'the garment size it was made for' }),
+    color: z.string(),
+    zone: z.string(),
+    widthPx: z.number().int(),
+    heightPx: z.number().int(),
+    dpi: z.number().int(),
+    widthIn: z.number().meta({ description: "the zone's width for this size, inches (the size rule)" }),
+    heightIn: z.number(),
+    designBox: z
+      .object({ left: z.number(), top: z.number(), width: z.number(), height: z.number() })
+      .meta({
+        description: 'the unrotated design on the canvas, pixels (as designBox of the generation on the mockup)',
+      }),
+    preflight: preflightReport,
+    createdAt: z.iso.datetime({ offset: true }),
+  })
+  .meta({ id: 'PrintFile' });
+
+export const printFileQuery = z.strictObject({
+  size: z
+    .string()
+    .min(1)
+    .max(20)
+    .optional()
+    .meta({ description: "one of the garment's sizes; default M (or the first full-size size)" }),
+});
+
+export const chatPrintFileQuery = printFileQuery.extend({
+  mockupIndex: z.coerce.number().int().min(0).max(99).meta({ description: "the mockup's index in the job's mockups" }),
+});

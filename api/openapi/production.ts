@@ -1,0 +1,41 @@
+// OpenAPI entries of print files and production (issue 36, docs/production.md): api/routes/print-files.ts and the
+// storefront's production routes.
+import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
+import { z } from 'zod';
+import * as P from '../http/print-schemas';
+import { generationIdParam } from '../http/schemas';
+import { json, KEY_OR_SESSION, KEYED_HEADERS, partAErrors, partBErrors, SESSION, withModeHeader } from './document';
+
+export function registerProductionPaths(registry: OpenAPIRegistry): void {
+  registry.registerPath(
+    withModeHeader({
+      method: 'get',
+      path: '/api/v1/generations/{generationId}/print-file',
+      tags: ['Generations'],
+      summary: "The generation's print file for a garment size (free): made once, then kept",
+      description:
+        "The design alone on a transparent canvas of the print zone's physical size at 300 DPI (PNG, sRGB ICC " +
+        'profile, pHYs), placed exactly as on the mockup, with its preflight report; on a dark garment a white ' +
+        'underbase PNG too. Sizes smaller than M print on a smaller zone (docs/production.md#print-sizes). The ' +
+        'first call for a size makes the file (about a second); later calls answer the same file.',
+      security: KEY_OR_SESSION,
+      request: { params: z.object({ generationId: generationIdParam }), query: P.printFileQuery },
+      responses: {
+        200: json(P.printFileResource, 'the print file', KEYED_HEADERS),
+        ...partAErrors(400, 401, 403, 404, 409, 429, 503),
+      },
+    }),
+  );
+  registry.registerPath({
+    method: 'get',
+    path: '/api/chat/jobs/{jobId}/print-file',
+    tags: ['Design chat'],
+    summary: "A chat mockup's print file for a garment size: the job's print asset placed as on the mockup",
+    security: SESSION,
+    request: {
+      params: z.object({ jobId: z.string().meta({ description: 'job_<n>_<suffix>' }) }),
+      query: P.chatPrintFileQuery,
+    },
+    responses: { 200: json(P.printFileResource, 'the print file'), ...partBErrors(400, 401, 404, 409, 503) },
+  });
+}

@@ -1,0 +1,233 @@
+// Print files through HTTP on the real stack (issue 36): GET /api/v1/generations/<id>/print-file makes the file once
+// (pixel size of the zone at 300 DPI, pHYs, sRGB ICC profile, transparency), with the design where the mockup has it
+// (within 1 % of the zone, measured on both images); sizes; preflight of a low-resolution design and of a navy
+// design on a black garment (its underbase file); errors.
+import assert from 'node:assert/strict';
+import sharp from 'sharp';
+import { account, http } from '../helpers/http';
+import { startStack, storeDesign, type Stack } from '../helpers/stack';
+
+const svgPng = (w: number, h: number, body: string) =>
+  sharp(Buffer.from(`<svg xmlns="http://www.w3.org/2000/svg" width="${w}" height="${h}">${body}</svg>`))
+    .png()
+    .toBuffer();
+
+async function download(url: string): Promise<Buffer> {
+  const res = await fetch(url);
+  assert.equal(res.status, 200, url);
+  assert.equal(res.headers.get('content-type'), 'image/png');
+  return Buffer.from(await res.arrayBuffer());
+}
+
+/** Box of the pixels with alpha >= 128. */
+async function inkBox(png: Buffer) {
+  const { data, info } = await sharp(png).ensureAlpha().extractChannel(3).raw().toBuffer({ resolveWithObject: true });
+  let x0 = Infinity,
+    y0 = Infinity,
+    x1 = -1,
+    y1 = -1;
+  for (let y = 0; y < info.height; y++)
+    for (let x = 0; x < info.width; x++)
+      if (data[y * info.width + x]! >= 128) {
+        if (x < x0) x0 = x;
+        if (x > x1) x1 = x;
+        if (y < y0) y0 = y;
+        if (y > y1) y1 = y;
+      }
+  return { left: x0, top: y0, width: x1 - x0 + 1, height: y1 - y0 + 1 };
+}
+
+describe('print files: GET /api/v1/generations/<id>/print-file', function () {
+  this.timeout(180_000);
+  let stack: Stack;
+  let acct: { key: string; cookie: string };
+  let tee: any;
+
+  before(async () => {
+    stack = await startStack('print-files', { env: { ALLOW_PRIVATE_URLS: 'true' } });
+    acct = await account(stack.baseUrl);
+    const list = await http(stack.baseUrl, 'GET', '/api/v1/garments?category=t-shirts&limit=1', { key: acct.key });
+    tee = list.body.garments[0];
+  });
+  after(async () => stack?.stop());
+
+  async function generate(design: Buffer, color: any, placement: object) {
+    const res = await http(stack.baseUrl, 'POST', '/api/v1/generate', {
+      key: acct.key,
+      json: {
+        designUrl: await storeDesign(stack, design),
+        garmentId: tee.id,
+        garmentImageUrl: color.imageUrl,
+        color: color.name,
+        placement,
+      },
+    });
+    assert.equal(res.status, 200, res.text);
+    assert.equal(res.body.status, 'completed');
+    return res.body;
+  }
+
+  it('makes the print file once: zone size at 300 DPI, sRGB, transparent, the design where the mockup has it', async () => {
+    const white = tee.colors.find((c: any) => c.name === 'White') ?? tee.colors[0];
+    const front = tee.printZones.find((z: any) => z.id === 'front');
+    const placement = { x: 45, y: 40, scale: 0.6, rotation: 0 };
+    const gen = await generate(
+      await svgPng(2400, 3000, '<rect width="2400" height="3000" fill="#c02030"/>'),
+      white,
+      placement,
+    );
+    const res = await http(stack.baseUrl, 'GET', `/api/v1/generations/${gen.id}/print-file`, { key: acct.key });
+    assert.equal(res.status, 200, res.text);
+    const f = res.body;
+    assert.equal(f.generationId, gen.id);
+    assert.equal(f.size, 'M');
+    assert.equal(f.zone, 'front');
+    assert.equal(f.color, white.name);
+    assert.equal(f.widthPx, Math.round(front.maxWidth * 300));
+    assert.equal(f.heightPx, Math.round(front.maxHeight * 300));
+    assert.equal(f.dpi, 300);
+    assert.equal(f.fileName, `${gen.id}-front-M.png`);
+    assert.equal(f.underbaseUrl, null);
+    assert.equal(f.preflight.status, 'pass', JSON.stringify(f.preflight));
+
+    const png = await download(f.url);
+    const meta = await sharp(png).metadata();
+    assert.deepEqual(
+      [meta.format, meta.width, meta.height, meta.density, meta.hasAlpha],
+      ['png', f.widthPx, f.heightPx, 300, true],
+    );
+    assert.ok(meta.icc!.includes(Buffer.from('s\0R\0G\0B', 'latin1')), 'an sRGB ICC profile');
+    const phys = png.indexOf('pHYs');
+    assert.equal(png.readUInt32BE(phys + 4), 11811, '300 DPI in pixels per metre');
+
+    // the design's box on the print, as fractions of the zone, against the mockup's (its zone and design box in the
+    // blank's pixels, and the ink measured on the mockup)
+    const box = await inkBox(png);
+    const area = gen.printArea;
+    const mockFrac = (b: any) => [
+      (b.left - area.left) / area.width,
+      (b.top - area.top) / area.height,
+      b.width / area.width,
+      b.height / area.height,
+    ];
+    const printFrac = [box.left / f.widthPx, box.top / f.heightPx, box.width / f.widthPx, box.height / f.heightPx];
+    const mockup = await sharp(Buffer.from(await (await fetch(gen.mockupUrl)).arrayBuffer()))
+      .raw()
+      .toBuffer({ resolveWithObject: true });
+    // red ink on the white tee: red well above green
+    let x0 = Infinity,
+      y0 = Infinity,
+      x1 = -1,
+      y1 = -1;
+    const { data, info } = mockup;
+    for (let y = 0; y < info.height; y++)
+      for (let x = 0; x < info.width; x++) {
+        const o = (y * info.width + x) * info.channels;
+        if (data[o]! - data[o + 1]! > 80) {
+          x0 = Math.min(x0, x);
+          x1 = Math.max(x1, x);
+          y0 = Math.min(y0, y);
+          y1 = Math.max(y1, y);
+        }
+      }
+    const measured = mockFrac({ left: x0, top: y0, width: x1 - x0 + 1, height: y1 - y0 + 1 });
+    const reported = mockFrac(gen.designBox);
+    for (let k = 0; k < 4; k++) {
+      assert.ok(Math.abs(printFrac[k]! - reported[k]!) < 0.01, `reported box ${reported} vs print ${printFrac}`);
+      assert.ok(Math.abs(printFrac[k]! - measured[k]!) < 0.01, `mockup ink ${measured} vs print ${printFrac}`);
+    }
+
+    // once: the same file again
+    const again = await http(stack.baseUrl, 'GET', `/api/v1/generations/${gen.id}/print-file?size=M`, {
+      key: acct.key,
+    });
+    assert.equal(again.status, 200);
+    assert.deepEqual(again.body, f);
+    const rows = await stack.sql`select id from print_files where generation_id = ${gen.id}`;
+    assert.equal(rows.length, 1);
+
+    // a smaller size: a smaller zone, named for its size
+    const s = await http(stack.baseUrl, 'GET', `/api/v1/generations/${gen.id}/print-file?size=S`, { key: acct.key });
+    assert.equal(s.status, 200, s.text);
+    assert.equal(s.body.widthPx, Math.round(front.maxWidth * 0.92 * 300));
+    assert.equal(s.body.fileName, `${gen.id}-front-S.png`);
+    assert.notEqual(s.body.id, f.id);
+
+    const bad = await http(stack.baseUrl, 'GET', `/api/v1/generations/${gen.id}/print-file?size=XXXL`, {
+      key: acct.key,
+    });
+    assert.equal(bad.status, 400);
+    assert.equal(bad.body.error.code, 'invalid_request');
+    assert.match(bad.body.error.message, /not a size/);
+    const extra = await http(stack.baseUrl, 'GET', `/api/v1/generations/${gen.id}/print-file?colour=red`, {
+      key: acct.key,
+    });
+    assert.equal(extra.status, 400);
+  });
+
+  it('preflights a 600x750 design as low DPI and a navy design on black as needing an underbase', async () => {
+    const white = tee.colors.find((c: any) => c.name === 'White') ?? tee.colors[0];
+    const small = await generate(await svgPng(600, 750, '<rect width="600" height="750" fill="#208040"/>'), white, {
+      x: 50,
+      y: 50,
+      scale: 0.8,
+      rotation: 0,
+    });
+    const low = await http(stack.baseUrl, 'GET', `/api/v1/generations/${small.id}/print-file`, { key: acct.key });
+    assert.equal(low.status, 200, low.text);
+    const dpi = low.body.preflight.checks.find((c: any) => c.code === 'low_dpi');
+    assert.ok(dpi, JSON.stringify(low.body.preflight));
+    assert.equal(dpi.level, 'error');
+    assert.ok(low.body.preflight.effectiveDpi < 100);
+    assert.equal(low.body.preflight.status, 'error');
+
+    const black = tee.colors.find((c: any) => c.name === 'Black');
+    assert.ok(black, 'the tee comes in black');
+    const navy = await generate(
+      await svgPng(2400, 3000, '<circle cx="1200" cy="1500" r="1100" fill="#1F2A44"/>'),
+      black,
+      { x: 50, y: 45, scale: 0.8, rotation: 0 },
+    );
+    const dark = await http(stack.baseUrl, 'GET', `/api/v1/generations/${navy.id}/print-file`, { key: acct.key });
+    assert.equal(dark.status, 200, dark.text);
+    const ub = dark.body.preflight.checks.find((c: any) => c.code === 'underbase_needed');
+    assert.ok(ub, JSON.stringify(dark.body.preflight));
+    assert.equal(dark.body.preflight.underbase, true);
+    assert.match(dark.body.underbaseUrl, /-front-M-underbase\.png$/);
+    const under = await download(dark.body.underbaseUrl);
+    const m = await sharp(under).metadata();
+    assert.deepEqual([m.width, m.height, m.density], [dark.body.widthPx, dark.body.heightPx, 300]);
+    const centre = await sharp(under)
+      .extract({
+        left: Math.round(dark.body.widthPx / 2),
+        top: Math.round(dark.body.heightPx * 0.45),
+        width: 1,
+        height: 1,
+      })
+      .raw()
+      .toBuffer();
+    assert.deepEqual([...centre], [255, 255, 255, 255], 'white ink under the navy');
+  });
+
+  it('answers 404 for an unknown or foreign generation and 409 for one not completed', async () => {
+    const other = await account(stack.baseUrl);
+    const white = tee.colors[0];
+    const gen = await generate(await svgPng(400, 400, '<rect width="400" height="400" fill="#333"/>'), white, {
+      x: 50,
+      y: 50,
+      scale: 0.5,
+      rotation: 0,
+    });
+    let res = await http(stack.baseUrl, 'GET', `/api/v1/generations/${gen.id}/print-file`, { key: other.key });
+    assert.equal(res.status, 404);
+    assert.equal(res.body.error.code, 'not_found');
+    res = await http(stack.baseUrl, 'GET', '/api/v1/generations/gen_1_nope/print-file', { key: acct.key });
+    assert.equal(res.status, 404);
+    res = await http(stack.baseUrl, 'GET', `/api/v1/generations/${gen.id}/print-file`);
+    assert.equal(res.status, 401);
+    await stack.sql`update generations set status = 'processing' where id = ${gen.id}`;
+    res = await http(stack.baseUrl, 'GET', `/api/v1/generations/${gen.id}/print-file`, { key: acct.key });
+    assert.equal(res.status, 409);
+    assert.equal(res.body.error.code, 'conflict');
+  });
+});
