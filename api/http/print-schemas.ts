@@ -42,11 +42,9 @@ export const printFileResource = z
     dpi: z.number().int(),
     widthIn: z.number().meta({ description: "the zone's width for this size, inches (the size rule)" }),
     heightIn: z.number(),
-    designBox: z
-      .object({ left: z.number(), top: z.number(), width: z.number(), height: z.number() })
-      .meta({
-        description: 'the unrotated design on the canvas, pixels (as designBox of the generation on the mockup)',
-      }),
+    designBox: z.object({ left: z.number(), top: z.number(), width: z.number(), height: z.number() }).meta({
+      description: 'the unrotated design on the canvas, pixels (as designBox of the generation on the mockup)',
+    }),
     preflight: preflightReport,
     createdAt: z.iso.datetime({ offset: true }),
   })
