@@ -43,7 +43,7 @@ export type ChatChargeResult = { ok: true; balance: number } | { ok: false; requ
 
 /**
  * POST /api/chat's job and its charge in one transaction: the model's cost is debited (reference = job id, under
- * the account's row lock, as debitTokens does) and the job row inserted, or nothing is (balance too low). Under an
+ * the account's row lock: db/ledger.ts debitTokensIn) and the job row inserted, or nothing is (balance too low). Under an
  * Idempotency-Key the job is recorded as the key's recovery point in the same transaction, and nothing is charged
  * when another request has taken the key over.
  */
@@ -53,7 +53,7 @@ export async function insertAndChargeChatJob(
 ): Promise<ChatChargeResult> {
   const { job, cost, idempotency } = opts;
   return sql.begin(async (tx) => {
-    const debit = await debitTokensIn(tx, { userId: job.userId, amount: cost, reference: job.id });
+    const debit = await debitTokensIn(tx, job.userId, [{ reference: job.id, amount: cost }]);
     if (!debit.ok) return { ok: false as const, required: debit.required, available: debit.available };
     await tx`insert into render_jobs (id, user_id, thread_id, model, prompt, request)
       values (${job.id}, ${job.userId}, ${job.threadId}, ${job.model}, ${job.prompt}, ${tx.json(job.request as never)})`;

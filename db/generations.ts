@@ -2,11 +2,10 @@
 // workflow (begin, complete, fail-and-refund). Every change is keyed by the generation id and moves a row only from
 // the states it may leave, so a step that runs twice changes nothing the second time.
 //
-// Insert-and-charge (POST /generate is a batch of one, POST /generate/batch up to 25): one statement (a plpgsql
-// function, so one transaction) records every generation row and takes one token per generation (one debit each,
-// reference = the generation id), or records and charges nothing. Same ledger rules as debitTokens in ./ledger: the account row is locked so concurrent
-// debits serialize, grants that expire soonest are spent first, expired grants do not count. Each debit keeps its
-// own allocations, so a refund (reference refund:<generation id>) gives back one generation's token.
+// Insert-and-charge (POST /generate is a batch of one, POST /generate/batch up to 25): one transaction records every
+// generation row and takes one token per generation through the ledger's one debit (db/ledger.ts debitTokensIn: one
+// debit each, reference = the generation id, so a refund refund:<generation id> gives back one generation's token),
+// or records and charges nothing.
 import {
   GENERATION_FINISHED_CHANNEL,
   type GenerationStatus,
@@ -16,8 +15,8 @@ import {
   type PrintArea,
 } from '../lib/generation/types';
 import type { Sql } from './client';
-import { IdempotencyKeyLost, recordRecoveryPoint, type IdempotencyRef } from './idempotency';
-import { refundDebitIn, tokenBalance } from './ledger';
+import { recordRecoveryPoint, type IdempotencyRef } from './idempotency';
+import { debitTokensIn, refundDebitIn, type Tx } from './ledger';
 
 export interface GenerationRow {
   id: string;
@@ -131,92 +130,72 @@ export async function insertAndChargeGenerations(
     idempotency?: IdempotencyRef;
   },
 ): Promise<BatchChargeResult> {
-  const { userId, apiKeyId, batchId, rows, idempotency, test } = opts;
+  const { userId, batchId, rows, idempotency, test } = opts;
   if (rows.length === 0) throw new Error('a batch needs at least one generation');
-  if (test) return insertTestGenerations(sql, { userId, apiKeyId, batchId, rows, idempotency, perDay: test.perDay });
-  // One statement (db/migrations/030_generation_insert_and_charge.sql): the same steps as a transaction would take,
-  // in one round trip.
-  const ref = idempotency;
-  const payload = rows.map((r) => ({
-    id: r.id,
-    garmentId: r.garmentId,
-    color: r.color,
-    zone: r.zone,
-    placement: r.placement,
-    applyTexture: r.applyTexture,
-    designUrl: r.designUrl,
-    garmentImageUrl: r.garmentImageUrl,
-    blankKey: r.blankKey,
-    webhookUrl: r.webhookUrl,
-    printArea: r.printArea ?? null,
-  }));
-  const [out] = await sql<
-    { ok: boolean; balance: number | null; required: number; available: number; keyLost: boolean }[]
-  >`
-    select out_ok as ok, out_balance as balance, out_required as required, out_available as available,
-           out_key_lost as "keyLost"
-    from generations_insert_and_charge(${userId}, ${apiKeyId}, ${batchId},
-      ${sql.json(payload as unknown as Parameters<typeof sql.json>[0])}::jsonb,
-      ${ref?.accountId ?? null}, ${ref?.key ?? null}, ${ref?.token ?? null}, ${idempotency?.lockMs ?? 0}::int)`;
-  if (!out) throw new Error('generations_insert_and_charge answered nothing');
-  if (out.keyLost) throw new IdempotencyKeyLost(ref!.key);
-  if (!out.ok) return { ok: false, required: out.required, available: out.available };
-  return { ok: true, balance: out.balance! };
+  // The statements are pipelined (one round trip between begin and commit); when the charge is refused, the
+  // transaction is rolled back and nothing stays written. The debit goes first, so the account row is locked
+  // before anything else is read or written.
+  const refused = Symbol('refused');
+  let answer: BatchChargeResult | undefined;
+  try {
+    return await sql.begin(async (tx): Promise<BatchChargeResult> => {
+      // One token per generation (reference = its id); test mode debits nothing, which locks the account all the same.
+      const [debit, testLimit] = await Promise.all([
+        debitTokensIn(tx, userId, test ? [] : rows.map((r) => ({ reference: r.id, amount: 1 }))),
+        test ? overTestBudget(tx, userId, rows.length, test.perDay) : undefined,
+        idempotency && recordRecoveryPoint(tx, idempotency, { generationIds: rows.map((r) => r.id), batchId }),
+        insertGenerationRows(tx, { ...opts, livemode: !test }),
+      ]);
+      if (!debit.ok) answer = { ok: false, required: debit.required, available: debit.available };
+      else if (testLimit) answer = { ok: false, testLimit };
+      else return { ok: true, balance: debit.balance };
+      throw refused;
+    });
+  } catch (err) {
+    if (err === refused && answer) return answer;
+    throw err;
+  }
 }
 
 /**
- * Test mode (docs/test-mode.md): records the generations with no charge (tokens_used 0, livemode false), within the
- * account's test budget of `perDay` generations in any 24 hours. The account row is locked first, so the count is
- * serialized with every other insert of the account; the Idempotency-Key's recovery point is written as for a charge.
+ * Test mode (docs/test-mode.md): the account's test budget of `perDay` generations in any 24 hours, read under the
+ * account's row lock (so serialized with every other insert of the account). Undefined while `adding` more fit.
  */
-async function insertTestGenerations(
-  sql: Sql,
-  o: {
-    userId: string;
-    apiKeyId: string | null;
-    batchId: string | null;
-    rows: BatchGenerationRow[];
-    idempotency: IdempotencyRef | undefined;
-    perDay: number;
-  },
-): Promise<BatchChargeResult> {
-  const { userId, rows } = o;
-  return sql.begin(async (tx): Promise<BatchChargeResult> => {
-    const [user] = await tx`select id from users where id = ${userId} for update`;
-    if (!user) throw new Error(`unknown user ${userId}`);
-    const [day] = await tx<{ used: number; oldest: Date | null }[]>`
-      select count(*)::int as used, min(created_at) as oldest from generations
-      where user_id = ${userId} and livemode = false and created_at > now() - interval '24 hours'`;
-    const used = day?.used ?? 0;
-    if (used + rows.length > o.perDay) {
-      const freesAt = day?.oldest ? day.oldest.getTime() + 86_400_000 : Date.now();
-      const retryAfterSeconds = Math.max(1, Math.ceil((freesAt - Date.now()) / 1000));
-      return { ok: false, testLimit: { limit: o.perDay, used, retryAfterSeconds } };
-    }
-    if (o.idempotency)
-      await recordRecoveryPoint(tx, o.idempotency, { generationIds: rows.map((r) => r.id), batchId: o.batchId });
-    await tx`insert into generations ${tx(
-      rows.map((r) => ({
-        id: r.id,
-        user_id: userId,
-        api_key_id: o.apiKeyId,
-        garment_id: r.garmentId,
-        color: r.color,
-        zone: r.zone,
-        placement: tx.json(r.placement as unknown as Parameters<typeof tx.json>[0]),
-        apply_texture: r.applyTexture,
-        design_url: r.designUrl,
-        garment_image_url: r.garmentImageUrl,
-        blank_key: r.blankKey,
-        webhook_url: r.webhookUrl,
-        batch_id: o.batchId,
-        print_area: r.printArea ? tx.json({ ...r.printArea }) : null,
-        livemode: false,
-        tokens_used: 0,
-      })),
-    )}`;
-    return { ok: true, balance: await tokenBalance(tx as unknown as Sql, userId) };
-  });
+async function overTestBudget(tx: Tx, userId: string, adding: number, perDay: number) {
+  const [day] = await tx<{ used: number; oldest: Date | null }[]>`
+    select count(*)::int as used, min(created_at) as oldest from generations
+    where user_id = ${userId} and livemode = false and created_at > now() - interval '24 hours'`;
+  const used = day?.used ?? 0;
+  if (used + adding <= perDay) return undefined;
+  const freesAt = day?.oldest ? day.oldest.getTime() + 86_400_000 : Date.now();
+  return { limit: perDay, used, retryAfterSeconds: Math.max(1, Math.ceil((freesAt - Date.now()) / 1000)) };
+}
+
+/** Records the generations, pending (a live one charged 1 token, a test one none). */
+async function insertGenerationRows(
+  tx: Tx,
+  o: { userId: string; apiKeyId: string | null; batchId: string | null; rows: BatchGenerationRow[]; livemode: boolean },
+) {
+  await tx`insert into generations ${tx(
+    o.rows.map((r) => ({
+      id: r.id,
+      user_id: o.userId,
+      api_key_id: o.apiKeyId,
+      garment_id: r.garmentId,
+      color: r.color,
+      zone: r.zone,
+      placement: tx.json(r.placement as unknown as Parameters<typeof tx.json>[0]),
+      apply_texture: r.applyTexture,
+      design_url: r.designUrl,
+      garment_image_url: r.garmentImageUrl,
+      blank_key: r.blankKey,
+      webhook_url: r.webhookUrl,
+      batch_id: o.batchId,
+      print_area: r.printArea ? tx.json({ ...r.printArea }) : null,
+      livemode: o.livemode,
+      tokens_used: o.livemode ? 1 : 0,
+    })),
+  )}`;
 }
 
 /** What markGenerationProcessing reads in one round trip (the generation workflow's begin step). */

@@ -81,13 +81,9 @@ export async function takeBackTokens(
     values (${t.userId}, ${t.amount}, ${t.reference}, ${t.reason}, ${t.amount})
     on conflict (reference) do nothing returning id`;
   if (!debit) return null;
-  const grants = await tx<{ id: number; remaining: number; reference: string }[]>`
-    select g.id, g.reference, (g.amount - coalesce(a.spent, 0))::int as remaining
-    from token_grants g
-    left join lateral (select sum(al.amount)::int as spent from token_allocations al where al.grant_id = g.id) a on true
-    where g.user_id = ${t.userId} and (g.expires_at is null or g.expires_at > now())
-      and g.amount - coalesce(a.spent, 0) > 0
-    order by (g.reference = ${t.preferReference ?? ''}) desc, g.expires_at asc nulls last, g.id asc`;
+  const grants = await tx<{ id: number; remaining: number }[]>`
+    select s.id, s.remaining from ledger_spendable(${t.userId}, true) s
+    order by (s.reference = ${t.preferReference ?? ''}) desc, s.expires_at asc nulls last, s.id asc`;
   let left = t.amount;
   for (const g of grants) {
     if (left === 0) break;
@@ -145,87 +141,70 @@ export async function tokenBalance(sql: Tx, userId: string): Promise<number> {
  * lookup). `userId` is a value, or a fragment naming a column of the outer query (sql`k.user_id`).
  */
 export function balanceOf(sql: Tx, userId: string | postgres.PendingQuery<postgres.Row[]>) {
-  return sql`(
-    select coalesce(sum(g.amount - coalesce(a.spent, 0)), 0)::int
-    from token_grants g
-    left join lateral (select sum(al.amount)::int as spent from token_allocations al where al.grant_id = g.id) a on true
-    where g.user_id = ${userId} and (g.expires_at is null or g.expires_at > now())
-      and not exists (select 1 from token_debits d where d.user_id = ${userId} and d.owed > 0))`;
+  return sql`(select coalesce(sum(s.remaining), 0)::int from ledger_spendable(${userId}) s)`;
 }
 
-/** Unexpired grants with tokens left, in spending order: soonest expiry first, permanent grants last. */
-const spendable = (tx: Tx, userId: string, evenOwing: boolean) => tx<{ id: number; remaining: number }[]>`
-    select g.id, (g.amount - coalesce(a.spent, 0))::int as remaining
-    from token_grants g
-    left join lateral (select sum(al.amount)::int as spent from token_allocations al where al.grant_id = g.id) a on true
-    where g.user_id = ${userId} and (g.expires_at is null or g.expires_at > now())
-      and g.amount - coalesce(a.spent, 0) > 0
-      ${evenOwing ? tx`` : tx`and not exists (select 1 from token_debits d where d.user_id = ${userId} and d.owed > 0)`}
-    order by g.expires_at asc nulls last, g.id asc`;
-
 /**
- * Unexpired grants with tokens left, in spending order. None while the account owes tokens (a refund or dispute took
- * back more than it had): it cannot spend until the debt is repaid.
+ * The account's spendable grants (db/migrations/031_one_debit.sql ledger_spendable, the one place they are found), in
+ * spending order: soonest expiry first, permanent grants last. `evenOwing`: also while the account owes tokens
+ * (repaying the debt).
  */
-export function spendableGrants(tx: Tx, userId: string) {
-  return spendable(tx, userId, false);
+const spendable = (tx: Tx, userId: string, evenOwing: boolean) => tx<{ id: number; remaining: number }[]>`
+    select s.id, s.remaining from ledger_spendable(${userId}, ${evenOwing}) s
+    order by s.expires_at asc nulls last, s.id asc`;
+
+/** One debit: `amount` tokens under a unique `reference` (a generation id, a chat job id). */
+export interface Debit {
+  reference: string;
+  amount: number;
 }
 
 export type DebitResult =
-  | { ok: true; debitId: number; amount: number; duplicate: boolean; balance: number }
+  | { ok: true; duplicate: boolean; balance: number }
   | { ok: false; reason: 'insufficient_tokens'; required: number; available: number };
 
 /**
- * Takes `amount` tokens once per reference. The account row is locked for the transaction so concurrent debits
- * on one account serialize and can never take the balance below zero; grants that expire soonest are spent first.
- * A reference that was already debited returns the first result (duplicate: true) without charging again.
+ * The one way tokens are spent (generate, batch, chat; test mode passes no debits and only locks the account): takes
+ * every debit in `debits` or none (db/migrations/031_one_debit.sql ledger_debit). The account row is locked for the
+ * caller's transaction, so concurrent debits of one account serialize and can never take the balance below zero;
+ * grants that expire soonest are spent first; each debit keeps its own allocations, so refundDebit gives back exactly
+ * its tokens. Debits whose references were all taken already return the balance (duplicate: true) without charging
+ * again. A debit that takes the balance under 10 % of the plan's month writes the low-balance mail in the same
+ * transaction (db/payment-mails.ts), whoever spent.
  */
-export async function debitTokens(
-  sql: Sql,
-  d: { userId: string; amount: number; reference: string },
-): Promise<DebitResult> {
-  return sql.begin((tx) => debitTokensIn(tx, d));
+export async function debitTokensIn(tx: Tx, userId: string, debits: Debit[]): Promise<DebitResult> {
+  for (const d of debits)
+    if (!Number.isInteger(d.amount) || d.amount <= 0)
+      throw new Error(`debit amount must be a positive integer, got ${d.amount}`);
+  const [out] = await tx<
+    {
+      ok: boolean;
+      duplicate: boolean;
+      required: number;
+      available: number;
+      balance: number | null;
+      email: string;
+      createdAt: Date;
+      monthly: number | null;
+    }[]
+  >`select out_ok as ok, out_duplicate as duplicate, out_required as required, out_available as available,
+           out_balance as balance, out_email as email, out_created_at as "createdAt", out_monthly as monthly
+    from ledger_debit(${userId}, ${tx.json(debits as unknown as Parameters<typeof tx.json>[0])}::jsonb)`;
+  if (!out) throw new Error('ledger_debit answered nothing');
+  if (!out.ok) return { ok: false, reason: 'insufficient_tokens', required: out.required, available: out.available };
+  if (!out.duplicate && out.required > 0)
+    await mailIfTokensLow(
+      tx,
+      { id: userId, email: out.email, createdAt: out.createdAt, monthly: out.monthly },
+      out.available,
+      out.balance!,
+    );
+  return { ok: true, duplicate: out.duplicate, balance: out.balance! };
 }
 
-/** debitTokens inside a caller's transaction (db/chat.ts debits under the job row's lock). */
-export async function debitTokensIn(
-  tx: Tx,
-  d: { userId: string; amount: number; reference: string },
-): Promise<DebitResult> {
-  if (!Number.isInteger(d.amount) || d.amount <= 0)
-    throw new Error(`debit amount must be a positive integer, got ${d.amount}`);
-  const [user] = await tx<{ id: string; email: string; createdAt: Date; monthly: number | null }[]>`
-    select u.id, u.email, u.created_at as "createdAt", p.tokens_per_month as monthly
-    from users u left join plans p on p.id = u.plan where u.id = ${d.userId} for update of u`;
-  if (!user) throw new Error(`unknown user ${d.userId}`);
-  const [existing] = await tx<{ id: number; amount: number; user_id: string }[]>`
-    select id, amount, user_id from token_debits where reference = ${d.reference}`;
-  if (existing) {
-    if (existing.user_id !== d.userId) throw new Error(`debit reference ${d.reference} belongs to another account`);
-    return {
-      ok: true as const,
-      debitId: existing.id,
-      amount: existing.amount,
-      duplicate: true,
-      balance: await tokenBalance(tx, d.userId),
-    };
-  }
-  const grants = await spendableGrants(tx, d.userId);
-  const available = grants.reduce((s, g) => s + g.remaining, 0);
-  if (available < d.amount)
-    return { ok: false as const, reason: 'insufficient_tokens' as const, required: d.amount, available };
-  const [debit] = await tx<{ id: number }[]>`
-    insert into token_debits (user_id, amount, reference) values (${d.userId}, ${d.amount}, ${d.reference}) returning id`;
-  let left = d.amount;
-  for (const g of grants) {
-    if (left === 0) break;
-    const take = Math.min(left, g.remaining);
-    await tx`insert into token_allocations (debit_id, grant_id, amount) values (${debit!.id}, ${g.id}, ${take})`;
-    left -= take;
-  }
-  // crossing under 10 % of the plan's month mails the owner, once per period (db/payment-mails.ts)
-  await mailIfTokensLow(tx, user, available, available - d.amount);
-  return { ok: true as const, debitId: debit!.id, amount: d.amount, duplicate: false, balance: available - d.amount };
+/** debitTokensIn in a transaction of its own. */
+export async function debitTokens(sql: Sql, userId: string, debits: Debit[]): Promise<DebitResult> {
+  return sql.begin((tx) => debitTokensIn(tx, userId, debits));
 }
 
 /**

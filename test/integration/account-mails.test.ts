@@ -60,7 +60,7 @@ describe('account mails: outbox sweep, tokens low, refund, payment failed', func
   it('tokens running low: mailed once per period when the balance drops under 10 % of the plan month', async () => {
     const acct = await account(stack.baseUrl);
     const spend = (amount: number) =>
-      debitTokens(stack.sql, { userId: acct.userId, amount, reference: `test-spend-${randomSuffix(10)}` });
+      debitTokens(stack.sql, acct.userId, [{ reference: `test-spend-${randomSuffix(10)}`, amount }]);
     assert.equal((await spend(40)).ok, true); // 50 -> 10: not under 5
     await spend(6); // 10 -> 4: crosses under 5
     await spend(1); // 4 -> 3: already mailed this period

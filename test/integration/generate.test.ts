@@ -4,14 +4,16 @@ import type { AddressInfo } from 'node:net';
 import sharp from 'sharp';
 import { Client, Connection, type WorkflowHandle, type WorkflowStartOptions } from '@temporalio/client';
 import { createApp } from '../../api/app';
-import { tokenBalance } from '../../db/ledger';
+import { debitTokens, tokenBalance } from '../../db/ledger';
 import { createLogger } from '../../lib/log';
 import { randomSuffix } from '../../lib/ids';
 import { fileUrl } from '../../lib/storage';
 import { preparedKey } from '../../lib/images';
 import { pngVariant } from '../../bench/lib';
 import * as F from '../helpers/fixtures';
+import { accountsSweep } from '../../workflows';
 import { account, http } from '../helpers/http';
+import { waitForMail } from '../helpers/mailpit';
 import { startStack, storeDesign, type Stack } from '../helpers/stack';
 
 /** A solid red 2:1 rectangle: easy to find again in the mockup. */
@@ -199,6 +201,29 @@ describe('mockup generation (POST /api/v1/generate, GET /api/v1/generations)', (
     assert.ok(thumb.width! <= 600);
     const again = await http(stack.baseUrl, 'GET', `/api/v1/generations/${g.id}`, { key: acct.key });
     assert.deepEqual(again.body, g);
+  });
+
+  it('mails the owner when a generation takes the balance under 10 % of the plan month (once per period)', async () => {
+    const owner = await account(stack.baseUrl);
+    // 50 Free tokens a month: the line is 5. Spend down to it first (not under: no mail yet).
+    await debitTokens(stack.sql, owner.userId, [{ reference: `test-spend-${randomSuffix(10)}`, amount: 45 }]);
+    const lowMails = () =>
+      stack.sql`select id from mail_outbox where user_id = ${owner.userId} and kind = 'tokens_low'`.then(
+        (r) => r.length,
+      );
+    assert.equal(await lowMails(), 0);
+    const res = await http(stack.baseUrl, 'POST', '/api/v1/generate', { key: owner.key, json: body() });
+    assert.equal(res.status, 200, res.text);
+    assert.equal(res.headers.get('x-tokens-remaining'), '4');
+    const again = await http(stack.baseUrl, 'POST', '/api/v1/generate', { key: owner.key, json: body() });
+    assert.equal(again.status, 200, again.text);
+    assert.equal(await lowMails(), 1, 'mailed once this period');
+    await stack.client.workflow.execute(accountsSweep, {
+      taskQueue: stack.taskQueue,
+      workflowId: `accounts-sweep-test-${randomSuffix(8)}`,
+    });
+    const mail = await waitForMail(owner.email, /your tokens are running low/);
+    assert.match(mail.Text, /Your balance is 4 tokens/);
   });
 
   it('renders an upload from the level prepared at upload time, without reading the original, to the same pixels', async () => {

@@ -247,11 +247,9 @@ describe('Idempotency-Key (POST /generate, /generate/batch, /upload)', function 
 
       // an empty account: 402, then the same request after a top-up runs
       const poor = await account(stack.baseUrl);
-      const drained = await debitTokens(stack.sql, {
-        userId: poor.userId,
-        amount: await tokenBalance(stack.sql, poor.userId),
-        reference: `test-drain-${randomSuffix()}`,
-      });
+      const drained = await debitTokens(stack.sql, poor.userId, [
+        { reference: `test-drain-${randomSuffix()}`, amount: await tokenBalance(stack.sql, poor.userId) },
+      ]);
       assert.ok(drained.ok);
       const k2 = randomUUID();
       const refused = await post('/api/v1/generate', body(), k2, poor.key);

@@ -17,6 +17,14 @@ describe('token ledger (PostgreSQL)', () => {
     return id;
   }
 
+  /** What the debit `reference` took, by grant id. */
+  async function allocations(reference: string): Promise<Record<string, number>> {
+    const rows = await sql<{ grant_id: string; amount: number }[]>`
+      select a.grant_id, a.amount from token_allocations a join token_debits d on d.id = a.debit_id
+      where d.reference = ${reference} order by a.grant_id`;
+    return Object.fromEntries(rows.map((a) => [a.grant_id, a.amount]));
+  }
+
   it('derives the balance from grants and debits; expired grants do not count', async () => {
     const u = await bareUser();
     await grantTokens(sql, { userId: u, source: 'plan', amount: 10, reference: `t:${randomSuffix()}` });
@@ -28,7 +36,7 @@ describe('token ledger (PostgreSQL)', () => {
       reference: `t:${randomSuffix()}`,
     });
     assert.equal(await tokenBalance(sql, u), 10);
-    const r = await debitTokens(sql, { userId: u, amount: 3, reference: `d:${randomSuffix()}` });
+    const r = await debitTokens(sql, u, [{ reference: `d:${randomSuffix()}`, amount: 3 }]);
     assert.ok(r.ok);
     assert.equal(r.balance, 7);
     assert.equal(await tokenBalance(sql, u), 7);
@@ -42,12 +50,12 @@ describe('token ledger (PostgreSQL)', () => {
     const u = await bareUser();
     await grantTokens(sql, { userId: u, source: 'plan', amount: 5, reference: `t:${randomSuffix()}` });
     const ref = `gen_${Date.now()}_${randomSuffix()}`;
-    const first = await debitTokens(sql, { userId: u, amount: 1, reference: ref });
-    const again = await debitTokens(sql, { userId: u, amount: 1, reference: ref });
+    const first = await debitTokens(sql, u, [{ reference: ref, amount: 1 }]);
+    const again = await debitTokens(sql, u, [{ reference: ref, amount: 1 }]);
     assert.ok(first.ok && again.ok);
     assert.equal(first.duplicate, false);
     assert.equal(again.duplicate, true);
-    assert.equal(again.debitId, first.debitId);
+    assert.equal(again.balance, first.balance);
     assert.equal(await tokenBalance(sql, u), 4);
   });
 
@@ -63,7 +71,7 @@ describe('token ledger (PostgreSQL)', () => {
     const u = await bareUser();
     await grantTokens(sql, { userId: u, source: 'free', amount: 25, reference: `t:${randomSuffix()}` });
     const results = await Promise.all(
-      Array.from({ length: 60 }, (_, i) => debitTokens(sql, { userId: u, amount: 1, reference: `par:${u}:${i}` })),
+      Array.from({ length: 60 }, (_, i) => debitTokens(sql, u, [{ reference: `par:${u}:${i}`, amount: 1 }])),
     );
     const ok = results.filter((r) => r.ok).length;
     const refused = results.filter((r) => !r.ok);
@@ -83,12 +91,10 @@ describe('token ledger (PostgreSQL)', () => {
     const later = await grantRow(u, 3, new Date(Date.now() + 10 * day));
     const permanent = await grantRow(u, 5, null);
     const soon = await grantRow(u, 2, new Date(Date.now() + 1 * day));
-    const r = await debitTokens(sql, { userId: u, amount: 4, reference: `d:${randomSuffix()}` });
+    const ref = `d:${randomSuffix()}`;
+    const r = await debitTokens(sql, u, [{ reference: ref, amount: 4 }]);
     assert.ok(r.ok);
-    const alloc = await sql<
-      { grant_id: number; amount: number }[]
-    >`select grant_id, amount from token_allocations where debit_id = ${r.debitId} order by grant_id`;
-    const byGrant = Object.fromEntries(alloc.map((a) => [a.grant_id, a.amount]));
+    const byGrant = await allocations(ref);
     assert.deepEqual(byGrant, { [soon]: 2, [later]: 2 });
     assert.equal(byGrant[permanent], undefined);
     // When the soonest grant expires, only what it had left is forfeited (nothing: it was spent).
@@ -96,12 +102,49 @@ describe('token ledger (PostgreSQL)', () => {
     assert.equal(await tokenBalance(sql, u), 6);
   });
 
+  it('takes several debits at once, all or none, each keeping its own allocations across grants', async () => {
+    const u = await bareUser();
+    const soon = await grantRow(u, 2, new Date(Date.now() + 1 * day));
+    const later = await grantRow(u, 3, new Date(Date.now() + 10 * day));
+    const permanent = await grantRow(u, 5, null);
+    const refs = [1, 2, 3].map((i) => `d${i}:${randomSuffix()}`);
+    const tooMuch = await debitTokens(sql, u, [
+      { reference: refs[0]!, amount: 6 },
+      { reference: refs[1]!, amount: 5 },
+    ]);
+    assert.deepEqual(tooMuch, { ok: false, reason: 'insufficient_tokens', required: 11, available: 10 });
+    assert.equal((await sql`select 1 from token_debits where user_id = ${u}`).length, 0, 'nothing written');
+    const r = await debitTokens(sql, u, [
+      { reference: refs[0]!, amount: 1 },
+      { reference: refs[1]!, amount: 3 },
+      { reference: refs[2]!, amount: 4 },
+    ]);
+    assert.deepEqual(r, { ok: true, duplicate: false, balance: 2 });
+    assert.deepEqual(await allocations(refs[0]!), { [soon]: 1 });
+    assert.deepEqual(await allocations(refs[1]!), { [soon]: 1, [later]: 2 });
+    assert.deepEqual(await allocations(refs[2]!), { [later]: 1, [permanent]: 3 });
+    const again = await debitTokens(sql, u, [
+      { reference: refs[0]!, amount: 1 },
+      { reference: refs[1]!, amount: 3 },
+      { reference: refs[2]!, amount: 4 },
+    ]);
+    assert.deepEqual(again, { ok: true, duplicate: true, balance: 2 });
+    await assert.rejects(
+      debitTokens(sql, u, [
+        { reference: refs[0]!, amount: 1 },
+        { reference: `new:${randomSuffix()}`, amount: 1 },
+      ]),
+      /some of the debit references were used already/,
+    );
+    await assert.rejects(debitTokens(sql, await bareUser(), [{ reference: refs[0]!, amount: 1 }]), /another account/);
+  });
+
   it('refunds a debit once, keeping its grant expiry; the balance returns to what it was', async () => {
     const u = await bareUser();
     const expiry = new Date(Date.now() + 5 * day);
     await grantRow(u, 3, expiry);
     const ref = `gen_${Date.now()}_${randomSuffix()}`;
-    await debitTokens(sql, { userId: u, amount: 1, reference: ref });
+    await debitTokens(sql, u, [{ reference: ref, amount: 1 }]);
     assert.equal(await tokenBalance(sql, u), 2);
     assert.equal(await refundDebit(sql, ref), true);
     assert.equal(await refundDebit(sql, ref), false);
@@ -158,7 +201,7 @@ describe('orphaned generation recovery (maintenance)', () => {
         await sql`insert into generations (id, user_id, garment_id, color, zone, placement, apply_texture, design_url, garment_image_url, blank_key, created_at)
                   values (${id}, ${u}, ${garment!.id}, 'White', 'front', '{}'::jsonb, true, 'http://x/y.png', 'http://x/b.jpg', 'k',
                           ${i === 0 ? new Date(Date.now() - 3600_000) : new Date()})`;
-        await debitTokens(sql, { userId: u, amount: 1, reference: id });
+        await debitTokens(sql, u, [{ reference: id, amount: 1 }]);
       }
       assert.equal(await tokenBalance(sql, u), 3);
       const acts = createMaintenanceActivities({ sql, log: createLogger({ level: 'error' }), temporal });
@@ -178,7 +221,7 @@ describe('orphaned generation recovery (maintenance)', () => {
       await sql`insert into generations (id, user_id, garment_id, color, zone, placement, apply_texture, design_url, garment_image_url, blank_key, created_at, batch_id)
                 values (${batchItem}, ${u}, ${garment!.id}, 'White', 'front', '{}'::jsonb, true, 'http://x/y.png', 'http://x/b.jpg', 'k',
                         ${new Date(Date.now() - 3600_000)}, 'batch-nonexistent')`;
-      await debitTokens(sql, { userId: u, amount: 1, reference: batchItem });
+      await debitTokens(sql, u, [{ reference: batchItem, amount: 1 }]);
       await acts.recoverOrphanedGenerations();
       const [item] = await sql<{ status: string }[]>`select status from generations where id = ${batchItem}`;
       assert.equal(item!.status, 'failed', 'no batch workflow: orphaned');
@@ -210,7 +253,7 @@ describe('unfinished generation recovery (maintenance)', function () {
                   values (${id}, ${u}, ${garment!.id}, 'White', 'front', '{}'::jsonb, true, 'http://x/y.png',
                           'http://x/b.jpg', 'k', 'processing', ${new Date(Date.now() - 3600_000)},
                           ${new Date(Date.now() - 3600_000)})`;
-        await debitTokens(sql, { userId: u, amount: 1, reference: id });
+        await debitTokens(sql, u, [{ reference: id, amount: 1 }]);
       }
       await temporal.workflow.getHandle(ids[0]!).terminate('operator');
       assert.equal(await tokenBalance(sql, u), 3);

@@ -777,7 +777,7 @@ describe('payments: Stripe checkout, portal and events', function () {
       return { session, pi: session.payment_intent!, amount: session.amount_total! };
     };
     const spend = (userId: string, amount: number) =>
-      debitTokens(stack.sql, { userId, amount, reference: `test-spend-${randomSuffix(10)}` });
+      debitTokens(stack.sql, userId, [{ reference: `test-spend-${randomSuffix(10)}`, amount }]);
 
     it('takes back the refunded share of a pack, partial then full, once per refund however often it is reported', async () => {
       const acct = await account(stack.baseUrl);

@@ -92,7 +92,7 @@ describe('test mode: test keys, no charge, watermark, separation, limits', () =>
     // spend the whole free allowance: live generation is refused, test generation still works
     const balance = await tokenBalance(stack.sql, other.userId);
     await stack.sql.begin(async (tx) => {
-      await debitTokensIn(tx, { userId: other.userId, amount: balance, reference: `drain-${randomSuffix()}` });
+      await debitTokensIn(tx, other.userId, [{ reference: `drain-${randomSuffix()}`, amount: balance }]);
     });
     const refused = await http(stack.baseUrl, 'POST', '/api/v1/generate', { key: other.key, json: body() });
     assert.equal(refused.status, 402);
