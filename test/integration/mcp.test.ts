@@ -98,6 +98,15 @@ describe('MCP endpoint (/mcp)', () => {
     assert.match(upload.id, /^upl_/);
     assert.deepEqual(upload.dimensions, { width: 600, height: 600 });
 
+    // the same bytes by URL: the earlier upload; and analyzed by URL and by data
+    const again = await client.callTool({ name: 'upload_design', arguments: { imageUrl: upload.url } });
+    assert.equal((again.structuredContent as any)?.id, upload.id, JSON.stringify(again.content));
+    for (const args of [{ imageUrl: upload.url }, { imageData: png.toString('base64'), quantity: 100 }]) {
+      const analysis = await client.callTool({ name: 'analyze_design', arguments: args });
+      assert.ok(!analysis.isError, JSON.stringify(analysis.content));
+      assert.deepEqual((analysis.structuredContent as any).colors.dominant, ['#0033A0']);
+    }
+
     const listed = await client.callTool({ name: 'list_garments', arguments: { category: 't-shirts', limit: '1' } });
     const garment = (listed.structuredContent as any).garments[0];
     const color = garment.colors[0];
@@ -140,6 +149,9 @@ describe('MCP endpoint (/mcp)', () => {
     const mcp = log.body.requests.filter((e: any) => e.via === 'mcp');
     assert.deepEqual(mcp.map((e: any) => [e.route, e.status, e.keyId]).reverse(), [
       ['/mcp/tools/upload_design', 200, acct.keyId],
+      ['/mcp/tools/upload_design', 200, acct.keyId],
+      ['/mcp/tools/analyze_design', 200, acct.keyId],
+      ['/mcp/tools/analyze_design', 200, acct.keyId],
       ['/mcp/tools/list_garments', 200, acct.keyId],
       ['/mcp/tools/generate_mockup', 200, acct.keyId],
       ['/mcp/tools/get_generation', 200, acct.keyId],
