@@ -17,6 +17,8 @@ import { createRequestLogActivities } from './request-log';
 import { createStorefrontActivities } from './storefront';
 import { createUserImageLoader } from '../lib/fetch/user-images';
 import { createWebhookActivities } from './webhooks';
+import { createPreparedTemplateCache } from '../lib/template-import/prepared-store';
+import { createTemplateActivities } from './templates';
 
 export interface ActivityDeps {
   /** The inbound workflows by reference, for the inbound sweep (the worker passes them). */
@@ -38,7 +40,10 @@ export function createActivities(deps: ActivityDeps) {
   // every generation and chat mockup. Keys are storage keys of our blanks, or `url:<address>` for a client's own
   // blank photo (the garment in it found once, for the print zone).
   const blanks = createBlankCache({ storage: deps.storage, loadUserImage }, { findGarment: true });
+  // One prepared-template cache per worker: the import puts what it prepared, renders read through it.
+  const templates = createPreparedTemplateCache(deps.storage, deps.config.templates.cacheBytes);
   return {
+    ...createTemplateActivities({ ...deps, templates }),
     ...createGenerationActivities({ ...deps, blanks, loadUserImage }),
     ...createMaintenanceActivities(deps),
     ...createWebhookActivities(deps),

@@ -22,6 +22,7 @@ import { previewRoutes } from './routes/preview';
 import { printFileRoutes } from './routes/print-files';
 import { requestLogRoutes } from './routes/requests';
 import { storefrontRoutes } from './routes/storefront';
+import { templateRoutes } from './routes/templates';
 import { uploadRoutes } from './routes/upload';
 import { webhookRoutes } from './routes/webhooks';
 
@@ -64,6 +65,7 @@ export function createApp(given: AppDeps): express.Express {
   app.use('/api/v1', requestLogRoutes(deps));
   // print files: Part A's under /api/v1, the chat mockup's under /api
   app.use('/api', printFileRoutes(deps));
+  app.use('/api/v1', templateRoutes(deps));
 
   // Part B: application routes.
   app.use('/api', authRoutes(deps));

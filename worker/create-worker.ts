@@ -60,23 +60,44 @@ function tracingOptions(tracing: Tracing | undefined): Partial<SdkWorkerOptions>
 export const inboundWorkflows: InboundWorkflows = { stripeEvent, shopifyWebhook, sendMail, accountDeletion };
 
 export async function createWorker(opts: WorkerOptions): Promise<Worker> {
-  const { connection, taskQueue, workflowBundle, shutdownGraceTime, activityOverrides, tracing, ...deps } = opts;
-  return Worker.create({
-    ...tracingOptions(tracing),
-    connection,
-    namespace: deps.config.temporal.namespace,
-    taskQueue,
-    ...(workflowBundle ? { workflowBundle } : { workflowsPath: require.resolve('../workflows') }),
-    activities: {
-      ...createActivities({ inboundWorkflows, ...deps }),
-      ...activityOverrides,
-    },
-    shutdownGraceTime: shutdownGraceTime ?? '30 seconds',
-    // Generation steps are local activities (workflows/generation.ts). Image work is CPU-bound on a 2-core machine:
-    // the compositing gate lets 2 per core composite at once and queues the rest in order; these slots bound how many
-    // generations wait in that queue (each waiting one holds only its small job description).
-    maxConcurrentLocalActivityExecutions: 32,
-    // Regular activities: webhook deliveries and maintenance (network and database waits, little CPU).
-    maxConcurrentActivityTaskExecutions: 8,
-  });
+  const [worker] = await createWorkers({ ...opts, queues: 'renders' });
+  return worker!;
+}
+
+/**
+ * The worker's Workers: one per task queue it serves, sharing one set of activities (and so one blank cache and one
+ * prepared-template cache): TEMPORAL_TASK_QUEUE (generations and everything else) and TEMPLATE_TASK_QUEUE (template
+ * imports), both unless `queues` (WORKER_QUEUES) names one. Renders come first.
+ */
+export async function createWorkers(
+  opts: WorkerOptions & { queues?: 'all' | 'renders' | 'templates' },
+): Promise<Worker[]> {
+  const { connection, taskQueue, workflowBundle, shutdownGraceTime, activityOverrides, tracing, queues, ...deps } =
+    opts;
+  const activities = { ...createActivities({ inboundWorkflows, ...deps }), ...activityOverrides };
+  const serve = queues ?? deps.config.templates.workerQueues;
+  const names = [
+    ...(serve !== 'templates' ? [taskQueue] : []),
+    ...(serve !== 'renders' ? [deps.config.templates.taskQueue] : []),
+  ];
+  return Promise.all(
+    [...new Set(names)].map((queue) =>
+      Worker.create({
+        ...tracingOptions(tracing),
+        connection,
+        namespace: deps.config.temporal.namespace,
+        taskQueue: queue,
+        ...(workflowBundle ? { workflowBundle } : { workflowsPath: require.resolve('../workflows') }),
+        activities,
+        shutdownGraceTime: shutdownGraceTime ?? '30 seconds',
+        // Generation steps are local activities (workflows/generation.ts). Image work is CPU-bound on a 2-core machine:
+        // the compositing gate lets 2 per core composite at once and queues the rest in order; these slots bound how
+        // many generations wait in that queue (each waiting one holds only its small job description).
+        maxConcurrentLocalActivityExecutions: 32,
+        // Regular activities: webhook deliveries and maintenance (network and database waits, little CPU); on the
+        // template queue, imports: two at once per process (each may hold a large PSD's pixels).
+        maxConcurrentActivityTaskExecutions: queue === taskQueue ? 8 : 2,
+      }),
+    ),
+  );
 }

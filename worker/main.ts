@@ -11,7 +11,7 @@ import { DURATION_BUCKETS, meterMetrics } from '../lib/metrics';
 import { ensureSearchAttributes } from '../lib/temporal';
 import { tracedStorage } from '../lib/spans';
 import { createStorage } from '../lib/storage';
-import { createWorker } from './create-worker';
+import { createWorkers } from './create-worker';
 import { ensureSchedules } from './schedules';
 
 async function main(): Promise<void> {
@@ -65,7 +65,7 @@ async function main(): Promise<void> {
     ...(tracing.enabled ? { interceptors: { workflow: [new OpenTelemetryWorkflowClientInterceptor()] } } : {}),
   });
   await ensureSearchAttributes(clientConnection, config.temporal.namespace, log);
-  const worker = await createWorker({
+  const workers = await createWorkers({
     connection,
     taskQueue: config.temporal.taskQueue,
     config,
@@ -77,9 +77,20 @@ async function main(): Promise<void> {
     tracing,
   });
   await ensureSchedules(client, config.temporal.taskQueue, log);
-  log.info('worker started', { taskQueue: config.temporal.taskQueue, namespace: config.temporal.namespace });
+  log.info('worker started', {
+    taskQueues: workers.map((w) => w.options.taskQueue),
+    namespace: config.temporal.namespace,
+  });
   try {
-    await worker.run();
+    // each Worker stops on SIGINT/SIGTERM; if one fails, the others are stopped too and the process exits
+    await Promise.all(
+      workers.map((w) =>
+        w.run().catch((err: unknown) => {
+          for (const other of workers) if (other !== w && other.getState() === 'RUNNING') other.shutdown();
+          throw err;
+        }),
+      ),
+    );
   } finally {
     await connection.close();
     await clientConnection.close();

@@ -8,3 +8,4 @@ export { stripeEvent } from './payments';
 export { chatDesign } from './chat';
 export { accountsSweep, sendMail } from './mail';
 export { accountDeletion } from './account-deletion';
+export { templateImport } from './template-import';

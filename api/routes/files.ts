@@ -4,6 +4,9 @@ import { PREPARED_PREFIX } from '../../lib/images';
 import type { AppDeps } from '../context';
 import { notFound } from '../errors';
 
+/** A template's source PSD and prepared buffers (lib/template-import/types.ts templateKeys); its preview is public. */
+const PRIVATE_TEMPLATE_FILE = /^templates\/[^/]+\/(source\.|prepared)/;
+
 /**
  * Public, unauthenticated file serving for uploads, blanks and mockups: these URLs are handed to clients as
  * `url`, `imageUrl`, `mockupUrl`. Every key is written once and never changed (new content gets a new key),
@@ -16,8 +19,9 @@ export function fileRoutes(deps: AppDeps): Router {
     const key = parts.join('/');
     let obj;
     try {
-      // prepared design levels are the worker's working data, not files of the service's API
-      obj = key.startsWith(PREPARED_PREFIX) ? null : await deps.storage.get(key);
+      // prepared design levels and templates are the worker's working data, and a template's PSD its owner's file:
+      // none is a file of the service's API
+      obj = key.startsWith(PREPARED_PREFIX) || PRIVATE_TEMPLATE_FILE.test(key) ? null : await deps.storage.get(key);
     } catch {
       obj = null; // an invalid key is simply not found
     }

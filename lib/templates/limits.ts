@@ -216,7 +216,13 @@ function scanLayerAndMask(c: Cursor, s: State, label: string): void {
 }
 
 /** Additional info blocks (`8BIM`/`8B64`, key, length, data) until the section ends. */
-function scanAdditionalInfo(c: Cursor, s: State, label: string, round: number, onKey?: (key: string, d: Cursor) => void) {
+function scanAdditionalInfo(
+  c: Cursor,
+  s: State,
+  label: string,
+  round: number,
+  onKey?: (key: string, d: Cursor) => void,
+) {
   while (c.left >= 12) {
     while (c.left > 0 && c.b[c.pos] === 0) c.pos++; // some writers pad between blocks
     if (c.left < 12) break;
@@ -317,7 +323,7 @@ function scanLayerExtra(c: Cursor, s: State, label: string, i: number, r: LayerR
       masks[-3] = { w: r2 - l2, h: b2 - t2 };
     }
   }
-  for (const [id, m] of Object.entries(masks)) {
+  for (const m of Object.values(masks)) {
     checkBox(s, m.w, m.h, `The mask of layer ${i + 1} of ${label}`, 'layer_too_large');
     addDecoded(s, m.w * m.h * 4 * s.bytesPerChannel, `layer ${i + 1}'s mask`);
   }
@@ -345,7 +351,10 @@ function checkChannel(d: Cursor, compression: number, w: number, h: number, s: S
       inflateSync(d.b.subarray(d.pos, d.end), { maxOutputLength: Math.max(1, expected) });
     } catch (err) {
       if ((err as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE')
-        throw new TemplateLimitError('too_much_pixel_data', `${what} inflates to more than its layer's ${w}x${h} pixels`);
+        throw new TemplateLimitError(
+          'too_much_pixel_data',
+          `${what} inflates to more than its layer's ${w}x${h} pixels`,
+        );
       throw corrupt(`${what} is not valid ZIP data`);
     }
     return;

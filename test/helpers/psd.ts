@@ -24,7 +24,11 @@ export interface Pixels {
 }
 
 /** A solid RGBA image, or one whose pixels `fill(x, y)` gives. */
-export function pixels(width: number, height: number, fill: [number, number, number, number] | ((x: number, y: number) => [number, number, number, number])): Pixels {
+export function pixels(
+  width: number,
+  height: number,
+  fill: [number, number, number, number] | ((x: number, y: number) => [number, number, number, number]),
+): Pixels {
   const data = new Uint8ClampedArray(width * height * 4);
   for (let y = 0; y < height; y++)
     for (let x = 0; x < width; x++) data.set(typeof fill === 'function' ? fill(x, y) : fill, (y * width + x) * 4);
@@ -66,7 +70,11 @@ export function mockupPsd(opts: MockupPsdOptions = {}): Buffer {
   const bottom = Math.ceil(Math.max(q[5], q[7]));
   let seed = 7;
   const rnd = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) % 256) as number;
-  const bg = pixels(width, height, opts.noise ? () => [rnd(), rnd(), rnd(), 255] : (x, y) => [220 - (y % 20), 210, 200 + (x % 30), 255]);
+  const bg = pixels(
+    width,
+    height,
+    opts.noise ? () => [rnd(), rnd(), rnd(), 255] : (x, y) => [220 - (y % 20), 210, 200 + (x % 30), 255],
+  );
   const inner = writePsdBuffer({
     width: content.width,
     height: content.height,
@@ -78,8 +86,16 @@ export function mockupPsd(opts: MockupPsdOptions = {}): Buffer {
   for (let i = 0; i < n; i++)
     above.push(
       i % 2 === 0
-        ? { name: `shadow ${i + 1}`, blendMode: 'multiply', imageData: pixels(width, height, (x) => [90 + (x % 60), 90, 90, 80]) }
-        : { name: `highlight ${i + 1}`, blendMode: 'screen', imageData: pixels(width, height, (_x, y) => [60, 60, 60 + (y % 40), 60]) },
+        ? {
+            name: `shadow ${i + 1}`,
+            blendMode: 'multiply',
+            imageData: pixels(width, height, (x) => [90 + (x % 60), 90, 90, 80]),
+          }
+        : {
+            name: `highlight ${i + 1}`,
+            blendMode: 'screen',
+            imageData: pixels(width, height, (_x, y) => [60, 60, 60 + (y % 40), 60]),
+          },
     );
   const psd: Psd = {
     width,
@@ -167,7 +183,9 @@ export function rawPsd(opts: { width: number; height: number; layers: RawLayer[]
     u16(3),
   ]);
   const composite =
-    opts.composite === false ? Buffer.alloc(0) : Buffer.concat([u16(0), Buffer.alloc(opts.width * opts.height * 3, 200)]);
+    opts.composite === false
+      ? Buffer.alloc(0)
+      : Buffer.concat([u16(0), Buffer.alloc(opts.width * opts.height * 3, 200)]);
   return Buffer.concat([header, u32(0), u32(0), u32(layerAndMask.length), layerAndMask, composite]);
 }
 

@@ -19,7 +19,7 @@ import { loadConfig, type Config, type Env } from '../../lib/config';
 import { randomSuffix } from '../../lib/ids';
 import { createLogger, type Logger } from '../../lib/log';
 import { createStorage, fileUrl, type Storage } from '../../lib/storage';
-import { createWorker } from '../../worker/create-worker';
+import { createWorkers } from '../../worker/create-worker';
 
 let bundlePromise: Promise<WorkflowBundle> | undefined;
 let sharedSql: Sql | undefined;
@@ -102,6 +102,7 @@ export interface Stack {
   storage: Storage;
   client: Client;
   taskQueue: string;
+  /** the Worker on taskQueue (the one on the template queue, config.templates.taskQueue, runs beside it) */
   worker?: Worker;
   /** Starts (or restarts) the worker on this stack's task queue, with some activities replaced if given. */
   startWorker(activityOverrides?: Partial<Activities>): Promise<void>;
@@ -137,7 +138,8 @@ export async function startStack(name: string, opts: StackOptions = {}): Promise
   config.publicBaseUrl = baseUrl;
 
   let nativeConnection: NativeConnection | undefined;
-  let running: Promise<void> | undefined;
+  let running: Promise<unknown> | undefined;
+  let others: Worker[] = [];
   const stack: Stack = {
     baseUrl,
     config,
@@ -147,7 +149,7 @@ export async function startStack(name: string, opts: StackOptions = {}): Promise
     taskQueue,
     async startWorker(activityOverrides?: Partial<Activities>) {
       nativeConnection ??= await NativeConnection.connect({ address: config.temporal.address! });
-      const worker = await createWorker({
+      const [worker, ...rest] = await createWorkers({
         connection: nativeConnection,
         taskQueue,
         config,
@@ -159,12 +161,13 @@ export async function startStack(name: string, opts: StackOptions = {}): Promise
         shutdownGraceTime: '1 second',
         ...(activityOverrides ? { activityOverrides } : {}),
       });
-      stack.worker = worker;
-      running = worker.run();
+      stack.worker = worker!;
+      others = rest;
+      running = Promise.all([worker!, ...rest].map((w) => w.run()));
       // Wait until the server has seen the worker poll (what /readyz reports), so tests do not race its start.
       const until = Date.now() + 20_000;
       while (Date.now() < until) {
-        if (worker.getState() === 'RUNNING') {
+        if (worker!.getState() === 'RUNNING') {
           const q = await client.workflowService.describeTaskQueue({
             namespace: config.temporal.namespace,
             taskQueue: { name: taskQueue, kind: temporal.api.enums.v1.TaskQueueKind.TASK_QUEUE_KIND_NORMAL },
@@ -177,9 +180,10 @@ export async function startStack(name: string, opts: StackOptions = {}): Promise
     },
     async stopWorker() {
       if (!stack.worker) return;
-      if (stack.worker.getState() === 'RUNNING') stack.worker.shutdown();
+      for (const w of [stack.worker, ...others]) if (w.getState() === 'RUNNING') w.shutdown();
       await running?.catch(() => {});
       stack.worker = undefined;
+      others = [];
       running = undefined;
     },
     async stop() {

@@ -2,7 +2,12 @@
 // TemplateLimitError naming what was wrong, found from headers and lengths alone, fast and without allocating pixels.
 import assert from 'node:assert/strict';
 import sharp from 'sharp';
-import { checkTemplateFile, TEMPLATE_LIMITS, TemplateLimitError, type TemplateLimitReason } from '../../lib/templates/limits';
+import {
+  checkTemplateFile,
+  TEMPLATE_LIMITS,
+  TemplateLimitError,
+  type TemplateLimitReason,
+} from '../../lib/templates/limits';
 import { mockupPsd, rawPsd, zipChannel, type RawLayer } from '../helpers/psd';
 
 function refused(bytes: Buffer, reason: TemplateLimitReason, message?: RegExp): TemplateLimitError {
@@ -56,18 +61,24 @@ describe('template limits: hostile files refused before reading', () => {
       ...Array.from({ length: n }, (): RawLayer => ({ divider: 3 })),
       ...Array.from({ length: n }, (): RawLayer => ({ divider: 1 })),
     ];
-    refused(rawPsd({ width: 10, height: 10, layers: nested(5000).concat(nested(5000)).slice(0, 20_000) }), 'too_many_layers');
+    refused(
+      rawPsd({ width: 10, height: 10, layers: nested(5000).concat(nested(5000)).slice(0, 20_000) }),
+      'too_many_layers',
+    );
     refused(rawPsd({ width: 10, height: 10, layers: nested(TEMPLATE_LIMITS.maxGroupDepth + 1) }), 'groups_too_deep');
     assert.equal(checkTemplateFile(rawPsd({ width: 10, height: 10, layers: nested(3) })).groupDepth, 3);
   });
 
   it('a truncated file', () => {
     const whole = mockupPsd();
-    for (const at of [10, 30, Math.floor(whole.length / 3), whole.length - 100]) refused(whole.subarray(0, at), 'truncated');
+    for (const at of [10, 30, Math.floor(whole.length / 3), whole.length - 100])
+      refused(whole.subarray(0, at), 'truncated');
   });
 
   it('a PNG renamed .psd, and other files that are no PSD', async () => {
-    const png = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#f00' } }).png().toBuffer();
+    const png = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#f00' } })
+      .png()
+      .toBuffer();
     refused(png, 'not_psd', /looks like a PNG image/);
     refused(Buffer.from('%PDF-1.7 hello'), 'not_psd');
     refused(Buffer.alloc(0), 'not_psd');
@@ -81,7 +92,14 @@ describe('template limits: hostile files refused before reading', () => {
     const table = Buffer.alloc(20);
     for (let r = 0; r < 10; r++) table.writeUInt16BE(60_000, r * 2);
     const rle = Buffer.concat([Buffer.from([0, 1]), table, Buffer.alloc(4)]);
-    refused(rawPsd({ width: 100, height: 100, layers: [{ ...box(10, 10), channels: [{ id: 0, length: rle.length, data: rle }] }] }), 'truncated');
+    refused(
+      rawPsd({
+        width: 100,
+        height: 100,
+        layers: [{ ...box(10, 10), channels: [{ id: 0, length: rle.length, data: rle }] }],
+      }),
+      'truncated',
+    );
   });
 
   it('many large layers whose pixels together pass the memory limit', () => {

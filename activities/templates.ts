@@ -1,0 +1,106 @@
+// Activities of the template import workflow (workflows/template-import.ts), on TEMPLATE_TASK_QUEUE. Thin: the
+// limits (lib/templates/limits.ts) and the engine (lib/templates) do the work; this reads and writes storage and the
+// template's row. Idempotent on the template id: a second run finds the row no longer processing and does nothing,
+// and a row deleted while its import ran leaves no files behind.
+import sharp from 'sharp';
+import { completeTemplateImport, failTemplateImport, templateById, type TemplateSmartObject } from '../db/templates';
+import { isBadInput } from '../lib/errors';
+import { makeThumbnailFromRaw } from '../lib/images';
+import { storePrepared, type PreparedTemplateCache } from '../lib/template-import/prepared-store';
+import { templateKeys } from '../lib/template-import/types';
+import { parseTemplate, prepareTemplate, psnr, renderOwnContent, type RawImage } from '../lib/templates';
+import { checkTemplateFile } from '../lib/templates/limits';
+import { activityContext, nonRetryable, type BookkeepingDeps } from './deps';
+import type { Storage } from '../lib/storage';
+
+export interface TemplateActivityDeps extends BookkeepingDeps {
+  storage: Storage;
+  /** the worker's prepared templates (the import puts the one it made; renders read through it) */
+  templates: PreparedTemplateCache;
+}
+
+/** PSNR of identical images is infinite; JSON has no Infinity: a perfect match is reported as this many dB. */
+export const PSNR_IDENTICAL = 100;
+
+/** The preview: the render of the template's own content as a lossless PNG at full size (fast zlib level). */
+export function encodePreview(img: RawImage): Promise<Buffer> {
+  return sharp(img.data, { raw: { width: img.width, height: img.height, channels: 4 } })
+    .png({ compressionLevel: 3, adaptiveFiltering: false })
+    .toBuffer();
+}
+
+export function createTemplateActivities(deps: TemplateActivityDeps) {
+  const { sql, storage, log, templates } = deps;
+  const heartbeat = (step: string) => activityContext()?.heartbeat(step);
+
+  return {
+    /**
+     * Reads the template's PSD, checks it against the limits, parses it, prepares it once, stores the prepared
+     * buffers, renders its own content (the preview, compared with the composite Photoshop saved) and marks it ready.
+     */
+    async importTemplate(templateId: string): Promise<void> {
+      const row = await templateById(sql, templateId);
+      if (!row || row.status !== 'processing') return; // deleted, or finished by an earlier run
+      const source = await storage.get(row.sourceKey);
+      if (!source) throw nonRetryable('BadInputError', 'The uploaded file is no longer in storage');
+      const keys = templateKeys(templateId);
+      const written: string[] = [];
+      try {
+        checkTemplateFile(source.body);
+        heartbeat('parse');
+        const parsed = parseTemplate(source.body);
+        heartbeat('prepare');
+        const prepared = prepareTemplate(parsed);
+        const stored = await storePrepared(storage, templateId, prepared);
+        written.push(...stored.keys);
+        heartbeat('render');
+        const own = renderOwnContent(prepared);
+        const fidelity = parsed.photoshopComposite
+          ? {
+              psnr: Math.min(PSNR_IDENTICAL, Math.round(psnr(own, parsed.photoshopComposite) * 100) / 100),
+              comparedTo: 'photoshop-composite' as const,
+            }
+          : null;
+        const [preview, thumb] = await Promise.all([encodePreview(own), makeThumbnailFromRaw(own)]);
+        await Promise.all([
+          storage.put(keys.preview, preview, 'image/png'),
+          storage.put(keys.thumbnail, thumb.body, thumb.mimeType),
+        ]);
+        written.push(keys.preview, keys.thumbnail);
+        const done = await completeTemplateImport(sql, templateId, {
+          previewKey: keys.preview,
+          thumbnailKey: keys.thumbnail,
+          preparedKey: stored.key,
+          smartObjects: parsed.smartObjects.map((s): TemplateSmartObject => ({
+            id: s.id,
+            name: s.name,
+            width: s.width,
+            height: s.height,
+            quad: s.quad,
+            warp: s.warp,
+            blendMode: s.blendMode,
+          })),
+          fidelity,
+          unsupported: parsed.unsupported.map((u) => ({ layer: u.layer, feature: u.feature })),
+        });
+        if (!done) {
+          // deleted while it was imported (or another run finished it first: then its row names the same keys)
+          const now = await templateById(sql, templateId);
+          if (!now) await Promise.allSettled(written.map((k) => storage.delete(k)));
+          return;
+        }
+        templates.put(stored.key, prepared, stored.bytes);
+        log.info('template imported', { templateId, smartObjects: parsed.smartObjects.length, fidelity });
+      } catch (err) {
+        if (isBadInput(err))
+          throw nonRetryable(err.name === 'TemplateLimitError' ? err.name : 'BadInputError', err.message);
+        throw err;
+      }
+    },
+
+    /** Marks the import failed with its reason (a row already finished or deleted is left as it is). */
+    async failTemplateImport(templateId: string, error: string): Promise<void> {
+      await failTemplateImport(sql, templateId, error);
+    },
+  };
+}

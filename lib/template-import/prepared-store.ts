@@ -1,0 +1,121 @@
+// Prepared templates in storage and in memory. At import the engine's prepared template (serializePrepared: JSON
+// meta and named raw buffers) is stored once under templates/<id>/: a manifest (prepared.json) naming each buffer's
+// key, and the buffers as they are. Renders read it through a per-process cache bounded in bytes (least recently
+// used first out), so a ready template is decoded once per worker and a render composites only what the design
+// changes.
+import { deserializePrepared, serializePrepared, type PreparedTemplate } from '../templates';
+import type { Storage } from '../storage';
+import { templateKeys } from './types';
+
+interface Manifest {
+  meta: unknown;
+  buffers: { name: string; key: string; bytes: number }[];
+}
+
+/** Stores a prepared template's buffers and manifest; returns the manifest's key and the bytes stored. */
+export async function storePrepared(
+  storage: Storage,
+  templateId: string,
+  prepared: PreparedTemplate,
+): Promise<{ key: string; bytes: number; keys: string[] }> {
+  const keys = templateKeys(templateId);
+  const { meta, buffers } = serializePrepared(prepared);
+  const entries = Object.entries(buffers).map(([name, body], n) => ({ name, key: keys.buffer(n), body }));
+  await Promise.all(entries.map((e) => storage.put(e.key, e.body, 'application/octet-stream')));
+  const manifest: Manifest = {
+    meta,
+    buffers: entries.map((e) => ({ name: e.name, key: e.key, bytes: e.body.length })),
+  };
+  const json = Buffer.from(JSON.stringify(manifest));
+  await storage.put(keys.prepared, json, 'application/json');
+  const bytes = json.length + entries.reduce((n, e) => n + e.body.length, 0);
+  return { key: keys.prepared, bytes, keys: [keys.prepared, ...entries.map((e) => e.key)] };
+}
+
+/** The keys a stored prepared template consists of (its manifest and buffers), for deleting them. */
+export async function preparedKeys(storage: Storage, manifestKey: string): Promise<string[]> {
+  const obj = await storage.get(manifestKey);
+  if (!obj) return [];
+  const m = JSON.parse(obj.body.toString('utf8')) as Manifest;
+  return [manifestKey, ...m.buffers.map((b) => b.key)];
+}
+
+async function loadPrepared(
+  storage: Storage,
+  manifestKey: string,
+): Promise<{ prepared: PreparedTemplate; bytes: number }> {
+  const obj = await storage.get(manifestKey);
+  if (!obj) throw new Error(`prepared template ${manifestKey} is missing from storage`);
+  const m = JSON.parse(obj.body.toString('utf8')) as Manifest;
+  const bodies = await Promise.all(
+    m.buffers.map(async (b) => {
+      const o = await storage.get(b.key);
+      if (!o) throw new Error(`prepared template buffer ${b.key} is missing from storage`);
+      return [b.name, o.body] as const;
+    }),
+  );
+  return {
+    prepared: deserializePrepared(m.meta, Object.fromEntries(bodies)),
+    bytes: bodies.reduce((n, [, body]) => n + body.length, 0),
+  };
+}
+
+export interface PreparedTemplateCache {
+  /** The prepared template stored under `manifestKey` (keyed by it: a template's key never changes). */
+  get(manifestKey: string): Promise<PreparedTemplate>;
+  /** Keeps one just prepared (the import's worker renders it next without reading it back). */
+  put(manifestKey: string, prepared: PreparedTemplate, bytes: number): void;
+  delete(manifestKey: string): void;
+  readonly bytes: number;
+}
+
+/** A cache of at most `maxBytes` of prepared templates; concurrent gets of one template load it once. */
+export function createPreparedTemplateCache(storage: Storage, maxBytes: number): PreparedTemplateCache {
+  const entries = new Map<string, { prepared: PreparedTemplate; bytes: number }>();
+  const loading = new Map<string, Promise<PreparedTemplate>>();
+  let total = 0;
+  const evict = () => {
+    for (const [k, e] of entries) {
+      if (total <= maxBytes || entries.size <= 1) break;
+      entries.delete(k);
+      total -= e.bytes;
+    }
+  };
+  const cache: PreparedTemplateCache = {
+    async get(key) {
+      const hit = entries.get(key);
+      if (hit) {
+        entries.delete(key); // most recently used last
+        entries.set(key, hit);
+        return hit.prepared;
+      }
+      let p = loading.get(key);
+      if (!p) {
+        p = loadPrepared(storage, key).then(({ prepared, bytes }) => {
+          cache.put(key, prepared, bytes);
+          return prepared;
+        });
+        loading.set(key, p);
+        p.finally(() => loading.delete(key)).catch(() => {});
+      }
+      return p;
+    },
+    put(key, prepared, bytes) {
+      cache.delete(key);
+      if (bytes > maxBytes) return;
+      entries.set(key, { prepared, bytes });
+      total += bytes;
+      evict();
+    },
+    delete(key) {
+      const e = entries.get(key);
+      if (!e) return;
+      entries.delete(key);
+      total -= e.bytes;
+    },
+    get bytes() {
+      return total;
+    },
+  };
+  return cache;
+}

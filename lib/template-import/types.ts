@@ -1,0 +1,29 @@
+// The template import workflow's contract (template-import-<template id>, on TEMPLATE_TASK_QUEUE): plain data only,
+// imported by the workflow, its activities and the API. docs/templates.md.
+
+export interface TemplateImportInput {
+  templateId: string;
+  accountId: string;
+}
+
+export interface TemplateImportResult {
+  status: 'ready' | 'failed';
+  error?: string;
+}
+
+/** The workflow id of a template's import: an operator pastes the template id from a response into the UI. */
+export const templateImportWorkflowId = (templateId: string) => `template-import-${templateId}`;
+
+/** Error types the import activities throw for a file no retry can read (malformed, over a limit). */
+export const NON_RETRYABLE_TEMPLATE_ERRORS = ['BadInputError', 'TemplateLimitError'];
+
+/** Storage keys of a template's files (all under templates/<id>/, deleted together). */
+export const templateKeys = (templateId: string, format: 'psd' | 'psb' = 'psd') => ({
+  prefix: `templates/${templateId}/`,
+  source: `templates/${templateId}/source.${format}`,
+  preview: `templates/${templateId}/preview.png`,
+  thumbnail: `templates/${templateId}/thumbnail.webp`,
+  /** the prepared template's manifest: the engine's meta and the keys of its buffers */
+  prepared: `templates/${templateId}/prepared.json`,
+  buffer: (n: number) => `templates/${templateId}/prepared-${n}.bin`,
+});
