@@ -16,6 +16,7 @@ import { z } from 'zod';
 import type { Config } from '../../lib/config';
 import { registerAccountPaths } from './accounts';
 import { registerProductionPaths } from './production';
+import { registerTemplatePaths } from './templates';
 import { APP_PAGES } from '../routes/dashboard';
 import * as B from '../http/app-schemas';
 import * as R from '../http/resources';
@@ -338,6 +339,9 @@ function register(registry: OpenAPIRegistry): void {
     request: { body: { required: true, content: { 'application/json': { schema: A.analyzeBody } } } },
     responses: { 200: json(R.analysisResource, 'the analysis', KEYED_HEADERS), ...keyed([400, 413, 503]) },
   });
+
+  // prettier-ignore
+  registerTemplatePaths({ path, keyed, security: KEY_OR_SESSION, keyedHeaders: KEYED_HEADERS, replayableHeaders: REPLAYABLE_HEADERS, idempotencyHeaders, idempotencyErrors });
 
   // ---------------------------------------------------------------- generations
   const prefer = idempotencyHeaders.extend({
@@ -882,6 +886,7 @@ export function buildOpenApiDocument(config: Pick<Config, 'publicBaseUrl' | 'ses
       { name: 'Catalogue' },
       { name: 'Designs', description: 'Upload and printability analysis' },
       { name: 'Generations', description: 'Mockups, batches and the free preview' },
+      { name: 'Templates', description: "Customers' own Photoshop mockups (PSD smart objects) as render targets" },
       { name: 'Webhooks', description: 'Signed generation callbacks: the secret, the delivery log and resends' },
       { name: 'Logs', description: "The account's request log (test and live apart)" },
       { name: 'Storefront', description: 'Part B: Shopify connection, publishing, orders (preview)' },

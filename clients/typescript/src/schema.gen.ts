@@ -3603,6 +3603,364 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/templates": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the account's templates of the request's mode, newest first (cursor pages) */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description nextCursor of the previous page, unchanged */
+                    cursor?: string;
+                    /** @description page size, 1 to 100 (default 50) */
+                    limit?: string;
+                };
+                header?: {
+                    /** @description Session (dashboard) calls only: `test` reads and creates test-mode data, `live` (the default) live data. With an API key the key's mode applies, and a header naming the other mode is 400. */
+                    "X-Mockup-Mode"?: "live" | "test";
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description a page */
+                200: {
+                    headers: {
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        "X-Tokens-Remaining": components["headers"]["X-Tokens-Remaining"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TemplatePage"];
+                    };
+                };
+                /** @description invalid_request: the body, query or path is not valid (details.issues lists each field) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description unauthorized: key (or session) missing, invalid, revoked or expired (details.reason for the last two) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description forbidden: "Cross-site request refused" (a session-authenticated call that changes something, from another origin) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description rate_limited: details.retryAfter and the Retry-After header carry the seconds to wait (details.scope `test-generations-day`: the daily test-mode budget) */
+                429: {
+                    headers: {
+                        "Retry-After": components["headers"]["Retry-After"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        "X-Tokens-Remaining": components["headers"]["X-Tokens-Remaining"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Import a Photoshop mockup (PSD/PSB with a smart object) as a render target (free)
+         * @description The file (multipart part `file`, or JSON `url`, fetched through the SSRF guard) is checked against the template limits before anything is stored (a 400 whose details.reason names the limit: not_psd, truncated, corrupt, canvas_too_large, layer_too_large, too_many_layers, groups_too_deep, too_many_embedded_files, embedded_file_too_large, too_much_pixel_data, too_large, no_smart_objects; unreadable when the parser refuses it within the wait). The import runs as the workflow template-import-<id>: 201 with the ready template when it finishes within TEMPLATE_SYNC_TIMEOUT_MS (20 s), else (or with Prefer: respond-async) 202 with the processing template and a Location to poll. 409 conflict past TEMPLATES_PER_ACCOUNT (100). With an Idempotency-Key, the same file (or JSON body) within 24 hours replays the first answer.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Makes a retry safe: the same key with the same body within 24 hours replays the first answer (Idempotent-Replayed: true) without new work or charge. 1 to 255 visible ASCII characters, e.g. a UUID; scoped to the account. */
+                    "Idempotency-Key"?: string;
+                    /** @description `respond-async`: answer 202 at once */
+                    Prefer?: string;
+                    /** @description Session (dashboard) calls only: `test` reads and creates test-mode data, `live` (the default) live data. With an API key the key's mode applies, and a header naming the other mode is 400. */
+                    "X-Mockup-Mode"?: "live" | "test";
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["TemplateUrlRequest"];
+                    "multipart/form-data": components["schemas"]["TemplateMultipartRequest"];
+                };
+            };
+            responses: {
+                /** @description imported and ready */
+                201: {
+                    headers: {
+                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        "X-Tokens-Remaining": components["headers"]["X-Tokens-Remaining"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Template"];
+                    };
+                };
+                /** @description accepted, still importing */
+                202: {
+                    headers: {
+                        "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                        /** @description GET this template */
+                        Location?: string;
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        "X-Tokens-Remaining": components["headers"]["X-Tokens-Remaining"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Template"];
+                    };
+                };
+                /** @description invalid_request: the body, query or path is not valid (details.issues lists each field) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description unauthorized: key (or session) missing, invalid, revoked or expired (details.reason for the last two) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description forbidden: "Cross-site request refused" (a session-authenticated call that changes something, from another origin) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description idempotency_conflict: the Idempotency-Key was used for a different request within 24 hours; idempotency_key_in_use: a request with this key is still running (Retry-After) */
+                409: {
+                    headers: {
+                        "Retry-After": components["headers"]["Retry-After"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description rate_limited: details.retryAfter and the Retry-After header carry the seconds to wait (details.scope `test-generations-day`: the daily test-mode budget) */
+                429: {
+                    headers: {
+                        "Retry-After": components["headers"]["Retry-After"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        "X-Tokens-Remaining": components["headers"]["X-Tokens-Remaining"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description service_unavailable: at capacity or a dependency is down; Retry-After says when to retry */
+                503: {
+                    headers: {
+                        "Retry-After": components["headers"]["Retry-After"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/templates/{templateId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One template (poll it while processing) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Session (dashboard) calls only: `test` reads and creates test-mode data, `live` (the default) live data. With an API key the key's mode applies, and a header naming the other mode is 400. */
+                    "X-Mockup-Mode"?: "live" | "test";
+                };
+                path: {
+                    /** @description a template id, tpl_<n>_<suffix> */
+                    templateId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description the template */
+                200: {
+                    headers: {
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        "X-Tokens-Remaining": components["headers"]["X-Tokens-Remaining"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Template"];
+                    };
+                };
+                /** @description unauthorized: key (or session) missing, invalid, revoked or expired (details.reason for the last two) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description forbidden: "Cross-site request refused" (a session-authenticated call that changes something, from another origin) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description not_found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description rate_limited: details.retryAfter and the Retry-After header carry the seconds to wait (details.scope `test-generations-day`: the daily test-mode budget) */
+                429: {
+                    headers: {
+                        "Retry-After": components["headers"]["Retry-After"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        "X-Tokens-Remaining": components["headers"]["X-Tokens-Remaining"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        /** Delete a template and its files (a running import is cancelled) */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Session (dashboard) calls only: `test` reads and creates test-mode data, `live` (the default) live data. With an API key the key's mode applies, and a header naming the other mode is 400. */
+                    "X-Mockup-Mode"?: "live" | "test";
+                };
+                path: {
+                    /** @description a template id, tpl_<n>_<suffix> */
+                    templateId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description deleted */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description unauthorized: key (or session) missing, invalid, revoked or expired (details.reason for the last two) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description forbidden: "Cross-site request refused" (a session-authenticated call that changes something, from another origin) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description not_found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description rate_limited: details.retryAfter and the Retry-After header carry the seconds to wait (details.scope `test-generations-day`: the daily test-mode budget) */
+                429: {
+                    headers: {
+                        "Retry-After": components["headers"]["Retry-After"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        "X-Tokens-Remaining": components["headers"]["X-Tokens-Remaining"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/upload": {
         parameters: {
             query?: never;
@@ -5533,6 +5891,90 @@ export interface components {
                 /** @description Stripe's status: active, trialing, past_due, canceled, ... */
                 status: string;
             } | null;
+        };
+        Template: {
+            /** @description why the import failed (status failed only) */
+            error?: string;
+            /** @description null when the file holds no composite to compare with */
+            fidelity: {
+                /** @enum {string} */
+                comparedTo: "photoshop-composite";
+                /** @description dB over RGB between the preview and the composite Photoshop saved (100: identical) */
+                psnr: number;
+            } | null;
+            height: number;
+            /** @description tpl_<n>_<suffix>; its import is the workflow template-import-<id> */
+            id: string;
+            name: string;
+            /** @description the template rendered with its own smart-object content: a lossless PNG, full size; null until ready */
+            previewUrl: string | null;
+            smartObjects: components["schemas"]["TemplateSmartObject"][];
+            /** @enum {string} */
+            status: "processing" | "ready" | "failed";
+            /** @description at most 400 px per side; null until ready */
+            thumbnailUrl: string | null;
+            /** @description what the renderer does not render itself (it uses the pixels Photoshop stored) */
+            unsupported: {
+                feature: string;
+                layer: string;
+            }[];
+            width: number;
+        };
+        TemplateMultipartRequest: {
+            /**
+             * Format: binary
+             * @description the .psd or .psb file, up to TEMPLATE_MAX_BYTES (200 MiB)
+             */
+            file: string;
+            /** @description the template's name (default: the file's name without its extension) */
+            name?: string;
+        };
+        TemplatePage: {
+            pagination: {
+                hasMore: boolean;
+                nextCursor: string | null;
+            };
+            templates: components["schemas"]["Template"][];
+        };
+        TemplateSmartObject: {
+            blendMode: string;
+            height: number;
+            /** @description pass as smartObjectId to generate */
+            id: string;
+            /** @description the layer's name in Photoshop */
+            name: string;
+            /** @description the content's corners in template pixels: top-left, top-right, bottom-right, bottom-left */
+            quad: [
+                [
+                    number,
+                    number
+                ],
+                [
+                    number,
+                    number
+                ],
+                [
+                    number,
+                    number
+                ],
+                [
+                    number,
+                    number
+                ]
+            ];
+            /** @description none, custom, or a named warp style (arc, flag, cylinder, ...) */
+            warp: string;
+            /** @description the smart object's content width (px) */
+            width: number;
+        };
+        TemplateUrlRequest: {
+            /** @description the template's name (default: the file's name without its extension) */
+            name?: string;
+            /**
+             * Format: uri
+             * @description http(s) URL of a .psd or .psb file
+             */
+            url: string;
         };
         /** @description Estimated cost of one front-printed item, USD per unit. Computed in whole cents (inputs rounded to the cent, half away from zero) */
         UnitCosts: {
