@@ -1,6 +1,8 @@
 // The hostile-file checks that run before ag-psd reads a template (lib/templates/limits.ts): every refusal is a
 // TemplateLimitError naming what was wrong, found from headers and lengths alone, fast and without allocating pixels.
 import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
 import sharp from 'sharp';
 import {
   checkTemplateFile,
@@ -39,6 +41,16 @@ describe('template limits: hostile files refused before reading', () => {
       assert.equal(scan.layers, 4);
       // background, design box, two full-canvas layers, the composite, the embedded document's layer and composite
       assert.ok(scan.decodedBytes >= 600 * 400 * 4 * 4);
+    }
+  });
+
+  it("accepts every file of the engine's corpus (test/fixtures/templates)", () => {
+    const dir = path.join(__dirname, '../fixtures/templates');
+    const files = readdirSync(dir).filter((f) => /\.ps[db]$/i.test(f));
+    assert.ok(files.length > 0);
+    for (const f of files) {
+      const scan = checkTemplateFile(readFileSync(path.join(dir, f)));
+      assert.ok(scan.width > 0 && scan.layers > 0, f);
     }
   });
 
