@@ -44,11 +44,9 @@ export const smartObjectResource = z
     name: z.string().meta({ description: "the layer's name in Photoshop" }),
     width: z.number().int().meta({ description: "the smart object's content width (px)" }),
     height: z.number().int(),
-    quad: z
-      .tuple([point, point, point, point])
-      .meta({
-        description: "the content's corners in template pixels: top-left, top-right, bottom-right, bottom-left",
-      }),
+    quad: z.tuple([point, point, point, point]).meta({
+      description: "the content's corners in template pixels: top-left, top-right, bottom-right, bottom-left",
+    }),
     warp: z.string().meta({ description: 'none, custom, or a named warp style (arc, flag, cylinder, ...)' }),
     blendMode: z.string(),
   })
@@ -61,13 +59,10 @@ export const templateResource = z
     status: z.enum(['processing', 'ready', 'failed']),
     width: z.number().int(),
     height: z.number().int(),
-    previewUrl: z
-      .string()
-      .nullable()
-      .meta({
-        description:
-          'the template rendered with its own smart-object content: a lossless PNG, full size; null until ready',
-      }),
+    previewUrl: z.string().nullable().meta({
+      description:
+        'the template rendered with its own smart-object content: a lossless PNG, full size; null until ready',
+    }),
     thumbnailUrl: z.string().nullable().meta({ description: 'at most 400 px per side; null until ready' }),
     smartObjects: z.array(smartObjectResource),
     fidelity: z
