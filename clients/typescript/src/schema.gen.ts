@@ -1042,6 +1042,95 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/chat/jobs/{jobId}/print-file": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A chat mockup's print file for a garment size: the job's print asset placed as on the mockup */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description the mockup's index in the job's mockups */
+                    mockupIndex?: number | null;
+                    /** @description one of the garment's sizes; default M (or the first full-size size) */
+                    size?: string;
+                };
+                header?: never;
+                path: {
+                    /** @description job_<n>_<suffix> */
+                    jobId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description the print file */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["PrintFile"];
+                    };
+                };
+                /** @description invalid_request: the body, query or path is not valid (details.issues lists each field) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AppError"];
+                    };
+                };
+                /** @description Unauthorized: no valid session */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AppError"];
+                    };
+                };
+                /** @description not_found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AppError"];
+                    };
+                };
+                /** @description conflict */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AppError"];
+                    };
+                };
+                /** @description service_unavailable: at capacity or a dependency is down; Retry-After says when to retry */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AppError"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/chat/threads": {
         parameters: {
             query?: never;
@@ -3178,6 +3267,127 @@ export interface paths {
                 };
             };
         };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/generations/{generationId}/print-file": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The generation's print file for a garment size (free): made once, then kept
+         * @description The design alone on a transparent canvas of the print zone's physical size at 300 DPI (PNG, sRGB ICC profile, pHYs), placed exactly as on the mockup, with its preflight report; on a dark garment a white underbase PNG too. Sizes smaller than M print on a smaller zone (docs/production.md#print-sizes). The first call for a size makes the file (about a second); later calls answer the same file.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description one of the garment's sizes; default M (or the first full-size size) */
+                    size?: string;
+                };
+                header?: {
+                    /** @description Session (dashboard) calls only: `test` reads and creates test-mode data, `live` (the default) live data. With an API key the key's mode applies, and a header naming the other mode is 400. */
+                    "X-Mockup-Mode"?: "live" | "test";
+                };
+                path: {
+                    /** @description a generation id, gen_<n>_<suffix> */
+                    generationId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description the print file */
+                200: {
+                    headers: {
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        "X-Tokens-Remaining": components["headers"]["X-Tokens-Remaining"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["PrintFile"];
+                    };
+                };
+                /** @description invalid_request: the body, query or path is not valid (details.issues lists each field) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description unauthorized: key (or session) missing, invalid, revoked or expired (details.reason for the last two) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description forbidden: "Cross-site request refused" (a session-authenticated call that changes something, from another origin) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description not_found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description conflict */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description rate_limited: details.retryAfter and the Retry-After header carry the seconds to wait (details.scope `test-generations-day`: the daily test-mode budget) */
+                429: {
+                    headers: {
+                        "Retry-After": components["headers"]["Retry-After"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        "X-Tokens-Remaining": components["headers"]["X-Tokens-Remaining"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description service_unavailable: at capacity or a dependency is down; Retry-After says when to retry */
+                503: {
+                    headers: {
+                        "Retry-After": components["headers"]["Retry-After"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -5569,6 +5779,31 @@ export interface components {
             /** Format: uri */
             url: string;
         };
+        /** @description what a print shop checks before printing (docs/production.md#preflight) */
+        Preflight: {
+            checks: components["schemas"]["PreflightCheck"][];
+            /** @description the design's pixels per inch at its printed size */
+            effectiveDpi: number;
+            /** @description alpha-weighted inked area inside the zone, square inches */
+            inkedAreaIn2: number;
+            /**
+             * @description the worst level of the checks; pass: none
+             * @enum {string}
+             */
+            status: "pass" | "warning" | "error";
+            /** @description a dark garment: a white underbase file comes with the print */
+            underbase: boolean;
+        };
+        PreflightCheck: {
+            /** @enum {string} */
+            code: "low_dpi" | "semi_transparent" | "underbase_needed" | "thin_lines" | "outside_zone";
+            details?: {
+                [key: string]: number | string | boolean;
+            };
+            /** @enum {string} */
+            level: "warning" | "error";
+            message: string;
+        };
         PreviewRequest: {
             /**
              * @description subtle fabric texture
@@ -5607,6 +5842,45 @@ export interface components {
             x: number;
             /** @description the print area's top edge, in percent of the photo's height */
             y: number;
+        };
+        PrintFile: {
+            chatJobId: string | null;
+            color: string;
+            /** Format: date-time */
+            createdAt: string;
+            /** @description the unrotated design on the canvas, pixels (as designBox of the generation on the mockup) */
+            designBox: {
+                height: number;
+                left: number;
+                top: number;
+                width: number;
+            };
+            dpi: number;
+            /** @description names the zone and the garment size */
+            fileName: string;
+            generationId: string | null;
+            heightIn: number;
+            heightPx: number;
+            /** @description prf_<n>_<suffix> */
+            id: string;
+            mockupIndex: number | null;
+            preflight: components["schemas"]["Preflight"];
+            /** @description the garment size it was made for */
+            size: string;
+            /**
+             * Format: uri
+             * @description white underbase PNG (same canvas) on a dark garment, else null
+             */
+            underbaseUrl: string | null;
+            /**
+             * Format: uri
+             * @description the PNG: sRGB ICC profile, transparency, 300 DPI (pHYs)
+             */
+            url: string;
+            /** @description the zone's width for this size, inches (the size rule) */
+            widthIn: number;
+            widthPx: number;
+            zone: string;
         };
         PublishedProduct: {
             adminUrl: string | null;
