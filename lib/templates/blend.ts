@@ -89,13 +89,19 @@ export function separable(mode: string, b: number, s: number): number {
     case 'hard light':
       return s <= 0.5 ? 2 * b * s : 1 - 2 * (1 - b) * (1 - s);
     case 'vivid light':
+      // the source's extremes decide before the backdrop's (measured on Photoshop's composites)
+      if (s <= 0) return 0;
+      if (s >= 1) return 1;
       return s <= 0.5 ? burn(b, 2 * s) : dodge(b, 2 * (s - 0.5));
     case 'linear light':
       return clamp01(b + 2 * s - 1);
     case 'pin light':
       return s <= 0.5 ? Math.min(b, 2 * s) : Math.max(b, 2 * s - 1);
-    case 'hard mix':
-      return b + s >= 1 - 1e-9 ? 1 : 0;
+    case 'hard mix': {
+      // on the threshold itself Photoshop keeps the backdrop
+      const t = b + s - 1;
+      return t > 1e-9 ? 1 : t < -1e-9 ? 0 : b;
+    }
     case 'difference':
       return Math.abs(b - s);
     case 'exclusion':
@@ -182,10 +188,10 @@ export function nonSeparable(
       c = setLum(br, bg, bb, lum(sr, sg, sb));
       break;
     case 'darker color':
-      c = sr + sg + sb < br + bg + bb ? [sr, sg, sb] : [br, bg, bb];
+      c = lum(sr, sg, sb) < lum(br, bg, bb) ? [sr, sg, sb] : [br, bg, bb];
       break;
     case 'lighter color':
-      c = sr + sg + sb > br + bg + bb ? [sr, sg, sb] : [br, bg, bb];
+      c = lum(sr, sg, sb) > lum(br, bg, bb) ? [sr, sg, sb] : [br, bg, bb];
       break;
     default:
       throw new Error(`not a non-separable blend mode: ${mode}`);

@@ -3,5 +3,5 @@
 export { parseTemplate, type ParsedTemplate } from './parse';
 export { prepareTemplate, type PreparedTemplate } from './prepare';
 export { serializePrepared, deserializePrepared } from './serialize';
-export { renderTemplate, renderOwnContent, psnr } from './render';
+export { renderTemplate, renderOwnContent, psnr, designSize } from './render';
 export type * from './types';

@@ -2,7 +2,8 @@
 // content map, optionally displaced.
 import { contentToDoc, squareToQuad, type Geometry } from './geometry';
 import type { Block, SmartData } from './model';
-import { buildMips, contentMap, sampleMap, type Mips, type Rect } from './sample';
+import { boxFromBytes, premultiply, reduce } from './resample';
+import { buildMips, contentMap, sampleMap, type Rect } from './sample';
 import type { RawImage, TemplatePlacement } from './types';
 
 export const DEFAULT_PLACEMENT: TemplatePlacement = { x: 50, y: 50, scale: 1, rotation: 0 };
@@ -46,11 +47,72 @@ export function placementMatrix(cw: number, ch: number, dw: number, dh: number, 
   return [cos, sin, dw / 2 - cos * cx - sin * cy, -sin, cos, dh / 2 + sin * cx - cos * cy];
 }
 
-/** Frame-sized RGBA of an image sampled at the content map `uv`. */
-export function paintImage(uv: Float32Array, frame: Rect, img: RawImage | Mips, m: number[]): Uint8ClampedArray {
-  const mips = 'levels' in img ? img : buildMips(img.data, img.width, img.height);
+/** How many image pixels one output pixel spans along the image's x and y axes (a low percentile over the map,
+ * so no part of the smart object is blurred more than it needs). */
+export function reductionOf(uv: Float32Array, f: Rect, m: number[]): [number, number] {
+  const ru: number[] = [];
+  const rv: number[] = [];
+  const step = Math.max(1, Math.floor(Math.min(f.w, f.h) / 24));
+  for (let y = 0; y + 1 < f.h; y += step)
+    for (let x = 0; x + 1 < f.w; x += step) {
+      const k = y * f.w + x;
+      const cx = uv[k * 2]!;
+      const ax = uv[(k + 1) * 2]!;
+      const ay = uv[(k + f.w) * 2]!;
+      if (cx !== cx || ax !== ax || ay !== ay) continue;
+      const cy = uv[k * 2 + 1]!;
+      const dxu = ax - cx;
+      const dxv = uv[(k + 1) * 2 + 1]! - cy;
+      const dyu = ay - cx;
+      const dyv = uv[(k + f.w) * 2 + 1]! - cy;
+      // gradients of the image coordinates over the output
+      ru.push(Math.hypot(m[0]! * dxu + m[1]! * dxv, m[0]! * dyu + m[1]! * dyv));
+      rv.push(Math.hypot(m[3]! * dxu + m[4]! * dxv, m[3]! * dyu + m[4]! * dyv));
+    }
+  if (!ru.length) return [1, 1];
+  ru.sort((a, b) => a - b);
+  rv.sort((a, b) => a - b);
+  return [ru[Math.floor(ru.length * 0.1)]!, rv[Math.floor(rv.length * 0.1)]!];
+}
+
+/** Frame-sized RGBA of an image sampled at the content map `uv` (image pixels = m x content pixels). */
+export function paintImage(uv: Float32Array, frame: Rect, img: RawImage, m: number[]): Uint8ClampedArray {
+  const [ru, rv] = reductionOf(uv, frame, m);
+  // the bulk of a large reduction by an integer box straight from the bytes (the design is read once)
+  const k = Math.max(1, Math.floor(Math.min(ru, rv) / 1.5));
+  let w = img.width;
+  let h = img.height;
+  let pm: Float32Array;
+  let mm = m;
+  if (k > 1) {
+    const r = boxFromBytes(img.data, w, h, k);
+    mm = [
+      m[0]! * (r.w / w),
+      m[1]! * (r.w / w),
+      m[2]! * (r.w / w),
+      m[3]! * (r.h / h),
+      m[4]! * (r.h / h),
+      m[5]! * (r.h / h),
+    ];
+    pm = r.data;
+    w = r.w;
+    h = r.h;
+  } else pm = premultiply(img);
+  const ru2 = ru / (img.width / w);
+  const rv2 = rv / (img.height / h);
+  if (ru2 > 1.05 || rv2 > 1.05) {
+    const tw = Math.max(1, Math.min(w, Math.round(w / Math.max(1, ru2))));
+    const th = Math.max(1, Math.min(h, Math.round(h / Math.max(1, rv2))));
+    const r = reduce(pm, w, h, tw, th);
+    const kx = r.w / w;
+    const ky = r.h / h;
+    mm = [mm[0]! * kx, mm[1]! * kx, mm[2]! * kx, mm[3]! * ky, mm[4]! * ky, mm[5]! * ky];
+    pm = r.data;
+    w = r.w;
+    h = r.h;
+  }
   const out = new Uint8ClampedArray(frame.w * frame.h * 4);
-  sampleMap(uv, frame, mips, m, out);
+  sampleMap(uv, frame, buildMips(pm, w, h), mm, out);
   return out;
 }
 
@@ -75,4 +137,24 @@ export function paintOwn(sd: SmartData, stored: Block | null, f: Rect): Uint8Cla
   // the content fills the smart object exactly (its pixel size may differ from the placed size)
   const m = [c.width / sd.geometry.width, 0, 0, 0, c.height / sd.geometry.height, 0];
   return paintImage(uv, f, c, m);
+}
+
+/** The design size (pixels) a render needs for a placement: about one design pixel per template pixel where the
+ * smart object shows it most enlarged. A caller that decodes designs with a native resampler (sharp) can reduce a
+ * larger design to this size first; the render then skips its own (JS) reduction. Never larger than the design. */
+export function designSizeFor(
+  uv: Float32Array,
+  frame: Rect,
+  contentW: number,
+  contentH: number,
+  design: { width: number; height: number },
+  placement: TemplatePlacement,
+): { width: number; height: number } {
+  const m = placementMatrix(contentW, contentH, design.width, design.height, placement);
+  const [ru, rv] = reductionOf(uv, frame, m);
+  const f = Math.max(1, Math.min(ru, rv));
+  return {
+    width: Math.max(1, Math.min(design.width, Math.ceil(design.width / f))),
+    height: Math.max(1, Math.min(design.height, Math.ceil(design.height / f))),
+  };
 }

@@ -40,11 +40,11 @@ export interface PreparedTemplate {
 }
 
 /** Paints each smart object's own content once over its own frame, then copies from that for any frame. */
-function ownPainter(t: ParsedTemplate): SmartPainter {
+function ownPainter(t: ParsedTemplate, stored: boolean): SmartPainter {
   const cache = new Map<number, { frame: Frame; data: Uint8ClampedArray } | null>();
   return (so, node, f) => {
     if (!cache.has(so)) {
-      const sd = t.smart[so]!;
+      const sd = stored ? { ...t.smart[so]!, useStored: true } : t.smart[so]!;
       const own = frameOf(sd.geometry, t.width, t.height, FRAME_MARGIN);
       const fr = sd.useStored && node.img ? { x: node.img.x, y: node.img.y, w: node.img.w, h: node.img.h } : own;
       const data = fr ? paintOwn(sd, node.img, fr) : null;
@@ -101,8 +101,14 @@ function crop(nodes: TNode[], f: Frame, keep: number, paint: SmartPainter): TNod
   });
 }
 
-export function prepareTemplate(t: ParsedTemplate): PreparedTemplate {
-  const paint = ownPainter(t);
+export interface PrepareOptions {
+  /** 'embedded' (default): smart objects drawn from their embedded content through their transform and warp;
+   * 'stored': from the pixels Photoshop stored for them (isolates the compositor when measuring fidelity) */
+  smartContent?: 'embedded' | 'stored';
+}
+
+export function prepareTemplate(t: ParsedTemplate, opts: PrepareOptions = {}): PreparedTemplate {
+  const paint = ownPainter(t, opts.smartContent === 'stored');
   const full: Frame = { x: 0, y: 0, w: t.width, h: t.height };
   const baseline = new Uint8ClampedArray(t.width * t.height * 4);
   compositeList(t.root, full, baseline, paint);

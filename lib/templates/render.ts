@@ -2,10 +2,9 @@
 // (flattened), the design mapped through the smart object's transform and warp, and the layers above.
 import { BadInputError } from '../errors';
 import { compositeList, type SmartPainter } from './composite';
-import { DEFAULT_PLACEMENT, paintImage, placementMatrix } from './paint';
+import { DEFAULT_PLACEMENT, designSizeFor, paintImage, placementMatrix } from './paint';
 import type { PreparedTemplate } from './prepare';
-import { buildMips } from './sample';
-import type { RawImage, RenderOptions, TemplateFill } from './types';
+import type { RawImage, RenderOptions, TemplateFill, TemplatePlacement } from './types';
 
 function checkDesign(d: RawImage): void {
   if (!(d.width > 0 && d.height > 0) || d.data.length !== d.width * d.height * 4)
@@ -34,8 +33,7 @@ export function renderTemplate(p: PreparedTemplate, fills: TemplateFill[], opts:
     const pl = fill.placement ?? DEFAULT_PLACEMENT;
     const m = placementMatrix(ps.geometry.width, ps.geometry.height, fill.design.width, fill.design.height, pl);
     const uv = displace === 'auto' && ps.uvDisplaced ? ps.uvDisplaced : ps.uv;
-    const mips = buildMips(fill.design.data, fill.design.width, fill.design.height);
-    const paint: SmartPainter = (so) => (so === i ? paintImage(uv, f, mips, m) : null);
+    const paint: SmartPainter = (so) => (so === i ? paintImage(uv, f, fill.design, m) : null);
     const dst = ps.below.slice();
     compositeList(ps.above, f, dst, paint);
     for (let y = 0; y < f.h; y++)
@@ -64,4 +62,18 @@ export function psnr(a: RawImage, b: RawImage): number {
   }
   const mse = se / (n * 3);
   return mse === 0 ? Infinity : 10 * Math.log10((255 * 255) / mse);
+}
+
+/** The size a design needs on a smart object for a placement (see paint.ts designSizeFor): resize a larger design
+ * to it (keeping its aspect ratio) before renderTemplate to spare the engine's own reduction. */
+export function designSize(
+  p: PreparedTemplate,
+  smartObjectId: string,
+  design: { width: number; height: number },
+  placement: TemplatePlacement = DEFAULT_PLACEMENT,
+): { width: number; height: number } {
+  const ps = p.smart.find((s) => s.info.id === smartObjectId);
+  if (!ps) throw new BadInputError(`no smart object ${smartObjectId} in this template`);
+  if (!ps.frame) return { width: design.width, height: design.height };
+  return designSizeFor(ps.uv, ps.frame, ps.geometry.width, ps.geometry.height, design, placement);
 }

@@ -3,6 +3,7 @@
 // warp otherwise), then one sampling pass over a mip pyramid (trilinear, premultiplied alpha), so a design much
 // larger than its quad is area-averaged instead of aliased.
 import { apply3, contentToDoc, invert3, squareToQuad, type Geometry } from './geometry';
+import { halve } from './resample';
 
 export interface Rect {
   x: number;
@@ -121,38 +122,14 @@ export interface Mips {
   levels: { w: number; h: number; data: Float32Array }[];
 }
 
-export function buildMips(rgba: Uint8Array | Buffer, w: number, h: number, maxLevel = 12): Mips {
-  const base = new Float32Array(w * h * 4);
-  for (let i = 0; i < w * h * 4; i += 4) {
-    const a = rgba[i + 3]! / 255;
-    base[i] = rgba[i]! * a;
-    base[i + 1] = rgba[i + 1]! * a;
-    base[i + 2] = rgba[i + 2]! * a;
-    base[i + 3] = a;
-  }
+/** Mip pyramid of a premultiplied float RGBA image. */
+export function buildMips(base: Float32Array, w: number, h: number, maxLevel = 12): Mips {
   const levels = [{ w, h, data: base }];
   while (levels.length <= maxLevel) {
     const p = levels[levels.length - 1]!;
     if (p.w === 1 && p.h === 1) break;
-    const nw = Math.max(1, p.w >> 1);
-    const nh = Math.max(1, p.h >> 1);
-    const d = new Float32Array(nw * nh * 4);
-    for (let y = 0; y < nh; y++) {
-      const ya = Math.min(p.h - 1, 2 * y);
-      const yb = Math.min(p.h - 1, 2 * y + 1);
-      for (let x = 0; x < nw; x++) {
-        const xa = Math.min(p.w - 1, 2 * x);
-        const xb = Math.min(p.w - 1, 2 * x + 1);
-        const o = (y * nw + x) * 4;
-        const i00 = (ya * p.w + xa) * 4;
-        const i10 = (ya * p.w + xb) * 4;
-        const i01 = (yb * p.w + xa) * 4;
-        const i11 = (yb * p.w + xb) * 4;
-        for (let c = 0; c < 4; c++)
-          d[o + c] = 0.25 * (p.data[i00 + c]! + p.data[i10 + c]! + p.data[i01 + c]! + p.data[i11 + c]!);
-      }
-    }
-    levels.push({ w: nw, h: nh, data: d });
+    const next = halve(p.data, p.w, p.h);
+    levels.push({ w: next.w, h: next.h, data: next.data });
   }
   return { levels };
 }
@@ -192,50 +169,89 @@ export function sampleMap(uv: Float32Array, r: Rect, mips: Mips, m: number[], ou
   const acc = new Float64Array(4);
   const levels = mips.levels;
   const top = levels.length - 1;
+  const L0 = levels[0]!;
+  const d0 = L0.data;
+  const w0 = L0.w;
+  const h0 = L0.h;
   const W = r.w;
+  const [m0, m1, m2, m3, m4, m5] = m as [number, number, number, number, number, number];
   for (let y = 0; y < r.h; y++) {
     for (let x = 0; x < W; x++) {
       const k = y * W + x;
       const cx = uv[k * 2]!;
       if (cx !== cx) continue;
       const cy = uv[k * 2 + 1]!;
-      const ix = m[0]! * cx + m[1]! * cy + m[2]!;
-      const iy = m[3]! * cx + m[4]! * cy + m[5]!;
+      const ix = m0 * cx + m1 * cy + m2;
+      const iy = m3 * cx + m4 * cy + m5;
       // footprint: image pixels per output pixel, from the neighbours' content coordinates
       const kx = x + 1 < W ? k + 1 : k - 1;
       const ky = y + 1 < r.h ? k + W : k - W;
-      let fx = 0;
-      let fy = 0;
+      let f2 = 0;
       const ax = uv[kx * 2]!;
       if (ax === ax) {
         const du = ax - cx;
         const dv = uv[kx * 2 + 1]! - cy;
-        fx = Math.hypot(m[0]! * du + m[1]! * dv, m[3]! * du + m[4]! * dv);
+        const a = m0 * du + m1 * dv;
+        const b = m3 * du + m4 * dv;
+        f2 = a * a + b * b;
       }
       const ay = uv[ky * 2]!;
       if (ay === ay) {
         const du = ay - cx;
         const dv = uv[ky * 2 + 1]! - cy;
-        fy = Math.hypot(m[0]! * du + m[1]! * dv, m[3]! * du + m[4]! * dv);
+        const a = m0 * du + m1 * dv;
+        const b = m3 * du + m4 * dv;
+        const g2 = a * a + b * b;
+        if (g2 > f2) f2 = g2;
       }
-      const foot = Math.max(fx, fy, 1e-6);
-      acc[0] = acc[1] = acc[2] = acc[3] = 0;
-      const lod = Math.log2(foot);
-      if (lod <= 0) bilinear(levels[0]!, ix, iy, 1, acc);
-      else {
-        const l0 = Math.min(top, Math.floor(lod));
-        const l1 = Math.min(top, l0 + 1);
-        const t = l0 === l1 ? 0 : lod - l0;
-        const s0 = 1 / (1 << l0);
-        bilinear(levels[l0]!, ix * s0, iy * s0, 1 - t, acc);
-        if (t > 0) {
-          const s1 = 1 / (1 << l1);
-          bilinear(levels[l1]!, ix * s1, iy * s1, t, acc);
+      const o = k * 4;
+      if (f2 <= 1.5625) {
+        // about one image pixel per output pixel: plain bilinear on the base level
+        const fx = ix - 0.5;
+        const fy = iy - 0.5;
+        const x0 = Math.floor(fx);
+        const y0 = Math.floor(fy);
+        const tx = fx - x0;
+        const ty = fy - y0;
+        let r0 = 0;
+        let g0 = 0;
+        let b0 = 0;
+        let a0 = 0;
+        for (let j = 0; j < 2; j++) {
+          const yy = y0 + j;
+          if (yy < 0 || yy >= h0) continue;
+          const wy = j ? ty : 1 - ty;
+          for (let i = 0; i < 2; i++) {
+            const xx = x0 + i;
+            if (xx < 0 || xx >= w0) continue;
+            const wt = (i ? tx : 1 - tx) * wy;
+            const s = (yy * w0 + xx) * 4;
+            r0 += d0[s]! * wt;
+            g0 += d0[s + 1]! * wt;
+            b0 += d0[s + 2]! * wt;
+            a0 += d0[s + 3]! * wt;
+          }
         }
+        if (a0 <= 1e-4) continue;
+        out[o] = r0 / a0;
+        out[o + 1] = g0 / a0;
+        out[o + 2] = b0 / a0;
+        out[o + 3] = a0 * 255;
+        continue;
+      }
+      acc[0] = acc[1] = acc[2] = acc[3] = 0;
+      const lod = 0.5 * Math.log2(f2);
+      const l0 = Math.min(top, Math.floor(lod));
+      const l1 = Math.min(top, l0 + 1);
+      const t = l0 === l1 ? 0 : lod - l0;
+      const s0 = 1 / (1 << l0);
+      bilinear(levels[l0]!, ix * s0, iy * s0, 1 - t, acc);
+      if (t > 0) {
+        const s1 = 1 / (1 << l1);
+        bilinear(levels[l1]!, ix * s1, iy * s1, t, acc);
       }
       const a = acc[3]!;
       if (a <= 1e-4) continue;
-      const o = k * 4;
       out[o] = acc[0]! / a;
       out[o + 1] = acc[1]! / a;
       out[o + 2] = acc[2]! / a;

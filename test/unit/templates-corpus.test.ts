@@ -1,0 +1,102 @@
+// Fidelity of the templates engine on PSDs made in Photoshop (test/fixtures/templates/README.md lists each file's
+// source and licence): each renders with its own smart-object content within the issue's PSNR of the composite
+// Photoshop saved in the file. The figures are in docs/templates.md (printed by this test with TEMPLATES_TABLE=1).
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { parseTemplate, prepareTemplate, psnr, renderOwnContent } from '../../lib/templates';
+import { paintOwn } from '../../lib/templates/paint';
+import type { TNode } from '../../lib/templates/model';
+
+const FIX = path.join(__dirname, '../fixtures/templates');
+
+interface Case {
+  file: string;
+  covers: string;
+  /** dB the render must reach */
+  min: number;
+  /** 'stored': smart objects from Photoshop's stored pixels (isolates the compositor from resampling) */
+  smartContent?: 'stored';
+}
+
+const CASES: Case[] = [
+  {
+    file: 'perspective-ag-psd-placed-transform.psd',
+    covers: 'perspective smart object (nonAffineTransform), embedded PSD',
+    min: 35,
+  },
+  {
+    file: 'smart-objects-ag-psd.psd',
+    covers: 'two smart objects, embedded JPEGs reduced 2.3x, identity custom meshes',
+    min: 35,
+  },
+  { file: 'warp-cylinder-ag-psd.psd', covers: 'named warp: cylinder, embedded PSB', min: 30 },
+  {
+    file: 'blend-modes-smart-objects-psd-tools.psd',
+    covers: "27 blend modes on smart objects (Photoshop's smart-object pixels)",
+    min: 35,
+    smartContent: 'stored',
+  },
+  ...readdirSync(path.join(FIX, 'blend-modes'))
+    .filter((f) => f !== 'dissolve.psd')
+    .map((f) => ({
+      file: `blend-modes/${f}`,
+      covers: `blend mode ${f.replace('.psd', '')}, opacity 50 %, transparency`,
+      min: 35,
+    })),
+  ...readdirSync(FIX)
+    .filter((f) => f.startsWith('layers-'))
+    .map((f) => ({ file: f, covers: f.replace(/^layers-|-psd-tools\.psd$/g, ''), min: 35 })),
+];
+
+const table: string[] = [];
+
+describe('templates engine: fidelity on Photoshop files', function () {
+  this.timeout(300000);
+
+  after(() => {
+    if (process.env.TEMPLATES_TABLE) process.stdout.write(`\n${table.join('\n')}\n`);
+  });
+
+  for (const c of CASES) {
+    it(`${c.file} >= ${c.min} dB`, () => {
+      const t = parseTemplate(readFileSync(path.join(FIX, c.file)));
+      assert.ok(t.photoshopComposite, "the file carries Photoshop's composite");
+      const v = psnr(renderOwnContent(prepareTemplate(t, { smartContent: c.smartContent })), t.photoshopComposite);
+      table.push(`| ${c.file} | ${c.covers} | ${v === Infinity ? 'identical' : v.toFixed(2)} |`);
+      assert.ok(v >= c.min, `PSNR ${v.toFixed(2)} dB < ${c.min}`);
+    });
+  }
+
+  it("dissolve: measured, not asserted (Photoshop's own noise pattern)", () => {
+    const t = parseTemplate(readFileSync(path.join(FIX, 'blend-modes/dissolve.psd')));
+    const v = psnr(renderOwnContent(prepareTemplate(t)), t.photoshopComposite!);
+    table.push(`| blend-modes/dissolve.psd | dissolve (pattern differs by design) | ${v.toFixed(2)} |`);
+    assert.ok(Number.isFinite(v));
+  });
+
+  it('custom bezier warp: the hidden smart object matches the pixels Photoshop stored for it (measured)', () => {
+    const t = parseTemplate(readFileSync(path.join(FIX, 'warp-custom-ag-psd-mesh-transform.psd')));
+    const node = t.root.find((n): n is Extract<TNode, { kind: 'smart' }> => n.kind === 'smart')!;
+    assert.equal(t.smart[node.so]!.info.warp, 'custom');
+    const b = node.img!;
+    const own = paintOwn(t.smart[node.so]!, null, { x: b.x, y: b.y, w: b.w, h: b.h })!;
+    // over black: the content is white, so a comparison over white would hide the warp
+    const black = (d: Uint8Array | Uint8ClampedArray) => {
+      const o = Buffer.alloc(d.length);
+      for (let i = 0; i < d.length; i += 4) {
+        const a = d[i + 3]! / 255;
+        o[i] = d[i]! * a;
+        o[i + 1] = d[i + 1]! * a;
+        o[i + 2] = d[i + 2]! * a;
+        o[i + 3] = 255;
+      }
+      return { width: b.w, height: b.h, data: o };
+    };
+    const v = psnr(black(own), black(b.data));
+    table.push(
+      `| warp-custom-ag-psd-mesh-transform.psd | custom bezier mesh warp (layer pixels, the layer is hidden) | ${v.toFixed(2)} |`,
+    );
+    assert.ok(v >= 25, `PSNR ${v.toFixed(2)} dB`);
+  });
+});
