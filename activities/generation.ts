@@ -5,7 +5,7 @@ import { Context } from '@temporalio/activity';
 import { completeGeneration, failAndRefund, markGenerationProcessing } from '../db/generations';
 import { touchUploadLevels } from '../db/uploads';
 import { fileUrl } from '../lib/storage';
-import type { GenerationFailureOutcome, RenderJob, RenderJobInput, RenderResult } from '../lib/generation/types';
+import type { CompletedFiles, GenerationFailureOutcome, RenderJob, RenderResult } from '../lib/generation/types';
 import {
   choosePrintZone,
   composite,
@@ -29,61 +29,34 @@ export const mockupKeys = (generationId: string) => ({
 export function createGenerationActivities(deps: GenerationDeps) {
   const { sql, storage, config, log } = deps;
 
+  /**
+   * Marks the generation processing (if pending) and checks it may be completed, in one statement: a generation that
+   * does not exist or already failed, or has no debit (the API charges in the transaction that records it), is never
+   * rendered. Returns the files of an earlier run that completed it.
+   */
+  async function begin(generationId: string): Promise<CompletedFiles | null> {
+    const row = await markGenerationProcessing(sql, generationId);
+    if (!row) throw fail('BadInputError', `generation ${generationId} does not exist`);
+    if (row.status === 'failed') throw fail('BadInputError', `generation ${generationId} already failed`);
+    if (!row.charged) throw fail('BadInputError', `generation ${generationId} has no debit`);
+    return row.completed;
+  }
+
   const activities = {
     /**
-     * Starts a generation in one round trip: marks it processing (if pending) and reads the row with its print zone
-     * and whether its token is taken (the API charges in the transaction that inserts the row).
+     * The render step (one local activity): renders the job from the workflow's input at once, while begin's
+     * statement runs beside it; nothing is stored before it has answered, and its answer wins (a generation that
+     * failed or has no debit is not completed; one an earlier run completed keeps that run's files). Loads the design
+     * (a prepared one when the worker has it) and the prepared blank, composites, stores mockup and thumbnail under
+     * keys derived from the generation id (a re-run writes the same files with the same bytes), then marks the
+     * generation completed, once. Retried as a whole; idempotent on the generation id.
      */
-    async beginGeneration(generationId: string): Promise<RenderJob> {
-      const row = await markGenerationProcessing(sql, generationId);
-      if (!row) throw fail('BadInputError', `generation ${generationId} does not exist`);
-      if (row.status === 'failed') throw fail('BadInputError', `generation ${generationId} already failed`);
-      if (row.zx === null || row.zy === null || row.zw === null || row.zh === null) {
-        throw fail('BadInputError', `generation ${generationId}: its garment has no such print zone`);
-      }
-      // the API charges in the transaction that inserts the row: a generation without its debit is never rendered
-      if (!row.charged) throw fail('BadInputError', `generation ${generationId} has no debit`);
-      const done = row.status === 'completed' && row.mockupKey && row.thumbnailKey && row.completedAt;
-      return {
-        generationId,
-        userId: row.userId,
-        designUrl: row.designUrl,
-        blankKey: row.blankKey,
-        zone: { x: row.zx, y: row.zy, width: row.zw, height: row.zh },
-        placement: row.placement,
-        applyTexture: row.applyTexture,
-        view: row.view,
-        silhouette: row.silhouette,
-        printArea: row.printArea,
-        ...(row.livemode ? {} : { livemode: false }),
-        completed: done
-          ? { mockupKey: row.mockupKey!, thumbnailKey: row.thumbnailKey!, completedAt: row.completedAt!.toISOString() }
-          : null,
-      };
-    },
-
-    /**
-     * Loads the design (a prepared one when the worker has it) and the prepared blank, composites, stores mockup
-     * and thumbnail under keys derived from the generation id (a re-run writes the same files with the same bytes),
-     * then marks the generation completed, once. Runs as a local activity: no database read, one update.
-     */
-    async renderMockup(job: RenderJob): Promise<RenderResult> {
-      return render(job);
-    },
-
-    /**
-     * beginGeneration then renderMockup as one step (one local activity): the workflow's way since the two were
-     * merged, one activation and one local-activity dispatch fewer per generation (docs/benchmarks.md). With the job
-     * from the workflow's input, the render starts at once and beginGeneration's statement runs beside it: nothing is
-     * stored before it has answered, and its answer wins (a generation that failed or has no debit is not completed;
-     * one an earlier run completed keeps that run's files). Retried as a whole; both halves are idempotent on the
-     * generation id.
-     */
-    async renderGeneration(generationId: string, job?: RenderJobInput): Promise<RenderResult> {
-      if (!job) return render(await activities.beginGeneration(generationId));
-      const begun = activities.beginGeneration(generationId);
+    async renderGeneration(generationId: string, job: RenderJob | undefined): Promise<RenderResult> {
+      // inputs carry the job since issue 34; one without it (started by an older release) cannot be rendered
+      if (!job) throw fail('BadInputError', `generation ${generationId} was started without its render job`);
+      const begun = begin(generationId);
       begun.catch(() => {}); // awaited before anything is stored, or when the render fails
-      return render({ ...job, generationId, completed: null }, begun);
+      return render(generationId, job, begun);
     },
 
     /**
@@ -111,13 +84,15 @@ export function createGenerationActivities(deps: GenerationDeps) {
   };
 
   /**
-   * The render of renderMockup and renderGeneration. `begun`: beginGeneration's answer, still coming, when the job came
-   * from the workflow's input. It is awaited before anything is stored, and when the render fails, so that its error
-   * (the generation has failed, or has no debit) is reported first, as a begin run before the render would have.
+   * The render of renderGeneration. `begun`: begin's answer, still coming. It is awaited before anything is stored,
+   * and when the render fails, so that its error (the generation has failed, or has no debit) is reported first, as
+   * a begin run before the render would have.
    */
-  async function render(job: RenderJob, begun?: Promise<RenderJob>): Promise<RenderResult> {
-    const { generationId } = job;
-    if (job.completed) return done(job.completed);
+  async function render(
+    generationId: string,
+    job: RenderJob,
+    begun: Promise<CompletedFiles | null>,
+  ): Promise<RenderResult> {
     const keys = mockupKeys(generationId);
     const ms: Record<string, number> = {};
     let t = performance.now();
@@ -134,14 +109,12 @@ export function createGenerationActivities(deps: GenerationDeps) {
         ms[name] = Math.round((performance.now() - t0) * 10) / 10;
       }
     };
-    const { out, chosen, touched } = await make(job, lap, timed).catch(async (err: unknown) => {
-      if (begun) await begun;
+    const { out, chosen, touched } = await make(generationId, job, lap, timed).catch(async (err: unknown) => {
+      await begun;
       throw err;
     });
-    if (begun) {
-      const row = await begun;
-      if (row.completed) return done(row.completed); // an earlier run completed it: its files and time stand
-    }
+    const earlier = await begun;
+    if (earlier) return done(earlier); // an earlier run completed it: its files and time stand
     await Promise.all([
       storage.put(keys.thumbnail, out.thumbnail, 'image/jpeg'),
       storage.put(keys.mockup, out.mockup, 'image/jpeg'),
@@ -170,8 +143,7 @@ export function createGenerationActivities(deps: GenerationDeps) {
   }
 
   /** The mockup and thumbnail of a job, in memory (watermarked in test mode), with the zone they were placed in. */
-  async function make(job: RenderJob, lap: (name: string) => void, timed: TimedRead) {
-    const { generationId } = job;
+  async function make(generationId: string, job: RenderJob, lap: (name: string) => void, timed: TimedRead) {
     // The cancellation signal aborts a slow download when the worker shuts down or the activity times out.
     const signal = Context.current().cancellationSignal;
     const blank = await deps.blanks.get(job.blankKey).catch((err: unknown) => {
@@ -218,7 +190,7 @@ export function createGenerationActivities(deps: GenerationDeps) {
     return { out, chosen, touched };
   }
 
-  const done = (c: NonNullable<RenderJob['completed']>): RenderResult => ({
+  const done = (c: CompletedFiles): RenderResult => ({
     ...c,
     mockupUrl: fileUrl(config, c.mockupKey),
     ms: {},

@@ -12,7 +12,8 @@ import {
   type Placement,
   type PixelBox,
   type PlacementBasis,
-  type PrintArea,
+  type CompletedFiles,
+  type RenderJob,
 } from '../lib/generation/types';
 import type { Sql } from './client';
 import { recordRecoveryPoint, type IdempotencyRef } from './idempotency';
@@ -93,17 +94,20 @@ export function listGenerations(
     limit ${limit}`;
 }
 
-/** A generation as POST /generate or /generate/batch records it (pending, charged in the same transaction). */
-export type BatchGenerationRow = Pick<
-  GenerationRow,
-  'id' | 'garmentId' | 'color' | 'zone' | 'placement' | 'applyTexture' | 'designUrl'
-> & {
+/**
+ * A generation as POST /generate, /generate/batch (and any other way of creating many) record it: its id, its render
+ * job (lib/generation/types.ts, the columns the render reads are written from it) and what the resource reports
+ * besides. Recorded pending, charged in the same transaction.
+ */
+export interface NewGeneration {
+  id: string;
+  garmentId: string;
+  color: string;
+  zone: string;
   garmentImageUrl: string;
-  blankKey: string;
   webhookUrl: string | null;
-  /** the client's print area (percent of the photo), overriding the zone; absent: none */
-  printArea?: PrintArea | null;
-};
+  job: RenderJob;
+}
 
 export type BatchChargeResult =
   | { ok: true; balance: number }
@@ -117,7 +121,7 @@ export async function insertAndChargeGenerations(
     userId: string;
     apiKeyId: string | null;
     /** the batch's workflow id; null for a single generation */ batchId: string | null;
-    rows: BatchGenerationRow[];
+    rows: NewGeneration[];
     /**
      * Test mode: record the rows with `livemode = false` and charge nothing; instead the account's test generations
      * of the last 24 hours (these included) must stay within `perDay`.
@@ -174,77 +178,69 @@ async function overTestBudget(tx: Tx, userId: string, adding: number, perDay: nu
 /** Records the generations, pending (a live one charged 1 token, a test one none). */
 async function insertGenerationRows(
   tx: Tx,
-  o: { userId: string; apiKeyId: string | null; batchId: string | null; rows: BatchGenerationRow[]; livemode: boolean },
+  o: { userId: string; apiKeyId: string | null; batchId: string | null; rows: NewGeneration[]; livemode: boolean },
 ) {
   await tx`insert into generations ${tx(
-    o.rows.map((r) => ({
-      id: r.id,
+    o.rows.map(({ id, job, ...r }) => ({
+      id,
       user_id: o.userId,
       api_key_id: o.apiKeyId,
       garment_id: r.garmentId,
       color: r.color,
       zone: r.zone,
-      placement: tx.json(r.placement as unknown as Parameters<typeof tx.json>[0]),
-      apply_texture: r.applyTexture,
-      design_url: r.designUrl,
+      placement: tx.json(job.placement as unknown as Parameters<typeof tx.json>[0]),
+      apply_texture: job.applyTexture,
+      design_url: job.designUrl,
       garment_image_url: r.garmentImageUrl,
-      blank_key: r.blankKey,
+      blank_key: job.blankKey,
       webhook_url: r.webhookUrl,
       batch_id: o.batchId,
-      print_area: r.printArea ? tx.json({ ...r.printArea }) : null,
+      print_area: job.printArea ? tx.json({ ...job.printArea }) : null,
       livemode: o.livemode,
       tokens_used: o.livemode ? 1 : 0,
     })),
   )}`;
 }
 
-/** What markGenerationProcessing reads in one round trip (the generation workflow's begin step). */
-export interface BegunGeneration {
-  userId: string;
-  designUrl: string;
-  blankKey: string;
+/** What the render step checks beside the render (markGenerationProcessing): may it complete, or is it done? */
+export interface GenerationStart {
   status: GenerationStatus;
-  placement: Placement;
-  applyTexture: boolean;
-  mockupKey: string | null;
-  thumbnailKey: string | null;
-  completedAt: Date | null;
-  zx: number | null;
-  zy: number | null;
-  zw: number | null;
-  zh: number | null;
-  /** the zone's view and the garment's silhouette (the catalogue geometry a client's photo is fitted to) */
-  view: string | null;
-  silhouette: string;
-  printArea: PrintArea | null;
   /** whether the generation's token is taken (a debit with its id exists), or it needs none (test mode) */
   charged: boolean;
-  livemode: boolean;
+  /** the files of an earlier run that completed it (a re-run after a crash) */
+  completed: CompletedFiles | null;
 }
 
 /**
- * Marks the generation processing (if pending) and reads it with its print zone and whether its token is taken,
- * in one statement. Undefined when there is no such generation.
+ * Marks the generation processing (if pending) and reads where it stands and whether its token is taken, in one
+ * statement. Undefined when there is no such generation.
  */
-export async function markGenerationProcessing(sql: Sql, generationId: string): Promise<BegunGeneration | undefined> {
-  const [row] = await sql<BegunGeneration[]>`
+export async function markGenerationProcessing(sql: Sql, generationId: string): Promise<GenerationStart | undefined> {
+  const [row] = await sql<
+    (Omit<GenerationStart, 'completed'> & {
+      mockupKey: string | null;
+      thumbnailKey: string | null;
+      completedAt: Date | null;
+    })[]
+  >`
     with started as (
       update generations set status = 'processing', started_at = coalesce(started_at, now())
       where id = ${generationId} and status = 'pending'
       returning id
     )
-    select g.user_id as "userId", g.design_url as "designUrl", g.blank_key as "blankKey",
-           case when g.status = 'pending' and exists (select 1 from started) then 'processing' else g.status end as status,
-           g.placement, g.apply_texture as "applyTexture", g.mockup_key as "mockupKey",
-           g.thumbnail_key as "thumbnailKey", g.completed_at as "completedAt",
-           z.rect_x as zx, z.rect_y as zy, z.rect_w as zw, z.rect_h as zh, z.view, gm.silhouette,
-           g.print_area as "printArea",
+    select case when g.status = 'pending' and exists (select 1 from started) then 'processing' else g.status end as status,
            (not g.livemode or exists (select 1 from token_debits d where d.reference = g.id)) as charged,
-           g.livemode
-    from generations g join garments gm on gm.id = g.garment_id
-      left join print_zones z on z.garment_id = g.garment_id and z.zone_id = g.zone
+           g.mockup_key as "mockupKey", g.thumbnail_key as "thumbnailKey", g.completed_at as "completedAt"
+    from generations g
     where g.id = ${generationId}`;
-  return row;
+  if (!row) return undefined;
+  const { status, charged, mockupKey, thumbnailKey, completedAt } = row;
+  const done = status === 'completed' && mockupKey && thumbnailKey && completedAt;
+  return {
+    status,
+    charged,
+    completed: done ? { mockupKey, thumbnailKey, completedAt: completedAt.toISOString() } : null,
+  };
 }
 
 /**

@@ -14,7 +14,8 @@
 // also take a batch whose workflow has not run for 10 minutes (worker down): those items end failed and refunded,
 // never charged twice.
 //
-// The API has charged every item before this starts (one transaction); beginGeneration finds those debits.
+// The API has charged every item before this starts (one transaction), and each item carries its render job (as a
+// single generation's input does): the render step starts at once and checks the item's debit beside it.
 // The worker's local activity slots and compositing gate bound the real parallelism; its design cache decodes the
 // shared design once for all items.
 import { log } from '@temporalio/workflow';
@@ -31,6 +32,7 @@ export async function generationBatch(input: GenerationBatchInput): Promise<Gene
           garmentId: item.garmentId,
           webhookUrl: input.webhookUrl,
           ...(input.livemode === false ? { livemode: false } : {}),
+          ...(item.job ? { job: item.job } : {}),
         });
         return { generationId: item.generationId, ...r };
       } catch (err) {

@@ -1,12 +1,13 @@
-// The generation workflow (id = generation id), charged by the API with the row: one step that begins (mark
-// processing, read the job) and renders (load, composite, store, mark completed) → start the completion callback.
+// The generation workflow (id = generation id), charged by the API with the row: one step that renders the job the
+// input carries (load, composite, store, mark completed; the statement that marks the generation processing and
+// checks its debit runs beside it) → start the completion callback.
 // Any failure refunds the token, marks the generation failed and sends generation.failed. Orchestration only: all
 // I/O is in activities/generation.ts.
 import {
   ActivityFailure,
   ApplicationFailure,
+  deprecatePatch,
   ParentClosePolicy,
-  patched,
   proxyLocalActivities,
   startChild,
   log,
@@ -36,9 +37,10 @@ const db = proxyLocalActivities<Activities>(paidBookkeeping(NON_RETRYABLE_GENERA
 const images = proxyLocalActivities<Activities>(imageWork(NON_RETRYABLE_GENERATION_ERRORS));
 
 /**
- * Runs recorded before this patch began with a beginGeneration step, then renderMockup; newer runs take one step,
- * renderGeneration (both in one local activity), under the image policy: a database blip while it starts is retried
- * like one while it marks the generation completed.
+ * Runs recorded before this patch began with a beginGeneration step, then renderMockup; runs since take one step,
+ * renderGeneration. The old path is gone (issue 34): the patch is deprecated, so the runs that recorded its marker
+ * still replay; once none of them can be running (a generation runs for seconds, and the maintenance sweep fails any
+ * left pending for 10 minutes), the deprecatePatch call goes too.
  */
 export const ONE_STEP_RENDER = 'one-step-render';
 
@@ -53,9 +55,9 @@ export async function generation(input: GenerationWorkflowInput): Promise<Genera
   const livemode = input.livemode !== false;
   let completed: { completedAt: string; mockupUrl: string };
   try {
-    // the job from the input (absent in inputs from before it was there): the render starts without a read first
-    if (patched(ONE_STEP_RENDER)) completed = await images.renderGeneration(generationId, input.job);
-    else completed = await images.renderMockup(await db.beginGeneration(generationId));
+    deprecatePatch(ONE_STEP_RENDER);
+    // the job from the input: the render starts without a read first
+    completed = await images.renderGeneration(generationId, input.job);
   } catch (err) {
     const error = reason(err);
     log.warn('generation failed', { generationId, error });

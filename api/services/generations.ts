@@ -11,7 +11,7 @@ import {
   getGenerations,
   insertAndChargeGenerations,
   type BatchChargeResult,
-  type BatchGenerationRow,
+  type NewGeneration,
   type GenerationRow,
 } from '../../db/generations';
 import type { IdempotencyRef, RecoveryPoint } from '../../db/idempotency';
@@ -21,25 +21,18 @@ import type {
   GenerationWorkflowInput,
   GenerationWorkflowResult,
 } from '../../lib/generation/types';
-import { ownFileKey } from '../../lib/fetch';
-import { timeId } from '../../lib/ids';
-import { fileUrl } from '../../lib/storage';
 import { generation, generationBatch } from '../../workflows';
 import type { AppDeps } from '../context';
 import { startCharged } from './charged-start';
-import { ApiError, badRequest, notFound } from '../errors';
+import { ApiError, notFound } from '../errors';
 import type { batchBody, generateBody } from '../http/schemas';
 import type { FinishedNotice, GenerationNotices } from '../generation-notices';
 import { cachedGarment } from './garment-cache';
+import { newGeneration, type Caller } from './generation-jobs';
+
+export { resolveBlank, zoneOf, type Caller } from './generation-jobs';
 
 export { MAX_BATCH_ITEMS } from '../http/schemas';
-
-/** Who asks: the account, the key the request came with, and its mode (false: test mode). */
-export interface Caller {
-  userId: string;
-  apiKeyId: string | null;
-  livemode?: boolean;
-}
 
 /** POST /generate's body, as its schema parses it. */
 export type GenerateRequest = z.infer<typeof generateBody>;
@@ -117,60 +110,6 @@ const insufficient = (required: number, available: number, what: string) =>
   );
 
 /**
- * Which blank to composite on. A URL of one of this garment's own blanks names its color (and the zone's view is
- * used: a back print goes on that color's back view). Any other URL is the client's own blank photo, fetched
- * through the SSRF guard by the worker; `color` then only labels it, and must name one of the garment's colors.
- */
-export function resolveBlank(
-  deps: Pick<AppDeps, 'config'>,
-  garment: GarmentRow,
-  url: string,
-  color: string | undefined,
-  view: string,
-): { key: string; color: string } {
-  const named = color ? garment.colors.find((c) => c.name.toLowerCase() === color.toLowerCase()) : undefined;
-  if (color && !named) {
-    throw badRequest(
-      `Garment ${garment.id} has no color ${JSON.stringify(color)}; it offers: ${garment.colors.map((c) => c.name).join(', ')}`,
-      { field: 'color' },
-    );
-  }
-  const key = ownFileKey(deps.config.publicBaseUrl, url);
-  if (key !== null) {
-    const own = garment.colors.find((c) => c.frontKey === key || c.backKey === key);
-    if (!own)
-      throw badRequest(
-        `garmentImageUrl is not a blank of garment ${garment.id}: use a colors[].imageUrl from the garment listing`,
-        { field: 'garmentImageUrl' },
-      );
-    if (named && named !== own)
-      throw badRequest(
-        `color ${JSON.stringify(color)} does not match garmentImageUrl, which is the ${own.name} blank`,
-        {
-          field: 'color',
-        },
-      );
-    if (!own.available)
-      throw badRequest(`Color ${own.name} of garment ${garment.id} is not available`, { field: 'color' });
-    return { key: view === 'back' ? own.backKey : own.frontKey, color: own.name };
-  }
-  if (named && !named.available)
-    throw badRequest(`Color ${named.name} of garment ${garment.id} is not available`, { field: 'color' });
-  return { key: `url:${url}`, color: named?.name ?? 'custom' };
-}
-
-/** The zone of a garment, or a 400 naming the zones it offers. */
-export function zoneOf(garment: GarmentRow, zone: string) {
-  const z = garment.zones.find((zz) => zz.id === zone);
-  if (!z)
-    throw badRequest(
-      `Garment ${garment.id} has no ${zone} print zone; it offers: ${garment.zones.map((zz) => zz.id).join(', ')}`,
-      { field: 'zone' },
-    );
-  return z;
-}
-
-/**
  * POST /generate. Records and charges the generation, starts its workflow (id = generation id) and, when `sync`,
  * waits for the finished row up to GENERATE_SYNC_TIMEOUT_MS (the notice from the statement that finishes it, or
  * the workflow's close, whichever is first).
@@ -184,31 +123,15 @@ export async function createGeneration(
 ): Promise<Started<GenerationRow>> {
   const garment = await cachedGarment(deps, body.garmentId);
   if (!garment) throw notFound(`Garment ${JSON.stringify(body.garmentId)} not found`);
-  const zone = zoneOf(garment, body.zone);
-  const blank = resolveBlank(deps, garment, body.garmentImageUrl, body.color, zone.view);
-
   // The row and its charge (keyed by the generation id) in one transaction, as for a batch of one: a debit always
-  // has its generation, concurrent requests cannot overdraw, and the workflow's begin step finds this debit.
-  const id = timeId('gen');
+  // has its generation, concurrent requests cannot overdraw, and the render step finds this debit.
+  const created = newGeneration(deps, caller, garment, { ...body, webhookUrl: body.webhookUrl ?? null });
+  const { id } = created;
   const charge = await insertAndChargeGenerations(deps.sql, {
     userId: caller.userId,
     apiKeyId: caller.apiKeyId,
     batchId: null,
-    rows: [
-      {
-        id,
-        garmentId: garment.id,
-        color: blank.color,
-        zone: body.zone,
-        placement: body.placement,
-        applyTexture: body.applyTexture,
-        designUrl: body.designUrl,
-        garmentImageUrl: body.garmentImageUrl,
-        blankKey: blank.key,
-        webhookUrl: body.webhookUrl ?? null,
-        printArea: body.printArea ?? null,
-      },
-    ],
+    rows: [created],
     ...keyed(opts.idempotency),
     ...testMode(deps, caller),
   });
@@ -216,26 +139,13 @@ export async function createGeneration(
   // test mode spends no token
   if (caller.livemode !== false) deps.metrics?.tokens('debit', 1);
 
-  const mode = caller.livemode === false ? { livemode: false } : {};
   const input: GenerationWorkflowInput = {
     generationId: id,
     accountId: caller.userId,
     garmentId: garment.id,
-    webhookUrl: body.webhookUrl ?? null,
-    ...mode,
-    // the row just recorded, as the render reads it (db/generations.ts markGenerationProcessing)
-    job: {
-      userId: caller.userId,
-      designUrl: body.designUrl,
-      blankKey: blank.key,
-      zone: { x: zone.x, y: zone.y, width: zone.w, height: zone.h },
-      placement: body.placement,
-      applyTexture: body.applyTexture,
-      view: zone.view,
-      silhouette: garment.silhouette,
-      printArea: body.printArea ?? null,
-      ...mode,
-    },
+    webhookUrl: created.webhookUrl,
+    ...(caller.livemode === false ? { livemode: false } : {}),
+    job: created.job,
   };
   // listening before the start, so the notice cannot come first
   const notice = opts.sync ? await notices.wait(id) : null;
@@ -342,38 +252,21 @@ export async function createBatch(
   );
 
   // Every item is checked before anything is recorded or charged: one bad item refuses the whole batch.
-  const rows: BatchGenerationRow[] = body.items.map((item, i) => {
+  const rows: NewGeneration[] = body.items.map((item, i) => {
     try {
       const gid = item.garmentId ?? body.garmentId!;
       const garment = garments.get(gid);
       if (!garment) throw notFound(`Garment ${JSON.stringify(gid)} not found`);
-      const zoneId = item.zone ?? body.zone;
-      const z = zoneOf(garment, zoneId);
-      let url = item.garmentImageUrl;
-      if (url === undefined) {
-        // Color by name only: its blank from the catalogue (resolveBlank picks the zone's view).
-        const c = garment.colors.find((cc) => cc.name.toLowerCase() === item.color!.toLowerCase());
-        if (!c)
-          throw badRequest(
-            `Garment ${garment.id} has no color ${JSON.stringify(item.color)}; it offers: ${garment.colors.map((cc) => cc.name).join(', ')}`,
-            { field: 'color' },
-          );
-        url = fileUrl(deps.config, z.view === 'back' ? c.backKey : c.frontKey);
-      }
-      const blank = resolveBlank(deps, garment, url, item.color, z.view);
-      return {
-        id: timeId('gen'),
-        garmentId: garment.id,
-        color: blank.color,
-        zone: zoneId,
+      return newGeneration(deps, caller, garment, {
+        designUrl: body.designUrl,
+        zone: item.zone ?? body.zone,
+        garmentImageUrl: item.garmentImageUrl,
+        color: item.color,
         placement: item.placement ?? body.placement,
         applyTexture: item.applyTexture ?? body.applyTexture,
-        designUrl: body.designUrl,
-        garmentImageUrl: url,
-        blankKey: blank.key,
-        webhookUrl: body.webhookUrl ?? null,
         printArea: item.printArea ?? null,
-      };
+        webhookUrl: body.webhookUrl ?? null,
+      });
     } catch (err) {
       throw forItem(i, err);
     }
@@ -397,7 +290,7 @@ export async function createBatch(
     accountId: caller.userId,
     webhookUrl: body.webhookUrl ?? null,
     ...(caller.livemode === false ? { livemode: false } : {}),
-    items: rows.map((row) => ({ generationId: row.id, garmentId: row.garmentId })),
+    items: rows.map((row) => ({ generationId: row.id, garmentId: row.garmentId, job: row.job })),
   };
   const handle = await startCharged(
     deps.temporal,

@@ -12,7 +12,7 @@ import type { AppDeps } from '../context';
 import { ApiError, badRequest, notFound } from '../errors';
 import type { previewBody } from '../http/schemas';
 import { cachedGarment } from './garment-cache';
-import { resolveBlank, zoneOf } from './generations';
+import { resolveBlank, zoneOf } from './generation-jobs';
 
 /** Long side of a preview, in pixels (the bound). */
 export const PREVIEW_MAX_SIDE = 640;

@@ -37,10 +37,11 @@ export interface GenerationWorkflowInput {
   livemode?: boolean;
   /**
    * What the render needs, as the API has just recorded it: the render step composites at once, while the statement
-   * that marks the generation processing (and checks its debit) runs beside it. Absent in inputs recorded before it
-   * existed: that statement's row is then read first.
+   * that marks the generation processing (and checks its debit) runs beside it. Every input carries it (a batch's
+   * items too); a workflow started without one fails and refunds its generation (generations started before the
+   * job was carried are long finished: the maintenance sweep fails any left pending for 10 minutes).
    */
-  job?: RenderJobInput;
+  job?: RenderJob;
 }
 
 export interface GenerationWorkflowResult {
@@ -56,9 +57,16 @@ export const NON_RETRYABLE_GENERATION_ERRORS = ['DesignImageError', 'BadInputErr
  * (api/generation-notices.ts). */
 export const GENERATION_FINISHED_CHANNEL = 'generation_finished';
 
-/** What the render step needs, read once by beginGeneration (no database reads while rendering). */
-export interface RenderJob {
-  generationId: string;
+/**
+ * The one render job: what the render step needs to make one generation's mockup, derived once, when the API records
+ * the generation (api/services/generation-jobs.ts newGeneration), recorded with the row (db/generations.ts
+ * insertAndChargeGenerations writes the row from it) and carried by the workflow's input, a batch's items included,
+ * so the render starts without reading the database. Kinds of render are told apart by `kind`: absent or 'garment'
+ * is a design composited on a garment photo (the only kind so far; another kind is added as another member of the
+ * RenderJob union with its own `kind`). Plain data: workflow inputs recorded by earlier releases keep parsing.
+ */
+export interface GarmentRenderJob {
+  kind?: 'garment';
   userId: string;
   designUrl: string;
   blankKey: string;
@@ -72,14 +80,18 @@ export interface RenderJob {
   silhouette?: string;
   /** the client's print area, percent of the photo (overrides the zone) */
   printArea?: PrintArea | null;
-  /** false: a test-mode generation, whose mockup gets the TEST watermark (absent in jobs recorded before test mode) */
+  /** false: a test-mode generation, whose mockup gets the TEST watermark; absent means live */
   livemode?: boolean;
-  /** set when an earlier run already completed the generation (a re-run after a crash) */
-  completed: { mockupKey: string; thumbnailKey: string; completedAt: string } | null;
 }
 
-/** A render job as the API knows it when it starts the workflow (GenerationWorkflowInput.job). */
-export type RenderJobInput = Omit<RenderJob, 'generationId' | 'completed'>;
+export type RenderJob = GarmentRenderJob;
+
+/** The files of a generation an earlier run completed (a re-run after a crash returns them). */
+export interface CompletedFiles {
+  mockupKey: string;
+  thumbnailKey: string;
+  completedAt: string;
+}
 
 export interface RenderResult {
   mockupKey: string;
@@ -103,6 +115,8 @@ export type GenerationFailureOutcome =
 export interface GenerationBatchItem {
   generationId: string;
   garmentId: string;
+  /** the item's render job, as for a single generation (absent only in batches started before items carried it) */
+  job?: RenderJob;
 }
 
 export interface GenerationBatchInput {

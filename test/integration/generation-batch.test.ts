@@ -91,8 +91,17 @@ describe('batch generation (POST /api/v1/generate/batch)', () => {
     assert.equal(batch.type, 'generationBatch');
     assert.equal(batch.status.name, 'COMPLETED');
     assert.deepEqual(batch.searchAttributes.AccountId, [acct.userId]);
+    // each item carries its render job (no read before the render), as a single generation's input does
+    const history = await handle.fetchHistory();
+    const [input] = history.events![0]!.workflowExecutionStartedEventAttributes!.input!.payloads!.map((p) =>
+      JSON.parse(Buffer.from(p.data!).toString()),
+    );
+    assert.deepEqual(
+      input.items.map((it: any) => [it.generationId, it.job.designUrl, it.job.userId, it.job.applyTexture]),
+      gens.map((g) => [g.id, designUrl, acct.userId, g.applyTexture]),
+    );
     // each item's step runs as a local activity: one marker per item, whose result names the item's mockup
-    const rendered = (await handle.fetchHistory())
+    const rendered = history
       .events!.map((e) => e.markerRecordedEventAttributes?.details)
       // (the one-step-render patch marker carries no local activity data)
       .filter((d) => {

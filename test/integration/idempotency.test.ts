@@ -343,12 +343,16 @@ describe('Idempotency-Key (POST /generate, /generate/batch, /upload)', function 
         garmentId: garment.id,
         color: garment.colors[0].name,
         zone: 'front',
-        placement: { x: 50, y: 50, scale: 0.5, rotation: 0 },
-        applyTexture: true,
-        designUrl,
         garmentImageUrl: garment.colors[0].imageUrl,
-        blankKey: 'x',
         webhookUrl: null,
+        job: {
+          userId: acct.userId,
+          designUrl,
+          blankKey: 'x',
+          zone: { x: 0.3, y: 0.2, width: 0.4, height: 0.5 },
+          placement: { x: 50, y: 50, scale: 0.5, rotation: 0 },
+          applyTexture: true,
+        },
       };
       await assert.rejects(
         insertAndChargeGenerations(stack.sql, {

@@ -27,12 +27,16 @@ async function chargedGenerations(user: string, n: number): Promise<string[]> {
       garmentId: garment!.id,
       color: 'White',
       zone: 'front',
-      placement: { x: 50, y: 35, scale: 0.8, rotation: 0 },
-      applyTexture: true,
-      designUrl: 'http://x/d.png',
       garmentImageUrl: 'http://x/b.jpg',
-      blankKey: 'k',
       webhookUrl: null,
+      job: {
+        userId: user,
+        designUrl: 'http://x/d.png',
+        blankKey: 'k',
+        zone: { x: 0.3, y: 0.2, width: 0.4, height: 0.5 },
+        placement: { x: 50, y: 35, scale: 0.8, rotation: 0 },
+        applyTexture: true,
+      },
     })),
   });
   assert.ok(charge.ok);

@@ -8,7 +8,7 @@ import sharp from 'sharp';
 import { createActivities, type Activities } from '../../activities';
 import { failAndRefund, getGeneration } from '../../db/generations';
 import { tokenBalance } from '../../db/ledger';
-import type { GenerationWorkflowInput, RenderJob, RenderResult } from '../../lib/generation/types';
+import type { GenerationWorkflowInput, RenderResult } from '../../lib/generation/types';
 import { createLogger } from '../../lib/log';
 import { mockupKeys } from '../../activities/generation';
 import { inboundWorkflows } from '../../worker/create-worker';
@@ -76,13 +76,9 @@ describe('render step with the job from the input', () => {
     assert.equal(input.job.designUrl, designUrl);
     assert.equal(input.job.userId, acct.userId);
     assert.deepEqual(input.job.placement, row!.placement);
-    // the same job the statement would have read
-    const begun = (await new MockActivityEnvironment().run(
-      activities.beginGeneration,
-      input.generationId,
-    )) as RenderJob;
-    const { generationId: _id, completed: _c, ...fromRow } = begun;
-    assert.deepEqual({ livemode: true, ...input.job }, { livemode: true, ...fromRow });
+    assert.equal(input.job.applyTexture, row!.applyTexture);
+    assert.equal(input.job.printArea, null);
+    assert.ok(input.job.blankKey && input.job.zone.width > 0, 'the blank and zone the API resolved');
 
     const result = await run(input);
     assert.equal(result.mockupKey, mockupKeys(input.generationId).mockup);

@@ -10,7 +10,6 @@ import type {
   GenerationFailureOutcome,
   GenerationWorkflowInput,
   RenderJob,
-  RenderJobInput,
   RenderResult,
 } from '../../lib/generation/types';
 import { generation } from '../../workflows';
@@ -26,21 +25,9 @@ function mockActivities(
   let renders = 0;
   const rec = (name: string) => calls.push(name);
   const mocks = {
-    async beginGeneration(generationId: string): Promise<RenderJob> {
-      rec('begin');
-      return {
-        generationId,
-        userId: 'usr_test',
-        designUrl: 'http://files/d.png',
-        blankKey: 'job',
-        zone: { x: 0.3, y: 0.2, width: 0.4, height: 0.5 },
-        placement: { x: 50, y: 35, scale: 0.8, rotation: 0 },
-        applyTexture: true,
-        completed: null,
-      };
-    },
-    async renderMockup(job: RenderJob): Promise<RenderResult> {
-      rec(`render:${job.blankKey}`);
+    // the one step the workflow runs: renders the input's job (the real step checks the row beside it)
+    async renderGeneration(_generationId: string, job: RenderJob | undefined): Promise<RenderResult> {
+      rec(`render:${job?.blankKey}`);
       renders++;
       if (behavior.renderError === 'bad-input')
         throw ApplicationFailure.nonRetryable('Design image: not an image', 'DesignImageError');
@@ -64,15 +51,19 @@ function mockActivities(
       }
       return { status: 'failed', error, completedAt: '2026-01-01T00:00:01.000Z' };
     },
-    // the one step the workflow runs: with the input's job, render it (the real step begins beside it); without,
-    // begin, then render with the job begin returned
-    async renderGeneration(generationId: string, job?: RenderJobInput): Promise<RenderResult> {
-      if (job) return mocks.renderMockup({ ...job, generationId, completed: null });
-      return mocks.renderMockup(await mocks.beginGeneration(generationId));
-    },
   } satisfies Partial<Activities>;
   return mocks;
 }
+
+/** The job the API puts in the input (api/services/generation-jobs.ts). */
+const JOB: RenderJob = {
+  userId: 'usr_test',
+  designUrl: 'http://files/d.png',
+  blankKey: 'job',
+  zone: { x: 0.3, y: 0.2, width: 0.4, height: 0.5 },
+  placement: { x: 50, y: 35, scale: 0.8, rotation: 0 },
+  applyTexture: true,
+};
 
 describe('generation workflow (mocked activities)', () => {
   const temporal = useTemporalConnections();
@@ -80,7 +71,7 @@ describe('generation workflow (mocked activities)', () => {
   async function run(
     behavior: Parameters<typeof mockActivities>[1],
     webhookUrl: string | null = null,
-    job?: RenderJobInput,
+    job: RenderJob = JOB,
   ) {
     const calls: Calls = [];
     const taskQueue = `wf-generation-${randomSuffix(6)}`;
@@ -96,7 +87,7 @@ describe('generation workflow (mocked activities)', () => {
       accountId: 'usr_test',
       garmentId: 'g',
       webhookUrl,
-      ...(job ? { job } : {}),
+      job,
     };
     const result = await worker.runUntil(
       temporal.client.workflow.execute(generation, { workflowId: generationId, taskQueue, args: [input] }),
@@ -105,11 +96,12 @@ describe('generation workflow (mocked activities)', () => {
     return { calls, result, generationId, history };
   }
 
-  it('runs begin → render (with the job begin returned) in one step on the happy path, in one workflow task', async () => {
+  it('renders in one step on the happy path, in one workflow task', async () => {
     const { calls, result, history } = await run({});
-    assert.deepEqual(calls, ['begin', 'render:job']);
+    assert.deepEqual(calls, ['render:job']);
     assert.deepEqual(result, { status: 'completed' });
-    // one local activity: a marker in the history (besides the patch's marker), no activity tasks, one workflow task
+    // one local activity: a marker in the history (besides the deprecated patch's marker), no activity tasks, one
+    // workflow task
     const types = history.events!.map((e) => e.eventType);
     const count = (t: number) => types.filter((x) => x === t).length;
     assert.equal(count(EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED), 0);
@@ -123,7 +115,7 @@ describe('generation workflow (mocked activities)', () => {
   });
 
   it("hands the input's job (the row as the API recorded it) to the render step: no read before the render", async () => {
-    const job: RenderJobInput = {
+    const job: RenderJob = {
       userId: 'usr_test',
       designUrl: 'http://files/d.png',
       blankKey: 'from-input',
@@ -141,13 +133,13 @@ describe('generation workflow (mocked activities)', () => {
 
   it('retries a transient render failure (the whole step) and then completes, without refunding', async () => {
     const { calls, result } = await run({ renderFailures: 2 });
-    assert.deepEqual(calls, ['begin', 'render:job', 'begin', 'render:job', 'begin', 'render:job']);
+    assert.deepEqual(calls, ['render:job', 'render:job', 'render:job']);
     assert.equal(result.status, 'completed');
   });
 
   it('does not retry bad input: refunds, marks failed with the reason, and sends generation.failed', async () => {
     const { calls, result, generationId } = await run({ renderError: 'bad-input' }, 'https://hooks.example.com/x');
-    assert.deepEqual(calls, ['begin', 'render:job', 'failed:Design image: not an image']);
+    assert.deepEqual(calls, ['render:job', 'failed:Design image: not an image']);
     assert.deepEqual(result, { status: 'failed', error: 'Design image: not an image' });
     // The callback is its own workflow, webhook-<generation id>, started with the failure payload.
     const child = temporal.client.workflow.getHandle(`webhook-${generationId}`);
