@@ -1,4 +1,4 @@
-// Activities of the chatDesign workflow (issue 13). The job check, the reference images, the print asset, the mockups
+// Activities of the chatDesign workflow. The job check, the reference images, the print asset, the mockups
 // and the records run as local activities; each image provider is a regular activity (activities/chat-providers.ts)
 // with its own timeout and retry policy (set by the workflow from beginChatJob's plan). Every step is idempotent on
 // the job id: the refund is keyed by it, files are stored under keys derived from it (a re-run writes the same
