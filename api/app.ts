@@ -6,6 +6,7 @@ import { mcpEndpoint } from './mcp/endpoint';
 import { requestContext } from './middleware/request-context';
 import { analyzeRoutes } from './routes/analyze';
 import { accountRoutes } from './routes/account';
+import { accountSafetyRoutes } from './routes/account-safety';
 import { authRoutes } from './routes/auth';
 import { chatRoutes } from './routes/chat';
 import { dashboardRoutes } from './routes/dashboard';
@@ -70,6 +71,7 @@ export function createApp(given: AppDeps): express.Express {
   // Part B: application routes.
   app.use('/api', authRoutes(deps));
   app.use('/api', accountRoutes(deps));
+  app.use('/api', accountSafetyRoutes(deps));
   app.use('/api', storefrontRoutes(deps));
   app.use('/api', paymentRoutes(deps));
   app.use('/api', chatRoutes(deps));

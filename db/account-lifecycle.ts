@@ -1,23 +1,23 @@
 // The account lifecycle (docs/accounts.md): signup with email verification, one-time links (verify, reset, change
 // of email), password changes, and the start of an account's deletion. Every mail is written to the outbox in the
 // same transaction as the change that causes it; the caller starts its mail-<id> workflow after the commit.
-import { createHash, randomBytes } from 'node:crypto';
-import type { MailMessage } from '../lib/mail/templates';
 import { grantFreeAllowance } from './accounts';
+import {
+  begin,
+  cancelOutstandingTokens,
+  issueToken,
+  mail,
+  sha256,
+  wasCancelled,
+  type LinkFor,
+  type Queued,
+  type TokenPurpose,
+} from './account-tokens';
+import { revokeApiClients } from './account-safety';
 import type { Sql } from './client';
 import type { Tx } from './ledger';
-import { enqueueMail } from './mail-outbox';
 
-export type TokenPurpose = 'verify_email' | 'reset_password' | 'change_email';
-
-/** How long each kind of link works. */
-export const TOKEN_TTL_MS: Record<TokenPurpose, number> = {
-  verify_email: 24 * 3600_000,
-  change_email: 24 * 3600_000,
-  reset_password: 3600_000,
-};
-
-const sha256 = (s: string) => createHash('sha256').update(s).digest();
+export type { LinkFor, Queued, TokenPurpose } from './account-tokens';
 
 export interface AccountRow {
   id: string;
@@ -25,34 +25,6 @@ export interface AccountRow {
   plan: string;
   createdAt: Date;
 }
-
-/** Mails written by one change: their outbox ids (to start after the commit) and their accounts. */
-export interface Queued {
-  mailIds: { id: string; userId: string | null }[];
-}
-
-/** Builds a link to a dashboard page carrying a one-time token. */
-export type LinkFor = (purpose: TokenPurpose, token: string) => string;
-
-/**
- * A new one-time token for `purpose`, stored as its SHA-256; earlier unused tokens of the same purpose of the account
- * stop working. Returns the token itself (it goes into the mail, nowhere else).
- */
-async function issueToken(tx: Tx, userId: string, purpose: TokenPurpose, email: string): Promise<string> {
-  const token = randomBytes(32).toString('base64url');
-  await tx`update account_tokens set used_at = now()
-           where user_id = ${userId} and purpose = ${purpose} and used_at is null`;
-  await tx`insert into account_tokens (token_hash, user_id, purpose, email, expires_at)
-           values (${sha256(token)}, ${userId}, ${purpose}, ${email},
-                   now() + make_interval(secs => ${TOKEN_TTL_MS[purpose] / 1000}))`;
-  return token;
-}
-
-async function mail(tx: Tx, q: Queued, userId: string | null, to: string, message: MailMessage): Promise<void> {
-  q.mailIds.push({ id: await enqueueMail(tx, { userId, to, message }), userId });
-}
-
-const begin = <T>(sql: Sql, fn: (tx: Tx) => Promise<T>): Promise<T> => sql.begin((tx) => fn(tx)) as Promise<T>;
 
 /**
  * Creates an account on the Free plan and mails its verification link. With `verification` `off` the first
@@ -127,6 +99,7 @@ export async function resendVerification(
 export type ConfirmResult =
   | { status: 'verified' | 'email_changed'; user: AccountRow; granted: boolean }
   | { status: 'invalid' }
+  | { status: 'cancelled' }
   | { status: 'email_taken' };
 
 /**
@@ -140,7 +113,7 @@ export async function confirmEmailToken(sql: Sql, token: string): Promise<Confir
       where token_hash = ${sha256(token)} and used_at is null and expires_at > now()
         and purpose in ('verify_email', 'change_email')
       returning user_id as "userId", purpose, email`;
-    if (!t) return { status: 'invalid' };
+    if (!t) return (await wasCancelled(tx, token)) ? { status: 'cancelled' } : { status: 'invalid' };
     let user: AccountRow | undefined;
     if (t.purpose === 'verify_email') {
       [user] = await tx<AccountRow[]>`
@@ -178,29 +151,37 @@ export async function requestPasswordReset(sql: Sql, email: string, linkFor: Lin
 }
 
 /**
- * Uses a reset link: sets the password, ends every session of the account and mails "your password was changed".
- * Null when the link is unknown, used, expired, or was sent to an address that is no longer the account's.
+ * Uses a reset link: sets the password, ends every session of the account, cancels its other outstanding links
+ * (pending changes of email among them), lifts a lock of "This wasn't me" and mails "your password was changed".
+ * With `revokeKeys` every API key is revoked and the webhook signing secret replaced at once. `invalid` when the
+ * link is unknown, used, expired, or was sent to an address that is no longer the account's; `cancelled` when an
+ * earlier reset or change cancelled it.
  */
 export async function resetPassword(
   sql: Sql,
   token: string,
   passwordHash: string,
-  forgotLink: string,
-): Promise<({ userId: string; sessionsEnded: number } & Queued) | null> {
+  opts: { forgotLink: string; revokeKeys: boolean },
+): Promise<
+  | ({ status: 'reset'; userId: string; sessionsEnded: number; keysRevoked: number } & Queued)
+  | { status: 'invalid' | 'cancelled' }
+> {
   return begin(sql, async (tx) => {
     const q: Queued = { mailIds: [] };
     const [t] = await tx<{ userId: string; email: string }[]>`
       update account_tokens set used_at = now()
       where token_hash = ${sha256(token)} and used_at is null and expires_at > now() and purpose = 'reset_password'
       returning user_id as "userId", email`;
-    if (!t) return null;
+    if (!t) return { status: (await wasCancelled(tx, token)) ? ('cancelled' as const) : ('invalid' as const) };
     const [u] = await tx<{ id: string; email: string }[]>`
-      update users set password_hash = ${passwordHash}
+      update users set password_hash = ${passwordHash}, password_reset_required = false
       where id = ${t.userId} and email = ${t.email} and deleted_at is null returning id, email`;
-    if (!u) return null;
+    if (!u) return { status: 'invalid' as const };
     const ended = await tx`delete from sessions where user_id = ${u.id}`;
-    await mail(tx, q, u.id, u.email, { kind: 'password_changed', forgotLink });
-    return { userId: u.id, sessionsEnded: ended.count, ...q };
+    await cancelOutstandingTokens(tx, u.id);
+    const keysRevoked = opts.revokeKeys ? await revokeApiClients(tx, u.id) : 0;
+    await mail(tx, q, u.id, u.email, { kind: 'password_changed', forgotLink: opts.forgotLink });
+    return { status: 'reset' as const, userId: u.id, sessionsEnded: ended.count, keysRevoked, ...q };
   });
 }
 
@@ -211,7 +192,10 @@ export async function passwordHashOf(sql: Tx, userId: string): Promise<string | 
   return u?.hash ?? null;
 }
 
-/** Sets a new password, ends the account's other sessions (not `keepSessionHash`) and mails the owner. */
+/**
+ * Sets a new password, ends the account's other sessions (not `keepSessionToken`), cancels its outstanding links
+ * (pending changes of email among them) and mails the owner.
+ */
 export async function changePassword(
   sql: Sql,
   userId: string,
@@ -226,6 +210,7 @@ export async function changePassword(
     if (!u) return q;
     await tx`delete from sessions where user_id = ${userId}
              and token_hash <> ${keepSessionToken ? sha256(keepSessionToken) : Buffer.alloc(0)}`;
+    await cancelOutstandingTokens(tx, userId);
     await mail(tx, q, userId, u.email, { kind: 'password_changed', forgotLink });
     return q;
   });
@@ -233,35 +218,39 @@ export async function changePassword(
 
 /**
  * Asks to change the account's email: a link to the new address (24 h) that makes the change when opened, and a
- * notice to the current address. `taken` when another account has the new address.
+ * notice to the current address with a "This wasn't me" link (7 days). When another account has the new address
+ * nothing is changed and its owner is mailed instead (at most once an hour): the caller answers the same either way.
  */
 export async function requestEmailChange(
   sql: Sql,
   userId: string,
   newEmail: string,
-  linkFor: LinkFor,
-  forgotLink: string,
-): Promise<({ status: 'sent' } & Queued) | { status: 'taken' | 'same' | 'gone' }> {
+  links: { linkFor: LinkFor; forgotLink: string },
+): Promise<({ status: 'sent' } & Queued) | { status: 'same' | 'gone' }> {
   return begin(sql, async (tx) => {
     const q: Queued = { mailIds: [] };
     const [u] = await tx<{ email: string }[]>`select email from users where id = ${userId} and deleted_at is null`;
     if (!u) return { status: 'gone' as const };
     if (u.email.toLowerCase() === newEmail.toLowerCase()) return { status: 'same' as const };
-    const [taken] = await tx`select 1 from users where lower(email) = ${newEmail.toLowerCase()}`;
-    if (taken) return { status: 'taken' as const };
+    const [owner] = await tx<{ id: string; email: string; deleted: boolean }[]>`
+      select id, email, deleted_at is not null as deleted from users where lower(email) = ${newEmail.toLowerCase()}`;
+    if (owner) {
+      if (!owner.deleted && (await firstInHour(tx, `mail-email-change-attempt:${owner.id}`)))
+        await mail(tx, q, owner.id, owner.email, { kind: 'email_change_attempt', forgotLink: links.forgotLink });
+      return { status: 'sent' as const, ...q };
+    }
     const token = await issueToken(tx, userId, 'change_email', newEmail);
     await mail(tx, q, userId, newEmail, {
       kind: 'email_change_verify',
-      link: linkFor('change_email', token),
+      link: links.linkFor('change_email', token),
       newEmail,
     });
-    await mail(tx, q, userId, u.email, { kind: 'email_change_notice', newEmail, forgotLink });
+    const undo = await issueToken(tx, userId, 'undo_email_change', u.email, { replace: false });
+    await mail(tx, q, userId, u.email, {
+      kind: 'email_change_notice',
+      newEmail,
+      notMeLink: links.linkFor('undo_email_change', undo),
+    });
     return { status: 'sent' as const, ...q };
   });
-}
-
-/** Removes used and expired one-time tokens older than a day (the maintenance sweep). */
-export async function purgeAccountTokens(sql: Tx): Promise<number> {
-  const res = await sql`delete from account_tokens where expires_at < now() - interval '1 day'`;
-  return res.count;
 }

@@ -28,3 +28,33 @@ export function countResetRequest(
 export function countResetAttempt(sql: Sql, opts: { ip: string; perIp: number }): Promise<Throttle> {
   return hit(sql, [{ key: `auth-reset-ip:${opts.ip}`, ms: HOUR_MS, limit: opts.perIp }]);
 }
+
+/** The account changes limited per account and per client IP per hour (AUTH_*_PER_HOUR). */
+export type AccountChange = 'emailChange' | 'passwordChange' | 'deletion' | 'export';
+
+const changeKeys = (change: AccountChange, userId: string, ip: string) => [
+  `auth-${change}-user:${userId}`,
+  `auth-${change}-ip:${ip}`,
+];
+
+/** Counts one account change for the account and the client IP; refuses when either is over `perHour`. */
+export function countAccountChange(
+  sql: Sql,
+  change: AccountChange,
+  opts: { userId: string; ip: string; perHour: number },
+): Promise<Throttle> {
+  return hit(
+    sql,
+    changeKeys(change, opts.userId, opts.ip).map((key) => ({ key, ms: HOUR_MS, limit: opts.perHour })),
+  );
+}
+
+/** A change-password attempt succeeded: like a sign-in, its count is taken back, so only failures add up. */
+export async function forgiveAccountChange(
+  sql: Sql,
+  change: AccountChange,
+  opts: { userId: string; ip: string },
+): Promise<void> {
+  await sql`update rate_limit_hits set hits = greatest(hits - 1, 0)
+            where key = any(${changeKeys(change, opts.userId, opts.ip)}::text[]) and reset_at > now()`;
+}

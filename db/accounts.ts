@@ -81,12 +81,21 @@ export async function grantFreeAllowancePage(
   return { granted: row?.granted ?? 0, lastId: row?.lastId ?? null };
 }
 
+export interface LoginRow {
+  id: string;
+  email: string;
+  plan: string;
+  createdAt: Date;
+  passwordHash: string;
+  /** set by "This wasn't me": sign-in waits for a password reset */
+  passwordResetRequired: boolean;
+}
+
 /** The account signing in with `email` (already lower-cased), with its password hash; undefined when there is none. */
-export async function accountForLogin(
-  sql: Sql,
-  email: string,
-): Promise<{ id: string; email: string; plan: string; createdAt: Date; passwordHash: string } | undefined> {
-  const [row] = await sql<{ id: string; email: string; plan: string; createdAt: Date; passwordHash: string }[]>`
-    select id, email, plan, created_at as "createdAt", password_hash as "passwordHash" from users where lower(email) = ${email}`;
+export async function accountForLogin(sql: Sql, email: string): Promise<LoginRow | undefined> {
+  const [row] = await sql<LoginRow[]>`
+    select id, email, plan, created_at as "createdAt", password_hash as "passwordHash",
+           password_reset_required as "passwordResetRequired"
+    from users where lower(email) = ${email}`;
   return row;
 }

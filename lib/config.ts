@@ -292,6 +292,12 @@ const envSchema = z.object({
   AUTH_VERIFY_RESENDS_PER_HOUR: int(5, 1),
   AUTH_RESETS_PER_EMAIL: int(5, 1),
   AUTH_RESETS_PER_IP: int(50, 1),
+  // Account changes per hour, each per account and per client IP (docs/security.md#limits): changes of email,
+  // change-password attempts (a success takes its count back, so failed current passwords add up), deletions, exports.
+  AUTH_EMAIL_CHANGES_PER_HOUR: int(5, 1),
+  AUTH_PASSWORD_CHANGES_PER_HOUR: int(10, 1),
+  AUTH_DELETIONS_PER_HOUR: int(5, 1),
+  AUTH_EXPORTS_PER_HOUR: int(10, 1),
 
   // Metrics (docs/operations.md): the API's GET /metrics answers loopback callers, and others with this bearer token;
   // the worker's Prometheus endpoint listens on WORKER_METRICS_ADDRESS (host:port) when it is set.
@@ -562,6 +568,13 @@ const configSchema = envSchema.transform((e, ctx) => {
       verifyResendsPerHour: e.AUTH_VERIFY_RESENDS_PER_HOUR,
       resetsPerEmail: e.AUTH_RESETS_PER_EMAIL,
       resetsPerIp: e.AUTH_RESETS_PER_IP,
+      /** per account and per client IP per hour (api/routes/account.ts) */
+      accountChangesPerHour: {
+        emailChange: e.AUTH_EMAIL_CHANGES_PER_HOUR,
+        passwordChange: e.AUTH_PASSWORD_CHANGES_PER_HOUR,
+        deletion: e.AUTH_DELETIONS_PER_HOUR,
+        export: e.AUTH_EXPORTS_PER_HOUR,
+      },
     },
   };
 });

@@ -22,8 +22,29 @@ export const tokenBody = z.strictObject({ token: oneTimeToken }).meta({ id: 'One
 export const forgotBody = z.strictObject({ email }).meta({ id: 'PasswordForgotRequest' });
 
 export const resetBody = z
-  .strictObject({ token: oneTimeToken, password: password.meta({ description: 'the new password' }) })
+  .strictObject({
+    token: oneTimeToken,
+    password: password.meta({ description: 'the new password' }),
+    revokeKeys: z.boolean().default(false).meta({
+      description:
+        'also sign out API clients: revoke every API key and replace the webhook signing secret at once (no grace period)',
+    }),
+  })
   .meta({ id: 'PasswordResetRequest' });
+
+export const revokeAllResource = z
+  .object({ sessionsEnded: z.number().int().meta({ description: 'the other sessions signed out' }) })
+  .meta({ id: 'SessionsRevoked' });
+
+export const notMeResource = z
+  .object({
+    status: z.enum(['cancelled', 'restored']).meta({
+      description: '`cancelled`: the change of email was pending and is stopped; `restored`: the old address is back',
+    }),
+    email: z.string().meta({ description: "the account's email now" }),
+    message: z.string(),
+  })
+  .meta({ id: 'EmailChangeUndone' });
 
 export const changePasswordBody = z
   .strictObject({ currentPassword: password, newPassword: password })

@@ -8,6 +8,10 @@ import { PasswordWorkBusyError } from '../auth/passwords';
 import type { AppDeps } from '../context';
 import { ApiError } from '../errors';
 
+export const LINK_INVALID = 'This link is invalid, already used or expired: ask for a new one';
+/** A link that a password reset or change (or "This wasn't me") cancelled. */
+export const LINK_CANCELLED = 'This link is no longer valid';
+
 export const clientIp = (req: Request) => req.ip ?? req.socket.remoteAddress ?? 'unknown';
 
 export function refuseIfThrottled(t: Throttle, message: string): void {

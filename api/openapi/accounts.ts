@@ -47,7 +47,8 @@ export function registerAccountPaths(registry: OpenAPIRegistry): void {
     method: 'post',
     path: '/api/auth/password/reset',
     tags: ['Account'],
-    summary: 'Set a new password with a reset link; ends every session of the account',
+    summary:
+      'Set a new password with a reset link; ends every session, cancels the other outstanding links; `revokeKeys` also revokes every API key and replaces the webhook secret',
     security: PUBLIC,
     request: body(AS.resetBody),
     responses: { 204: { description: 'password set; sign in with it' }, ...partBErrors(400, 429, 503) },
@@ -56,27 +57,32 @@ export function registerAccountPaths(registry: OpenAPIRegistry): void {
     method: 'post',
     path: '/api/auth/password/change',
     tags: ['Account'],
-    summary: "Change the password (the current one required); ends the account's other sessions",
+    summary:
+      "Change the password (the current one required; 10 failed attempts per account and per IP per hour); ends the account's other sessions and cancels its outstanding links",
     security: SESSION,
     request: body(AS.changePasswordBody),
-    responses: { 204: { description: 'changed' }, ...partBErrors(400, 401, 403, 503) },
+    responses: { 204: { description: 'changed' }, ...partBErrors(400, 401, 403, 429, 503) },
   });
   path({
     method: 'post',
     path: '/api/auth/email/change',
     tags: ['Account'],
-    summary: 'Change the email: the new address gets a link that makes the change, the current one is told',
+    summary:
+      'Change the email (5 per account and per IP per hour): the new address gets a link that makes the change, the current one a notice with "This wasn\'t me"; the same 202 when the address has an account (its owner is mailed)',
     security: SESSION,
     request: body(AS.changeEmailBody),
-    responses: { 202: json(AS.acceptedResource, 'the link is on its way'), ...partBErrors(400, 401, 403, 409) },
+    responses: { 202: json(AS.acceptedResource, 'the link is on its way'), ...partBErrors(400, 401, 403, 429) },
   });
   path({
     method: 'get',
     path: '/api/auth/account/export',
     tags: ['Account'],
-    summary: 'Everything held about the account, as one JSON document with links to its files',
+    summary: 'Everything held about the account, as one JSON document with links to its files (10 per hour)',
     security: SESSION,
-    responses: { 200: json(AS.accountExport, 'the export (Content-Disposition: attachment)'), ...partBErrors(401) },
+    responses: {
+      200: json(AS.accountExport, 'the export (Content-Disposition: attachment)'),
+      ...partBErrors(401, 429),
+    },
   });
   path({
     method: 'delete',
@@ -86,6 +92,24 @@ export function registerAccountPaths(registry: OpenAPIRegistry): void {
       'Delete the account (password required): signed out at once; the workflow account-deletion-<user> does the rest',
     security: SESSION,
     request: body(AS.deleteAccountBody),
-    responses: { 202: json(AS.deletionResource, 'deletion under way'), ...partBErrors(400, 401, 403) },
+    responses: { 202: json(AS.deletionResource, 'deletion under way'), ...partBErrors(400, 401, 403, 429) },
+  });
+  path({
+    method: 'post',
+    path: '/api/auth/email/not-me',
+    tags: ['Account'],
+    summary:
+      '"This wasn\'t me" (the link in the notice of a change of email, 7 days): stops the change or restores the old address, signs everyone out, requires a password reset',
+    security: PUBLIC,
+    request: body(AS.tokenBody),
+    responses: { 200: json(AS.notMeResource, 'done; a reset link is on its way'), ...partBErrors(400, 403, 409) },
+  });
+  path({
+    method: 'post',
+    path: '/api/auth/sessions/revoke-all',
+    tags: ['Account'],
+    summary: 'Sign out every other session of the account (this one stays)',
+    security: SESSION,
+    responses: { 200: json(AS.revokeAllResource, 'signed out'), ...partBErrors(401, 403) },
   });
 }

@@ -10,11 +10,19 @@ import {
   resendVerification,
   resetPassword,
 } from '../../db/account-lifecycle';
-import { countResetAttempt, countResetRequest, countVerifyResend } from '../../db/account-throttle';
+import {
+  countAccountChange,
+  countResetAttempt,
+  countResetRequest,
+  countVerifyResend,
+  forgiveAccountChange,
+  type AccountChange,
+} from '../../db/account-throttle';
 import { hashPassword, passwordWeakness, verifyPassword } from '../auth/passwords';
 import { clearSessionCookie, readCookie, requireSession, sameSiteOnly } from '../auth/sessions';
 import type { AppDeps, AuthedUser } from '../context';
 import { ApiError, badRequest, conflict, parse } from '../errors';
+import type { Request } from 'express';
 import {
   changeEmailBody,
   changePasswordBody,
@@ -23,15 +31,28 @@ import {
   resetBody,
   tokenBody,
 } from '../http/account-schemas';
-import { clientIp, describeUser, passwordBusy, refuseIfThrottled } from '../http/auth-helpers';
+import {
+  clientIp,
+  describeUser,
+  LINK_CANCELLED,
+  LINK_INVALID,
+  passwordBusy,
+  refuseIfThrottled,
+} from '../http/auth-helpers';
 import { jsonBody } from '../middleware/body';
 import { exportAccount } from '../services/account-export';
 import { requestAccountDeletion } from '../services/account-deletion';
 import { forgotLink, linkFor, startQueuedMails } from '../services/accounts';
 
-export const LINK_INVALID = 'This link is invalid, already used or expired: ask for a new one';
 export const WRONG_PASSWORD = 'Current password is incorrect';
 export const FORGOT_ACCEPTED = 'If an account has this email, a link to reset its password is on its way';
+
+const TOO_MANY: Record<AccountChange, string> = {
+  emailChange: 'Too many email changes: try again later',
+  passwordChange: 'Too many password change attempts: try again later',
+  deletion: 'Too many deletion attempts: try again later',
+  export: 'Too many exports: try again later',
+};
 
 const signedIn = (user: AuthedUser | undefined): AuthedUser => {
   if (!user) throw new ApiError(500, 'internal_error', 'session user missing');
@@ -54,6 +75,17 @@ export function accountRoutes(deps: AppDeps): Router {
     if (!ok) throw badRequest(WRONG_PASSWORD, { field });
   };
 
+  /** Counts one account change for the account and the client IP (docs/security.md#limits); a 429 over either. */
+  const throttle = async (change: AccountChange, userId: string, req: Request) =>
+    refuseIfThrottled(
+      await countAccountChange(deps.sql, change, {
+        userId,
+        ip: clientIp(req),
+        perHour: deps.config.mail.accountChangesPerHour[change],
+      }),
+      TOO_MANY[change],
+    );
+
   const newPasswordHash = async (password: string, email: string, field: string) => {
     const weak = passwordWeakness(password, email);
     if (weak) throw badRequest(`Password ${weak}`, { field });
@@ -68,6 +100,7 @@ export function accountRoutes(deps: AppDeps): Router {
     const { token } = parse(tokenBody, req.body);
     const result = await confirmEmailToken(deps.sql, token);
     if (result.status === 'invalid') throw badRequest(LINK_INVALID, { field: 'token' });
+    if (result.status === 'cancelled') throw badRequest(LINK_CANCELLED, { field: 'token' });
     if (result.status === 'email_taken') throw conflict('An account with this email already exists');
     req.log.info('email verified', { userId: result.user.id, change: result.status === 'email_changed' });
     res.json({ user: await describeUser(deps, result.user) });
@@ -104,7 +137,7 @@ export function accountRoutes(deps: AppDeps): Router {
 
   // Sets the new password and ends every session of the account (the caller signs in with the new password).
   r.post('/auth/password/reset', sameSite, jsonBody(), async (req, res) => {
-    const { token, password } = parse(resetBody, req.body);
+    const { token, password, revokeKeys } = parse(resetBody, req.body);
     refuseIfThrottled(
       await countResetAttempt(deps.sql, { ip: clientIp(req), perIp: deps.config.mail.resetsPerIp }),
       'Too many password reset attempts: try again later',
@@ -112,10 +145,15 @@ export function accountRoutes(deps: AppDeps): Router {
     // The weakness check needs the account's email, which only the token knows: checked without it first (the
     // token stays unused when the password is refused), then the reset itself.
     const hash = await newPasswordHash(password, '', 'password');
-    const done = await resetPassword(deps.sql, token, hash, forgotLink(deps));
-    if (!done) throw badRequest(LINK_INVALID, { field: 'token' });
+    const done = await resetPassword(deps.sql, token, hash, { forgotLink: forgotLink(deps), revokeKeys });
+    if (done.status !== 'reset')
+      throw badRequest(done.status === 'cancelled' ? LINK_CANCELLED : LINK_INVALID, { field: 'token' });
     startQueuedMails(deps, req.log, done);
-    req.log.info('password reset', { userId: done.userId, sessionsEnded: done.sessionsEnded });
+    req.log.info('password reset', {
+      userId: done.userId,
+      sessionsEnded: done.sessionsEnded,
+      keysRevoked: done.keysRevoked,
+    });
     res.status(204).end();
   });
 
@@ -123,22 +161,29 @@ export function accountRoutes(deps: AppDeps): Router {
   r.post('/auth/password/change', session, jsonBody(), async (req, res) => {
     const user = signedIn(req.user);
     const { currentPassword, newPassword } = parse(changePasswordBody, req.body);
+    // counted before the check, a success taken back: failed current passwords add up as sign-in failures do
+    await throttle('passwordChange', user.id, req);
     await checkPassword(user.id, currentPassword, 'currentPassword');
+    await forgiveAccountChange(deps.sql, 'passwordChange', { userId: user.id, ip: clientIp(req) });
     const hash = await newPasswordHash(newPassword, user.email, 'newPassword');
     const token = readCookie(req, deps.config.sessionCookieName);
     startQueuedMails(deps, req.log, await changePassword(deps.sql, user.id, hash, token, forgotLink(deps)));
     res.status(204).end();
   });
 
-  // The new address gets a link that makes the change when opened; the current one is told.
+  // The new address gets a link that makes the change when opened; the current one is told, with "This wasn't me".
+  // The same answer when another account has the new address (its owner is mailed instead): nothing tells which.
   r.post('/auth/email/change', session, jsonBody(), async (req, res) => {
     const user = signedIn(req.user);
     const { password, newEmail } = parse(changeEmailBody, req.body);
+    await throttle('emailChange', user.id, req);
     await checkPassword(user.id, password, 'password');
-    const out = await requestEmailChange(deps.sql, user.id, newEmail, linkFor(deps), forgotLink(deps));
+    const out = await requestEmailChange(deps.sql, user.id, newEmail, {
+      linkFor: linkFor(deps),
+      forgotLink: forgotLink(deps),
+    });
     if (out.status !== 'sent') {
       if (out.status === 'same') throw badRequest('This is already your email', { field: 'newEmail' });
-      if (out.status === 'taken') throw conflict('An account with this email already exists');
       throw new ApiError(401, 'unauthorized', 'Unauthorized');
     }
     startQueuedMails(deps, req.log, out);
@@ -150,6 +195,7 @@ export function accountRoutes(deps: AppDeps): Router {
 
   r.get('/auth/account/export', session, async (req, res) => {
     const user = signedIn(req.user);
+    await throttle('export', user.id, req);
     res.setHeader('Cache-Control', 'no-store');
     res.setHeader('Content-Disposition', `attachment; filename="account-${user.id}.json"`);
     res.json(await exportAccount(deps, user.id));
@@ -159,6 +205,7 @@ export function accountRoutes(deps: AppDeps): Router {
   r.delete('/auth/account', session, jsonBody(), async (req, res) => {
     const user = signedIn(req.user);
     const { password } = parse(deleteAccountBody, req.body);
+    await throttle('deletion', user.id, req);
     await checkPassword(user.id, password, 'password');
     const workflowId = await requestAccountDeletion(deps, user.id, req.log);
     clearSessionCookie(deps, res);

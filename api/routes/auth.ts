@@ -22,6 +22,9 @@ import { credentialsBody } from '../http/app-schemas';
 import { clientIp, describeUser, passwordBusy, refuseIfThrottled } from '../http/auth-helpers';
 import { jsonBody } from '../middleware/body';
 
+export const PASSWORD_RESET_REQUIRED =
+  'This account is locked until its password is reset: open the link we mailed you, or ask for a new one';
+
 export function authRoutes(deps: AppDeps): Router {
   const r = Router();
   // Signing up, in or out from another origin is refused like any other state-changing session request: a
@@ -81,6 +84,9 @@ export function authRoutes(deps: AppDeps): Router {
     });
     if (!ok) throw unauthorized('Email or password is incorrect');
     await forgiveLoginAttempt(deps.sql, { email, ip });
+    // "This wasn't me" locked the account: the password is taken as known to someone else (told only to a caller
+    // who has it).
+    if (user.passwordResetRequired) throw new ApiError(403, 'forbidden', PASSWORD_RESET_REQUIRED);
     const session = await createSession(deps.sql, user.id, deps.config.sessionTtlMs);
     setSessionCookie(deps, res, session.token, session.expiresAt);
     res.json({ user: await describeUser(deps, user) });

@@ -26,6 +26,7 @@ export const APP_PAGES = [
   'verify-email',
   'forgot-password',
   'reset-password',
+  'email-not-me',
   'account',
 ] as const;
 

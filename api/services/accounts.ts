@@ -1,7 +1,7 @@
 // Use cases of the account lifecycle (docs/accounts.md): signup's verification mail, verification, password reset
 // and change, change of email. Each change and its mails are committed together (db/account-lifecycle.ts); the
 // mails' workflows are started right after, and the mail sweep starts any whose start was lost.
-import type { Queued, TokenPurpose } from '../../db/account-lifecycle';
+import type { Queued, TokenPurpose } from '../../db/account-tokens';
 import { startInboundWorkflow } from '../../lib/inbound';
 import type { Logger } from '../../lib/log';
 import { mailStart } from '../../lib/mail/start';
@@ -13,6 +13,7 @@ const LINK_PAGE: Record<TokenPurpose, string> = {
   verify_email: 'verify-email',
   change_email: 'verify-email',
   reset_password: 'reset-password',
+  undo_email_change: 'email-not-me',
 };
 
 export const linkFor =

@@ -9,7 +9,8 @@ export type MailMessage =
   | { kind: 'password_reset'; link: string }
   | { kind: 'password_changed'; forgotLink: string }
   | { kind: 'email_change_verify'; link: string; newEmail: string }
-  | { kind: 'email_change_notice'; newEmail: string; forgotLink: string }
+  | { kind: 'email_change_notice'; newEmail: string; notMeLink: string }
+  | { kind: 'email_change_attempt'; forgotLink: string }
   | { kind: 'payment_failed'; portalLink: string; amountDue: string | null }
   | { kind: 'subscription_ending'; endsAt: string | null; billingLink: string }
   | { kind: 'tokens_low'; balance: number; monthly: number; billingLink: string }
@@ -90,7 +91,13 @@ export function renderMail(m: MailMessage): RenderedMail {
     case 'email_change_notice':
       return compose('your email address is being changed', [
         `Someone signed in to your account asked to change its email address to ${m.newEmail}. It changes when that address is confirmed.`,
-        'If this was not you, reset your password at once:',
+        "This wasn't me: open this link (it works for 7 days) to stop the change, or to take your address back if it was made. It signs everyone out and asks you to choose a new password before the next sign-in:",
+        { link: m.notMeLink },
+      ]);
+    case 'email_change_attempt':
+      return compose('someone tried to move an account to your email', [
+        'Someone signed in to another account asked to make your email address its own. You already have an account with it, so nothing changed.',
+        'If this was you, you can ignore this mail. If you think someone has your password, reset it here:',
         { link: m.forgotLink },
       ]);
     case 'payment_failed':

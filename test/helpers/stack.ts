@@ -87,6 +87,12 @@ const LIFTED_LIMITS = {
   AUTH_LOGIN_FAILURES_PER_EMAIL: '1000000',
   AUTH_LOGIN_FAILURES_PER_IP: '1000000',
   AUTH_SIGNUPS_PER_IP: '1000000',
+  // every test file calls from 127.0.0.1: the per-IP account-change windows are tested with their defaults in
+  // test/integration/account-safety.test.ts
+  AUTH_EMAIL_CHANGES_PER_HOUR: '1000000',
+  AUTH_PASSWORD_CHANGES_PER_HOUR: '1000000',
+  AUTH_DELETIONS_PER_HOUR: '1000000',
+  AUTH_EXPORTS_PER_HOUR: '1000000',
 } as const;
 
 export function testSql(): Sql {

@@ -7,7 +7,8 @@ const ALL: MailMessage[] = [
   { kind: 'password_reset', link: 'https://app.test/reset-password?token=abc' },
   { kind: 'password_changed', forgotLink: 'https://app.test/forgot-password' },
   { kind: 'email_change_verify', link: 'https://app.test/verify-email?token=abc', newEmail: 'new@x.test' },
-  { kind: 'email_change_notice', newEmail: 'new@x.test', forgotLink: 'https://app.test/forgot-password' },
+  { kind: 'email_change_notice', newEmail: 'new@x.test', notMeLink: 'https://app.test/email-not-me?token=abc' },
+  { kind: 'email_change_attempt', forgotLink: 'https://app.test/forgot-password' },
   { kind: 'payment_failed', portalLink: 'https://app.test/billing', amountDue: '29.00 USD' },
   { kind: 'subscription_ending', endsAt: '2026-12-01', billingLink: 'https://app.test/billing' },
   { kind: 'tokens_low', balance: 4, monthly: 50, billingLink: 'https://app.test/billing' },
@@ -30,7 +31,7 @@ describe('account mail templates', () => {
     const r = renderMail({
       kind: 'email_change_notice',
       newEmail: '<b>x</b>@x.test',
-      forgotLink: 'https://a.test/?a=1&b=2',
+      notMeLink: 'https://a.test/?a=1&b=2',
     });
     assert.ok(r.html.includes('&lt;b&gt;x&lt;/b&gt;@x.test'));
     assert.ok(r.html.includes('href="https://a.test/?a=1&amp;b=2"'));

@@ -4,7 +4,7 @@ import { api } from './api.js';
 import { renderShell, session, refreshUser } from './state.js';
 import { announce, byId, errorMessage, render } from './dom.js';
 import { accountPage } from './pages/account.js';
-import { forgotPasswordPage, resetPasswordPage, verifyEmailPage } from './pages/account-links.js';
+import { emailNotMePage, forgotPasswordPage, resetPasswordPage, verifyEmailPage } from './pages/account-links.js';
 import { accountSettingsPage } from './pages/account-settings.js';
 import { verifyBanner } from './pages/verify-banner.js';
 import { billingPage } from './pages/billing.js';
@@ -33,6 +33,7 @@ const PAGES = {
   '/verify-email': { page: verifyEmailPage, any: true, title: 'Verify your email' },
   '/forgot-password': { page: forgotPasswordPage, any: true, title: 'Forgot your password?' },
   '/reset-password': { page: resetPasswordPage, any: true, title: 'Choose a new password' },
+  '/email-not-me': { page: emailNotMePage, any: true, title: "This wasn't me" },
   '/developers': { page: developersPage, title: 'Developers' },
 };
 

@@ -80,6 +80,10 @@ export async function resetPasswordPage(main, ctx) {
   const password = /** @type {HTMLInputElement} */ (
     h('input', { type: 'password', name: 'password', autocomplete: 'new-password', required: true, minlength: '10' })
   );
+  // On by default: whoever had the password may have made API keys or read the webhook secret.
+  const revokeKeys = /** @type {HTMLInputElement} */ (
+    h('input', { type: 'checkbox', name: 'revokeKeys', checked: true, 'aria-describedby': 'revoke-keys-hint' })
+  );
   const submit = h('button', { type: 'submit', class: 'primary' }, 'Set new password');
   const out = h('div', { class: 'form-result' });
   const form = h(
@@ -91,7 +95,11 @@ export async function resetPasswordPage(main, ctx) {
         render(out);
         await busy(submit, out, 'Saving…', async () => {
           try {
-            await api('POST', '/api/auth/password/reset', { token, password: password.value });
+            await api('POST', '/api/auth/password/reset', {
+              token,
+              password: password.value,
+              revokeKeys: revokeKeys.checked,
+            });
             await refreshUser();
             announce('Password changed: sign in with it');
             location.hash = '#/signin';
@@ -102,8 +110,62 @@ export async function resetPasswordPage(main, ctx) {
       },
     },
     field('New password', password, 'At least 10 characters, mixing two of: lowercase, uppercase, digits, symbols.'),
+    h(
+      'div',
+      { class: 'field check' },
+      h('label', {}, revokeKeys, ' Also sign out API clients'),
+      h(
+        'small',
+        { id: 'revoke-keys-hint', class: 'hint' },
+        'Revokes every API key of the account and replaces its webhook signing secret at once. ' +
+          'Leave it on if someone else may have had your password; your integrations then need new keys.',
+      ),
+    ),
     submit,
     out,
   );
   render(main, heading('Choose a new password'), form);
+}
+
+/**
+ * #/email-not-me?token=…: "This wasn't me" from the notice of a change of email. Nothing happens until the button is
+ * pressed (a mail scanner opening the link changes nothing).
+ * @param {HTMLElement} main
+ * @param {PageContext} ctx
+ */
+export async function emailNotMePage(main, ctx) {
+  const token = ctx.params.get('token') ?? '';
+  const submit = h('button', { type: 'submit', class: 'primary' }, 'Stop the change and secure my account');
+  const out = h('div', { class: 'form-result', 'aria-live': 'polite' });
+  const form = h(
+    'form',
+    {
+      class: 'card narrow',
+      onsubmit: async (/** @type {Event} */ e) => {
+        e.preventDefault();
+        render(out);
+        await busy(submit, out, 'Securing…', async () => {
+          try {
+            /** @type {{ message: string }} */
+            const r = await api('POST', '/api/auth/email/not-me', { token });
+            await refreshUser();
+            render(out, h('p', { class: 'sent' }, r.message));
+            submit.remove();
+            announce(r.message);
+          } catch (err) {
+            render(out, errorBox(err));
+          }
+        });
+      },
+    },
+    h(
+      'p',
+      {},
+      'Someone signed in to your account asked to change its email address. This stops the change, or gives your ' +
+        'address back if it was already made; it signs everyone out, and you choose a new password before the next sign-in.',
+    ),
+    submit,
+    out,
+  );
+  render(main, heading("This wasn't me"), form);
 }
