@@ -156,10 +156,17 @@ export function createApiMetrics(): ApiMetrics {
   };
 }
 
-/** A loopback caller (the client address after `trust proxy`, so a proxy's forwarded clients are not), or the
- * bearer token compared in constant time. */
+/** Headers a proxy adds to say whose request it passes on. */
+const FORWARDING_HEADERS = ['x-forwarded-for', 'forwarded', 'x-real-ip', 'x-client-ip', 'true-client-ip'];
+
+/**
+ * A loopback caller, or the bearer token compared in constant time. Loopback is the socket's remote address, never
+ * what a proxy header says (with TRUST_PROXY a client can write any X-Forwarded-For), and a request that a proxy on
+ * this machine passes on (it carries a forwarding header) is not loopback either (docs/operations.md#metrics).
+ */
 function allowed(req: Request, token: string | undefined): boolean {
-  if (isLoopback(req.ip)) return true;
+  if (isLoopback(req.socket.remoteAddress) && !FORWARDING_HEADERS.some((h) => req.headers[h] !== undefined))
+    return true;
   if (!token) return false;
   const m = /^Bearer (.+)$/.exec(req.get('authorization') ?? '');
   if (!m) return false;

@@ -1,6 +1,7 @@
 // Structured JSON logs, one object per line on stdout, so an operator can grep by requestId or workflowId. A line
 // written inside a traced request or activity (lib/tracing.ts) carries its traceId and spanId.
 import { trace } from '@opentelemetry/api';
+import { redactLogLine } from './trace-redaction';
 
 export type Level = 'debug' | 'info' | 'warn' | 'error';
 const ORDER: Record<Level, number> = { debug: 10, info: 20, warn: 30, error: 40 };
@@ -28,7 +29,8 @@ export function createLogger(
       rec.spanId = span.spanId;
     }
     if (fields) for (const [k, v] of Object.entries(fields)) rec[k] = v instanceof Error ? serializeError(v) : v;
-    write(JSON.stringify(rec));
+    // a URL in a message or an error (an outgoing call's, a link's) keeps no token-like parameter
+    write(redactLogLine(JSON.stringify(rec)));
   };
   return {
     debug: (m, f) => emit('debug', m, f),

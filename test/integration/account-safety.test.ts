@@ -74,7 +74,7 @@ describe('account safety: cancelled links, "This wasn\'t me", signing out API cl
     assert.equal((await me(intruder)).status, 401, 'the reset ended every session');
     const late = await post('/api/auth/verify', { token: tokenOf(confirm) });
     assert.equal(late.status, 400, late.text);
-    assert.deepEqual(late.body, { error: NO_LONGER_VALID });
+    assert.equal(late.body.error, NO_LONGER_VALID);
     // nothing changed: the owner signs in with the address and the new password
     const back = await login(owner.email, NEW_PASSWORD);
     assert.equal(back.status, 200, back.text);
@@ -234,7 +234,7 @@ describe('account safety: cancelled links, "This wasn\'t me", signing out API cl
     const over = await changeEmail(a.cookie, uniqueEmail('n'));
     assert.equal(over.status, 429, over.text);
     assert.ok(Number(over.headers.get('retry-after')) > 0);
-    assert.deepEqual(Object.keys(over.body), ['error']);
+    assert.equal(typeof over.body.error, 'string', 'the Part B envelope');
     // per IP: five accounts behind one address
     const ip = `10.34.${randomSuffix(2).charCodeAt(0) % 250}.7`;
     for (let i = 0; i < 5; i++) {
