@@ -70,8 +70,7 @@ export function redactAttributes(
     let next: string;
     if (k === 'url.query') {
       const path = typeof attributes['url.path'] === 'string' ? attributes['url.path'] : '/';
-      next =
-        kind === 'server' && !API_PATH.test(path) ? REDACTED : redactQuery(v.startsWith('?') ? v.slice(1) : v);
+      next = kind === 'server' && !API_PATH.test(path) ? REDACTED : redactQuery(v.startsWith('?') ? v.slice(1) : v);
     } else next = redactUrl(v, { ownPaths: kind === 'server' });
     if (next !== v) (changed ??= {})[k] = next;
   }

@@ -17,11 +17,14 @@ export interface ReceivedSpan {
 export interface OtlpReceiver {
   url: string;
   spans: ReceivedSpan[];
+  /** every export request's body as received (JSON text, or protobuf bytes as latin1): to look for a leaked value */
+  bodies: string[];
   stop(): Promise<void>;
 }
 
 export async function startOtlpReceiver(): Promise<OtlpReceiver> {
   const spans: ReceivedSpan[] = [];
+  const bodies: string[] = [];
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -29,6 +32,7 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
       const body = Buffer.concat(chunks);
       if (req.method !== 'POST' || req.url !== '/v1/traces') return void res.writeHead(404).end();
       const type = req.headers['content-type'] ?? '';
+      bodies.push(body.toString(type.includes('json') ? 'utf8' : 'latin1'));
       try {
         if (type.includes('json')) spans.push(...fromJson(JSON.parse(body.toString('utf8'))));
         else if (type.includes('protobuf')) spans.push(...fromProtobuf(body));
@@ -45,6 +49,7 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     spans,
+    bodies,
     stop: () => new Promise<void>((r) => server.close(() => r())),
   };
 }

@@ -378,6 +378,54 @@ describe('observability: /metrics, the worker Prometheus endpoint, and traces ac
     assert.equal(doc.body.paths['/metrics'], undefined);
   });
 
+  it("continues a caller's unsampled traceparent under our sampler, and passes no baggage on", async () => {
+    const acct = await account(baseUrl);
+    const traceId = randomBytes(16).toString('hex');
+    const before = callbacks.length;
+    const gen = await generate(acct.key, {
+      // the caller's flag says "not sampled": whether it is recorded is our sampler's call (always_on here)
+      traceparent: `00-${traceId}-${randomBytes(8).toString('hex')}-00`,
+      baggage: 'user.secret=baggage-must-not-travel',
+    });
+    assert.equal(gen.status, 'completed');
+    const until = Date.now() + 30_000;
+    while (!callbacks.slice(before).some((c) => String(c.body).includes(gen.id)) && Date.now() < until)
+      await sleep(100);
+    const callback = callbacks.slice(before).find((c) => String(c.body).includes(gen.id));
+    assert.ok(callback, 'the callback arrived');
+    assert.equal(callback.headers.baggage, undefined, 'no baggage in the outgoing callback');
+    assert.match(String(callback.headers.traceparent), new RegExp(`^00-${traceId}-[0-9a-f]{16}-01$`));
+    while (!otlp.spans.some((s) => s.traceId === traceId && s.service.endsWith('api')) && Date.now() < until)
+      await sleep(100);
+    assert.ok(
+      otlp.spans.some((s) => s.traceId === traceId),
+      'the trace was recorded though the caller said not sampled',
+    );
+  });
+
+  it('keeps one-time tokens and key-like query parameters out of span attributes and logs', async () => {
+    const token = `tok${randomBytes(16).toString('hex')}`;
+    const key = `key${randomBytes(16).toString('hex')}`;
+    const page = await fetch(`${baseUrl}/reset-password?token=${token}`, { redirect: 'manual' });
+    assert.equal(page.status, 302);
+    const api = await fetch(`${baseUrl}/api/v1/garments?limit=1&api_key=${key}`);
+    assert.equal(api.status, 401);
+    // both requests' server spans are exported (batched every 100 ms)
+    const until = Date.now() + 30_000;
+    const exported = () => otlp.bodies.filter((b) => b.includes('/reset-password') && b.includes('REDACTED'));
+    while (exported().length === 0 && Date.now() < until) await sleep(100);
+    assert.ok(exported().length > 0, 'the dashboard request was traced, its query redacted');
+    await sleep(500);
+    for (const secret of [token, key]) {
+      assert.ok(!otlp.bodies.some((b) => b.includes(secret)), `${secret.slice(0, 3)}… in an exported span`);
+      assert.ok(!logs.some((l) => JSON.stringify(l).includes(secret)), `${secret.slice(0, 3)}… in a log line`);
+    }
+    assert.ok(
+      otlp.bodies.some((b) => b.includes('limit=1&api_key=REDACTED')),
+      'other parameters stay',
+    );
+  });
+
   it('follows one traced POST /api/v1/generate through the API, the workflow, its activities and the callback', async () => {
     const acct = await account(baseUrl);
     const traceId = randomBytes(16).toString('hex');
