@@ -9,6 +9,8 @@ import {
   eraseAccountData,
   liveConnectionsOf,
   liveSubscriptionsOf,
+  openCheckoutSessionsOf,
+  stripeCustomersOf,
   unfinishedDeletions,
 } from '../db/account-deletion';
 import { disconnectForUser, forgetWebhookSubscriptions, webhookSubscriptionsOf } from '../db/storefront';
@@ -66,6 +68,46 @@ export function createAccountDeletionActivities({
         }
       }
       return { cancelled };
+    },
+
+    /**
+     * Expires the account's checkout sessions that may still be open, so none can be paid after the deletion started
+     * (one already completed or expired is left as it is).
+     */
+    async expireAccountCheckouts(input: AccountDeletionInput): Promise<{ expired: number }> {
+      const ids = await openCheckoutSessionsOf(sql, input.userId);
+      if (ids.length === 0) return { expired: 0 };
+      const stripe = createStripeClient(config.payments);
+      let expired = 0;
+      for (const id of ids) {
+        try {
+          await stripe.checkout.sessions.expire(id, {}, { idempotencyKey: `account-deletion-expire-${id}` });
+          expired++;
+        } catch (err) {
+          // completed, already expired, or unknown at Stripe: nothing left to pay
+          const e = err as { statusCode?: number };
+          if (e.statusCode !== 400 && e.statusCode !== 404) throw err;
+        }
+      }
+      return { expired };
+    },
+
+    /** Deletes the account's Stripe customers (their email, name and address go with them; nothing more is billed). */
+    async deleteStripeCustomers(input: AccountDeletionInput): Promise<{ deleted: number }> {
+      const ids = await stripeCustomersOf(sql, input.userId);
+      if (ids.length === 0) return { deleted: 0 };
+      const stripe = createStripeClient(config.payments);
+      let deleted = 0;
+      for (const id of ids) {
+        try {
+          await stripe.customers.del(id);
+          deleted++;
+        } catch (err) {
+          const e = err as { statusCode?: number; code?: string };
+          if (e.statusCode !== 404 && e.code !== 'resource_missing') throw err;
+        }
+      }
+      return { deleted };
     },
 
     /**

@@ -6,6 +6,7 @@ import type { Logger } from '../lib/log';
 import type { AppMetrics } from '../lib/metrics';
 import { deleteExpiredIdempotencyKeys } from '../db/idempotency';
 import { deleteExpiredSessions } from '../db/sessions';
+import { purgeAccountTokens } from '../db/account-tokens';
 import { expiredLevelsPage, reconcileStorageUsagePage, releaseExpiredLevels } from '../db/uploads';
 import { preparedKey } from '../lib/images/design-levels';
 import type { Storage } from '../lib/storage';
@@ -115,6 +116,13 @@ export function createMaintenanceActivities({ sql, log, temporal, config, storag
     async purgeExpiredSessions(): Promise<number> {
       const n = await deleteExpiredSessions(sql);
       if (n > 0) log.info('purged expired sessions', { count: n });
+      return n;
+    },
+
+    /** Deletes one-time account links used, cancelled or expired over a day ago (ACCOUNT_TOKENS_KEPT_MS). */
+    async purgeUsedAccountTokens(): Promise<number> {
+      const n = await purgeAccountTokens(sql);
+      if (n > 0) log.info('purged used and expired account links', { count: n });
       return n;
     },
 

@@ -21,6 +21,7 @@ import {
 import { createStripeClient, type Stripe } from '../lib/payments/stripe';
 import { PaymentErrors, type StripeEventResult, type StripeRead, type SubscriptionFacts } from '../lib/payments/types';
 import { nonRetryable as fail, type BookkeepingDeps } from './deps';
+import { undoForDeletedAccount } from './deleted-account-stripe';
 
 export interface PaymentActivityDeps extends BookkeepingDeps {
   /** The workflows these activities start, by reference (the worker hands them in). */
@@ -183,6 +184,7 @@ export function createPaymentActivities({
           ? { status: 'needs_subscription', subscriptionId: r.need.subscriptionId }
           : { status: 'needs_line_items', sessionId: r.need.lineItemsOf };
       const { applied } = r;
+      if (applied.undo) await undoForDeletedAccount({ sql, log, stripe: client }, input.eventId, applied.undo);
       // Applied before (a retry, or a second run): nothing granted now.
       const granted = r.kind === 'applied' ? applied.granted : 0;
       if (granted > 0)

@@ -3,6 +3,7 @@
 // personal data. Ledger and payment rows stay for accounting, tied to the anonymised account row. Every step can run
 // again with the same result.
 import type { Sql } from './client';
+import { ERASED_PAYLOAD } from './deleted-account-events';
 import type { Tx } from './ledger';
 
 /** The email an erased account keeps: unique, not an address anyone can receive mail at. */
@@ -71,7 +72,7 @@ export async function accountFileKeys(
 
 /**
  * Erases what the account holds, in one transaction: its keys, uploads, generations, chat, webhook settings and
- * deliveries, stores, orders, one-time links and mails. The account row stays anonymised, with its ledger, purchases
+ * deliveries, stores, orders, one-time links, mails, request log, idempotency answers and its Stripe events' payloads. The account row stays anonymised, with its ledger, purchases
  * and subscriptions (accounting). Returns the rows deleted per table.
  */
 export async function eraseAccountData(sql: Sql, userId: string): Promise<Record<string, number>> {
@@ -96,7 +97,33 @@ export async function eraseAccountData(sql: Sql, userId: string): Promise<Record
     await del('uploads', tx`delete from uploads where user_id = ${userId}`);
     await del('storage_usage', tx`delete from storage_usage where user_id = ${userId}`);
     await del('api_keys', tx`delete from api_keys where user_id = ${userId}`);
+    await del('api_request_log', tx`delete from api_request_log where user_id = ${userId}`);
+    await del('idempotency_keys', tx`delete from idempotency_keys where account_id = ${userId}`);
+    // the Stripe events of the account keep their recorded result (accounting) but not their payload (the
+    // customer's name, email and address): events applied for it, of its customers, of its checkout sessions
+    await del(
+      'stripe_event_payloads',
+      tx`update stripe_events set payload = ${ERASED_PAYLOAD(tx)}
+         where status <> 'received' and payload->>'erased' is null and (
+           result->>'userId' = ${userId}
+           or payload #>> '{data,object,customer}' in (select customer_id from stripe_customers where user_id = ${userId})
+           or payload #>> '{data,object,id}' in (select id from checkout_sessions where user_id = ${userId}))`,
+    );
     await tx`update users set erased_at = now() where id = ${userId} and erased_at is null`;
     return out;
   }) as Promise<Record<string, number>>;
+}
+
+/** Checkout sessions of the account that may still be open at Stripe (a session lives at most 24 hours). */
+export async function openCheckoutSessionsOf(sql: Tx, userId: string): Promise<string[]> {
+  const rows = await sql<{ id: string }[]>`
+    select id from checkout_sessions
+    where user_id = ${userId} and created_at > now() - interval '25 hours' and payment_intent is null`;
+  return rows.map((r) => r.id);
+}
+
+/** The account's Stripe customers. */
+export async function stripeCustomersOf(sql: Tx, userId: string): Promise<string[]> {
+  const rows = await sql<{ id: string }[]>`select customer_id as id from stripe_customers where user_id = ${userId}`;
+  return rows.map((r) => r.id);
 }

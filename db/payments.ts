@@ -17,6 +17,7 @@ import {
 import { randomSuffix } from '../lib/ids';
 import type { StripeRead } from '../lib/payments/types';
 import type { Sql } from './client';
+import { deletedAccountEvent, type DeletedAccountUndo } from './deleted-account-events';
 import { giveBackTokens, grantTokens, takeBackTokens, type Tx } from './ledger';
 import { mailPaymentFailed, mailSubscriptionEnding, mailTokensTakenBack } from './payment-mails';
 
@@ -165,6 +166,8 @@ export interface AppliedEvent {
   owed?: number;
   /** a dispute won: tokens given back */
   givenBack?: number;
+  /** an event for a deleted account: what is undone at Stripe (db/deleted-account-events.ts) */
+  undo?: DeletedAccountUndo;
 }
 
 /** What a deferred event needs read from Stripe first. */
@@ -235,6 +238,9 @@ export async function applyStoredStripeEvent(
 
     const userId = await lockUserOf(tx, outcome.user);
     if (!userId) return finish({ status: 'ignored', granted: 0, userId: null, reason: 'no account for this event' });
+    // A deleted account is never granted nor given a plan; what the event started at Stripe is undone.
+    const deleted = await deletedAccountEvent(tx, userId, eventId, outcome);
+    if (deleted) return finish(deleted);
 
     let subscriptionId: string | null = null;
     const c = outcome.subscription;

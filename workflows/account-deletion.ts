@@ -1,7 +1,7 @@
 // account-deletion-<user id>: deletes an account whose owner asked for it (DELETE /api/auth/account), which can no
 // longer sign in. Each step can run again with the same result, so a crash anywhere (worker, API, Temporal) ends with
 // the workflow resuming where its history stops; the accounts sweep starts it if its start was lost.
-import { proxyActivities } from '@temporalio/workflow';
+import { patched, proxyActivities } from '@temporalio/workflow';
 import type { AccountDeletionActivities } from '../activities/account-deletion';
 import type { AccountDeletionInput, AccountDeletionResult } from '../lib/accounts/types';
 
@@ -18,9 +18,21 @@ const db = proxyActivities<AccountDeletionActivities>({
 });
 
 export async function accountDeletion(input: AccountDeletionInput): Promise<AccountDeletionResult> {
+  // Steps added later sit behind patched(): runs recorded before them replay without them.
+  const stripeCleanup = patched('deletion-stripe-cleanup');
+  // nothing opened before the deletion can still be paid
+  const checkoutsExpired = stripeCleanup ? (await outside.expireAccountCheckouts(input)).expired : undefined;
   const { cancelled } = await outside.cancelAccountSubscriptions(input);
+  const stripeCustomersDeleted = stripeCleanup ? (await outside.deleteStripeCustomers(input)).deleted : undefined;
   const { disconnected } = await outside.disconnectAccountStores(input);
   const { deleted } = await outside.deleteAccountFiles(input);
   const rowsErased = await db.eraseAccount(input);
-  return { subscriptionsCancelled: cancelled, storesDisconnected: disconnected, filesDeleted: deleted, rowsErased };
+  return {
+    subscriptionsCancelled: cancelled,
+    storesDisconnected: disconnected,
+    filesDeleted: deleted,
+    rowsErased,
+    ...(checkoutsExpired !== undefined ? { checkoutsExpired } : {}),
+    ...(stripeCustomersDeleted !== undefined ? { stripeCustomersDeleted } : {}),
+  };
 }

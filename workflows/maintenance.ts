@@ -8,6 +8,7 @@ const {
   recoverOrphanedGenerations,
   eraseExpiredShopifyWebhookData,
   purgeRequestLog,
+  purgeUsedAccountTokens,
 } = proxyActivities<Activities>({
   startToCloseTimeout: '5 minutes',
   // the allowance grant heartbeats after each page of accounts and resumes from the last one on a retry
@@ -34,6 +35,7 @@ export async function maintenanceSweep(): Promise<{
   storage: { levelsExpired: number; bytesReleased: number; usageCorrected: number };
   shopifyWebhookData?: { bodies: number; exports: number };
   requestLogPurged?: number;
+  accountTokensPurged?: number;
 }> {
   // Steps added after sweeps were recorded sit behind patched(): runs recorded before them replay without them.
   const purgeKeys = patched('purge-idempotency-keys');
@@ -50,7 +52,9 @@ export async function maintenanceSweep(): Promise<{
   const shopifyWebhookData = await eraseExpiredShopifyWebhookData();
   if (!patched('purge-request-log')) return { ...done, shopifyWebhookData };
   const requestLogPurged = await purgeRequestLog();
-  return { ...done, shopifyWebhookData, requestLogPurged };
+  if (!patched('purge-account-tokens')) return { ...done, shopifyWebhookData, requestLogPurged };
+  const accountTokensPurged = await purgeUsedAccountTokens();
+  return { ...done, shopifyWebhookData, requestLogPurged, accountTokensPurged };
 }
 
 const { startWaitingInboundEvents } = proxyActivities<Activities>({

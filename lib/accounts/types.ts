@@ -11,6 +11,10 @@ export interface AccountDeletionResult {
   storesDisconnected: number;
   filesDeleted: number;
   rowsErased: Record<string, number>;
+  /** checkout sessions expired at Stripe (runs started before this step have none) */
+  checkoutsExpired?: number;
+  /** Stripe customers deleted */
+  stripeCustomersDeleted?: number;
 }
 
 /** The `accountDeletion` workflow's signature: what the API and the sweep start it by. */

@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { loadConfig } from '../../lib/config';
 import { randomSuffix } from '../../lib/ids';
+import { maintenanceSweep } from '../../workflows';
 import { GOOD_PASSWORD, createKey, http, sessionCookie, signup, uniqueEmail } from '../helpers/http';
 import { linkIn, mailsTo, waitForMail } from '../helpers/mailpit';
 import { startStack, type Stack } from '../helpers/stack';
@@ -274,5 +275,27 @@ describe('account safety: cancelled links, "This wasn\'t me", signing out API cl
     const overExp = await exp();
     assert.equal(overExp.status, 429);
     assert.equal(typeof overExp.body.error, 'string');
+  });
+
+  it('the maintenance sweep deletes links used or expired over a day ago, and keeps the others', async () => {
+    const a = await signup(stack.baseUrl);
+    const hash = () => Buffer.from(randomSuffix(32));
+    const [usedOld, expiredOld, usedNow, live] = [hash(), hash(), hash(), hash()];
+    await stack.sql`insert into account_tokens (token_hash, user_id, purpose, email, created_at, expires_at, used_at)
+      values (${usedOld}, ${a.user.id}, 'reset_password', ${a.email}, now() - interval '3 days',
+              now() + interval '1 hour', now() - interval '25 hours'),
+             (${expiredOld}, ${a.user.id}, 'verify_email', ${a.email}, now() - interval '4 days',
+              now() - interval '25 hours', null),
+             (${usedNow}, ${a.user.id}, 'reset_password', ${a.email}, now(), now() + interval '1 hour', now()),
+             (${live}, ${a.user.id}, 'undo_email_change', ${a.email}, now(), now() + interval '7 days', null)`;
+    const result = await stack.client.workflow.execute(maintenanceSweep, {
+      workflowId: `maintenance-safety-${randomSuffix(6)}`,
+      taskQueue: stack.taskQueue,
+    });
+    assert.ok((result.accountTokensPurged ?? 0) >= 2, JSON.stringify(result));
+    const left = await stack.sql<{ token_hash: Buffer }[]>`
+      select token_hash from account_tokens where token_hash in (${usedOld}, ${expiredOld}, ${usedNow}, ${live})`;
+    const kept = left.map((r) => Buffer.from(r.token_hash).toString());
+    assert.deepEqual(kept.sort(), [usedNow.toString(), live.toString()].sort());
   });
 });

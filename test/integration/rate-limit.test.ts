@@ -459,6 +459,24 @@ describe('rate limits', function () {
         select count(*)::int as n from rate_limit_slots s cross join jsonb_object_keys(s.leases)
         where s.key = ${`account-concurrency:${userId}`}`.then((r) => r[0]!.n);
 
+    it('test keys count in windows of their own: test traffic cannot use up the live budget', async () => {
+      const a = await account(s.baseUrl);
+      const testKeys = [
+        (await createKey(s.baseUrl, a.cookie, { name: 'test 1', mode: 'test' })).key,
+        (await createKey(s.baseUrl, a.cookie, { name: 'test 2', mode: 'test' })).key,
+      ];
+      // the account's 8 a minute, spent by its test keys (5 + 3), then refused
+      for (let i = 0; i < 5; i++) assert.equal((await garments(s, testKeys[0]!)).status, 200);
+      for (let i = 0; i < 3; i++) assert.equal((await garments(s, testKeys[1]!)).status, 200);
+      assertRateLimited(await garments(s, testKeys[1]!), 'account-minute', 8);
+      // the live key of the same account still has the whole live budget
+      for (let i = 0; i < 5; i++) {
+        const live = await garments(s, a.key);
+        assert.equal(live.status, 200, live.text);
+        if (i === 0) assert.deepEqual([limitHeaders(live).limit, limitHeaders(live).remaining], [5, 4]);
+      }
+    });
+
     it("several keys of one account share the account's minute budget; another account is unaffected", async () => {
       const a = await accountWithKeys(3);
       const b = await account(s.baseUrl);

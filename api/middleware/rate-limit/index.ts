@@ -58,19 +58,28 @@ interface Limited {
   apiKeyId?: string;
   sessionUserId?: string;
   user?: { id: string };
+  /** false for a test key or a session call in test mode: counted in windows of their own */
+  livemode?: boolean;
 }
+
+/**
+ * Test mode counts in windows of its own (docs/rate-limits.md#test-mode): the account's test traffic (its test keys,
+ * the dashboard's test-mode calls) has the same limits as its live traffic, in separate counters, so a leaked or
+ * runaway test key cannot use up what live clients need.
+ */
+const modeSuffix = (req: Limited) => (req.livemode === false ? ':test' : '');
 
 type Counted = 'key' | 'account';
 
 /** Requests reach the limiters only after Part A's authentication, so every limit is per API key (or session). */
 function apiKeyOf(req: Limited): string {
   if (req.apiKeyId) return req.apiKeyId;
-  if (req.sessionUserId) return `session:${req.sessionUserId}`;
+  if (req.sessionUserId) return `session:${req.sessionUserId}${modeSuffix(req)}`;
   throw new Error('rate limiter mounted without Part A authentication in front of it');
 }
 
 function accountOf(req: Limited): string {
-  if (req.user?.id) return req.user.id;
+  if (req.user?.id) return req.user.id + modeSuffix(req);
   throw new Error('rate limiter mounted without Part A authentication in front of it');
 }
 
