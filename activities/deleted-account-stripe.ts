@@ -22,7 +22,11 @@ export async function undoForDeletedAccount(
   let refundId: string | null = null;
   if (undo.subscriptionId) {
     try {
-      await stripe.subscriptions.cancel(undo.subscriptionId, {}, { idempotencyKey: `deleted-account-cancel-${eventId}` });
+      await stripe.subscriptions.cancel(
+        undo.subscriptionId,
+        {},
+        { idempotencyKey: `deleted-account-cancel-${eventId}` },
+      );
       cancelled = true;
     } catch (err) {
       if (!gone(err)) throw err;

@@ -1,0 +1,122 @@
+// A deleted account is never billed and leaves nothing behind (issue 33, item 5): through HTTP on the real stack,
+// the Stripe calls checked on a recording proxy in front of the run's local Stripe (test/helpers/stripe-proxy.ts).
+import assert from 'node:assert/strict';
+import { randomSuffix } from '../../lib/ids';
+import { signedEvent, subscription } from '../../scripts/stand-ins/stripe-events';
+import { account, GOOD_PASSWORD, http } from '../helpers/http';
+import { packCheckoutSession } from '../helpers/payments';
+import { startStack, workflowResultWhenStarted, type Stack } from '../helpers/stack';
+import { startStripeProxy, type StripeProxy } from '../helpers/stripe-proxy';
+
+describe('deletion at Stripe: open checkouts expired, customer deleted, late events undone, data erased', function () {
+  this.timeout(180_000);
+  let stack: Stack;
+  let stripe: StripeProxy;
+  before(async () => {
+    stripe = await startStripeProxy(process.env.STRIPE_API_URL!);
+    stack = await startStack('account-deletion-stripe', { env: { STRIPE_API_URL: stripe.url } });
+  });
+  after(async () => {
+    await stack?.stop();
+    await stripe?.stop();
+  });
+
+  async function deliver(type: string, object: Record<string, unknown>) {
+    const e = signedEvent(stack.config.payments.webhookSecret!, type, object);
+    const res = await http(stack.baseUrl, 'POST', '/api/payments/webhook', {
+      body: e.body,
+      headers: { 'content-type': 'application/json', 'stripe-signature': e.signature },
+    });
+    assert.equal(res.status, 200, res.text);
+    return {
+      id: e.id,
+      result: await workflowResultWhenStarted<Record<string, unknown>>(stack.client, `stripe-event-${e.id}`),
+    };
+  }
+
+  async function deleteAccount(acct: { cookie: string; userId: string }) {
+    const res = await http(stack.baseUrl, 'DELETE', '/api/auth/account', {
+      cookie: acct.cookie,
+      json: { password: GOOD_PASSWORD },
+    });
+    assert.equal(res.status, 202, res.text);
+    return workflowResultWhenStarted<Record<string, any>>(stack.client, res.body.workflowId, 120_000);
+  }
+
+  it('expires the open checkout, deletes the Stripe customer, erases payloads, request log and idempotency answers', async () => {
+    const acct = await account(stack.baseUrl);
+    const pack = stack.config.payments.tokenPacks[0]!;
+    // a paid pack (its event stored with the customer's details), then a second checkout left open
+    const paid = await packCheckoutSession(stack.baseUrl, acct, pack);
+    const first = await deliver('checkout.session.completed', paid);
+    assert.equal(first.result.granted, pack.tokens);
+    const open = await http(stack.baseUrl, 'POST', '/api/payments/checkout', {
+      cookie: acct.cookie,
+      json: { priceId: pack.priceId, mode: 'payment' },
+    });
+    assert.equal(open.status, 200, open.text);
+    const [customer] = await stack.sql<{ id: string }[]>`
+      select customer_id as id from stripe_customers where user_id = ${acct.userId}`;
+    assert.ok(customer);
+    // something in the request log and an idempotency answer
+    const up = await http(stack.baseUrl, 'GET', '/api/v1/garments?limit=1', { key: acct.key });
+    assert.equal(up.status, 200);
+    await stack.sql`insert into idempotency_keys (account_id, key, fingerprint, expires_at)
+      values (${acct.userId}, ${`k-${randomSuffix(6)}`}, ${Buffer.from('x')}, now() + interval '1 day')`;
+    await new Promise((r) => setTimeout(r, 1500)); // the request log is written in batches
+
+    const result = await deleteAccount(acct);
+    assert.equal(result.checkoutsExpired, 1, JSON.stringify(result));
+    assert.equal(result.stripeCustomersDeleted, 1);
+    assert.ok(
+      stripe.requests.some(
+        (r) => r.method === 'POST' && r.path === `/v1/checkout/sessions/${open.body.sessionId}/expire`,
+      ),
+      'the open session was expired at Stripe',
+    );
+    assert.ok(stripe.requests.some((r) => r.method === 'DELETE' && r.path === `/v1/customers/${customer.id}`));
+    const [ev] = await stack.sql<{ payload: Record<string, unknown> }[]>`
+      select payload from stripe_events where id = ${first.id}`;
+    assert.equal(ev!.payload.erased, true);
+    assert.doesNotMatch(JSON.stringify(ev!.payload), /customer|metadata|cus_/);
+    const left = await stack.sql`
+      select (select count(*) from api_request_log where user_id = ${acct.userId})::int as log,
+             (select count(*) from idempotency_keys where account_id = ${acct.userId})::int as keys`;
+    assert.deepEqual(left[0], { log: 0, keys: 0 });
+  });
+
+  it('an event for a deleted account grants nothing, makes no plan, and is undone at Stripe, recorded', async () => {
+    const acct = await account(stack.baseUrl);
+    const pack = stack.config.payments.tokenPacks[0]!;
+    const session = await packCheckoutSession(stack.baseUrl, acct, pack);
+    await deleteAccount(acct);
+    // the checkout opened before the deletion is paid anyway
+    const late = await deliver('checkout.session.completed', session);
+    assert.equal(late.result.status, 'ignored', JSON.stringify(late.result));
+    assert.equal(late.result.granted, 0);
+    assert.equal(late.result.reason, 'account deleted');
+    const grants =
+      await stack.sql`select 1 from token_grants where user_id = ${acct.userId} and source = 'payg_purchase'`;
+    assert.equal(grants.length, 0);
+    const refund = stripe.requests.find((r) => r.method === 'POST' && r.path === '/v1/refunds');
+    assert.ok(refund, 'the payment was refunded at Stripe');
+    assert.equal(refund.form.get('payment_intent'), session.payment_intent);
+    // a subscription that appears for the deleted account is cancelled at once
+    const subId = `sub_test_${randomSuffix(10)}`;
+    const sub = await deliver(
+      'customer.subscription.created',
+      subscription({ userId: acct.userId, id: subId, price: stack.config.payments.planPrices.pro }),
+    );
+    assert.equal(sub.result.reason, 'account deleted');
+    assert.ok(stripe.requests.some((r) => r.method === 'DELETE' && r.path === `/v1/subscriptions/${subId}`));
+    const rows = await stack.sql`select 1 from subscriptions where stripe_subscription_id = ${subId}`;
+    assert.equal(rows.length, 0, 'no plan for a deleted account');
+    const [u] = await stack.sql`select plan from users where id = ${acct.userId}`;
+    assert.equal(u!.plan, 'free');
+    const recorded = await stack.sql<{ result: any; payload: any }[]>`
+      select result, payload from stripe_events where id in (${late.id}, ${sub.id}) order by received_at`;
+    assert.ok(recorded[0]!.result.undo.done.refundId, JSON.stringify(recorded[0]!.result));
+    assert.equal(recorded[1]!.result.undo.done.cancelled, true);
+    for (const r of recorded) assert.equal(r.payload.erased, true);
+  });
+});
