@@ -104,7 +104,7 @@ describe('deletion at Stripe: open checkouts expired, customer deleted, late eve
     // a subscription that appears for the deleted account is cancelled at once
     const subId = `sub_test_${randomSuffix(10)}`;
     const sub = await deliver(
-      'customer.subscription.created',
+      'customer.subscription.updated',
       subscription({ userId: acct.userId, id: subId, price: stack.config.payments.planPrices.pro }),
     );
     assert.equal(sub.result.reason, 'account deleted');
