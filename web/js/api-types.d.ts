@@ -571,6 +571,42 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/email-not-me': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The dashboard's email-not-me page: redirects to /#/email-not-me with the same query */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description to the page */
+        302: {
+          headers: {
+            /** @description /#/email-not-me?<the same query> */
+            Location?: string;
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/account': {
     parameters: {
       query?: never;
@@ -4440,7 +4476,7 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Set a new password with a reset link; ends every session of the account */
+    /** Set a new password with a reset link; ends every session, cancels the other outstanding links; `revokeKeys` also revokes every API key and replaces the webhook secret */
     post: {
       parameters: {
         query?: never;
@@ -4505,7 +4541,7 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Change the password (the current one required); ends the account's other sessions */
+    /** Change the password (the current one required; 10 failed attempts per account and per IP per hour); ends the account's other sessions and cancels its outstanding links */
     post: {
       parameters: {
         query?: never;
@@ -4553,6 +4589,15 @@ export interface paths {
             'application/json': components['schemas']['AppError'];
           };
         };
+        /** @description rate_limited: details.retryAfter and the Retry-After header carry the seconds to wait (details.scope `test-generations-day`: the daily test-mode budget) */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['AppError'];
+          };
+        };
         /** @description service_unavailable: at capacity or a dependency is down; Retry-After says when to retry */
         503: {
           headers: {
@@ -4579,7 +4624,7 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Change the email: the new address gets a link that makes the change, the current one is told */
+    /** Change the email (5 per account and per IP per hour): the new address gets a link that makes the change, the current one a notice with "This wasn't me"; the same 202 when the address has an account (its owner is mailed) */
     post: {
       parameters: {
         query?: never;
@@ -4629,8 +4674,8 @@ export interface paths {
             'application/json': components['schemas']['AppError'];
           };
         };
-        /** @description conflict */
-        409: {
+        /** @description rate_limited: details.retryAfter and the Retry-After header carry the seconds to wait (details.scope `test-generations-day`: the daily test-mode budget) */
+        429: {
           headers: {
             [name: string]: unknown;
           };
@@ -4653,7 +4698,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Everything held about the account, as one JSON document with links to its files */
+    /** Everything held about the account, as one JSON document with links to its files (10 per hour) */
     get: {
       parameters: {
         query?: never;
@@ -4674,6 +4719,15 @@ export interface paths {
         };
         /** @description Unauthorized: no valid session */
         401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['AppError'];
+          };
+        };
+        /** @description rate_limited: details.retryAfter and the Retry-After header carry the seconds to wait (details.scope `test-generations-day`: the daily test-mode budget) */
+        429: {
           headers: {
             [name: string]: unknown;
           };
@@ -4751,8 +4805,138 @@ export interface paths {
             'application/json': components['schemas']['AppError'];
           };
         };
+        /** @description rate_limited: details.retryAfter and the Retry-After header carry the seconds to wait (details.scope `test-generations-day`: the daily test-mode budget) */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['AppError'];
+          };
+        };
       };
     };
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/auth/email/not-me': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** "This wasn't me" (the link in the notice of a change of email, 7 days): stops the change or restores the old address, signs everyone out, requires a password reset */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': components['schemas']['OneTimeToken'];
+        };
+      };
+      responses: {
+        /** @description done; a reset link is on its way */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['EmailChangeUndone'];
+          };
+        };
+        /** @description invalid_request: the body, query or path is not valid (details.issues lists each field) */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['AppError'];
+          };
+        };
+        /** @description forbidden: "Cross-site request refused" (a session-authenticated call that changes something, from another origin) */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['AppError'];
+          };
+        };
+        /** @description conflict */
+        409: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['AppError'];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/auth/sessions/revoke-all': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Sign out every other session of the account (this one stays) */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description signed out */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['SessionsRevoked'];
+          };
+        };
+        /** @description Unauthorized: no valid session */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['AppError'];
+          };
+        };
+        /** @description forbidden: "Cross-site request refused" (a session-authenticated call that changes something, from another origin) */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['AppError'];
+          };
+        };
+      };
+    };
+    delete?: never;
     options?: never;
     head?: never;
     patch?: never;
@@ -5481,6 +5665,16 @@ export interface components {
       password: string;
       newEmail: string;
     };
+    EmailChangeUndone: {
+      /**
+       * @description `cancelled`: the change of email was pending and is stopped; `restored`: the old address is back
+       * @enum {string}
+       */
+      status: 'cancelled' | 'restored';
+      /** @description the account's email now */
+      email: string;
+      message: string;
+    };
     /** @description Part A error envelope (every route under /api/v1) */
     Error: {
       error: {
@@ -5742,6 +5936,11 @@ export interface components {
       token: string;
       /** @description the new password */
       password: string;
+      /**
+       * @description also sign out API clients: revoke every API key and replace the webhook signing secret at once (no grace period)
+       * @default false
+       */
+      revokeKeys?: boolean;
     };
     /**
      * @description Where the design goes in the print zone (docs/compositing.md).
@@ -6058,6 +6257,10 @@ export interface components {
         /** @description a new address asked for, that becomes the email when its link is opened */
         pendingEmail: string | null;
       } | null;
+    };
+    SessionsRevoked: {
+      /** @description the other sessions signed out */
+      sessionsEnded: number;
     };
     StoreConnection: {
       /** @description shc_<…> */
