@@ -2,11 +2,12 @@
 // object with its geometry, embedded content and filters, and the list of what the engine does not render itself.
 import { initializeCanvas, readPsd, type Layer, type Psd } from 'ag-psd';
 import { BadInputError } from '../errors';
-import { compositeList } from './composite';
+import { compositeList, maskOver } from './composite';
 import { decodeEmbedded, kindOf, to8bit } from './decode';
 import { isIdentityMesh, meshBox, type Geometry, type Warp } from './geometry';
 import type { Block, MaskBlock, SmartData, TNode } from './model';
 import { paintOwn } from './paint';
+import { rasterizeVectorMask, type VectorPath } from './vector';
 import type { Quad, RawImage, SmartObjectInfo, UnsupportedFeature } from './types';
 
 export interface ParsedTemplate {
@@ -103,14 +104,17 @@ function maskOf(l: Layer): MaskBlock | null {
   const y = m.top ?? 0;
   const w = (m.right ?? 0) - x;
   const h = (m.bottom ?? 0) - y;
-  const def = m.defaultColor ?? 255;
+  // density < 1 lets the masked-out part show through: v' = 255 - density x (255 - v)
+  const density = (m.fromVectorData ? m.vectorMaskDensity : m.userMaskDensity) ?? 1;
+  const dens = (v: number) => (density >= 1 ? v : Math.round(255 - density * (255 - v)));
+  const def = dens(m.defaultColor ?? 255);
   if (!m.imageData || w <= 0 || h <= 0)
     return def === 255 ? null : { x: 0, y: 0, w: 0, h: 0, data: new Uint8Array(0), def };
   const src = m.imageData.data;
   const data = new Uint8Array(w * h);
   // ag-psd hands masks over as RGBA (the value in every channel) or as one channel
   const stride = src.length >= w * h * 4 ? 4 : 1;
-  for (let i = 0; i < w * h; i++) data[i] = src[i * stride]!;
+  for (let i = 0; i < w * h; i++) data[i] = dens(src[i * stride]!);
   return { x, y, w, h, data, def };
 }
 
@@ -128,6 +132,21 @@ function effectsOn(l: Layer): string[] {
 
 /** Embedded documents inside embedded documents are rendered this deep; deeper ones use their stored composite. */
 export const MAX_NESTING = 3;
+
+/** The layer's vector mask rasterized (over its pixels' rectangle, or the document for groups and smart objects),
+ * multiplied with its raster mask when it has both. */
+function withVectorMask(l: Layer, raster: MaskBlock | null, docW: number, docH: number): MaskBlock {
+  const vm = l.vectorMask!;
+  const px = !l.children && !l.placedLayer && l.imageData && (l.right ?? 0) > (l.left ?? 0);
+  const r = px
+    ? { x: l.left ?? 0, y: l.top ?? 0, w: (l.right ?? 0) - (l.left ?? 0), h: (l.bottom ?? 0) - (l.top ?? 0) }
+    : { x: 0, y: 0, w: docW, h: docH };
+  const m = rasterizeVectorMask(vm.paths as VectorPath[], !!vm.invert, !!vm.fillStartsWithAllPixels, r);
+  if (!raster) return m;
+  const rm = maskOver(raster, r.x, r.y, r.w, r.h);
+  for (let i = 0; i < m.data.length; i++) m.data[i] = Math.round((m.data[i]! * rm[i]!) / 255);
+  return { ...m, def: Math.round((m.def * raster.def) / 255) };
+}
 
 export function parseTemplate(psdBytes: Buffer | Uint8Array, depth = 0): ParsedTemplate {
   ensureCanvas();
@@ -164,7 +183,10 @@ export function parseTemplate(psdBytes: Buffer | Uint8Array, depth = 0): ParsedT
       mask: maskOf(l),
     };
     if (!base.hidden) for (const f of effectsOn(l)) note(name, f);
-    if (!base.hidden && l.vectorMask && !l.vectorMask.disable && !l.vectorFill) note(name, 'vector mask');
+    // a shape or fill layer's stored pixels already are its shape; other layers are cut by their vector mask (the
+    // raster Photoshop stored for it when present, `mask.fromVectorData`; else rasterized here)
+    if (l.vectorMask && !l.vectorMask.disable && !base.hidden && !l.vectorFill && !l.mask?.fromVectorData)
+      base.mask = withVectorMask(l, base.mask, psd.width, psd.height);
     if (l.children) {
       const passThrough = base.mode === 'pass through';
       return {

@@ -2,6 +2,7 @@
 // (measured on its composites), the non-separable modes, and the alpha compositing around them.
 import assert from 'node:assert/strict';
 import { BLEND_MODES, blendInto, blendLut, isSeparable, nonSeparable, separable } from '../../lib/templates/blend';
+import { rasterizeVectorMask } from '../../lib/templates/vector';
 
 const close = (a: number, b: number, eps = 1e-9) => assert.ok(Math.abs(a - b) <= eps, `${a} != ${b}`);
 
@@ -95,5 +96,30 @@ describe('templates blend modes', () => {
     };
     assert.equal(run('multiply', 0.5, 1), run('multiply', 1, 0.5));
     assert.equal(run('screen', 1, 0), 100);
+  });
+
+  it('vector masks: a square path covers its pixels, half a pixel at its edges; subtract and invert', () => {
+    const sq = (x0: number, y0: number, x1: number, y1: number, operation = 'combine') => ({
+      open: false,
+      operation,
+      fillRule: 'even-odd',
+      knots: [
+        [x0, y0],
+        [x1, y0],
+        [x1, y1],
+        [x0, y1],
+      ].map(([x, y]) => ({ points: [x!, y!, x!, y!, x!, y!] })),
+    });
+    const r = { x: 0, y: 0, w: 10, h: 10 };
+    const m = rasterizeVectorMask([sq(2, 2, 6.5, 6)], false, false, r);
+    assert.equal(m.data[3 * 10 + 3], 255);
+    assert.equal(m.data[3 * 10 + 6], 128); // x 6..7 half covered
+    assert.equal(m.data[8 * 10 + 8], 0);
+    const hole = rasterizeVectorMask([sq(0, 0, 10, 10), sq(4, 4, 6, 6, 'subtract')], false, false, r);
+    assert.equal(hole.data[5 * 10 + 5], 0);
+    assert.equal(hole.data[1 * 10 + 1], 255);
+    const inv = rasterizeVectorMask([sq(2, 2, 6, 6)], true, false, r);
+    assert.equal(inv.data[3 * 10 + 3], 0);
+    assert.equal(inv.data[8 * 10 + 8], 255);
   });
 });
