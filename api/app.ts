@@ -25,6 +25,7 @@ import { requestLogRoutes } from './routes/requests';
 import { storefrontRoutes } from './routes/storefront';
 import { templateRoutes } from './routes/templates';
 import { uploadRoutes } from './routes/upload';
+import { uploadLibraryRoutes } from './routes/upload-library';
 import { webhookRoutes } from './routes/webhooks';
 
 /** Builds the Express app. One router per resource; Part A lives under /api/v1, Part B under /api. */
@@ -60,6 +61,7 @@ export function createApp(given: AppDeps): express.Express {
   app.use('/api/v1', generationRoutes(deps));
   app.use('/api/v1', previewRoutes(deps));
   app.use('/api/v1', uploadRoutes(deps));
+  app.use('/api/v1', uploadLibraryRoutes(deps));
   app.use('/api/v1', analyzeRoutes(deps));
   app.use('/api/v1', webhookRoutes(deps));
   app.use('/api/v1', deliveryRoutes(deps));

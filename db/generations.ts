@@ -15,6 +15,7 @@ import {
   type CompletedFiles,
   type RenderJob,
 } from '../lib/generation/types';
+import type { GenerationWarning } from '../lib/generation/warnings';
 import type { Sql } from './client';
 import { recordRecoveryPoint, type IdempotencyRef } from './idempotency';
 import { debitTokensIn, refundDebitIn, type Tx } from './ledger';
@@ -41,13 +42,15 @@ export interface GenerationRow {
   placementBasis: PlacementBasis | null;
   /** false for a test-mode generation (no token, watermarked mockup) */
   livemode: boolean;
+  /** what the service noticed without refusing (lib/generation/warnings.ts); [] when nothing */
+  warnings: GenerationWarning[];
 }
 
 const columns = (sql: Sql) => sql`
   id, status, mockup_key as "mockupKey", thumbnail_key as "thumbnailKey", tokens_used as "tokensUsed",
   created_at as "createdAt", completed_at as "completedAt", error, garment_id as "garmentId", color, zone, placement,
   apply_texture as "applyTexture", design_url as "designUrl", print_area_px as "printAreaPx",
-  design_box as "designBox", placement_basis as "placementBasis", livemode`;
+  design_box as "designBox", placement_basis as "placementBasis", livemode, warnings`;
 
 /** `and livemode = …` when a mode is given: test credentials see only test generations, live ones only live. */
 const inMode = (sql: Sql, livemode: boolean | undefined) =>

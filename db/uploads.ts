@@ -10,29 +10,40 @@ export interface UploadRow {
   sizeBytes: number;
   width: number;
   height: number;
+  name: string;
+  createdAt: Date;
 }
 
-export interface NewUpload extends UploadRow {
+export interface NewUpload extends Omit<UploadRow, 'createdAt'> {
   userId: string;
+  livemode: boolean;
   sha256: Buffer;
   thumbnailBytes: number;
   levelsBytes: number;
 }
 
-/** An account's upload of the given bytes (the oldest, should there be several from before deduplication). */
-const FIND_BY_SHA = `
-  select id, storage_key as "storageKey", thumbnail_key as "thumbnailKey", mime_type as "mimeType",
-         size_bytes as "sizeBytes", width, height
-  from uploads where user_id = $1 and sha256 = $2 order by created_at limit 1`;
+/** The columns of an UploadRow. */
+export const UPLOAD_COLUMNS = `id, storage_key as "storageKey", thumbnail_key as "thumbnailKey", mime_type as "mimeType",
+  size_bytes as "sizeBytes", width, height, name, created_at as "createdAt"`;
 
-/** The account's earlier upload of the same bytes (the oldest), and the bytes the account stores now. */
+/**
+ * An account's upload of the given bytes in one mode that is not deleted (the oldest, should there be several from
+ * before deduplication).
+ */
+const FIND_BY_SHA = `
+  select ${UPLOAD_COLUMNS}
+  from uploads where user_id = $1 and sha256 = $2 and livemode = $3 and deleted_at is null
+  order by created_at limit 1`;
+
+/** The account's earlier upload of the same bytes in this mode (the oldest), and the bytes the account stores now. */
 export async function uploadPrecheck(
   sql: Sql,
   userId: string,
   sha256: Buffer,
+  livemode: boolean,
 ): Promise<{ existing: UploadRow | null; usedBytes: number }> {
   const [[existing], usedBytes] = await Promise.all([
-    sql.unsafe<UploadRow[]>(FIND_BY_SHA, [userId, sha256]),
+    sql.unsafe<UploadRow[]>(FIND_BY_SHA, [userId, sha256, livemode]),
     storageUsed(sql, userId),
   ]);
   return { existing: existing ?? null, usedBytes };
@@ -75,17 +86,18 @@ export async function releaseStorage(sql: Sql, userId: string, bytes: number): P
 export async function insertUpload(
   sql: Sql,
   u: NewUpload,
-): Promise<{ inserted: true } | { inserted: false; existing: UploadRow }> {
+): Promise<{ inserted: true; createdAt: Date } | { inserted: false; existing: UploadRow }> {
   return sql.begin(async (tx) => {
     await tx`select pg_advisory_xact_lock(hashtextextended(${u.userId} || ':' || encode(${u.sha256}::bytea, 'hex'), 11))`;
-    const [existing] = await tx.unsafe<UploadRow[]>(FIND_BY_SHA, [u.userId, u.sha256]);
+    const [existing] = await tx.unsafe<UploadRow[]>(FIND_BY_SHA, [u.userId, u.sha256, u.livemode]);
     if (existing) return { inserted: false as const, existing };
-    await tx`
+    const [row] = await tx<{ createdAt: Date }[]>`
       insert into uploads (id, user_id, storage_key, thumbnail_key, mime_type, size_bytes, width, height, sha256,
-                           thumbnail_bytes, levels_bytes)
+                           thumbnail_bytes, levels_bytes, name, livemode)
       values (${u.id}, ${u.userId}, ${u.storageKey}, ${u.thumbnailKey}, ${u.mimeType}, ${u.sizeBytes}, ${u.width},
-              ${u.height}, ${u.sha256}, ${u.thumbnailBytes}, ${u.levelsBytes})`;
-    return { inserted: true as const };
+              ${u.height}, ${u.sha256}, ${u.thumbnailBytes}, ${u.levelsBytes}, ${u.name}, ${u.livemode})
+      returning created_at as "createdAt"`;
+    return { inserted: true as const, createdAt: row!.createdAt };
   });
 }
 
@@ -170,7 +182,7 @@ export async function reconcileStorageUsagePage(
     ), actual as (
       select p.user_id,
              coalesce((select sum(u.size_bytes::bigint + u.thumbnail_bytes + u.levels_bytes)
-                       from uploads u where u.user_id = p.user_id), 0)::bigint as bytes
+                       from uploads u where u.user_id = p.user_id and u.deleted_at is null), 0)::bigint as bytes
       from page p
     ), corrected as (
       update storage_usage s set used_bytes = a.bytes, updated_at = now()

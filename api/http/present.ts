@@ -65,5 +65,6 @@ export function presentGeneration(deps: { config: Config }, g: GenerationRow): z
     ...(g.status === 'completed' && g.designBox ? { designBox: g.designBox } : {}),
     ...(g.status === 'completed' && g.placementBasis ? { placementBasis: g.placementBasis } : {}),
     livemode: g.livemode,
+    warnings: g.warnings ?? [],
   };
 }

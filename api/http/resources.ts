@@ -3,6 +3,7 @@
 import { z } from 'zod';
 import { deliveryResource } from './logs';
 import { ZONES } from '../../lib/generation/types';
+import { GENERATION_WARNING_CODES } from '../../lib/generation/warnings';
 import { ERROR_CODES } from '../errors';
 
 const timestamp = z.iso.datetime({ offset: true }).meta({ description: 'ISO 8601' });
@@ -208,6 +209,18 @@ const pixelBox = (description: string) =>
     .object({ left: z.number().int(), top: z.number().int(), width: z.number().int(), height: z.number().int() })
     .meta({ description });
 
+export const generationWarning = z
+  .object({
+    code: z.enum(GENERATION_WARNING_CODES).meta({
+      description:
+        "low_contrast: much of the design's ink is hard to see on the garment colour (details: garmentColor, " +
+        'garmentHex, lowShare, minRatio, inks with their contrast ratio); garment_not_found, zone_clipped: see docs',
+    }),
+    message: z.string(),
+    details: z.record(z.string(), z.unknown()).optional(),
+  })
+  .meta({ id: 'GenerationWarning' });
+
 export const generationResource = z
   .object({
     id: z.string().meta({ description: 'gen_<number>_<suffix>' }),
@@ -242,6 +255,9 @@ export const generationResource = z
       }),
     livemode: z.boolean().meta({
       description: 'false for a test-mode generation: no token spent (tokensUsed 0), TEST watermark on the mockup',
+    }),
+    warnings: z.array(generationWarning).meta({
+      description: 'what the service noticed without refusing the generation; always present, [] when none',
     }),
   })
   .meta({ id: 'Generation' });

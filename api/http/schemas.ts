@@ -218,6 +218,15 @@ export const batchBody = z
 
 // ------------------------------------------------------------------ upload and analyze
 
+/** An upload's name in the design library (issue 35). */
+export const uploadName = z
+  .string({ message: 'must be a string' })
+  .trim()
+  .min(1, 'must not be empty')
+  .max(200, 'must be at most 200 characters')
+  .regex(/^[^\u0000-\u001f\u007f]*$/, 'must not contain control characters')
+  .meta({ description: 'a name for the design, 1 to 200 characters' });
+
 /** POST /upload, JSON form (the multipart form has one part named `file`). */
 export const uploadJsonBody = z
   .strictObject({
@@ -227,6 +236,7 @@ export const uploadJsonBody = z
       })
       .min(1, 'must not be empty')
       .meta({ description: 'a base64 data URL (data:image/png;base64,...) or bare base64 of the image' }),
+    name: uploadName.optional().meta({ description: "the design's name in the library (default: Untitled)" }),
   })
   .meta({ id: 'UploadJsonRequest' });
 

@@ -17,6 +17,7 @@ import type { Config } from '../../lib/config';
 import { registerAccountPaths } from './accounts';
 import { registerProductionPaths } from './production';
 import { registerTemplatePaths } from './templates';
+import { registerUploadLibraryPaths } from './uploads';
 import { APP_PAGES } from '../routes/dashboard';
 import * as B from '../http/app-schemas';
 import * as R from '../http/resources';
@@ -863,6 +864,7 @@ export function buildOpenApiDocument(config: Pick<Config, 'publicBaseUrl' | 'ses
   register(registry);
   registerAccountPaths(registry);
   registerProductionPaths(registry);
+  registerUploadLibraryPaths(registry);
 
   const doc = new OpenApiGeneratorV31(registry.definitions, { sortComponents: 'alphabetically' }).generateDocument({
     openapi: '3.1.0',

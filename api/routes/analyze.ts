@@ -7,6 +7,7 @@ import { partA } from '../middleware/part-a';
 import { decodedImage, imageJsonBody, JSON_IMAGE_BODY_LIMIT, refuseDeclaredLength } from '../http/image-body';
 import { analyzeBody } from '../http/schemas';
 import { analyzeBytes, analyzeUrl, oneImageSource } from '../services/analysis';
+import { ownUploadAnalysis } from '../services/upload-library';
 
 const DATA_PROBLEM = 'imageData is not a usable image';
 
@@ -29,7 +30,9 @@ export function analyzeRoutes(deps: AppDeps): Router {
       if (body.imageData !== undefined) {
         res.json(await analyzeBytes(decodedImage(res, DATA_PROBLEM), body.quantity, DATA_PROBLEM));
       } else {
-        res.json(await analyzeUrl(deps, body.imageUrl!, body.quantity));
+        // One of the caller's uploads: analysed from storage and kept as its latest analysis (the design library).
+        const own = await ownUploadAnalysis(deps, req.user!.id, body.imageUrl!, body.quantity);
+        res.json(own ?? (await analyzeUrl(deps, body.imageUrl!, body.quantity)));
       }
     },
   );

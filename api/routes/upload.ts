@@ -1,12 +1,16 @@
 // Part A design upload (spec "Upload", POST /upload). Free, keyed. Two request forms: multipart with the part
 // `file`, or JSON `imageData` (a base64 data URL, or bare base64). The format is decided from the bytes only.
-// Storage per account is limited (413 storage_quota_exceeded) and the same bytes are stored once per account.
+// Storage per account is limited (413 storage_quota_exceeded) and the same bytes are stored once per account and mode.
+// The upload takes its library name from the file name (multipart) or `name` (JSON), and is analysed after the answer
+// so that its latest analysis (and the inks the contrast checks read) is there by its first generate.
 import { Router } from 'express';
 import type { AppDeps } from '../context';
 import { receiveImage } from '../http/image-body';
+import { isLive } from '../http/mode';
 import { idempotent } from '../middleware/idempotency';
 import { partA } from '../middleware/part-a';
 import { storeUpload } from '../services/uploads';
+import { analyzeAndKeep, nameFromFile } from '../services/upload-library';
 
 export function uploadRoutes(deps: AppDeps): Router {
   const r = Router();
@@ -16,7 +20,12 @@ export function uploadRoutes(deps: AppDeps): Router {
   const idempotency = idempotent(deps, { body: (_req, res) => res.locals.image as Buffer | undefined });
 
   r.post('/upload', ...partA(deps, 'upload'), receiveImage, idempotency, async (req, res) => {
-    const { upload, created } = await storeUpload(deps, req.user!.id, res.locals.image as Buffer);
+    const image = res.locals.image as Buffer;
+    const name = req.file ? nameFromFile(req.file.originalname) : (req.body as { name?: string } | undefined)?.name;
+    const { upload, created, storageKey } = await storeUpload(deps, req.user!.id, image, {
+      name,
+      livemode: isLive(req),
+    });
     req.log.info(created ? 'upload stored' : 'upload already stored', {
       uploadId: upload.id,
       bytes: upload.fileSize,
@@ -24,6 +33,14 @@ export function uploadRoutes(deps: AppDeps): Router {
     });
     // 201 for a new upload; 200 with the account's earlier upload when it sent the same bytes again
     res.status(created ? 201 : 200).json(upload);
+    // a design without its analysis gets one on its first generate instead (services/upload-library.ts)
+    if (created)
+      analyzeAndKeep(deps, req.user!.id, storageKey, image).catch((err: unknown) =>
+        req.log.warn('upload analysis failed; the first generate of the design makes it', {
+          uploadId: upload.id,
+          error: err instanceof Error ? err.message : String(err),
+        }),
+      );
   });
 
   return r;

@@ -28,6 +28,7 @@ import { ApiError, notFound } from '../errors';
 import type { batchBody, generateBody } from '../http/schemas';
 import type { FinishedNotice, GenerationNotices } from '../generation-notices';
 import { cachedGarment } from './garment-cache';
+import { checkDesigns, recordWarnings } from './design-warnings';
 import { newGeneration, type Caller } from './generation-jobs';
 
 export { resolveBlank, zoneOf, type Caller } from './generation-jobs';
@@ -127,6 +128,8 @@ export async function createGeneration(
   // has its generation, concurrent requests cannot overdraw, and the render step finds this debit.
   const created = newGeneration(deps, caller, garment, { ...body, webhookUrl: body.webhookUrl ?? null });
   const { id } = created;
+  // a deleted upload: 400; a design hard to see on this colour: a low_contrast warning (services/design-warnings.ts)
+  const warnings = await checkDesigns(deps, [{ ...created, designUrl: body.designUrl, garment }]);
   const charge = await insertAndChargeGenerations(deps.sql, {
     userId: caller.userId,
     apiKeyId: caller.apiKeyId,
@@ -136,6 +139,7 @@ export async function createGeneration(
     ...testMode(deps, caller),
   });
   if (!charge.ok) throw await refused(deps, caller.userId, charge, 'this generation');
+  await recordWarnings(deps, warnings);
   // test mode spends no token
   if (caller.livemode !== false) deps.metrics?.tokens('debit', 1);
 
@@ -272,6 +276,11 @@ export async function createBatch(
     }
   });
 
+  // a deleted upload: 400; low_contrast warnings
+  const warnings = await checkDesigns(
+    deps,
+    rows.map((row) => ({ ...row, designUrl: body.designUrl, garment: garments.get(row.garmentId)! })),
+  );
   const genIds = rows.map((row) => row.id);
   const batchId = `batch-${genIds[0]}`;
   const charge = await insertAndChargeGenerations(deps.sql, {
@@ -283,6 +292,7 @@ export async function createBatch(
     ...testMode(deps, caller),
   });
   if (!charge.ok) throw await refused(deps, caller.userId, charge, `this batch of ${rows.length}`);
+  await recordWarnings(deps, warnings);
   if (caller.livemode !== false) deps.metrics?.tokens('debit', rows.length);
 
   const input: GenerationBatchInput = {

@@ -45,7 +45,10 @@ export function storageQuotaExceeded(usedBytes: number, requiredBytes: number, l
   );
 }
 
-function present(deps: AppDeps, row: UploadRow): UploadResource {
+/** The name of an upload sent without one (JSON without `name`, a multipart file without a file name). */
+export const UNTITLED = 'Untitled';
+
+function present(deps: AppDeps, row: Omit<UploadRow, 'createdAt'>): UploadResource {
   return {
     id: row.id,
     url: fileUrl(deps.config, row.storageKey),
@@ -61,7 +64,13 @@ function present(deps: AppDeps, row: UploadRow): UploadResource {
  * thumbnail, prepared levels) are reserved against the account's quota before anything is written, and given back
  * if storing fails.
  */
-export async function storeUpload(deps: AppDeps, userId: string, bytes: Buffer): Promise<StoredUpload> {
+export async function storeUpload(
+  deps: AppDeps,
+  userId: string,
+  bytes: Buffer,
+  opts: { name?: string | undefined; livemode?: boolean } = {},
+): Promise<StoredUpload & { storageKey: string }> {
+  const livemode = opts.livemode !== false;
   const limit = deps.config.uploads.quotaBytes;
   let info;
   try {
@@ -71,8 +80,8 @@ export async function storeUpload(deps: AppDeps, userId: string, bytes: Buffer):
   }
   // WebCrypto hashes on the libuv pool, so 10 MB is not hashed on the event loop.
   const sha256 = Buffer.from(await webcrypto.subtle.digest('SHA-256', bytes));
-  const pre = await uploadPrecheck(deps.sql, userId, sha256);
-  if (pre.existing) return { upload: present(deps, pre.existing), created: false };
+  const pre = await uploadPrecheck(deps.sql, userId, sha256, livemode);
+  if (pre.existing) return { upload: present(deps, pre.existing), created: false, storageKey: pre.existing.storageKey };
   // The original and its prepared levels (their size follows from the header) already pass the quota: refused
   // before decoding anything.
   const atLeast = bytes.length + preparedBytes(info);
@@ -110,8 +119,9 @@ export async function storeUpload(deps: AppDeps, userId: string, bytes: Buffer):
   const id = timeId('upl');
   const key = `uploads/${id}.${info.ext}`;
   const thumbKey = `uploads/${id}.thumb.${thumb.ext}`;
-  const row: UploadRow = {
+  const row: Omit<UploadRow, 'createdAt'> = {
     id,
+    name: opts.name ?? UNTITLED,
     storageKey: key,
     thumbnailKey: thumbKey,
     mimeType: info.mimeType,
@@ -143,6 +153,7 @@ export async function storeUpload(deps: AppDeps, userId: string, bytes: Buffer):
       sha256,
       thumbnailBytes: thumb.body.length,
       levelsBytes: prepared?.length ?? 0,
+      livemode,
     });
   } catch (err) {
     await undo();
@@ -151,7 +162,7 @@ export async function storeUpload(deps: AppDeps, userId: string, bytes: Buffer):
   if (!recorded.inserted) {
     // An identical upload of the account got there first: that one is the upload.
     await undo();
-    return { upload: present(deps, recorded.existing), created: false };
+    return { upload: present(deps, recorded.existing), created: false, storageKey: recorded.existing.storageKey };
   }
-  return { upload: present(deps, row), created: true };
+  return { upload: present(deps, row), created: true, storageKey: key };
 }

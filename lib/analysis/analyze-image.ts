@@ -1,7 +1,7 @@
 // Analysis of untrusted image bytes: validate (format, size, pixel count) without decoding, let libvips decode and
 // downsample on its threads, then run the pixel analysis on a worker thread. The event loop does neither.
 import { decodeRaster, inspectImage, type InspectOptions } from '../images';
-import type { AnalysisResult, PixelInput } from './analyze-pixels';
+import type { AnalysisFacts, AnalysisResult, PixelInput } from './analyze-pixels';
 import { analysisPool, type AnalysisPool } from './pool';
 
 /**
@@ -17,6 +17,14 @@ export interface AnalyzeOptions extends InspectOptions {
 
 /** Throws ImageError (a client problem: answer 400) for anything that is not a readable, acceptable image. */
 export async function analyzeImage(bytes: Buffer, opts: AnalyzeOptions): Promise<AnalysisResult> {
+  return (await analyzeImageWithFacts(bytes, opts)).result;
+}
+
+/** analyzeImage with the measurements behind the result (the inks with their shares, for contrast checks). */
+export async function analyzeImageWithFacts(
+  bytes: Buffer,
+  opts: AnalyzeOptions,
+): Promise<{ result: AnalysisResult; facts: AnalysisFacts }> {
   inspectImage(bytes, opts);
   const raster = await decodeRaster(bytes, ANALYSIS_MAX_SIDE);
   // sharp's buffers live outside the V8 heap and cannot be transferred to a worker; one copy each into ordinary
@@ -29,6 +37,5 @@ export async function analyzeImage(bytes: Buffer, opts: AnalyzeOptions): Promise
     sourceHeight: raster.sourceHeight,
     alphaPlane: raster.alphaPlane ? new Uint8Array(raster.alphaPlane) : undefined,
   };
-  const { result } = await (opts.pool ?? analysisPool()).run(input, opts.quantity, { move: true });
-  return result;
+  return (opts.pool ?? analysisPool()).run(input, opts.quantity, { move: true });
 }

@@ -39,6 +39,10 @@ export interface AnalysisFacts {
   dpi: number;
   printedSquareInches: number;
   backgroundBox: string | null;
+  /** every counted ink with its share of the ink (contrast checks, lib/analysis/contrast.ts) */
+  inks: { hex: string; share: number }[];
+  /** a noticeable part of the image is see-through: its inks sit on the fabric */
+  touchesFabric: boolean;
 }
 
 export const DECISION_THRESHOLDS = {
@@ -70,11 +74,8 @@ export function analyzePixels(input: PixelInput, quantity: number): { result: An
   const print = printSize(input.sourceWidth, input.sourceHeight);
   const box = detectBackgroundBox(input, colors);
   // Ink touches the fabric when a noticeable part of the image is see-through.
-  const lowContrast = lowContrastColors(
-    colors,
-    alpha.clearShare + translucentShare * (1 - alpha.clearShare) >= 0.05,
-    box?.color ?? null,
-  );
+  const touchesFabric = alpha.clearShare + translucentShare * (1 - alpha.clearShare) >= 0.05;
+  const lowContrast = lowContrastColors(colors, touchesFabric, box?.color ?? null);
 
   const printedSquareInches = print.widthIn * print.heightIn * palette.inkCoverage;
   const screen = screenPrice(colorCount, quantity);
@@ -139,6 +140,8 @@ export function analyzePixels(input: PixelInput, quantity: number): { result: An
       dpi: print.dpi,
       printedSquareInches,
       backgroundBox: box?.color.hex ?? null,
+      inks: colors.map((c) => ({ hex: c.hex, share: Math.round(c.share * 10000) / 10000 })),
+      touchesFabric,
     },
   };
 }

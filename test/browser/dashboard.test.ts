@@ -254,7 +254,7 @@ describe('dashboard in a real browser', function () {
       .toBuffer();
     await page.locator('input[type=file]').setInputFiles({ name: 'second.jpg', mimeType: 'image/jpeg', buffer: jpeg });
     await page.locator('.upload-result').getByRole('heading', { name: 'second.jpg' }).waitFor();
-    await page.locator('.gallery').getByRole('heading', { name: 'logo.png' }).waitFor();
+    await page.locator('.gallery').getByRole('heading', { name: 'logo', exact: true }).waitFor();
   });
 
   it('places the design with the live preview (drag, resize, rotate, keyboard) and generates the mockup', async () => {

@@ -5152,6 +5152,431 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/uploads': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The account's uploads of the key's mode, newest first (cursor pages; q filters by name) */
+    get: {
+      parameters: {
+        query?: {
+          /** @description only uploads whose name contains this text (any case) */
+          q?: string;
+          /** @description page size, 1 to 100 (default 50) */
+          limit?: string;
+          /** @description nextCursor of the previous page, unchanged */
+          cursor?: string;
+        };
+        header?: {
+          /** @description Session (dashboard) calls only: `test` reads and creates test-mode data, `live` (the default) live data. With an API key the key's mode applies, and a header naming the other mode is 400. */
+          'X-Mockup-Mode'?: 'live' | 'test';
+        };
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description a page */
+        200: {
+          headers: {
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            'X-Tokens-Remaining': components['headers']['X-Tokens-Remaining'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['UploadPage'];
+          };
+        };
+        /** @description invalid_request: the body, query or path is not valid (details.issues lists each field) */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description unauthorized: key (or session) missing, invalid, revoked or expired (details.reason for the last two) */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description forbidden: "Cross-site request refused" (a session-authenticated call that changes something, from another origin) */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description rate_limited: details.retryAfter and the Retry-After header carry the seconds to wait (details.scope `test-generations-day`: the daily test-mode budget) */
+        429: {
+          headers: {
+            'Retry-After': components['headers']['Retry-After'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            'X-Tokens-Remaining': components['headers']['X-Tokens-Remaining'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/uploads/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** One upload with its name, creation time and latest analysis */
+    get: {
+      parameters: {
+        query?: never;
+        header?: {
+          /** @description Session (dashboard) calls only: `test` reads and creates test-mode data, `live` (the default) live data. With an API key the key's mode applies, and a header naming the other mode is 400. */
+          'X-Mockup-Mode'?: 'live' | 'test';
+        };
+        path: {
+          /** @description upl_<number>_<suffix> */
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description the upload */
+        200: {
+          headers: {
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            'X-Tokens-Remaining': components['headers']['X-Tokens-Remaining'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['LibraryUpload'];
+          };
+        };
+        /** @description unauthorized: key (or session) missing, invalid, revoked or expired (details.reason for the last two) */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description forbidden: "Cross-site request refused" (a session-authenticated call that changes something, from another origin) */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description not_found */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description rate_limited: details.retryAfter and the Retry-After header carry the seconds to wait (details.scope `test-generations-day`: the daily test-mode budget) */
+        429: {
+          headers: {
+            'Retry-After': components['headers']['Retry-After'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            'X-Tokens-Remaining': components['headers']['X-Tokens-Remaining'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    /** Delete an upload: its files are erased at once (its url then 404s), its bytes leave the storage quota, a later generate naming it is 400 "design was deleted"; mockups made from it stay */
+    delete: {
+      parameters: {
+        query?: never;
+        header?: {
+          /** @description Session (dashboard) calls only: `test` reads and creates test-mode data, `live` (the default) live data. With an API key the key's mode applies, and a header naming the other mode is 400. */
+          'X-Mockup-Mode'?: 'live' | 'test';
+        };
+        path: {
+          /** @description upl_<number>_<suffix> */
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description deleted */
+        204: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description unauthorized: key (or session) missing, invalid, revoked or expired (details.reason for the last two) */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description forbidden: "Cross-site request refused" (a session-authenticated call that changes something, from another origin) */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description not_found */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description rate_limited: details.retryAfter and the Retry-After header carry the seconds to wait (details.scope `test-generations-day`: the daily test-mode budget) */
+        429: {
+          headers: {
+            'Retry-After': components['headers']['Retry-After'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            'X-Tokens-Remaining': components['headers']['X-Tokens-Remaining'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    options?: never;
+    head?: never;
+    /** Rename an upload */
+    patch: {
+      parameters: {
+        query?: never;
+        header?: {
+          /** @description Session (dashboard) calls only: `test` reads and creates test-mode data, `live` (the default) live data. With an API key the key's mode applies, and a header naming the other mode is 400. */
+          'X-Mockup-Mode'?: 'live' | 'test';
+        };
+        path: {
+          /** @description upl_<number>_<suffix> */
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': components['schemas']['UploadRename'];
+        };
+      };
+      responses: {
+        /** @description renamed */
+        200: {
+          headers: {
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            'X-Tokens-Remaining': components['headers']['X-Tokens-Remaining'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['LibraryUpload'];
+          };
+        };
+        /** @description invalid_request: the body, query or path is not valid (details.issues lists each field) */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description unauthorized: key (or session) missing, invalid, revoked or expired (details.reason for the last two) */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description forbidden: "Cross-site request refused" (a session-authenticated call that changes something, from another origin) */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description not_found */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description rate_limited: details.retryAfter and the Retry-After header carry the seconds to wait (details.scope `test-generations-day`: the daily test-mode budget) */
+        429: {
+          headers: {
+            'Retry-After': components['headers']['Retry-After'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            'X-Tokens-Remaining': components['headers']['X-Tokens-Remaining'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    trace?: never;
+  };
+  '/api/v1/uploads/{id}/contrast': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The design on each colour of a garment: the low_contrast warning a generation would carry (WCAG contrast of the design's inks), and which colours are dark */
+    get: {
+      parameters: {
+        query: {
+          garmentId: string;
+        };
+        header?: {
+          /** @description Session (dashboard) calls only: `test` reads and creates test-mode data, `live` (the default) live data. With an API key the key's mode applies, and a header naming the other mode is 400. */
+          'X-Mockup-Mode'?: 'live' | 'test';
+        };
+        path: {
+          /** @description upl_<number>_<suffix> */
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description per colour */
+        200: {
+          headers: {
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            'X-Tokens-Remaining': components['headers']['X-Tokens-Remaining'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['DesignContrast'];
+          };
+        };
+        /** @description invalid_request: the body, query or path is not valid (details.issues lists each field) */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description unauthorized: key (or session) missing, invalid, revoked or expired (details.reason for the last two) */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description forbidden: "Cross-site request refused" (a session-authenticated call that changes something, from another origin) */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description not_found */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description rate_limited: details.retryAfter and the Retry-After header carry the seconds to wait (details.scope `test-generations-day`: the daily test-mode budget) */
+        429: {
+          headers: {
+            'Retry-After': components['headers']['Retry-After'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            'X-Tokens-Remaining': components['headers']['X-Tokens-Remaining'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
 }
 export interface webhooks {
   generationCallback: {
@@ -5660,6 +6085,31 @@ export interface components {
     DeliveryList: {
       deliveries: components['schemas']['Delivery'][];
     };
+    DesignContrast: {
+      uploadId: string;
+      garmentId: string;
+      /** @description false when the design could not be analysed: no warning can be given */
+      analysed: boolean;
+      colors: {
+        name: string;
+        hex: string;
+        available: boolean;
+        /** @description CIELAB L* under 50: a bulk render uses the darkDesignUrl on it */
+        dark: boolean;
+        /** @description the low_contrast warning a generation on this colour would carry, or null */
+        warning: {
+          /**
+           * @description low_contrast: much of the design's ink is hard to see on the garment colour (details: garmentColor, garmentHex, lowShare, minRatio, inks with their contrast ratio); garment_not_found, zone_clipped: see docs
+           * @enum {string}
+           */
+          code: 'low_contrast' | 'garment_not_found' | 'zone_clipped';
+          message: string;
+          details?: {
+            [key: string]: unknown;
+          };
+        } | null;
+      }[];
+    };
     EmailChangeRequest: {
       /** @description the current password */
       password: string;
@@ -5869,6 +6319,8 @@ export interface components {
       placementBasis?: 'image' | 'garment';
       /** @description false for a test-mode generation: no token spent (tokensUsed 0), TEST watermark on the mockup */
       livemode: boolean;
+      /** @description what the service noticed without refusing the generation; always present, [] when none */
+      warnings: components['schemas']['GenerationWarning'][];
     };
     GenerationCallback:
       | {
@@ -5916,9 +6368,79 @@ export interface components {
         nextCursor: string | null;
       };
     };
+    GenerationWarning: {
+      /**
+       * @description low_contrast: much of the design's ink is hard to see on the garment colour (details: garmentColor, garmentHex, lowShare, minRatio, inks with their contrast ratio); garment_not_found, zone_clipped: see docs
+       * @enum {string}
+       */
+      code: 'low_contrast' | 'garment_not_found' | 'zone_clipped';
+      message: string;
+      details?: {
+        [key: string]: unknown;
+      };
+    };
     Health: {
       /** @enum {string} */
       status: 'ok';
+    };
+    LibraryUpload: {
+      /** @description upl_<number>_<suffix> */
+      id: string;
+      /**
+       * Format: uri
+       * @description usable as designUrl and imageUrl
+       */
+      url: string;
+      /** Format: uri */
+      thumbnailUrl: string;
+      dimensions: {
+        width: number;
+        height: number;
+      };
+      fileSize: number;
+      /** @description detected from the bytes: image/png, image/jpeg, image/webp or image/gif */
+      mimeType: string;
+      /** @description the file's name without its extension (multipart), or the JSON form's name */
+      name: string;
+      /** Format: date-time */
+      createdAt: string;
+      /** @description the latest printability analysis of this upload (POST /analyze on its url, or made after the upload); null until one exists */
+      analysis: {
+        colors: {
+          count: number;
+          /** @description up to 5 hex colors */
+          dominant: string[];
+          pantone: string[];
+        };
+        dimensions: {
+          width: number;
+          height: number;
+          aspectRatio: number;
+          hasTransparency: boolean;
+        };
+        recommendation: {
+          /** @enum {string} */
+          technique: 'dtg' | 'screen' | 'embroidery' | 'vinyl';
+          reason: string;
+          /** @enum {string} */
+          complexity: 'simple' | 'moderate' | 'complex';
+        };
+        pricing: {
+          dtg: {
+            perUnit: number;
+            currency: string;
+          };
+          screen: {
+            perUnit: number;
+            setup: number;
+            minimumQuantity: number;
+            currency: string;
+          };
+        };
+        warnings: string[];
+      } | null;
+      /** Format: date-time */
+      analyzedAt: string | null;
     };
     OneTimeToken: {
       /** @description the `token` of the link in the mail */
@@ -6488,6 +7010,8 @@ export interface components {
     UploadJsonRequest: {
       /** @description a base64 data URL (data:image/png;base64,...) or bare base64 of the image */
       imageData: string;
+      /** @description the design's name in the library (default: Untitled) */
+      name?: string;
     };
     UploadMultipartRequest: {
       /**
@@ -6495,6 +7019,18 @@ export interface components {
        * @description the image: PNG, JPEG, WebP or GIF, 10 MB max
        */
       file: string;
+    };
+    UploadPage: {
+      uploads: components['schemas']['LibraryUpload'][];
+      pagination: {
+        hasMore: boolean;
+        /** @description pass as cursor for the next page; null on the last */
+        nextCursor: string | null;
+      };
+    };
+    UploadRename: {
+      /** @description a name for the design, 1 to 200 characters */
+      name: string;
     };
     WebhookAck: {
       /** @enum {boolean} */

@@ -1,8 +1,9 @@
 // Page 3: designs. Upload by drag and drop or the file picker (POST /api/v1/upload, multipart, with progress), then
-// the printability analysis next to it (POST /api/v1/analyze): colours as swatches with Pantone, the technique,
-// prices for a quantity, warnings.
+// the printability analysis next to it (POST /api/v1/analyze, which the server keeps as the design's latest):
+// colours as swatches with Pantone, the technique, prices for a quantity, warnings. Below, the account's designs from
+// the server's library (GET /api/v1/uploads), to rename and delete (with a confirm).
 import { api, uploadWithProgress } from '../api.js';
-import { forgetDesign, listDesigns, saveDesign, updateAnalysis } from '../designs-store.js';
+import { deleteDesign, listDesigns, renameDesign } from '../design-library.js';
 import { announce, busy, errorBox, field, h, heading, render, usd } from '../dom.js';
 
 /** @typedef {import('../api.js').Schemas} Schemas */
@@ -143,7 +144,6 @@ export async function designsPage(main) {
           imageUrl: design.url,
           quantity: Number(quantity.value) || 50,
         });
-        updateAnalysis(design.id, a);
         render(out, analysisView(a));
       } catch (err) {
         render(out, errorBox(err));
@@ -167,7 +167,6 @@ export async function designsPage(main) {
         label.textContent = `Uploading ${file.name}: ${Math.round(f * 100)} %`;
       });
       render(progress);
-      saveDesign(upload, file.name);
       announce(`Uploaded ${file.name}`);
       render(
         result,
@@ -189,70 +188,132 @@ export async function designsPage(main) {
         ),
       );
       await analyze(upload, result.querySelector('.design-card > div'));
-      showGallery();
+      await showGallery();
     } catch (err) {
       render(progress);
       render(result, errorBox(err));
     }
   }
 
-  function showGallery() {
-    const designs = listDesigns();
-    if (designs.length === 0) {
-      render(gallery, h('p', { class: 'muted' }, 'Designs you upload from this browser are listed here.'));
-      return;
+  /** @param {import('../design-library.js').LibraryUpload} d */
+  function designCard(d) {
+    const details = h('div', { class: 'details' });
+    if (d.analysis) details.append(h('details', {}, h('summary', {}, 'Analysis'), analysisView(d.analysis)));
+    const title = h('h3', {}, d.name);
+    const actions = h('div', { class: 'buttons' });
+    const status = h('div', { 'aria-live': 'polite' });
+    const showActions = () =>
+      render(
+        actions,
+        h('a', { href: `#/studio?design=${encodeURIComponent(d.id)}`, class: 'button' }, 'Place'),
+        h(
+          'button',
+          {
+            type: 'button',
+            onclick: (e) => {
+              render(details);
+              void busy(e.currentTarget, null, 'Analysing…', () => analyze(d, details));
+            },
+          },
+          d.analysis ? 'Analyse again' : 'Analyse',
+        ),
+        h('button', { type: 'button', onclick: renameForm }, 'Rename'),
+        h('button', { type: 'button', class: 'danger', onclick: confirmDelete }, 'Delete'),
+      );
+    function renameForm() {
+      const input = h('input', { type: 'text', name: 'name', value: d.name, maxlength: '200', required: true });
+      render(
+        actions,
+        h(
+          'form',
+          {
+            class: 'rename',
+            onsubmit: (e) => {
+              e.preventDefault();
+              const submit = /** @type {HTMLButtonElement | null} */ (
+                /** @type {HTMLFormElement} */ (e.currentTarget).querySelector('button[type=submit]')
+              );
+              void busy(submit, null, 'Saving…', async () => {
+                try {
+                  const renamed = await renameDesign(d.id, input.value);
+                  d.name = renamed.name;
+                  title.textContent = renamed.name;
+                  render(status);
+                  announce(`Renamed to ${renamed.name}`);
+                  showActions();
+                } catch (err) {
+                  render(status, errorBox(err));
+                }
+              });
+            },
+          },
+          field('New name', input),
+          h('button', { type: 'submit', class: 'primary' }, 'Save name'),
+          h('button', { type: 'button', class: 'link', onclick: showActions }, 'Cancel'),
+        ),
+      );
+      input.focus();
+      input.select();
     }
-    render(
-      gallery,
-      h(
-        'ul',
-        { class: 'cards' },
-        designs.map((d) => {
-          const details = h('div', { class: 'details' });
-          if (d.analysis) details.append(h('details', {}, h('summary', {}, 'Analysis'), analysisView(d.analysis)));
-          return h(
-            'li',
-            { class: 'design-card' },
-            h('img', { src: d.thumbnailUrl, alt: `Design ${d.name}`, class: 'thumb', loading: 'lazy' }),
-            h(
-              'div',
-              {},
-              h('h3', {}, d.name),
-              h('p', { class: 'muted' }, `${d.dimensions.width}×${d.dimensions.height} px`),
-              h(
-                'div',
-                { class: 'buttons' },
-                h('a', { href: `#/studio?design=${encodeURIComponent(d.id)}`, class: 'button' }, 'Place'),
-                h(
-                  'button',
-                  {
-                    type: 'button',
-                    onclick: (e) => {
-                      render(details);
-                      void busy(e.currentTarget, null, 'Analysing…', () => analyze(d, details));
-                    },
-                  },
-                  d.analysis ? 'Analyse again' : 'Analyse',
-                ),
-                h(
-                  'button',
-                  {
-                    type: 'button',
-                    class: 'link',
-                    onclick: () => {
-                      forgetDesign(d.id);
-                      showGallery();
-                    },
-                  },
-                  'Remove from list',
-                ),
-              ),
-              details,
-            ),
-          );
+    function confirmDelete() {
+      const yes = h('button', { type: 'button', class: 'danger' }, `Delete ${d.name}`);
+      yes.addEventListener('click', () =>
+        busy(yes, null, 'Deleting…', async () => {
+          try {
+            await deleteDesign(d.id);
+            announce(`Deleted ${d.name}`);
+            await showGallery();
+          } catch (err) {
+            render(status, errorBox(err));
+          }
         }),
+      );
+      render(
+        actions,
+        h(
+          'div',
+          { role: 'alertdialog', 'aria-label': `Delete ${d.name}?`, class: 'confirm' },
+          h('p', {}, `Delete ${d.name}? Its file is erased at once; mockups made from it stay.`),
+          yes,
+          h('button', { type: 'button', class: 'link', onclick: showActions }, 'Keep it'),
+        ),
+      );
+      yes.focus();
+    }
+    showActions();
+    return h(
+      'li',
+      { class: 'design-card', 'data-id': d.id },
+      h('img', { src: d.thumbnailUrl, alt: `Design ${d.name}`, class: 'thumb', loading: 'lazy' }),
+      h(
+        'div',
+        {},
+        title,
+        h('p', { class: 'muted' }, `${d.dimensions.width}×${d.dimensions.height} px`),
+        actions,
+        status,
+        details,
       ),
     );
+  }
+
+  async function showGallery() {
+    render(gallery, h('p', { 'aria-busy': 'true' }, 'Loading your designs…'));
+    let designs;
+    try {
+      designs = await listDesigns();
+    } catch (err) {
+      render(gallery, errorBox(err));
+      return;
+    }
+    if (designs.length === 0) {
+      render(
+        gallery,
+        h('p', { class: 'muted' }, 'Designs you upload are listed here, in every browser you sign in with.'),
+      );
+      return;
+    }
+    render(gallery, h('ul', { class: 'cards' }, designs.map(designCard)));
   }
 
   render(
@@ -270,5 +331,5 @@ export async function designsPage(main) {
     result,
     h('section', { 'aria-labelledby': 'gallery-h' }, h('h2', { id: 'gallery-h' }, 'Your designs'), gallery),
   );
-  showGallery();
+  await showGallery();
 }

@@ -3,8 +3,9 @@
 // real render (free, one request in flight, the latest placement wins); generate the mockup (1 token) and download
 // it; the history of generations with their status and webhook deliveries.
 import { allGarments, api, ApiError } from '../api.js';
-import { listDesigns } from '../designs-store.js';
+import { listDesigns } from '../design-library.js';
 import { announce, busy, errorBox, errorMessage, field, h, heading, render, when } from '../dom.js';
+import { contrastNotice } from './studio-contrast.js';
 import { ownPhotoControls } from './studio-own-photo.js';
 
 /** @typedef {import('../api.js').Schemas} Schemas */
@@ -35,7 +36,9 @@ function fitInside(d, z, scale) {
 
 /** @type {import('../types').Page} */
 export async function studioPage(main, ctx) {
-  const designs = listDesigns();
+  render(main, heading('Mockup studio'), h('p', { 'aria-busy': 'true' }, 'Loading your designs…'));
+  const designs = await listDesigns();
+  if (!ctx.isCurrent()) return;
   if (designs.length === 0) {
     render(
       main,
@@ -58,7 +61,7 @@ export async function studioPage(main, ctx) {
   const garment = garments[0];
   if (!garment) throw new Error('The catalogue is empty');
   /**
-   * @type {{ design: import('../designs-store.js').StoredDesign, garment: Schemas['Garment'], color: GarmentColor,
+   * @type {{ design: import('../design-library.js').LibraryUpload, garment: Schemas['Garment'], color: GarmentColor,
    *   zone: ZoneId, placement: Placement, applyTexture: boolean }}
    */
   const state = {
@@ -126,6 +129,7 @@ export async function studioPage(main, ctx) {
   );
   const zoneBox = h('div', { class: 'zone', 'aria-hidden': 'true' });
   const own = ownPhotoControls({ onChange: () => blankChanged() });
+  const contrast = contrastNotice();
   const overlay = h('div', { class: 'overlay' }, ...own.overlays, zoneBox, frame);
   const stageStatus = h('p', { class: 'stage-status', id: 'preview-status' });
   const placementNow = h('p', { class: 'sr-only', id: 'placement-now', 'aria-live': 'polite' });
@@ -315,6 +319,7 @@ export async function studioPage(main, ctx) {
   }
 
   function blankChanged() {
+    void contrast.update(state.design.id, state.garment.id, state.color.name, colorFieldset);
     // an own photo shows up with the next preview (the studio only reads it through the API)
     if (!own.url()) {
       previewImg.src =
@@ -406,6 +411,7 @@ export async function studioPage(main, ctx) {
   // ---------------------------------------------------------------- events of the selects
   designSelect.addEventListener('change', () => {
     state.design = designs.find((d) => d.id === designSelect.value) ?? state.design;
+    void contrast.update(state.design.id, state.garment.id, state.color.name, colorFieldset);
     placementChanged();
   });
   garmentSelect.addEventListener('change', () => {
@@ -492,6 +498,7 @@ export async function studioPage(main, ctx) {
         ),
         h('div', { class: 'field check' }, h('label', {}, texture, ' Fabric texture')),
         field('Callback URL (optional)', webhook, 'Receives a signed POST when the mockup is ready.'),
+        contrast.element,
         generate,
       ),
       h(
@@ -547,6 +554,7 @@ function generationView(g) {
       ' ',
       h('a', { href: g.mockupUrl, target: '_blank', rel: 'noopener' }, 'Open full size'),
       h('small', { class: 'muted' }, ` ${g.id}, ${g.tokensUsed} token`),
+      (g.warnings ?? []).map((w) => h('p', { class: 'notice warning' }, w.message)),
     ),
   );
 }
