@@ -14,11 +14,13 @@ import {
   uploadResource,
 } from '../http/resources';
 import { analyzeBody, garmentListQuery, generateBody, generationIdParam, uploadJsonBody } from '../http/schemas';
+import { templateListQuery, templatePage as templatePageSchema } from '../http/template-schemas';
 import type { LimitedEndpoint } from '../middleware/rate-limit';
 import { analyzeBytes, analyzeUrl, oneImageSource, readImageUrl } from '../services/analysis';
 import { garmentById, garmentPage } from '../services/garments';
 import { generationById } from '../services/generation-lookup';
 import { createGeneration } from '../services/generations';
+import { templatePage } from '../services/template-list';
 import { storeUpload } from '../services/uploads';
 import { callerOf, type McpCall } from './call';
 import { generationContent } from './generation-content';
@@ -173,5 +175,18 @@ export const TOOLS: McpTool[] = [
       const { userId, livemode } = callerOf(c);
       return generationContent(c, await generationById(c.deps, userId, generationId, livemode));
     },
+  }),
+  tool({
+    name: 'list_templates',
+    title: 'List mockup templates',
+    description:
+      "The account's imported mockup templates (PSD/PSB files with smart objects, this key's mode), newest first: " +
+      'id, name, status (processing, ready, failed), size, smart objects and preview URLs. Free. Optional limit ' +
+      '("1" to "100", as a string) and cursor (pagination.nextCursor of the previous page).',
+    input: templateListQuery,
+    output: templatePageSchema,
+    endpoint: 'other',
+    annotations: { ...readOnly, title: 'List templates' },
+    run: async (c, q) => answer(await templatePage(c.deps, callerOf(c), q)),
   }),
 ];

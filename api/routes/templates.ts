@@ -3,7 +3,7 @@
 // templates of its own mode (test keys the test ones).
 import { createHash } from 'node:crypto';
 import { Router } from 'express';
-import { getTemplate, listTemplates } from '../../db/templates';
+import { getTemplate } from '../../db/templates';
 import type { AppDeps } from '../context';
 import { notFound, parse } from '../errors';
 import { isLive } from '../http/mode';
@@ -12,7 +12,7 @@ import { receiveTemplate, templateBody } from '../http/template-body';
 import { TEMPLATE_ID, templateListQuery } from '../http/template-schemas';
 import { idempotent } from '../middleware/idempotency';
 import { partA } from '../middleware/part-a';
-import { createdAtAndId, cursorPage, DEFAULT_PAGE_LIMIT } from '../pagination';
+import { templatePage } from '../services/template-list';
 import { importTemplate, presentTemplate, removeTemplate } from '../services/templates';
 
 export function templateRoutes(deps: AppDeps): Router {
@@ -49,14 +49,7 @@ export function templateRoutes(deps: AppDeps): Router {
   });
 
   r.get('/templates', ...partA(deps), async (req, res) => {
-    const q = parse(templateListQuery, req.query, 'query');
-    const livemode = isLive(req);
-    const { page, pagination } = await cursorPage(
-      { secret: deps.config.appSecret, scope: livemode ? 'templates' : 'templates:test', codec: createdAtAndId },
-      { cursor: q.cursor, limit: q.limit ?? DEFAULT_PAGE_LIMIT },
-      (after, limit) => listTemplates(deps.sql, req.user!.id, { after, limit, livemode }),
-    );
-    res.json({ templates: page.map((t) => presentTemplate(deps, t)), pagination });
+    res.json(await templatePage(deps, caller(req), parse(templateListQuery, req.query, 'query')));
   });
 
   r.get('/templates/:templateId', ...partA(deps), async (req, res) => {

@@ -13,6 +13,7 @@ import sharp from 'sharp';
 import { tokenBalance } from '../../db/ledger';
 import { inspectorCommand } from '../../scripts/mcp-inspect';
 import { account, createKey, http } from '../helpers/http';
+import { mockupPsd } from '../helpers/psd';
 import { startStack, type Stack } from '../helpers/stack';
 
 const ROOT = path.resolve(__dirname, '../..');
@@ -24,6 +25,7 @@ const TOOL_NAMES = [
   'get_garment',
   'get_generation',
   'list_garments',
+  'list_templates',
   'upload_design',
 ];
 
@@ -219,6 +221,26 @@ describe('MCP endpoint (/mcp)', () => {
       log.body.requests.map((e: any) => [e.status, e.errorCode, e.via]),
       [[402, 'insufficient_tokens', 'mcp']],
     );
+  });
+
+  it("lists the key's templates (list_templates), as GET /api/v1/templates does", async () => {
+    const t = await account(stack.baseUrl);
+    const c = await connect(stack, t.key);
+    try {
+      const empty = await c.callTool({ name: 'list_templates', arguments: {} });
+      assert.deepEqual(empty.structuredContent, { templates: [], pagination: { hasMore: false, nextCursor: null } });
+      const form = new FormData();
+      form.append('file', new Blob([new Uint8Array(mockupPsd())]), 'Tee mockup.psd');
+      const imported = await http(stack.baseUrl, 'POST', '/api/v1/templates', { key: t.key, body: form });
+      assert.ok(imported.status === 201 || imported.status === 202, imported.text);
+      const listed = await c.callTool({ name: 'list_templates', arguments: { limit: '10' } });
+      assert.ok(!listed.isError, JSON.stringify(listed.content));
+      const rest = await http(stack.baseUrl, 'GET', '/api/v1/templates?limit=10', { key: t.key });
+      assert.deepEqual(listed.structuredContent, rest.body);
+      assert.equal((listed.structuredContent as any).templates[0].id, imported.body.id);
+    } finally {
+      await c.close();
+    }
   });
 
   it('refuses a missing or bad key with 401 in the JSON-RPC error form, before any tool runs', async () => {
