@@ -18,7 +18,7 @@ import { ChatErrors, type GraphicOut, type ProviderCall, type ProviderName } fro
 import { detectFormat, inspectImage } from '../lib/images';
 import { providerOutcome } from '../lib/metrics';
 import { inSpan } from '../lib/spans';
-import type { ChatActivityDeps } from './chat';
+import type { ImageActivityDeps as ChatActivityDeps } from './deps';
 
 /** A non-retryable activity failure of `type`, with its details (e.g. the attempt) for the workflow's record. */
 export const chatFailure = (type: string, message: string, details?: unknown) =>

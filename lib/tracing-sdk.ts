@@ -19,7 +19,7 @@ import {
   type SpanProcessor,
 } from '@opentelemetry/sdk-trace';
 import { redactAttributes } from './trace-redaction';
-import type { Tracing } from './tracing';
+import type { Tracing } from './tracing-types';
 
 /**
  * Our sampling decision, also for a request that carries a caller's `traceparent`: the trace is continued (same

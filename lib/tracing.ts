@@ -10,18 +10,10 @@
 // The SDK itself (lib/tracing-sdk.ts) is loaded only when traces are exported: loaded, its modules hold ~19 MB of
 // heap, which every full garbage collection of the process then marks (a generation's or a preview's large image
 // buffers trigger one each; docs/benchmarks.md).
-import type { Resource } from '@opentelemetry/resources';
 import type { ReadableSpan, SpanProcessor } from '@opentelemetry/sdk-trace';
+import type { Tracing } from './tracing-types';
 
-export interface Tracing {
-  enabled: boolean;
-  serviceName: string;
-  /** The processor every span of this process goes through (the worker hands workflow spans to it). */
-  processor?: SpanProcessor;
-  resource?: Resource;
-  /** Flushes what is buffered and stops exporting. */
-  shutdown(): Promise<void>;
-}
+export type { Tracing } from './tracing-types';
 
 export const OTLP_PROTOCOLS = ['http/protobuf', 'http/json'] as const;
 

@@ -2,7 +2,7 @@
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import * as AS from '../http/account-schemas';
 import * as R from '../http/resources';
-import { json, partBErrors, PUBLIC, SESSION } from './document';
+import { json, partBErrors, PUBLIC, SESSION } from './common';
 
 const body = (schema: Parameters<typeof json>[0]) => ({
   body: { required: true, content: { 'application/json': { schema } } },

@@ -4,7 +4,7 @@ import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
 import * as P from '../http/print-schemas';
 import { generationIdParam } from '../http/schemas';
-import { json, KEY_OR_SESSION, KEYED_HEADERS, partAErrors, partBErrors, SESSION, withModeHeader } from './document';
+import { json, KEY_OR_SESSION, KEYED_HEADERS, partAErrors, partBErrors, SESSION, withModeHeader } from './common';
 
 export function registerProductionPaths(registry: OpenAPIRegistry): void {
   registry.registerPath(

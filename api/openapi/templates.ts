@@ -3,7 +3,7 @@
 import type { ResponseConfig, RouteConfig } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
 import * as T from '../http/template-schemas';
-import { json } from './document';
+import { json } from './common';
 
 type Responses = RouteConfig['responses'];
 
