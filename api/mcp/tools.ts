@@ -15,12 +15,15 @@ import {
 } from '../http/resources';
 import { analyzeBody, garmentListQuery, generateBody, generationIdParam, uploadJsonBody } from '../http/schemas';
 import { templateListQuery, templatePage as templatePageSchema } from '../http/template-schemas';
+import { uploadListQuery, uploadPage as uploadPageSchema } from '../http/upload-library-schemas';
+import { DEFAULT_PAGE_LIMIT } from '../pagination';
 import type { LimitedEndpoint } from '../middleware/rate-limit';
 import { analyzeBytes, analyzeUrl, oneImageSource, readImageUrl } from '../services/analysis';
 import { garmentById, garmentPage } from '../services/garments';
 import { generationById } from '../services/generation-lookup';
 import { createGeneration } from '../services/generations';
 import { templatePage } from '../services/template-list';
+import { presentLibraryUpload, uploadPage as libraryPage } from '../services/upload-library';
 import { storeUpload } from '../services/uploads';
 import { callerOf, type McpCall } from './call';
 import { generationContent } from './generation-content';
@@ -188,5 +191,26 @@ export const TOOLS: McpTool[] = [
     endpoint: 'other',
     annotations: { ...readOnly, title: 'List templates' },
     run: async (c, q) => answer(await templatePage(c.deps, callerOf(c), q)),
+  }),
+  tool({
+    name: 'list_uploads',
+    title: 'List uploaded designs',
+    description:
+      "The account's uploaded designs (this key's mode), newest first: id, name, url (use it as designUrl in " +
+      'generate_mockup), size, createdAt and the latest analysis. Free. Optional q (part of the name, any case), ' +
+      'limit ("1" to "100", as a string) and cursor (pagination.nextCursor of the previous page).',
+    input: uploadListQuery,
+    output: uploadPageSchema,
+    endpoint: 'other',
+    annotations: { ...readOnly, title: 'List uploads' },
+    run: async (c, q) => {
+      const { userId, livemode } = callerOf(c);
+      const { page, pagination } = await libraryPage(c.deps, userId, livemode, {
+        q: q.q,
+        cursor: q.cursor,
+        limit: q.limit ?? DEFAULT_PAGE_LIMIT,
+      });
+      return answer({ uploads: page.map((u) => presentLibraryUpload(c.deps, u)), pagination });
+    },
   }),
 ];

@@ -26,6 +26,7 @@ const TOOL_NAMES = [
   'get_generation',
   'list_garments',
   'list_templates',
+  'list_uploads',
   'upload_design',
 ];
 
@@ -221,6 +222,28 @@ describe('MCP endpoint (/mcp)', () => {
       log.body.requests.map((e: any) => [e.status, e.errorCode, e.via]),
       [[402, 'insufficient_tokens', 'mcp']],
     );
+  });
+
+  it("lists the key's uploads (list_uploads), as GET /api/v1/uploads does", async () => {
+    const t = await account(stack.baseUrl);
+    const c = await connect(stack, t.key);
+    try {
+      const empty = await c.callTool({ name: 'list_uploads', arguments: {} });
+      assert.deepEqual(empty.structuredContent, { uploads: [], pagination: { hasMore: false, nextCursor: null } });
+      const form = new FormData();
+      form.append('file', new Blob([new Uint8Array(await design())]), 'Blue square.png');
+      const uploaded = await http(stack.baseUrl, 'POST', '/api/v1/upload', { key: t.key, body: form });
+      assert.equal(uploaded.status, 201, uploaded.text);
+      const listed = await c.callTool({ name: 'list_uploads', arguments: { q: 'blue', limit: '10' } });
+      assert.ok(!listed.isError, JSON.stringify(listed.content));
+      const rest = await http(stack.baseUrl, 'GET', '/api/v1/uploads?q=blue&limit=10', { key: t.key });
+      assert.deepEqual(listed.structuredContent, rest.body);
+      assert.equal((listed.structuredContent as any).uploads[0].id, uploaded.body.id);
+      const none = await c.callTool({ name: 'list_uploads', arguments: { q: 'nothing like it' } });
+      assert.deepEqual((none.structuredContent as any).uploads, []);
+    } finally {
+      await c.close();
+    }
   });
 
   it("lists the key's templates (list_templates), as GET /api/v1/templates does", async () => {
