@@ -17,11 +17,13 @@ import { garmentRoutes } from './routes/garments';
 import { generationBatchRoutes } from './routes/generation-batch';
 import { generationRoutes } from './routes/generations';
 import { healthRoutes } from './routes/health';
+import { onboardingRoutes } from './routes/onboarding';
 import { keyRoutes } from './routes/keys';
 import { paymentRoutes } from './routes/payments';
 import { previewRoutes } from './routes/preview';
 import { printFileRoutes } from './routes/print-files';
 import { requestLogRoutes } from './routes/requests';
+import { sampleRoutes } from './routes/samples';
 import { storefrontRoutes } from './routes/storefront';
 import { templateRoutes } from './routes/templates';
 import { uploadRoutes } from './routes/upload';
@@ -77,6 +79,8 @@ export function createApp(given: AppDeps): express.Express {
   app.use('/api', storefrontRoutes(deps));
   app.use('/api', paymentRoutes(deps));
   app.use('/api', chatRoutes(deps));
+  app.use('/api', sampleRoutes(deps));
+  app.use('/api', onboardingRoutes(deps));
 
   // The dashboard: static files of web/ at / (GET and HEAD only; anything else falls through to 404).
   app.use(dashboardRoutes(deps));

@@ -25,6 +25,7 @@ import { registerAccountPaths } from './accounts';
 import { registerProductionPaths } from './production';
 import { registerTemplatePaths } from './templates';
 import { registerUploadLibraryPaths } from './uploads';
+import { quickStart, registerGettingStartedPaths } from './getting-started';
 import { APP_PAGES } from '../routes/dashboard';
 import * as B from '../http/app-schemas';
 import * as R from '../http/resources';
@@ -813,6 +814,7 @@ export function buildOpenApiDocument(config: Pick<Config, 'publicBaseUrl' | 'ses
   registerAccountPaths(registry);
   registerProductionPaths(registry);
   registerUploadLibraryPaths(registry);
+  registerGettingStartedPaths(registry);
 
   const doc = new OpenApiGeneratorV31(registry.definitions, { sortComponents: 'alphabetically' }).generateDocument({
     openapi: '3.1.0',
@@ -823,7 +825,8 @@ export function buildOpenApiDocument(config: Pick<Config, 'publicBaseUrl' | 'ses
         'Part A is the public API at /api/v1 (API keys; errors `{error: {code, message, details?}}`). Part B is the ' +
         'app routes at /api (browser session; errors `{error: string}`). Generation costs 1 token; upload, ' +
         'analysis, the catalogue and previews are free.\n\n' +
-        '## Verifying generation callbacks\n\n' +
+        quickStart(config.publicBaseUrl) +
+        '\n## Verifying generation callbacks\n\n' +
         'A generation with a webhookUrl POSTs its outcome there (see Webhooks below), signed with your ' +
         "account's secret.\n\n" +
         webhookRecipe(),
@@ -841,6 +844,10 @@ export function buildOpenApiDocument(config: Pick<Config, 'publicBaseUrl' | 'ses
       { name: 'Logs', description: "The account's request log (test and live apart)" },
       { name: 'Storefront', description: 'Part B: Shopify connection, publishing, orders (preview)' },
       { name: 'Service', description: 'Health, files and this reference' },
+      {
+        name: 'Getting started',
+        description: 'Part B: the sample designs, the front page mockups and the onboarding checklist',
+      },
     ],
   });
   return doc;

@@ -16,7 +16,9 @@ export const WEB_DIR = path.resolve(__dirname, '../../web');
 export const APP_PAGES = [
   'studio',
   'designs',
+  // moved to developers (the page redirects), kept for old links
   'keys',
+  'developers',
   'billing',
   'chat',
   'storefront',

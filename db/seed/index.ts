@@ -6,6 +6,7 @@ import type { Logger } from '../../lib/log';
 import { LocalDiskStorage, type Storage } from '../../lib/storage';
 import { deriveFabricMaps, fabricMapKeys } from '../../lib/compositing';
 import { clearBlankCache, RENDER_VERSION, renderBlank, zonesFor, type Silhouette, type View } from '../../lib/blanks';
+import { ensureSamples } from '../../lib/samples';
 import { CATALOG, ZONE_NAMES, ZONE_ORDER, type CatalogGarment } from './catalog';
 
 export interface SeedDeps {
@@ -141,6 +142,13 @@ export async function seed(deps: SeedDeps): Promise<{ garments: number; blanksRe
   // The renderer keeps silhouette templates (~20 MB each) in memory; the seeding process has no further use for them.
   clearBlankCache();
   for (const [i, g] of CATALOG.entries()) await upsertGarment(deps.sql, g, i + 1);
-  deps.log.info('seeded garment catalogue', { garments: CATALOG.length, blanksRendered, ms: Date.now() - started });
+  // the sample designs (lib/samples): the dashboard's "Try a sample" and the front page's mockups
+  const samplesRendered = await ensureSamples(deps.storage);
+  deps.log.info('seeded garment catalogue', {
+    garments: CATALOG.length,
+    blanksRendered,
+    samplesRendered,
+    ms: Date.now() - started,
+  });
   return { garments: CATALOG.length, blanksRendered };
 }

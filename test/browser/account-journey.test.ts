@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import { randomSuffix } from '../../lib/ids';
-import { checkEachTest, navigate, onPage, openBrowser, type BrowserSession } from '../helpers/browser';
+import { checkEachTest, FRONT_PAGE, navigate, onPage, openBrowser, type BrowserSession } from '../helpers/browser';
 import * as F from '../helpers/fixtures';
 import { linkIn, waitForMail } from '../helpers/mailpit';
 import { startStack, workflowResultWhenStarted, type Stack } from '../helpers/stack';
@@ -38,13 +38,13 @@ describe('account journeys in a real browser', function () {
 
   async function signUp(p: Page, email: string) {
     await p.goto(`${origin}/`);
-    await onPage(p, /Sign in/);
+    await onPage(p, FRONT_PAGE);
     await p.getByRole('link', { name: 'Create an account' }).click();
     await onPage(p, /Create an account/);
     await p.getByLabel('Email').fill(email);
     await p.getByLabel('Password').fill(password);
     await p.getByRole('button', { name: 'Create account' }).click();
-    await onPage(p, /API keys/);
+    await onPage(p, /Mockup studio/);
   }
 
   async function signIn(p: Page, email: string, pw: string) {
@@ -82,6 +82,8 @@ describe('account journeys in a real browser', function () {
     // another person (a second browser profile) asks for the reset, signed out
     const other = await browser!.newPerson();
     await other.page.goto(`${origin}/`);
+    await onPage(other.page, FRONT_PAGE);
+    await other.page.getByRole('link', { name: 'Sign in', exact: true }).click();
     await onPage(other.page, /Sign in/);
     await other.page.getByRole('link', { name: 'Forgot your password?' }).click();
     await onPage(other.page, 'Forgot your password?');

@@ -11,7 +11,15 @@ import type { Page, Request } from 'playwright-core';
 import sharp from 'sharp';
 import { MODEL_COST } from '../../lib/chat/types';
 import { randomSuffix } from '../../lib/ids';
-import { checkEachTest, navigate, onPage, openBrowser, type BrowserSession } from '../helpers/browser';
+import {
+  checkEachTest,
+  FRONT_PAGE,
+  navigate,
+  onPage,
+  openAccountMenu,
+  openBrowser,
+  type BrowserSession,
+} from '../helpers/browser';
 import * as F from '../helpers/fixtures';
 import { http } from '../helpers/http';
 import { startStack, type Stack } from '../helpers/stack';
@@ -159,6 +167,8 @@ describe('dashboard in a real browser', function () {
     };
     page.on('response', onResponse);
     await page.goto(`${origin}/`);
+    await onPage(page, FRONT_PAGE);
+    await page.getByRole('link', { name: 'Sign in', exact: true }).click();
     await onPage(page, 'Sign in');
     page.off('response', onResponse);
     assert.deepEqual(failed, [], `failed requests: ${failed.join(', ')}`);
@@ -175,7 +185,7 @@ describe('dashboard in a real browser', function () {
     await page.getByLabel('Password').fill(password);
     await shot('signup');
     await page.getByRole('button', { name: 'Create account' }).click();
-    await page.getByRole('heading', { level: 1, name: 'API keys' }).waitFor();
+    await page.getByRole('heading', { level: 1, name: 'Mockup studio' }).waitFor();
     // signed in as the new account (the verify-email banner names the address too)
     await page.locator('#account-email').getByText(email).waitFor();
     await page
@@ -185,7 +195,8 @@ describe('dashboard in a real browser', function () {
   });
 
   it('creates a key (shown once, copied), lists it, revokes and deletes it', async () => {
-    await page.getByLabel('Name', { exact: true }).fill('browser server');
+    await navigate(page, 'Developers');
+    await page.getByLabel('Key name').fill('browser server');
     await page.getByRole('button', { name: 'Create key' }).click();
     const box = page.getByLabel('Your new API key');
     await box.waitFor();
@@ -205,9 +216,9 @@ describe('dashboard in a real browser', function () {
     await row.getByText('revoked').waitFor();
     assert.equal((await http(origin, 'GET', '/api/v1/garments?limit=1', { key })).status, 401);
     await row.getByRole('button', { name: 'Delete browser server' }).click();
-    await page.getByText('No keys yet').waitFor();
+    await page.getByText('No live keys yet').waitFor();
     // a key for the rest of the run
-    await page.getByLabel('Name', { exact: true }).fill('kept');
+    await page.getByLabel('Key name').fill('kept');
     await page.getByRole('button', { name: 'Create key' }).click();
     await page.getByLabel('Your new API key').waitFor();
     // the webhook signing secret
@@ -512,7 +523,7 @@ describe('dashboard in a real browser', function () {
     await page.setViewportSize({ width: 390, height: 844 });
     for (const [link, title] of [
       ['Studio', 'Mockup studio'],
-      ['API keys', 'API keys'],
+      ['Developers', 'Developers'],
       ['Designs', 'Designs'],
       ['Billing', 'Billing'],
       ['Design chat', 'Design chat'],
@@ -532,6 +543,7 @@ describe('dashboard in a real browser', function () {
 
   it('signs out: the session is gone', async () => {
     await navigate(page, 'Studio', 'Mockup studio');
+    await openAccountMenu(page);
     await page.getByRole('button', { name: 'Sign out' }).click();
     await onPage(page, 'Sign in');
     const cookies = await browser!.context.cookies(origin);

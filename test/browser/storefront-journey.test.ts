@@ -193,7 +193,7 @@ describe('storefront journeys in a real browser', function () {
     assert.deepEqual(problems, []);
 
     // nothing connected, for either: A looks again in the dashboard; B opens the dashboard afresh (its address)
-    await navigate(a.page, 'API keys');
+    await navigate(a.page, 'Developers');
     await navigate(a.page, 'Storefront');
     await b.page.goto(`${origin}/storefront`);
     for (const p of [a.page, b.page]) {

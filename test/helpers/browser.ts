@@ -5,7 +5,7 @@
 // of the local stand-ins the journey is allowed to visit (those are refused, so nothing leaves the machine).
 // Screenshots of each step go to test-artifacts/<journey>/ (the CI output folder).
 import assert from 'node:assert/strict';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 
@@ -116,20 +116,66 @@ export async function onPage(page: Page, title: RegExp | string): Promise<void> 
   await page.waitForFunction(() => !(globalThis as any).document.querySelector('main[aria-busy]'));
 }
 
-/** Signs up a fresh account through the dashboard's form (the journey's first step): lands on API keys. */
+/** The heading of the front page a signed-out visitor lands on at `/`. */
+export const FRONT_PAGE = /Mockups of your designs/;
+
+/** Signs up a fresh account through the dashboard's form (the journey's first step): lands on the Studio. */
 export async function signUpInBrowser(page: Page, origin: string, email: string, password: string): Promise<void> {
   await page.goto(`${origin}/`);
-  await onPage(page, /Sign in/);
+  await onPage(page, FRONT_PAGE);
   await page.getByRole('link', { name: 'Create an account' }).click();
   await onPage(page, /Create an account/);
   await page.getByLabel('Email').fill(email);
   await page.getByLabel('Password').fill(password);
   await page.getByRole('button', { name: 'Create account' }).click();
-  await onPage(page, /API keys/);
+  await onPage(page, /Mockup studio/);
 }
 
-/** Moves to another dashboard page through the navigation, as a person does. */
+/** The links of the account menu (the top bar's address), not of the main navigation. */
+const ACCOUNT_MENU = new Set(['Account', 'Billing']);
+
+/** Opens the account menu (the summary showing the address) unless it is open. */
+export async function openAccountMenu(page: Page): Promise<void> {
+  const menu = page.locator('#account-menu');
+  if ((await menu.getAttribute('open')) === null) await menu.locator('summary').click();
+}
+
+/**
+ * Moves to another dashboard page through the navigation, as a person does: the top bar's link, or for Account and
+ * Billing the account menu's.
+ */
 export async function navigate(page: Page, name: string, title: RegExp | string = name): Promise<void> {
-  await page.locator('#nav').getByRole('link', { name }).click();
+  if (ACCOUNT_MENU.has(name)) {
+    await openAccountMenu(page);
+    await page.locator('#account-menu').getByRole('link', { name, exact: true }).click();
+  } else await page.locator('#nav').getByRole('link', { name }).click();
   await onPage(page, title);
+}
+
+const AXE_SOURCE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
+
+/**
+ * Runs axe-core (the devDependency's axe.min.js, evaluated in the page: the page's Content-Security-Policy allows no
+ * injected script tag) over the page as shown, and fails on any serious or critical violation, naming each rule and
+ * the elements it found.
+ */
+export async function assertAccessible(page: Page, where: string): Promise<void> {
+  if (!(await page.evaluate(() => typeof (globalThis as any).axe === 'object'))) await page.evaluate(AXE_SOURCE);
+  const found: string[] = await page.evaluate(async () => {
+    const axe = (globalThis as any).axe;
+    const r = await axe.run((globalThis as any).document, { resultTypes: ['violations'] });
+    return r.violations
+      .filter((v: any) => v.impact === 'serious' || v.impact === 'critical')
+      .map((v: any) => `${v.impact} ${v.id}: ${v.help} (${v.nodes.map((n: any) => n.target.join(' ')).join(', ')})`);
+  });
+  assert.deepEqual(found, [], `${where}: axe-core found\n${found.join('\n')}`);
+}
+
+/** Fails when the page is wider than its viewport (it would scroll sideways). */
+export async function assertNoSideways(page: Page, where: string): Promise<void> {
+  const overflow: number = await page.evaluate(() => {
+    const w = globalThis as any;
+    return w.document.documentElement.scrollWidth - w.innerWidth;
+  });
+  assert.ok(overflow <= 1, `${where} is ${overflow} px wider than the screen`);
 }

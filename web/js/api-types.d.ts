@@ -283,6 +283,42 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/developers': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The dashboard's developers page: redirects to /#/developers with the same query */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description to the page */
+        302: {
+          headers: {
+            /** @description /#/developers?<the same query> */
+            Location?: string;
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/billing': {
     parameters: {
       query?: never;
@@ -5577,6 +5613,123 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/samples': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The three built-in sample designs (the project's own drawings, PNG): try the service without a file */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description the samples */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['SampleList'];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/showcase': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Mockups of the samples on catalogue garments, rendered by this service on the first request and kept (the front page) */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description the mockups */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Showcase'];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/onboarding': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The new account's checklist: a mockup made, a key created, the API called with a key, a store connected */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description each step, done or not, from the account's data */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Onboarding'];
+          };
+        };
+        /** @description Unauthorized: no valid session */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['AppError'];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
 }
 export interface webhooks {
   generationCallback: {
@@ -6442,6 +6595,15 @@ export interface components {
       /** Format: date-time */
       analyzedAt: string | null;
     };
+    Onboarding: {
+      steps: {
+        /** @enum {string} */
+        id: 'mockup' | 'key' | 'api_call' | 'store';
+        done: boolean;
+      }[];
+      /** @description every step is done */
+      done: boolean;
+    };
     OneTimeToken: {
       /** @description the `token` of the link in the mail */
       token: string;
@@ -6756,6 +6918,19 @@ export interface components {
        */
       url?: string;
     };
+    SampleList: {
+      samples: {
+        id: string;
+        name: string;
+        description: string;
+        /** @description the design's licence: the project's own work */
+        licence: string;
+        /** @description the PNG (transparent background); upload it as a design */
+        url: string;
+        width: number;
+        height: number;
+      }[];
+    };
     SessionCheck: {
       user: {
         id: string;
@@ -6783,6 +6958,19 @@ export interface components {
     SessionsRevoked: {
       /** @description the other sessions signed out */
       sessionsEnded: number;
+    };
+    Showcase: {
+      mockups: {
+        sampleId: string;
+        sampleName: string;
+        garmentId: string;
+        garmentName: string;
+        color: string;
+        /** @description a JPEG rendered by this service (640 px) */
+        imageUrl: string;
+        width: number;
+        height: number;
+      }[];
     };
     StoreConnection: {
       /** @description shc_<…> */

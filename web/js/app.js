@@ -4,6 +4,7 @@ import { api } from './api.js';
 import { renderShell, session, refreshUser } from './state.js';
 import { announce, byId, errorMessage, render } from './dom.js';
 import { accountPage } from './pages/account.js';
+import { homePage } from './pages/home.js';
 import { emailNotMePage, forgotPasswordPage, resetPasswordPage, verifyEmailPage } from './pages/account-links.js';
 import { accountSettingsPage } from './pages/account-settings.js';
 import { verifyBanner } from './pages/verify-banner.js';
@@ -11,20 +12,20 @@ import { billingPage } from './pages/billing.js';
 import { chatPage } from './pages/chat.js';
 import { designsPage } from './pages/designs.js';
 import { developersPage } from './pages/developers.js';
-import { keysPage } from './pages/keys.js';
 import { storefrontPage } from './pages/storefront.js';
 import { studioPage } from './pages/studio.js';
 
 /**
  * `public`: for signed-out visitors only; `any`: signed in or out (the links of the account mails).
  * @type {Record<string, { page: import('./types').Page, public?: boolean, any?: boolean, title: string } | undefined>}
+ * (An old address that moved is in MOVED.)
  */
 const PAGES = {
+  '/': { page: homePage, public: true, title: 'Mockups of your designs' },
   '/signin': { page: accountPage('signin'), public: true, title: 'Sign in' },
   '/signup': { page: accountPage('signup'), public: true, title: 'Create an account' },
   '/studio': { page: studioPage, title: 'Mockup studio' },
   '/designs': { page: designsPage, title: 'Designs' },
-  '/keys': { page: keysPage, title: 'API keys' },
   '/billing': { page: billingPage, title: 'Billing' },
   '/chat': { page: chatPage, title: 'Design chat' },
   '/storefront': { page: storefrontPage, title: 'Storefront' },
@@ -37,22 +38,31 @@ const PAGES = {
   '/developers': { page: developersPage, title: 'Developers' },
 };
 
+/** Addresses that moved (bookmarks, old links and mails keep working): old route → new route. */
+const MOVED = /** @type {Record<string, string>} */ ({ '/keys': '/developers' });
+
 let current = 0;
 async function route() {
   const hash = location.hash.replace(/^#/, '') || '/';
   const [path = '/', query = ''] = hash.split('?');
   const params = new URLSearchParams(query);
   const main = byId('main');
+  accountMenu.open = false;
+  const moved = MOVED[path];
+  if (moved) {
+    location.replace(`#${moved}${query ? `?${query}` : ''}`);
+    return;
+  }
   const target = PAGES[path];
   if (!session.user && !target?.public && !target?.any) {
     if (path !== '/signin' && path !== '/signup') {
       // back to this page once signed in (e.g. the Storefront page Shopify's app URL sent a signed-out browser to)
-      location.replace(target ? `#/signin?next=${encodeURIComponent(hash)}` : '#/signin');
+      location.replace(target ? `#/signin?next=${encodeURIComponent(hash)}` : '#/');
       return;
     }
   }
-  if (!target || path === '/') {
-    location.replace(session.user ? '#/studio' : '#/signin');
+  if (!target) {
+    location.replace(session.user ? '#/studio' : '#/');
     return;
   }
   if (session.user && target.public) {
@@ -61,7 +71,7 @@ async function route() {
   }
   const n = ++current;
   document.title = `${target.title} · Apparel mockups`;
-  for (const a of document.querySelectorAll('#nav a')) {
+  for (const a of document.querySelectorAll('#nav a, #account-menu a')) {
     if (a.getAttribute('href') === `#${path}`) a.setAttribute('aria-current', 'page');
     else a.removeAttribute('aria-current');
   }
@@ -89,6 +99,18 @@ byId('signout').addEventListener('click', async () => {
     announce('Signed out');
     location.hash = '#/signin';
   }
+});
+
+// The account menu (a <details>): closed by Escape (focus back on its summary) and by a click elsewhere.
+const accountMenu = /** @type {HTMLDetailsElement} */ (byId('account-menu'));
+document.addEventListener('keydown', (e) => {
+  if (e.key === 'Escape' && accountMenu.open) {
+    accountMenu.open = false;
+    accountMenu.querySelector('summary')?.focus();
+  }
+});
+document.addEventListener('click', (e) => {
+  if (accountMenu.open && e.target instanceof Node && !accountMenu.contains(e.target)) accountMenu.open = false;
 });
 
 window.addEventListener('hashchange', route);

@@ -158,3 +158,107 @@ export function byId(id) {
   if (!el) throw new Error(`#${id} is missing from the page`);
   return el;
 }
+
+/**
+ * A read-only text box with a Copy button (a new key, a signing secret). When the clipboard is refused (an insecure
+ * origin, a denied prompt) the text is selected so the keyboard copies it.
+ * @param {string} value
+ * @param {string} label the box's accessible name
+ * @param {string} [extraClass]
+ */
+export function copyRow(value, label, extraClass = '') {
+  const box = h('input', {
+    class: `secret ${extraClass}`.trim(),
+    readonly: true,
+    value,
+    'aria-label': label,
+    onfocus: (ev) => ev.currentTarget.select(),
+  });
+  const button = h('button', { type: 'button' }, 'Copy');
+  button.addEventListener('click', async () => {
+    try {
+      await navigator.clipboard.writeText(value);
+      announce('Copied to the clipboard');
+      button.textContent = 'Copied';
+      setTimeout(() => (button.textContent = 'Copy'), 2000);
+    } catch {
+      box.focus();
+      box.select();
+      announce('Select the text and copy it with your keyboard', 'error');
+    }
+  });
+  return h('div', { class: 'copy-row' }, box, button);
+}
+
+/**
+ * A box that scrolls sideways when its table is wider than the screen: focusable and named, so a keyboard can scroll
+ * it too (WCAG 2.1.1; axe-core's scrollable-region-focusable).
+ * @param {string} label
+ * @param {...Child} children
+ */
+export function scrollBox(label, ...children) {
+  return h('div', { class: 'table-wrap', tabindex: '0', role: 'region', 'aria-label': label }, ...children);
+}
+
+/**
+ * The shared pager of the dashboard's tables: a table (with a caption and header cells) whose rows come from a
+ * cursor-paginated list (`pagination: {hasMore, nextCursor}`), with **Load more** under it while there is more.
+ * `reload()` starts again from the first page (after a filter or the mode changed; `label` and `empty` are read
+ * then); a reload's answer replaces the rows, an older one still arriving is dropped.
+ * @template T
+ * @param {{
+ *   label: () => string,
+ *   columns: string[],
+ *   empty: () => string,
+ *   fetchPage: (cursor: string | null) => Promise<{ items: T[], pagination: { hasMore: boolean, nextCursor: string | null } }>,
+ *   row: (item: T) => HTMLTableRowElement,
+ *   isCurrent: () => boolean,
+ * }} opts
+ */
+export function pagedTable(opts) {
+  const box = scrollBox(opts.label());
+  const more = h('button', { type: 'button', hidden: true }, 'Load more');
+  /** @type {string | null} */
+  let cursor = null;
+  let generation = 0;
+  const tbody = h('tbody');
+  const table = h(
+    'table',
+    {},
+    h(
+      'thead',
+      {},
+      h(
+        'tr',
+        {},
+        opts.columns.map((t) => h('th', { scope: 'col' }, t)),
+      ),
+    ),
+    tbody,
+  );
+
+  /** @param {boolean} reset */
+  async function load(reset) {
+    const n = reset ? ++generation : generation;
+    const page = await opts.fetchPage(reset ? null : cursor);
+    if (!opts.isCurrent() || n !== generation) return;
+    if (reset) {
+      render(tbody);
+      table.setAttribute('aria-label', opts.label());
+      box.setAttribute('aria-label', opts.label());
+    }
+    for (const item of page.items) tbody.append(opts.row(item));
+    cursor = page.pagination.nextCursor;
+    more.hidden = !page.pagination.hasMore;
+    if (tbody.children.length === 0) render(box, h('p', { class: 'muted' }, opts.empty()));
+    else if (table.parentElement !== box) render(box, table);
+  }
+  more.addEventListener('click', () =>
+    busy(more, box, 'Loading…', () => load(false).catch((err) => announce(errorMessage(err), 'error'))),
+  );
+  return {
+    element: h('div', { class: 'paged' }, box, h('div', { class: 'pager' }, more)),
+    /** @returns {Promise<void>} */
+    reload: () => load(true),
+  };
+}

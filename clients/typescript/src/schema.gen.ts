@@ -1246,6 +1246,51 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/onboarding": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The new account's checklist: a mockup made, a key created, the API called with a key, a store connected */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description each step, done or not, from the account's data */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Onboarding"];
+                    };
+                };
+                /** @description Unauthorized: no valid session */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AppError"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/payments/checkout": {
         parameters: {
             query?: never;
@@ -1533,6 +1578,78 @@ export interface paths {
                 };
             };
         };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/samples": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The three built-in sample designs (the project's own drawings, PNG): try the service without a file */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description the samples */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["SampleList"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/showcase": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Mockups of the samples on catalogue garments, rendered by this service on the first request and kept (the front page) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description the mockups */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Showcase"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -4507,6 +4624,42 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/developers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The dashboard's developers page: redirects to /#/developers with the same query */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description to the page */
+                302: {
+                    headers: {
+                        /** @description /#/developers?<the same query> */
+                        Location?: string;
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/docs": {
         parameters: {
             query?: never;
@@ -5708,6 +5861,15 @@ export interface components {
             /** @enum {string} */
             status: "ok";
         };
+        Onboarding: {
+            /** @description every step is done */
+            done: boolean;
+            steps: {
+                done: boolean;
+                /** @enum {string} */
+                id: "mockup" | "key" | "api_call" | "store";
+            }[];
+        };
         OneTimeToken: {
             /** @description the `token` of the link in the mail */
             token: string;
@@ -6015,6 +6177,19 @@ export interface components {
              */
             url?: string;
         };
+        SampleList: {
+            samples: {
+                description: string;
+                height: number;
+                id: string;
+                /** @description the design's licence: the project's own work */
+                licence: string;
+                name: string;
+                /** @description the PNG (transparent background); upload it as a design */
+                url: string;
+                width: number;
+            }[];
+        };
         SessionCheck: {
             user: {
                 /**
@@ -6038,6 +6213,19 @@ export interface components {
                 /** @description Tokens a refund or dispute took back that the account no longer had: repaid first by the next grants; nothing can be spent (tokenBalance is 0) while it is above 0 */
                 tokensOwed: number;
             } | null;
+        };
+        Showcase: {
+            mockups: {
+                color: string;
+                garmentId: string;
+                garmentName: string;
+                height: number;
+                /** @description a JPEG rendered by this service (640 px) */
+                imageUrl: string;
+                sampleId: string;
+                sampleName: string;
+                width: number;
+            }[];
         };
         StoreConnection: {
             /** @description the store's admin for the merchant's browser ("Open store"): https://<shop>/admin, or the local development shop’s page of the store (SHOPIFY_DEV_SHOP_URL) */

@@ -47,7 +47,7 @@ export function accountPage(mode) {
               });
               announce(signup ? `Welcome: your account has ${user.tokenBalance} tokens` : `Signed in as ${user.email}`);
               setUser(user);
-              location.hash = next ? `#${next}` : signup ? '#/keys' : '#/studio';
+              location.hash = next ? `#${next}` : '#/studio';
             } catch (err) {
               render(out, errorBox(err));
               password.focus();

@@ -4,6 +4,7 @@
 // the server's library (GET /api/v1/uploads), to rename and delete (with a confirm).
 import { api, uploadWithProgress } from '../api.js';
 import { deleteDesign, listDesigns, renameDesign } from '../design-library.js';
+import { samplePicker } from '../samples.js';
 import { announce, busy, errorBox, field, h, heading, render, usd } from '../dom.js';
 
 /** @typedef {import('../api.js').Schemas} Schemas */
@@ -82,7 +83,7 @@ export function analysisView(a) {
 }
 
 /** @type {import('../types').Page} */
-export async function designsPage(main) {
+export async function designsPage(main, ctx) {
   const input = h('input', {
     type: 'file',
     accept: ACCEPT,
@@ -329,6 +330,7 @@ export async function designsPage(main) {
       h('div', { class: 'row' }, field('Print quantity for prices', quantity)),
     ),
     result,
+    samplePicker(ctx, 'No design at hand? Place one of ours on a garment.'),
     h('section', { 'aria-labelledby': 'gallery-h' }, h('h2', { id: 'gallery-h' }, 'Your designs'), gallery),
   );
   await showGallery();

@@ -4,6 +4,8 @@
 // it; the history of generations with their status and webhook deliveries.
 import { allGarments, api, ApiError } from '../api.js';
 import { listDesigns } from '../design-library.js';
+import { onboardingChecklist } from '../onboarding.js';
+import { samplePicker } from '../samples.js';
 import { announce, busy, errorBox, errorMessage, field, h, heading, render, when } from '../dom.js';
 import { contrastNotice } from './studio-contrast.js';
 import { ownPhotoControls } from './studio-own-photo.js';
@@ -37,17 +39,22 @@ function fitInside(d, z, scale) {
 /** @type {import('../types').Page} */
 export async function studioPage(main, ctx) {
   render(main, heading('Mockup studio'), h('p', { 'aria-busy': 'true' }, 'Loading your designs…'));
+  const checklist = onboardingChecklist(ctx);
   const designs = await listDesigns();
   if (!ctx.isCurrent()) return;
   if (designs.length === 0) {
+    await checklist.ready;
+    if (!ctx.isCurrent()) return;
     render(
       main,
       heading('Mockup studio'),
+      checklist.section,
+      samplePicker(ctx, 'Choose a sample design to place on a garment, or upload your own.'),
       h(
         'div',
         { class: 'card' },
-        h('p', {}, 'Upload a design first: it is placed on garments here.'),
-        h('a', { href: '#/designs', class: 'button primary' }, 'Upload a design'),
+        h('p', {}, 'Your own design (PNG, JPEG, WebP or GIF) is placed on garments here once uploaded.'),
+        h('a', { href: '#/designs', class: 'button' }, 'Upload a design'),
       ),
       historySection(ctx).section,
     );
@@ -55,7 +62,7 @@ export async function studioPage(main, ctx) {
   }
 
   render(main, heading('Mockup studio'), h('p', { 'aria-busy': 'true' }, 'Loading the catalogue…'));
-  const garments = await allGarments();
+  const [garments] = await Promise.all([allGarments(), checklist.ready]);
   if (!ctx.isCurrent()) return;
 
   const garment = garments[0];
@@ -449,6 +456,7 @@ export async function studioPage(main, ctx) {
           g.status === 'failed' ? 'error' : 'info',
         );
         void history.reload(); // it shows its own errors
+        void checklist.reload();
       } catch (err) {
         const extra =
           err instanceof ApiError && err.code === 'insufficient_tokens'
@@ -514,8 +522,10 @@ export async function studioPage(main, ctx) {
           'Drag the frame to move the design, its corner to resize, its top knob to rotate. With the keyboard: focus the frame, then arrows, + and −, [ and ].',
         ),
         result,
+        checklist.section,
       ),
     ),
+    samplePicker(ctx, 'Place one of our sample designs instead.'),
     history.section,
   );
   garmentSelect.value = state.garment.id;

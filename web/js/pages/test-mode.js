@@ -30,3 +30,8 @@ export function setTestMode(on) {
 export function modeHeaders() {
   return { 'x-mockup-mode': isTestMode() ? 'test' : 'live' };
 }
+
+/** @returns {'live' | 'test'} the current mode's name */
+export function modeName() {
+  return isTestMode() ? 'test' : 'live';
+}
