@@ -98,6 +98,15 @@ export interface paths {
                         "application/json": components["schemas"]["AppError"];
                     };
                 };
+                /** @description rate_limited: details.retryAfter and the Retry-After header carry the seconds to wait (details.scope `test-generations-day`: the daily test-mode budget) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AppError"];
+                    };
+                };
             };
         };
         options?: never;
@@ -112,7 +121,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Everything held about the account, as one JSON document with links to its files */
+        /** Everything held about the account, as one JSON document with links to its files (10 per hour) */
         get: {
             parameters: {
                 query?: never;
@@ -140,6 +149,15 @@ export interface paths {
                         "application/json": components["schemas"]["AppError"];
                     };
                 };
+                /** @description rate_limited: details.retryAfter and the Retry-After header carry the seconds to wait (details.scope `test-generations-day`: the daily test-mode budget) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AppError"];
+                    };
+                };
             };
         };
         put?: never;
@@ -159,7 +177,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Change the email: the new address gets a link that makes the change, the current one is told */
+        /** Change the email (5 per account and per IP per hour): the new address gets a link that makes the change, the current one a notice with "This wasn't me"; the same 202 when the address has an account (its owner is mailed) */
         post: {
             parameters: {
                 query?: never;
@@ -193,6 +211,73 @@ export interface paths {
                 };
                 /** @description Unauthorized: no valid session */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AppError"];
+                    };
+                };
+                /** @description forbidden: "Cross-site request refused" (a session-authenticated call that changes something, from another origin) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AppError"];
+                    };
+                };
+                /** @description rate_limited: details.retryAfter and the Retry-After header carry the seconds to wait (details.scope `test-generations-day`: the daily test-mode budget) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AppError"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/email/not-me": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** "This wasn't me" (the link in the notice of a change of email, 7 days): stops the change or restores the old address, signs everyone out, requires a password reset */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["OneTimeToken"];
+                };
+            };
+            responses: {
+                /** @description done; a reset link is on its way */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EmailChangeUndone"];
+                    };
+                };
+                /** @description invalid_request: the body, query or path is not valid (details.issues lists each field) */
+                400: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -392,7 +477,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Change the password (the current one required); ends the account's other sessions */
+        /** Change the password (the current one required; 10 failed attempts per account and per IP per hour); ends the account's other sessions and cancels its outstanding links */
         post: {
             parameters: {
                 query?: never;
@@ -433,6 +518,15 @@ export interface paths {
                 };
                 /** @description forbidden: "Cross-site request refused" (a session-authenticated call that changes something, from another origin) */
                 403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AppError"];
+                    };
+                };
+                /** @description rate_limited: details.retryAfter and the Retry-After header carry the seconds to wait (details.scope `test-generations-day`: the daily test-mode budget) */
+                429: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -524,7 +618,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Set a new password with a reset link; ends every session of the account */
+        /** Set a new password with a reset link; ends every session, cancels the other outstanding links; `revokeKeys` also revokes every API key and replaces the webhook secret */
         post: {
             parameters: {
                 query?: never;
@@ -610,6 +704,60 @@ export interface paths {
         };
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/sessions/revoke-all": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Sign out every other session of the account (this one stays) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description signed out */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["SessionsRevoked"];
+                    };
+                };
+                /** @description Unauthorized: no valid session */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AppError"];
+                    };
+                };
+                /** @description forbidden: "Cross-site request refused" (a session-authenticated call that changes something, from another origin) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AppError"];
+                    };
+                };
+            };
+        };
         delete?: never;
         options?: never;
         head?: never;
@@ -4426,6 +4574,431 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/uploads": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The account's uploads of the key's mode, newest first (cursor pages; q filters by name) */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description nextCursor of the previous page, unchanged */
+                    cursor?: string;
+                    /** @description page size, 1 to 100 (default 50) */
+                    limit?: string;
+                    /** @description only uploads whose name contains this text (any case) */
+                    q?: string;
+                };
+                header?: {
+                    /** @description Session (dashboard) calls only: `test` reads and creates test-mode data, `live` (the default) live data. With an API key the key's mode applies, and a header naming the other mode is 400. */
+                    "X-Mockup-Mode"?: "live" | "test";
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description a page */
+                200: {
+                    headers: {
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        "X-Tokens-Remaining": components["headers"]["X-Tokens-Remaining"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["UploadPage"];
+                    };
+                };
+                /** @description invalid_request: the body, query or path is not valid (details.issues lists each field) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description unauthorized: key (or session) missing, invalid, revoked or expired (details.reason for the last two) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description forbidden: "Cross-site request refused" (a session-authenticated call that changes something, from another origin) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description rate_limited: details.retryAfter and the Retry-After header carry the seconds to wait (details.scope `test-generations-day`: the daily test-mode budget) */
+                429: {
+                    headers: {
+                        "Retry-After": components["headers"]["Retry-After"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        "X-Tokens-Remaining": components["headers"]["X-Tokens-Remaining"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/uploads/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One upload with its name, creation time and latest analysis */
+        get: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Session (dashboard) calls only: `test` reads and creates test-mode data, `live` (the default) live data. With an API key the key's mode applies, and a header naming the other mode is 400. */
+                    "X-Mockup-Mode"?: "live" | "test";
+                };
+                path: {
+                    /** @description upl_<number>_<suffix> */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description the upload */
+                200: {
+                    headers: {
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        "X-Tokens-Remaining": components["headers"]["X-Tokens-Remaining"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["LibraryUpload"];
+                    };
+                };
+                /** @description unauthorized: key (or session) missing, invalid, revoked or expired (details.reason for the last two) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description forbidden: "Cross-site request refused" (a session-authenticated call that changes something, from another origin) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description not_found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description rate_limited: details.retryAfter and the Retry-After header carry the seconds to wait (details.scope `test-generations-day`: the daily test-mode budget) */
+                429: {
+                    headers: {
+                        "Retry-After": components["headers"]["Retry-After"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        "X-Tokens-Remaining": components["headers"]["X-Tokens-Remaining"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        /** Delete an upload: its files are erased at once (its url then 404s), its bytes leave the storage quota, a later generate naming it is 400 "design was deleted"; mockups made from it stay */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Session (dashboard) calls only: `test` reads and creates test-mode data, `live` (the default) live data. With an API key the key's mode applies, and a header naming the other mode is 400. */
+                    "X-Mockup-Mode"?: "live" | "test";
+                };
+                path: {
+                    /** @description upl_<number>_<suffix> */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description deleted */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description unauthorized: key (or session) missing, invalid, revoked or expired (details.reason for the last two) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description forbidden: "Cross-site request refused" (a session-authenticated call that changes something, from another origin) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description not_found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description rate_limited: details.retryAfter and the Retry-After header carry the seconds to wait (details.scope `test-generations-day`: the daily test-mode budget) */
+                429: {
+                    headers: {
+                        "Retry-After": components["headers"]["Retry-After"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        "X-Tokens-Remaining": components["headers"]["X-Tokens-Remaining"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        /** Rename an upload */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Session (dashboard) calls only: `test` reads and creates test-mode data, `live` (the default) live data. With an API key the key's mode applies, and a header naming the other mode is 400. */
+                    "X-Mockup-Mode"?: "live" | "test";
+                };
+                path: {
+                    /** @description upl_<number>_<suffix> */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["UploadRename"];
+                };
+            };
+            responses: {
+                /** @description renamed */
+                200: {
+                    headers: {
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        "X-Tokens-Remaining": components["headers"]["X-Tokens-Remaining"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["LibraryUpload"];
+                    };
+                };
+                /** @description invalid_request: the body, query or path is not valid (details.issues lists each field) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description unauthorized: key (or session) missing, invalid, revoked or expired (details.reason for the last two) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description forbidden: "Cross-site request refused" (a session-authenticated call that changes something, from another origin) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description not_found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description rate_limited: details.retryAfter and the Retry-After header carry the seconds to wait (details.scope `test-generations-day`: the daily test-mode budget) */
+                429: {
+                    headers: {
+                        "Retry-After": components["headers"]["Retry-After"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        "X-Tokens-Remaining": components["headers"]["X-Tokens-Remaining"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        trace?: never;
+    };
+    "/api/v1/uploads/{id}/contrast": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The design on each colour of a garment: the low_contrast warning a generation would carry (WCAG contrast of the design's inks), and which colours are dark */
+        get: {
+            parameters: {
+                query: {
+                    garmentId: string;
+                };
+                header?: {
+                    /** @description Session (dashboard) calls only: `test` reads and creates test-mode data, `live` (the default) live data. With an API key the key's mode applies, and a header naming the other mode is 400. */
+                    "X-Mockup-Mode"?: "live" | "test";
+                };
+                path: {
+                    /** @description upl_<number>_<suffix> */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description per colour */
+                200: {
+                    headers: {
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        "X-Tokens-Remaining": components["headers"]["X-Tokens-Remaining"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["DesignContrast"];
+                    };
+                };
+                /** @description invalid_request: the body, query or path is not valid (details.issues lists each field) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description unauthorized: key (or session) missing, invalid, revoked or expired (details.reason for the last two) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description forbidden: "Cross-site request refused" (a session-authenticated call that changes something, from another origin) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description not_found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description rate_limited: details.retryAfter and the Retry-After header carry the seconds to wait (details.scope `test-generations-day`: the daily test-mode budget) */
+                429: {
+                    headers: {
+                        "Retry-After": components["headers"]["Retry-After"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        "X-Tokens-Remaining": components["headers"]["X-Tokens-Remaining"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/webhooks/secret": {
         parameters: {
             query?: never;
@@ -4685,6 +5258,42 @@ export interface paths {
                     content: {
                         "text/html": string;
                     };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/email-not-me": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The dashboard's email-not-me page: redirects to /#/email-not-me with the same query */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description to the page */
+                302: {
+                    headers: {
+                        /** @description /#/email-not-me?<the same query> */
+                        Location?: string;
+                        [name: string]: unknown;
+                    };
+                    content?: never;
                 };
             };
         };
@@ -5629,10 +6238,45 @@ export interface components {
         DeliveryList: {
             deliveries: components["schemas"]["Delivery"][];
         };
+        DesignContrast: {
+            /** @description false when the design could not be analysed: no warning can be given */
+            analysed: boolean;
+            colors: {
+                available: boolean;
+                /** @description CIELAB L* under 50: a bulk render uses the darkDesignUrl on it */
+                dark: boolean;
+                hex: string;
+                name: string;
+                /** @description the low_contrast warning a generation on this colour would carry, or null */
+                warning: {
+                    /**
+                     * @description low_contrast: much of the design's ink is hard to see on the garment colour (details: garmentColor, garmentHex, lowShare, minRatio, inks with their contrast ratio); garment_not_found, zone_clipped: see docs
+                     * @enum {string}
+                     */
+                    code: "low_contrast" | "garment_not_found" | "zone_clipped";
+                    details?: {
+                        [key: string]: unknown;
+                    };
+                    message: string;
+                } | null;
+            }[];
+            garmentId: string;
+            uploadId: string;
+        };
         EmailChangeRequest: {
             newEmail: string;
             /** @description the current password */
             password: string;
+        };
+        EmailChangeUndone: {
+            /** @description the account's email now */
+            email: string;
+            message: string;
+            /**
+             * @description `cancelled`: the change of email was pending and is stopped; `restored`: the old address is back
+             * @enum {string}
+             */
+            status: "cancelled" | "restored";
         };
         /** @description Part A error envelope (every route under /api/v1) */
         Error: {
@@ -5810,6 +6454,8 @@ export interface components {
              */
             thumbnailUrl?: string;
             tokensUsed: number;
+            /** @description what the service noticed without refusing the generation; always present, [] when none */
+            warnings: components["schemas"]["GenerationWarning"][];
             /** @enum {string} */
             zone: "front" | "back" | "left-chest" | "right-chest";
         };
@@ -5857,9 +6503,79 @@ export interface components {
                 nextCursor: string | null;
             };
         };
+        GenerationWarning: {
+            /**
+             * @description low_contrast: much of the design's ink is hard to see on the garment colour (details: garmentColor, garmentHex, lowShare, minRatio, inks with their contrast ratio); garment_not_found, zone_clipped: see docs
+             * @enum {string}
+             */
+            code: "low_contrast" | "garment_not_found" | "zone_clipped";
+            details?: {
+                [key: string]: unknown;
+            };
+            message: string;
+        };
         Health: {
             /** @enum {string} */
             status: "ok";
+        };
+        LibraryUpload: {
+            /** @description the latest printability analysis of this upload (POST /analyze on its url, or made after the upload); null until one exists */
+            analysis: {
+                colors: {
+                    count: number;
+                    /** @description up to 5 hex colors */
+                    dominant: string[];
+                    pantone: string[];
+                };
+                dimensions: {
+                    aspectRatio: number;
+                    hasTransparency: boolean;
+                    height: number;
+                    width: number;
+                };
+                pricing: {
+                    dtg: {
+                        currency: string;
+                        perUnit: number;
+                    };
+                    screen: {
+                        currency: string;
+                        minimumQuantity: number;
+                        perUnit: number;
+                        setup: number;
+                    };
+                };
+                recommendation: {
+                    /** @enum {string} */
+                    complexity: "simple" | "moderate" | "complex";
+                    reason: string;
+                    /** @enum {string} */
+                    technique: "dtg" | "screen" | "embroidery" | "vinyl";
+                };
+                warnings: string[];
+            } | null;
+            /** Format: date-time */
+            analyzedAt: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            dimensions: {
+                height: number;
+                width: number;
+            };
+            fileSize: number;
+            /** @description upl_<number>_<suffix> */
+            id: string;
+            /** @description detected from the bytes: image/png, image/jpeg, image/webp or image/gif */
+            mimeType: string;
+            /** @description the file's name without its extension (multipart), or the JSON form's name */
+            name: string;
+            /** Format: uri */
+            thumbnailUrl: string;
+            /**
+             * Format: uri
+             * @description usable as designUrl and imageUrl
+             */
+            url: string;
         };
         Onboarding: {
             /** @description every step is done */
@@ -5884,6 +6600,11 @@ export interface components {
         PasswordResetRequest: {
             /** @description the new password */
             password: string;
+            /**
+             * @description also sign out API clients: revoke every API key and replace the webhook signing secret at once (no grace period)
+             * @default false
+             */
+            revokeKeys?: boolean;
             /** @description the `token` of the link in the mail */
             token: string;
         };
@@ -6214,6 +6935,10 @@ export interface components {
                 tokensOwed: number;
             } | null;
         };
+        SessionsRevoked: {
+            /** @description the other sessions signed out */
+            sessionsEnded: number;
+        };
         Showcase: {
             mockups: {
                 color: string;
@@ -6470,6 +7195,8 @@ export interface components {
         UploadJsonRequest: {
             /** @description a base64 data URL (data:image/png;base64,...) or bare base64 of the image */
             imageData: string;
+            /** @description the design's name in the library (default: Untitled) */
+            name?: string;
         };
         UploadMultipartRequest: {
             /**
@@ -6477,6 +7204,18 @@ export interface components {
              * @description the image: PNG, JPEG, WebP or GIF, 10 MB max
              */
             file: string;
+        };
+        UploadPage: {
+            pagination: {
+                hasMore: boolean;
+                /** @description pass as cursor for the next page; null on the last */
+                nextCursor: string | null;
+            };
+            uploads: components["schemas"]["LibraryUpload"][];
+        };
+        UploadRename: {
+            /** @description a name for the design, 1 to 200 characters */
+            name: string;
         };
         WebhookAck: {
             /** @enum {boolean} */
