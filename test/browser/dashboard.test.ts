@@ -274,7 +274,8 @@ describe('dashboard in a real browser', function () {
       if (r.url().endsWith('/api/v1/preview')) previews.push({ placement: JSON.parse(r.postData()!).placement });
     });
     await navigate(page, 'Designs');
-    await page.locator('.gallery li', { hasText: 'logo.png' }).getByRole('link', { name: 'Place' }).click();
+    // the library names a design after its file, without the extension
+    await page.locator('.gallery li', { hasText: 'logo' }).getByRole('link', { name: 'Place' }).click();
     await page.getByRole('heading', { level: 1, name: 'Mockup studio' }).waitFor();
     await page.waitForFunction(() =>
       (globalThis as any).document.querySelector('img.preview')?.src.startsWith('blob:'),
