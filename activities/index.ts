@@ -13,6 +13,7 @@ import { createAccountDeletionActivities } from './account-deletion';
 import { createMailActivities } from './mail';
 import { createMaintenanceActivities } from './maintenance';
 import { createPaymentActivities } from './payments';
+import { createProductionActivities } from './production';
 import { createRequestLogActivities } from './request-log';
 import { createStorefrontActivities } from './storefront';
 import { createUserImageLoader } from '../lib/fetch/user-images';
@@ -48,6 +49,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createMaintenanceActivities(deps),
     ...createWebhookActivities(deps),
     ...createStorefrontActivities(deps),
+    ...createProductionActivities(deps),
     ...createInboundActivities(deps),
     ...createPaymentActivities(deps),
     ...createMailActivities(deps),

@@ -14,6 +14,7 @@ import {
   upsertOrder,
 } from '../db/storefront';
 import { randomSuffix } from '../lib/ids';
+import type { ProductionWorkflowInput } from '../lib/production/types';
 import { parseCompliance, parseOrder } from '../lib/storefront/orders';
 import { StorefrontErrors, type ShopifyWebhookResult } from '../lib/storefront/types';
 import { nonRetryable as fail, type BookkeepingDeps } from './deps';
@@ -27,7 +28,11 @@ export function createShopifyWebhookActivities({ sql, config, log, metrics }: Bo
      * Applies a stored webhook by topic; idempotent (orders upsert, statuses only move forward). A malformed payload
      * marks the row failed and fails non-retryably, so neither a retry nor the inbound sweep takes it up again.
      */
-    async processShopifyWebhook({ webhookId }: { webhookId: string }): Promise<ShopifyWebhookResult> {
+    async processShopifyWebhook({
+      webhookId,
+    }: {
+      webhookId: string;
+    }): Promise<ShopifyWebhookResult & { production?: ProductionWorkflowInput[] }> {
       const w = await getWebhook(sql, webhookId);
       if (!w) throw fail(StorefrontErrors.BadWebhook, `webhook ${webhookId} not stored`);
       // a re-run after the outcome was recorded (its body may be erased by now) changes nothing
@@ -60,12 +65,13 @@ export function createShopifyWebhookActivities({ sql, config, log, metrics }: Bo
           if (!parsed.ok) return malformed(parsed.error);
           const o = parsed.order;
           const active = connections.filter((c) => c.status === 'active');
+          const production: ProductionWorkflowInput[] = [];
           for (const c of active) {
             const productIds = [...new Set(o.lineItems.flatMap((li) => li.shopifyProductId ?? []))];
             const linked = new Map(
               (await publishedByShopifyIds(sql, c.id, productIds)).map((p) => [p.shopifyProductId, p.id]),
             );
-            await upsertOrder(sql, {
+            const orderId = await upsertOrder(sql, {
               id: `ord_${Date.now()}_${randomSuffix(10)}`,
               connectionId: c.id,
               userId: c.userId,
@@ -82,9 +88,12 @@ export function createShopifyWebhookActivities({ sql, config, log, metrics }: Bo
               total: o.total,
               currency: o.currency,
               status: w.topic === 'orders/paid' ? 'paid' : 'open',
+              shipToName: o.shipToName,
             });
+            // a paid order with items of published products goes to production (docs/production.md)
+            if (w.topic === 'orders/paid' && linked.size > 0) production.push({ orderId, accountId: c.userId });
           }
-          return done(active.length ? 'processed' : 'ignored');
+          return { ...(await done(active.length ? 'processed' : 'ignored')), production };
         }
         case 'app/uninstalled': {
           const rows = await disconnect(sql, { shopDomain: w.shopDomain });

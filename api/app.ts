@@ -22,6 +22,7 @@ import { keyRoutes } from './routes/keys';
 import { paymentRoutes } from './routes/payments';
 import { previewRoutes } from './routes/preview';
 import { printFileRoutes } from './routes/print-files';
+import { productionRoutes } from './routes/production';
 import { requestLogRoutes } from './routes/requests';
 import { sampleRoutes } from './routes/samples';
 import { storefrontRoutes } from './routes/storefront';
@@ -77,6 +78,7 @@ export function createApp(given: AppDeps): express.Express {
   app.use('/api', accountRoutes(deps));
   app.use('/api', accountSafetyRoutes(deps));
   app.use('/api', storefrontRoutes(deps));
+  app.use('/api', productionRoutes(deps));
   app.use('/api', paymentRoutes(deps));
   app.use('/api', chatRoutes(deps));
   app.use('/api', sampleRoutes(deps));

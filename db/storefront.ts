@@ -247,6 +247,8 @@ export function publishedByShopifyIds(sql: Sql, connectionId: string, productIds
 }
 
 export interface LineItem {
+  /** Shopify's line item id (absent in orders recorded before issue 36) */
+  lineItemId?: string | null;
   title: string;
   variantTitle: string | null;
   quantity: number;
@@ -286,16 +288,22 @@ const orderColumns = (sql: Sql) => sql`
  */
 export async function upsertOrder(
   sql: Sql,
-  o: Omit<OrderRow, 'fulfillmentId' | 'tracking' | 'createdAt' | 'status'> & { status: 'open' | 'paid' },
-) {
-  await sql`
+  o: Omit<OrderRow, 'fulfillmentId' | 'tracking' | 'createdAt' | 'status'> & {
+    status: 'open' | 'paid';
+    shipToName?: string | null;
+  },
+): Promise<string> {
+  const [row] = await sql<{ id: string }[]>`
     insert into shopify_orders (id, connection_id, user_id, shop_domain, shopify_order_id, name, customer_id,
-      customer_name, customer_email, line_items, total, currency, status)
+      customer_name, customer_email, line_items, total, currency, status, ship_to_name)
     values (${o.id}, ${o.connectionId}, ${o.userId}, ${o.shopDomain}, ${o.shopifyOrderId}, ${o.name}, ${o.customerId},
-      ${o.customerName}, ${o.customerEmail}, ${sql.json(o.lineItems as never)}, ${o.total}, ${o.currency}, ${o.status})
+      ${o.customerName}, ${o.customerEmail}, ${sql.json(o.lineItems as never)}, ${o.total}, ${o.currency}, ${o.status},
+      ${o.shipToName ?? null})
     on conflict (connection_id, shopify_order_id) do update set
       status = case when shopify_orders.status = 'open' and excluded.status = 'paid' then 'paid' else shopify_orders.status end,
-      updated_at = now()`;
+      updated_at = now()
+    returning id`;
+  return row!.id;
 }
 
 export async function getOrder(sql: Sql, id: string, userId?: string) {
@@ -345,7 +353,8 @@ export async function redactCustomer(
   exceptWebhookId: string,
 ) {
   return sql.begin(async (tx) => {
-    const rows = await tx`update shopify_orders set customer_id = null, customer_name = null, customer_email = null,
+    const rows =
+      await tx`update shopify_orders set customer_id = null, customer_name = null, customer_email = null, ship_to_name = null,
         updated_at = now()
       where shop_domain = ${shopDomain} and (
         ${customer.id ? tx`customer_id = ${customer.id}` : tx`false`}

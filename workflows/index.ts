@@ -4,6 +4,7 @@ export { chatJobsSweep, inboundEventsSweep, maintenanceSweep } from './maintenan
 export { webhookDelivery } from './webhook-delivery';
 export { generationBatch } from './generation-batch';
 export { publishProduct, shopifyWebhook, fulfillment } from './storefront';
+export { production } from './production';
 export { stripeEvent } from './payments';
 export { chatDesign } from './chat';
 export { accountsSweep, sendMail } from './mail';

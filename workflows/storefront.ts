@@ -2,7 +2,15 @@
 // Shopify webhook (shopify-webhook-<webhook id>), send fulfillment tracking to the store (fulfillment-<order id>).
 // Shopify calls retry with backoff on transient trouble; refusals and missing rows are non-retryable and end the
 // workflow with the failure recorded.
-import { ActivityFailure, ApplicationFailure, proxyActivities } from '@temporalio/workflow';
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  ParentClosePolicy,
+  patched,
+  proxyActivities,
+  startChild,
+} from '@temporalio/workflow';
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { StorefrontActivities } from '../activities/storefront';
 import {
   NON_RETRYABLE_STOREFRONT_ERRORS,
@@ -13,7 +21,9 @@ import {
   type ShopifyWebhookInput,
   type ShopifyWebhookResult,
 } from '../lib/storefront/types';
+import { productionWorkflowId } from '../lib/production/types';
 import { durableBookkeeping, outsideCall } from './policies';
+import { production } from './production';
 
 // Calls to the shop: 30 s each (a lost worker's call is retried after that), retried for about ten minutes
 // (Shopify's rate limits and blips pass by then).
@@ -39,7 +49,23 @@ export async function publishProduct(input: PublishWorkflowInput): Promise<Publi
 }
 
 export async function shopifyWebhook(input: ShopifyWebhookInput): Promise<ShopifyWebhookResult> {
-  return db.processShopifyWebhook({ webhookId: input.webhookId });
+  const { status, topic, production: toProduce = [] } = await db.processShopifyWebhook({ webhookId: input.webhookId });
+  // A paid order with items of published products: its production (production-<order id>) runs on its own,
+  // outliving this run; a second delivery finds it started already.
+  if (toProduce.length > 0 && patched('production-on-paid'))
+    for (const p of toProduce) {
+      try {
+        await startChild(production, {
+          workflowId: productionWorkflowId(p.orderId),
+          args: [p],
+          parentClosePolicy: ParentClosePolicy.ABANDON,
+          searchAttributes: { AccountId: [p.accountId] },
+        });
+      } catch (err) {
+        if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+      }
+    }
+  return { status, topic };
 }
 
 export async function fulfillment(input: FulfillmentWorkflowInput): Promise<FulfillmentWorkflowResult> {

@@ -62,3 +62,32 @@ export const printFileQuery = z.strictObject({
 export const chatPrintFileQuery = printFileQuery.extend({
   mockupIndex: z.coerce.number().int().min(0).max(99).meta({ description: "the mockup's index in the job's mockups" }),
 });
+
+export const productionFileResource = z
+  .object({
+    lineItemId: z.string().meta({ description: "Shopify's line item id (line-<n> for orders recorded without one)" }),
+    printFileUrl: url,
+    underbaseUrl: url.nullable().meta({ description: 'white underbase PNG on a dark garment, else null' }),
+    widthPx: z.number().int(),
+    heightPx: z.number().int(),
+    dpi: z.number().int(),
+    size: z.string(),
+    color: z.string(),
+    zone: z.string(),
+    quantity: z.number().int(),
+    preflight: preflightReport,
+  })
+  .meta({ id: 'ProductionFile' });
+
+export const productionResource = z
+  .object({
+    status: z.enum(['queued', 'ready', 'failed']),
+    jobSheetUrl: url.nullable().meta({ description: 'the job sheet PDF, once ready' }),
+    archiveUrl: url.nullable().meta({ description: 'ZIP of the job sheet and the print files, once ready' }),
+    error: z.string().nullable().meta({ description: 'why it failed' }),
+    files: z.array(productionFileResource).meta({ description: 'one per printed line item, in line order' }),
+  })
+  .meta({
+    id: 'Production',
+    description: 'print-ready files and job sheet of a paid order (docs/production.md); null before payment',
+  });

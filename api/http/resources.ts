@@ -2,6 +2,7 @@
 // a route answers and what the OpenAPI document (api/openapi/) says it answers cannot drift apart silently.
 import { z } from 'zod';
 import { deliveryResource } from './logs';
+import { productionResource } from './print-schemas';
 import { ZONES } from '../../lib/generation/types';
 import { GENERATION_WARNING_CODES } from '../../lib/generation/warnings';
 import { ERROR_CODES } from '../errors';
@@ -402,6 +403,7 @@ export const orderResource = z
     customer: z.object({ name: z.string().nullable(), email: z.string().nullable() }),
     lineItems: z.array(
       z.object({
+        lineItemId: z.string().nullable().optional().meta({ description: "Shopify's line item id" }),
         title: z.string(),
         variantTitle: z.string().nullable(),
         quantity: z.number().int(),
@@ -414,6 +416,7 @@ export const orderResource = z
     currency: z.string(),
     tracking: z.object({ number: z.string(), company: z.string(), url: z.string().optional() }).nullable(),
     createdAt: timestamp,
+    production: productionResource.nullable(),
   })
   .meta({ id: 'StoreOrder' });
 

@@ -3,6 +3,7 @@
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
 import * as P from '../http/print-schemas';
+import * as R from '../http/resources';
 import { generationIdParam } from '../http/schemas';
 import { json, KEY_OR_SESSION, KEYED_HEADERS, partAErrors, partBErrors, SESSION, withModeHeader } from './common';
 
@@ -37,5 +38,22 @@ export function registerProductionPaths(registry: OpenAPIRegistry): void {
       query: P.chatPrintFileQuery,
     },
     responses: { 200: json(P.printFileResource, 'the print file'), ...partBErrors(400, 401, 404, 409, 503) },
+  });
+  registry.registerPath({
+    method: 'get',
+    path: '/api/storefront/orders/{orderId}',
+    tags: ['Storefront'],
+    summary: 'One order from a connected store, with its production (print files, job sheet, ZIP)',
+    security: SESSION,
+    request: { params: z.object({ orderId: z.string().meta({ description: 'ord_<…>' }) }) },
+    responses: { 200: json(R.orderResource, 'the order'), ...partBErrors(401, 404) },
+  });
+  registry.registerPath({
+    method: 'get',
+    path: '/api/storefront/production-queue',
+    tags: ['Storefront'],
+    summary: 'The production queue: paid, unfulfilled orders in production, oldest first',
+    security: SESSION,
+    responses: { 200: json(R.orderList, 'the orders, oldest first'), ...partBErrors(401) },
   });
 }

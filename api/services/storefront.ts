@@ -2,6 +2,7 @@
 // send fulfillment tracking. Shopify work that must survive a crash runs in workflows (workflows/storefront.ts)
 // started by reference; the callback's token exchange and webhook registration run inline (the merchant's browser
 // waits on that redirect).
+import { productionByOrder, type ProductionMap } from './production';
 import type { z } from 'zod';
 import type {
   connectionResource,
@@ -547,7 +548,7 @@ export async function receiveWebhook(deps: AppDeps, req: Request, res: Response,
   return { received: true, duplicate: !stored.inserted, dispatch };
 }
 
-const presentOrder = (o: OrderRow): z.infer<typeof orderResource> => ({
+const presentOrder = (o: OrderRow, production: ProductionMap = new Map()): z.infer<typeof orderResource> => ({
   id: o.id,
   shopDomain: o.shopDomain,
   shopifyOrderId: o.shopifyOrderId,
@@ -559,10 +560,17 @@ const presentOrder = (o: OrderRow): z.infer<typeof orderResource> => ({
   currency: o.currency,
   tracking: (o.tracking as Tracking | null) ?? null,
   createdAt: o.createdAt.toISOString(),
+  production: production.get(o.id) ?? null,
 });
 
-export async function orders(deps: AppDeps, userId: string) {
-  return (await listOrders(deps.sql, userId)).map(presentOrder);
+/** The user's orders (newest 200), or those of `only` ids in that order, each with its production. */
+export async function orders(deps: AppDeps, userId: string, only?: OrderRow[]) {
+  const rows = only ?? (await listOrders(deps.sql, userId));
+  const production = await productionByOrder(
+    deps,
+    rows.map((o) => o.id),
+  );
+  return rows.map((o) => presentOrder(o, production));
 }
 
 /** POST /orders/<id>/fulfillment: workflow fulfillment-<order id>; 200 once the store has it, else 202. */
@@ -592,7 +600,7 @@ export async function fulfill(deps: AppDeps, userId: string, orderId: string, tr
     if (result.error === NOT_CONNECTED) throw conflict(NOT_CONNECTED);
     throw new ApiError(502, 'service_unavailable', `Fulfillment failed: ${result.error}`);
   }
-  return { status: 200, body: presentOrder((await getOrder(deps.sql, order.id, userId))!) };
+  return { status: 200, body: (await orders(deps, userId, [(await getOrder(deps.sql, order.id, userId))!]))[0]! };
 }
 
 /**

@@ -1,5 +1,8 @@
 import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { createWriteStream } from 'node:fs';
 import path from 'node:path';
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { randomSuffix } from '../ids';
 import { assertValidKey, contentTypeForKey, type Storage, type StoredObject } from './types';
 
@@ -19,6 +22,19 @@ export class LocalDiskStorage implements Storage {
     await mkdir(path.dirname(target), { recursive: true });
     const tmp = `${target}.${randomSuffix(8)}.tmp`;
     await writeFile(tmp, body);
+    await rename(tmp, target);
+  }
+
+  async putStream(key: string, body: Readable, _contentType?: string): Promise<void> {
+    const target = this.file(key);
+    await mkdir(path.dirname(target), { recursive: true });
+    const tmp = `${target}.${randomSuffix(8)}.tmp`;
+    try {
+      await pipeline(body, createWriteStream(tmp));
+    } catch (err) {
+      await rm(tmp, { force: true });
+      throw err;
+    }
     await rename(tmp, target);
   }
 

@@ -12,6 +12,7 @@ import {
   S3ServiceException,
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
+import type { Readable } from 'node:stream';
 import { assertValidKey, contentTypeForKey, type Storage, type StoredObject } from './types';
 
 export interface S3Options {
@@ -104,6 +105,15 @@ export class S3Storage implements Storage {
   }
 
   async put(key: string, body: Buffer, contentType: string): Promise<void> {
+    return this.upload(key, body, contentType);
+  }
+
+  /** A stream goes up in parts as it comes (multipart above one part). */
+  async putStream(key: string, body: Readable, contentType: string): Promise<void> {
+    return this.upload(key, body, contentType);
+  }
+
+  private async upload(key: string, body: Buffer | Readable, contentType: string): Promise<void> {
     try {
       // Keys are never rewritten (new content gets a new key), so anything reading the bucket may cache forever.
       // Upload sends one PutObject for a body up to one part, and a multipart upload (aborted on failure) above it.

@@ -1,3 +1,4 @@
+import type { Readable } from 'node:stream';
 /** Where uploads, blanks and mockups live. Keys are slash-separated, e.g. `blanks/tee-classic/white-front.jpg`. */
 export interface StoredObject {
   body: Buffer;
@@ -8,6 +9,8 @@ export interface StoredObject {
 export interface Storage {
   readonly kind: string;
   put(key: string, body: Buffer, contentType: string): Promise<void>;
+  /** Writes a stream as it comes (a ZIP being written), without holding it whole; visible once complete. */
+  putStream?(key: string, body: Readable, contentType: string): Promise<void>;
   /** Returns null when the key does not exist. */
   get(key: string): Promise<StoredObject | null>;
   exists(key: string): Promise<boolean>;
@@ -31,6 +34,16 @@ export function contentTypeForKey(key: string): string {
       webp: 'image/webp',
       gif: 'image/gif',
       json: 'application/json',
+      pdf: 'application/pdf',
+      zip: 'application/zip',
     }[ext] ?? 'application/octet-stream'
   );
+}
+
+/** Stores a stream: streamed where the driver can, else collected first. */
+export async function putStream(storage: Storage, key: string, body: Readable, contentType: string): Promise<void> {
+  if (storage.putStream) return storage.putStream(key, body, contentType);
+  const chunks: Buffer[] = [];
+  for await (const c of body) chunks.push(Buffer.isBuffer(c) ? c : Buffer.from(c as Uint8Array));
+  await storage.put(key, Buffer.concat(chunks), contentType);
 }

@@ -28,9 +28,11 @@ const orderSchema = z.object({
       email: z.string().nullish(),
     })
     .nullish(),
+  shipping_address: z.object({ name: z.string().max(255).nullish() }).nullish(),
   line_items: z
     .array(
       z.object({
+        id: id.nullish(),
         title: z.string(),
         variant_title: z.string().nullish(),
         quantity: z.number().int().min(0),
@@ -48,9 +50,13 @@ export interface ParsedOrder {
   customerId: string | null;
   customerName: string | null;
   customerEmail: string | null;
+  /** the shipping address's name (the job sheet's ship-to), when the order has one */
+  shipToName: string | null;
   total: string;
   currency: string;
   lineItems: {
+    /** Shopify's line item id (the production's idempotency key per line); null in payloads without one */
+    lineItemId: string | null;
     title: string;
     variantTitle: string | null;
     quantity: number;
@@ -75,9 +81,11 @@ export function parseOrder(body: unknown): { ok: true; order: ParsedOrder } | { 
       customerId: o.customer?.id ?? null,
       customerName: name || null,
       customerEmail: o.customer?.email ?? o.email ?? null,
+      shipToName: o.shipping_address?.name ?? (name || null),
       total: o.total_price,
       currency: o.currency.toUpperCase(),
       lineItems: o.line_items.map((li) => ({
+        lineItemId: li.id ?? null,
         title: li.title,
         variantTitle: li.variant_title ?? null,
         quantity: li.quantity,

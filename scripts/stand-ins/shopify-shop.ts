@@ -91,7 +91,14 @@ export interface DevShop {
   /** Creates an order for a product of the shop and sends orders/create then orders/paid to its subscriptions. */
   placeOrder(
     shop: string,
-    opts?: { productId?: string; title?: string; price?: string },
+    opts?: {
+      productId?: string;
+      title?: string;
+      price?: string;
+      /** several lines (each of a product of the shop, a size of it, a quantity); default one line of the product */
+      lines?: { productId?: string; size?: string; quantity?: number }[];
+      shipTo?: string;
+    },
   ): Promise<{ order: DevOrder; deliveries: { topic: string; status: number }[] }>;
   /**
    * Sends one signed webhook to the shop's subscription of `topic` (or to `url`), with the headers Shopify sends:
@@ -196,6 +203,21 @@ export async function startDevShop(opts: DevShopOptions): Promise<DevShop> {
       if (!productId) throw new Error(`${shopDomain} has no product to order`);
       const variant = product?.variants[0];
       const price = variant?.price ?? o.price ?? '59.99';
+      const lineOf = (l: { productId?: string; size?: string; quantity?: number }) => {
+        const p = l.productId ? products.find((x) => x.id === l.productId) : product;
+        if (!p) throw new Error(`${shopDomain} has no product ${l.productId}`);
+        const v = (l.size ? p.variants.find((x) => x.size === l.size) : p.variants[0]) ?? p.variants[0];
+        return {
+          id: ++nextId,
+          product_id: Number(p.id.slice(p.id.lastIndexOf('/') + 1)),
+          variant_id: v ? Number(v.id.slice(v.id.lastIndexOf('/') + 1)) : null,
+          title: p.title,
+          variant_title: v?.size ?? 'M',
+          quantity: l.quantity ?? 1,
+          price: v?.price ?? price,
+        };
+      };
+      const many = o.lines?.length ? o.lines.map(lineOf) : null;
       const id = ++nextId;
       const payload = {
         id,
@@ -204,10 +226,11 @@ export async function startDevShop(opts: DevShopOptions): Promise<DevShop> {
         email: 'ada@example.test',
         created_at: new Date().toISOString(),
         currency: 'USD',
-        total_price: price,
+        total_price: many ? many.reduce((t, l) => t + Number(l.price) * l.quantity, 0).toFixed(2) : price,
+        shipping_address: { name: o.shipTo ?? 'Ada Lovelace', city: 'London', country_code: 'GB' },
         financial_status: 'pending',
         customer: { id: 7000 + id, first_name: 'Ada', last_name: 'Lovelace', email: 'ada@example.test' },
-        line_items: [
+        line_items: many ?? [
           {
             id: ++nextId,
             product_id: Number(productId.slice(productId.lastIndexOf('/') + 1)),

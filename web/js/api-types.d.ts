@@ -5188,6 +5188,108 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/storefront/orders/{orderId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** One order from a connected store, with its production (print files, job sheet, ZIP) */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description ord_<…> */
+          orderId: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description the order */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['StoreOrder'];
+          };
+        };
+        /** @description Unauthorized: no valid session */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['AppError'];
+          };
+        };
+        /** @description not_found */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['AppError'];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/storefront/production-queue': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The production queue: paid, unfulfilled orders in production, oldest first */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description the orders, oldest first */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['StoreOrders'];
+          };
+        };
+        /** @description Unauthorized: no valid session */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['AppError'];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/uploads': {
     parameters: {
       query?: never;
@@ -6171,6 +6273,8 @@ export interface components {
           email: string | null;
         };
         lineItems: {
+          /** @description Shopify's line item id */
+          lineItemId?: string | null;
           title: string;
           variantTitle: string | null;
           quantity: number;
@@ -6783,6 +6887,44 @@ export interface components {
       /** Format: date-time */
       createdAt: string;
     };
+    /** @description print-ready files and job sheet of a paid order (docs/production.md); null before payment */
+    Production: {
+      /** @enum {string} */
+      status: 'queued' | 'ready' | 'failed';
+      /**
+       * Format: uri
+       * @description the job sheet PDF, once ready
+       */
+      jobSheetUrl: string | null;
+      /**
+       * Format: uri
+       * @description ZIP of the job sheet and the print files, once ready
+       */
+      archiveUrl: string | null;
+      /** @description why it failed */
+      error: string | null;
+      /** @description one per printed line item, in line order */
+      files: components['schemas']['ProductionFile'][];
+    } | null;
+    ProductionFile: {
+      /** @description Shopify's line item id (line-<n> for orders recorded without one) */
+      lineItemId: string;
+      /** Format: uri */
+      printFileUrl: string;
+      /**
+       * Format: uri
+       * @description white underbase PNG on a dark garment, else null
+       */
+      underbaseUrl: string | null;
+      widthPx: number;
+      heightPx: number;
+      dpi: number;
+      size: string;
+      color: string;
+      zone: string;
+      quantity: number;
+      preflight: components['schemas']['Preflight'];
+    };
     PublishedProduct: {
       /** @description pub_<…> */
       id: string;
@@ -7049,6 +7191,8 @@ export interface components {
         email: string | null;
       };
       lineItems: {
+        /** @description Shopify's line item id */
+        lineItemId?: string | null;
         title: string;
         variantTitle: string | null;
         quantity: number;
@@ -7068,6 +7212,7 @@ export interface components {
        * @description ISO 8601
        */
       createdAt: string;
+      production: components['schemas']['Production'];
     };
     StoreOrders: {
       orders: components['schemas']['StoreOrder'][];
