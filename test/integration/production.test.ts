@@ -5,6 +5,7 @@
 // stopped mid-production and started again makes each line's file once.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
+import { Context } from '@temporalio/activity';
 import { PDFDocument } from 'pdf-lib';
 import sharp from 'sharp';
 import yauzl from 'yauzl';
@@ -247,7 +248,8 @@ describe('production: paid orders become print files, a job sheet and a ZIP', fu
         await real.printLineItem(input);
         if (calls === 3) {
           reached();
-          await new Promise(() => {}); // the worker goes away with this step's answer
+          // the worker goes away with this step's answer (the step ends only when the shutdown cancels it)
+          await Context.current().cancelled;
         }
       },
     };
