@@ -275,7 +275,7 @@ describe('production: paid orders become print files, a job sheet and a ZIP', fu
       select line_item_id as "lineItemId", print_file_id as "printFileId", created_at as "createdAt"
       from production_files where order_id = ${orderId} order by position`;
     assert.equal(after.length, 5);
-    assert.deepEqual(after.slice(0, 3), before, 'the lines made before the stop were not made again');
+    assert.deepEqual(after.slice(0, 3), [...before], 'the lines made before the stop were not made again');
     const files = await stack.sql`
       select p.source, p.size, count(*)::int as n from production_files f join print_files p on p.id = f.print_file_id
       where f.order_id = ${orderId} group by p.source, p.size`;
