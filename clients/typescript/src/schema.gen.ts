@@ -2390,6 +2390,108 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/storefront/orders/{orderId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One order from a connected store, with its production (print files, job sheet, ZIP) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description ord_<…> */
+                    orderId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description the order */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["StoreOrder"];
+                    };
+                };
+                /** @description Unauthorized: no valid session */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AppError"];
+                    };
+                };
+                /** @description not_found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AppError"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/storefront/production-queue": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The production queue: paid, unfulfilled orders in production, oldest first */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description the orders, oldest first */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["StoreOrders"];
+                    };
+                };
+                /** @description Unauthorized: no valid session */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AppError"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/storefront/products": {
         parameters: {
             query?: never;
@@ -6173,6 +6275,8 @@ export interface components {
                     name: string | null;
                 };
                 lineItems: {
+                    /** @description Shopify's line item id */
+                    lineItemId?: string | null;
                     price: string;
                     publishedProductId: string | null;
                     quantity: number;
@@ -6765,6 +6869,44 @@ export interface components {
             widthPx: number;
             zone: string;
         };
+        /** @description print-ready files and job sheet of a paid order (docs/production.md); null before payment */
+        Production: {
+            /**
+             * Format: uri
+             * @description ZIP of the job sheet and the print files, once ready
+             */
+            archiveUrl: string | null;
+            /** @description why it failed */
+            error: string | null;
+            /** @description one per printed line item, in line order */
+            files: components["schemas"]["ProductionFile"][];
+            /**
+             * Format: uri
+             * @description the job sheet PDF, once ready
+             */
+            jobSheetUrl: string | null;
+            /** @enum {string} */
+            status: "queued" | "ready" | "failed";
+        } | null;
+        ProductionFile: {
+            color: string;
+            dpi: number;
+            heightPx: number;
+            /** @description Shopify's line item id (line-<n> for orders recorded without one) */
+            lineItemId: string;
+            preflight: components["schemas"]["Preflight"];
+            /** Format: uri */
+            printFileUrl: string;
+            quantity: number;
+            size: string;
+            /**
+             * Format: uri
+             * @description white underbase PNG on a dark garment, else null
+             */
+            underbaseUrl: string | null;
+            widthPx: number;
+            zone: string;
+        };
         PublishedProduct: {
             adminUrl: string | null;
             /** @description the design-chat job whose mockup was published; else null */
@@ -7029,6 +7171,8 @@ export interface components {
             /** @description ord_<…> */
             id: string;
             lineItems: {
+                /** @description Shopify's line item id */
+                lineItemId?: string | null;
                 price: string;
                 publishedProductId: string | null;
                 quantity: number;
@@ -7037,6 +7181,7 @@ export interface components {
                 variantTitle: string | null;
             }[];
             name: string;
+            production: components["schemas"]["Production"];
             shopDomain: string;
             /** @description the shop's order: gid://shopify/Order/<id>, the 64-bit id exactly as Shopify sent it */
             shopifyOrderId: string;
