@@ -2,7 +2,7 @@
 // zone in inches and placement), and the made files, one per source and garment size.
 import type { Placement } from '../lib/compositing/composite';
 import { MOCKUP_PLACEMENTS, type ZoneRect } from '../lib/chat/mockup-plan';
-import { makePrintFile } from '../lib/print/make';
+import { makePrintFile, type StoredPrintFile } from '../lib/print/make';
 import type { PreflightReport } from '../lib/print/preflight';
 import type { Storage } from '../lib/storage';
 import type { Sql } from './client';
@@ -213,7 +213,7 @@ function blankKeyOf(url: string): string | null {
   return i < 0 ? null : decodeURIComponent(url.slice(i + '/files/'.length).split('?')[0]!);
 }
 
-export interface PrintFileRow {
+export interface PrintFileRow extends StoredPrintFile {
   id: string;
   userId: string;
   source: string;
@@ -223,13 +223,6 @@ export interface PrintFileRow {
   color: string;
   garmentHex: string | null;
   zone: string;
-  storageKey: string;
-  underbaseKey: string | null;
-  widthPx: number;
-  heightPx: number;
-  dpi: number;
-  widthIn: number;
-  heightIn: number;
   designBox: { left: number; top: number; width: number; height: number };
   preflight: PreflightReport;
   createdAt: Date;

@@ -1,5 +1,6 @@
 // Production of paid orders (issue 36, docs/production.md): one job per order, one file per line item (keyed by the
 // line item id), and what the API answers about them (the `production` of an order, the production queue).
+import type { StoredPrintFile } from '../lib/print/make';
 import type { PreflightReport } from '../lib/print/preflight';
 import type { Sql } from './client';
 import type { LineItem, OrderRow } from './storefront';
@@ -87,17 +88,10 @@ export async function markProductionFailed(sql: Sql, orderId: string, error: str
     where order_id = ${orderId} and status <> 'ready'`;
 }
 
-export interface ProductionFileView {
+export interface ProductionFileView extends StoredPrintFile {
   lineItemId: string;
   position: number;
   quantity: number;
-  storageKey: string;
-  underbaseKey: string | null;
-  widthPx: number;
-  heightPx: number;
-  dpi: number;
-  widthIn: number;
-  heightIn: number;
   size: string;
   color: string;
   zone: string;

@@ -17,8 +17,8 @@ export interface PrintSpec {
   size: string;
 }
 
-export interface MadeFile {
-  id: string;
+/** Where a stored print file (and its underbase) is, and its size in pixels and inches. */
+export interface StoredPrintFile {
   storageKey: string;
   underbaseKey: string | null;
   widthPx: number;
@@ -26,6 +26,10 @@ export interface MadeFile {
   dpi: number;
   widthIn: number;
   heightIn: number;
+}
+
+export interface MadeFile extends StoredPrintFile {
+  id: string;
   designBox: PrintFile['designBox'];
   preflight: PreflightReport;
 }

@@ -86,6 +86,12 @@ describe('storefront journeys in a real browser', function () {
     await connection.getByText('active').waitFor();
     await s.shot('store-connected');
 
+    // the Studio's onboarding checklist ticks "connect a store", from the server's data
+    await navigate(page, 'Studio', 'Mockup studio');
+    const checklist = page.getByRole('region', { name: 'Getting started' });
+    await checklist.getByText('1 of 4 done.').waitFor();
+    assert.equal(await checklist.locator('li[data-step="store"].done').count(), 1);
+
     // design in the chat (the built-in local renderer: no provider keys in tests), on a garment
     await navigate(page, 'Design chat');
     await page.getByLabel('Describe the design').fill('a lighthouse on a rocky coast at dusk');

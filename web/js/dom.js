@@ -175,19 +175,28 @@ export function copyRow(value, label, extraClass = '') {
     onfocus: (ev) => ev.currentTarget.select(),
   });
   const button = h('button', { type: 'button' }, 'Copy');
-  button.addEventListener('click', async () => {
-    try {
-      await navigator.clipboard.writeText(value);
-      announce('Copied to the clipboard');
-      button.textContent = 'Copied';
-      setTimeout(() => (button.textContent = 'Copy'), 2000);
-    } catch {
-      box.focus();
-      box.select();
-      announce('Select the text and copy it with your keyboard', 'error');
-    }
-  });
+  button.addEventListener('click', () => void copyFrom(box, button, 'Select the text and copy it with your keyboard'));
   return h('div', { class: 'copy-row' }, box, button);
+}
+
+/**
+ * Copies a box's text to the clipboard and says so on its button; when the clipboard is refused (an insecure origin,
+ * a denied prompt) the text is selected so the keyboard copies it, and `refused` is announced.
+ * @param {HTMLInputElement | HTMLTextAreaElement} box
+ * @param {HTMLButtonElement} button
+ * @param {string} refused
+ */
+export async function copyFrom(box, button, refused) {
+  try {
+    await navigator.clipboard.writeText(box.value);
+    announce('Copied to the clipboard');
+    button.textContent = 'Copied';
+    setTimeout(() => (button.textContent = 'Copy'), 2000);
+  } catch {
+    box.focus();
+    box.select();
+    announce(refused, 'error');
+  }
 }
 
 /**

@@ -2,7 +2,7 @@
 // config, ready to copy, holding a test key: keys are stored hashed, so the section creates a new test key (shown
 // once, like every new key) to put in the config.
 import { api } from '../api.js';
-import { announce, errorBox, h, render } from '../dom.js';
+import { announce, copyFrom, errorBox, h, render } from '../dom.js';
 
 const KEY_PLACEHOLDER = '<your API key>';
 
@@ -30,24 +30,6 @@ export function mcpConfigs(origin, key) {
 }
 
 /**
- * @param {HTMLTextAreaElement} box
- * @param {HTMLButtonElement} button
- */
-async function copy(box, button) {
-  try {
-    await navigator.clipboard.writeText(box.value);
-    announce('Copied to the clipboard');
-    button.textContent = 'Copied';
-    setTimeout(() => (button.textContent = 'Copy'), 2000);
-  } catch {
-    // no clipboard permission (an insecure origin, a denied prompt): select the text so Ctrl+C works
-    box.focus();
-    box.select();
-    announce('Select the config and copy it with your keyboard', 'error');
-  }
-}
-
-/**
  * @param {{ onKeyCreated?: () => Promise<void> | void }} [opts] told when a key was created (to refresh a key list)
  * @returns {HTMLElement}
  */
@@ -72,7 +54,7 @@ export function mcpSection(opts = {}) {
   /** @param {HTMLTextAreaElement} box */
   const copyButton = (box) => {
     const b = /** @type {HTMLButtonElement} */ (h('button', { type: 'button' }, 'Copy'));
-    b.addEventListener('click', () => void copy(box, b));
+    b.addEventListener('click', () => void copyFrom(box, b, 'Select the config and copy it with your keyboard'));
     return b;
   };
 
