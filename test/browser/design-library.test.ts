@@ -5,7 +5,15 @@
 import assert from 'node:assert/strict';
 import sharp from 'sharp';
 import { randomSuffix } from '../../lib/ids';
-import { checkEachTest, navigate, onPage, openBrowser, signUpInBrowser, type BrowserSession } from '../helpers/browser';
+import {
+  checkEachTest,
+  FRONT_PAGE,
+  navigate,
+  onPage,
+  openBrowser,
+  signUpInBrowser,
+  type BrowserSession,
+} from '../helpers/browser';
 import * as F from '../helpers/fixtures';
 import { startStack, type Stack } from '../helpers/stack';
 
@@ -45,6 +53,8 @@ describe('journey: the design library across browsers', function () {
     // another computer: a separate browser profile, signed in to the same account
     const other = await browser!.newPerson();
     await other.page.goto(`${stack.baseUrl}/`);
+    await onPage(other.page, FRONT_PAGE);
+    await other.page.getByRole('link', { name: 'Sign in', exact: true }).click();
     await onPage(other.page, /Sign in/);
     await other.page.getByLabel('Email').fill(email);
     await other.page.getByLabel('Password').fill(password);
