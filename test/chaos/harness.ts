@@ -176,6 +176,9 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
         CHAT_SYNC_TIMEOUT_MS: '20000',
         // generations orphaned by a killed API are recovered by the maintenance sweep this run starts itself
         GENERATION_ORPHAN_AFTER: '20s',
+        // and so are chat jobs (the chat-jobs sweep, every minute): a chat request cut off by a killed API between the
+        // job's insert and its workflow's start leaves a job no workflow will finish, failed and refunded within the settle
+        CHAT_ORPHAN_AFTER: '20s',
         ...storageEnv,
       },
       keepLog: (l) => l.level === 'error',
