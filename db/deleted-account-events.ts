@@ -18,18 +18,13 @@ export const ERASED_PAYLOAD = (tx: Tx) => tx`jsonb_build_object('erased', true, 
   jsonb_build_object('object', jsonb_build_object('id', payload #> '{data,object,id}',
                                                   'object', payload #> '{data,object,object}')))`;
 
-/**
- * The recorded result of an event for a deleted account `userId` (locked by the caller), or null when the account is
- * not deleted.
- */
+/** The recorded result of an event for the deleted account `userId` (locked, and found deleted, by the caller). */
 export async function deletedAccountEvent(
   tx: Tx,
   userId: string,
   eventId: string,
   outcome: Extract<EventOutcome, { kind: 'apply' }>,
-): Promise<{ status: 'ignored'; granted: 0; userId: string; reason: string; undo?: DeletedAccountUndo } | null> {
-  const [u] = await tx`select 1 from users where id = ${userId} and deleted_at is not null`;
-  if (!u) return null;
+): Promise<{ status: 'ignored'; granted: 0; userId: string; reason: string; undo?: DeletedAccountUndo }> {
   await tx`update stripe_events set payload = ${ERASED_PAYLOAD(tx)} where id = ${eventId}`;
   const subscriptionId = outcome.subscription?.externalId ?? outcome.user.subscriptionId ?? null;
   // only a pack's payment is refunded here (its grant is what was paid for); a subscription's is its invoice's

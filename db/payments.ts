@@ -174,17 +174,17 @@ export interface AppliedEvent {
 export type EventNeed = StripeRead;
 
 /**
- * Locks the user an event is for and returns their id: the id it names (if it exists), else its subscription's, else
- * its customer's.
+ * Locks the user an event is for and returns their id and whether the account is deleted: the id it names (if it
+ * exists), else its subscription's, else its customer's.
  */
-async function lockUserOf(tx: Tx, ref: UserRef): Promise<string | null> {
-  const [row] = await tx<{ id: string }[]>`
-    select id from users where id = coalesce(
+async function lockUserOf(tx: Tx, ref: UserRef): Promise<{ id: string; deleted: boolean } | null> {
+  const [row] = await tx<{ id: string; deleted: boolean }[]>`
+    select id, deleted_at is not null as deleted from users where id = coalesce(
       (select id from users where id = ${ref.userId ?? ''}),
       (select user_id from subscriptions where stripe_subscription_id = ${ref.subscriptionId ?? ''}),
       (select user_id from stripe_customers where customer_id = ${ref.customerId ?? ''}))
     for update`;
-  return row?.id ?? null;
+  return row ?? null;
 }
 
 /** What `applyStoredStripeEvent` found and did. */
@@ -236,11 +236,11 @@ export async function applyStoredStripeEvent(
       return finish({ status: 'ignored', granted: 0, userId: null, reason: outcome.reason });
     if (outcome.kind === 'money_back') return finish(await applyMoneyBack(tx, outcome.moneyBack), true);
 
-    const userId = await lockUserOf(tx, outcome.user);
-    if (!userId) return finish({ status: 'ignored', granted: 0, userId: null, reason: 'no account for this event' });
+    const user = await lockUserOf(tx, outcome.user);
+    if (!user) return finish({ status: 'ignored', granted: 0, userId: null, reason: 'no account for this event' });
+    const userId = user.id;
     // A deleted account is never granted nor given a plan; what the event started at Stripe is undone.
-    const deleted = await deletedAccountEvent(tx, userId, eventId, outcome);
-    if (deleted) return finish(deleted);
+    if (user.deleted) return finish(await deletedAccountEvent(tx, userId, eventId, outcome));
 
     let subscriptionId: string | null = null;
     const c = outcome.subscription;

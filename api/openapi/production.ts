@@ -41,11 +41,11 @@ export function registerProductionPaths(registry: OpenAPIRegistry): void {
   });
   registry.registerPath({
     method: 'get',
-    path: '/api/storefront/orders/{orderId}',
+    path: '/api/storefront/orders/{id}',
     tags: ['Storefront'],
     summary: 'One order from a connected store, with its production (print files, job sheet, ZIP)',
     security: SESSION,
-    request: { params: z.object({ orderId: z.string().meta({ description: 'ord_<…>' }) }) },
+    request: { params: z.object({ id: z.string().meta({ description: 'ord_<…>' }) }) },
     responses: { 200: json(R.orderResource, 'the order'), ...partBErrors(401, 404) },
   });
   registry.registerPath({

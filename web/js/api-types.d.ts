@@ -5188,7 +5188,7 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
-  '/api/storefront/orders/{orderId}': {
+  '/api/storefront/orders/{id}': {
     parameters: {
       query?: never;
       header?: never;
@@ -5202,7 +5202,7 @@ export interface paths {
         header?: never;
         path: {
           /** @description ord_<…> */
-          orderId: string;
+          id: string;
         };
         cookie?: never;
       };
