@@ -2,7 +2,7 @@
 // retry, or a second run after a worker crash, finds the work done and returns the same result (one mockup, one
 // completion, one refund).
 import { Context } from '@temporalio/activity';
-import { completeGeneration, failAndRefund, markGenerationProcessing } from '../db/generations';
+import { completeGeneration, failAndRefund, generationAccountGone, markGenerationProcessing } from '../db/generations';
 import { touchUploadLevels } from '../db/uploads';
 import { fileUrl } from '../lib/storage';
 import type { CompletedFiles, GenerationFailureOutcome, RenderJob, RenderResult } from '../lib/generation/types';
@@ -20,6 +20,9 @@ import { isBadInput } from '../lib/errors';
 import { nonRetryable as fail, type ImageActivityDeps } from './deps';
 
 export type GenerationDeps = ImageActivityDeps;
+
+/** The failure of a generation whose account's deletion was asked for while it ran (docs/accounts.md#deletion). */
+export const ACCOUNT_DELETED = 'The account was deleted';
 
 export const mockupKeys = (generationId: string) => ({
   mockup: `mockups/${generationId}.jpg`,
@@ -39,6 +42,7 @@ export function createGenerationActivities(deps: GenerationDeps) {
     if (!row) throw fail('BadInputError', `generation ${generationId} does not exist`);
     if (row.status === 'failed') throw fail('BadInputError', `generation ${generationId} already failed`);
     if (!row.charged) throw fail('BadInputError', `generation ${generationId} has no debit`);
+    if (row.accountDeleted && !row.completed) throw fail('BadInputError', ACCOUNT_DELETED);
     return row.completed;
   }
 
@@ -128,7 +132,15 @@ export function createGenerationActivities(deps: GenerationDeps) {
       { mockupKey: keys.mockup, thumbnailKey: keys.thumbnail },
       landed,
     );
-    if (!row) throw fail('BadInputError', `generation ${generationId} already failed`);
+    if (!row) {
+      // refused (failed, gone, or its account deleted meanwhile): nothing refers to the files just stored
+      await Promise.all([storage.delete(keys.mockup), storage.delete(keys.thumbnail)]);
+      if (await generationAccountGone(sql, generationId)) {
+        log.info('generation of a deleted account: its files deleted, not completed', { generationId });
+        throw fail('BadInputError', ACCOUNT_DELETED);
+      }
+      throw fail('BadInputError', `generation ${generationId} already failed`);
+    }
     lap('complete');
     deps.metrics?.generationFinished(generationId, 'completed');
     log.info('mockup rendered', { generationId, ms });

@@ -46,7 +46,7 @@ export function createWebhookActivities({ sql, config, log, metrics }: WebhookAc
         throw badInput('webhook url missing or longer than 2048 characters');
       if (!input.payload || typeof input.payload !== 'object') throw badInput('webhook payload must be an object');
       const owner = await generationAccount(sql, input.generationId);
-      if (!owner) throw badInput(`generation ${input.generationId} not found`);
+      if (!owner) throw badInput(`generation ${input.generationId} not found, or its account was deleted`);
       if (owner !== input.accountId)
         throw badInput(`generation ${input.generationId} does not belong to ${input.accountId}`);
 
@@ -84,7 +84,7 @@ export function createWebhookActivities({ sql, config, log, metrics }: WebhookAc
       attempt: number;
     }): Promise<AttemptResult> {
       const d = await deliveryToSend(sql, deliveryId);
-      if (!d) throw badInput(`webhook delivery ${deliveryId} not found`);
+      if (!d) throw badInput(`webhook delivery ${deliveryId} not found, or its account was deleted`);
       const recorded = await findAttempt(sql, deliveryId, attempt);
       if (recorded) return recorded;
 

@@ -212,6 +212,8 @@ export interface GenerationStart {
   charged: boolean;
   /** the files of an earlier run that completed it (a re-run after a crash) */
   completed: CompletedFiles | null;
+  /** the account's deletion was asked for: nothing is stored for it (docs/accounts.md#deletion) */
+  accountDeleted: boolean;
 }
 
 /**
@@ -233,15 +235,17 @@ export async function markGenerationProcessing(sql: Sql, generationId: string): 
     )
     select case when g.status = 'pending' and exists (select 1 from started) then 'processing' else g.status end as status,
            (not g.livemode or exists (select 1 from token_debits d where d.reference = g.id)) as charged,
+           exists (select 1 from users u where u.id = g.user_id and u.deleted_at is not null) as "accountDeleted",
            g.mockup_key as "mockupKey", g.thumbnail_key as "thumbnailKey", g.completed_at as "completedAt"
     from generations g
     where g.id = ${generationId}`;
   if (!row) return undefined;
-  const { status, charged, mockupKey, thumbnailKey, completedAt } = row;
+  const { status, charged, accountDeleted, mockupKey, thumbnailKey, completedAt } = row;
   const done = status === 'completed' && mockupKey && thumbnailKey && completedAt;
   return {
     status,
     charged,
+    accountDeleted,
     completed: done ? { mockupKey, thumbnailKey, completedAt: completedAt.toISOString() } : null,
   };
 }
@@ -249,7 +253,10 @@ export async function markGenerationProcessing(sql: Sql, generationId: string): 
 /**
  * Marks the generation completed with its files, once, and sends the finished notice when that commits (a waiting
  * synchronous request answers without waiting for the workflow to close: api/generation-notices.ts). Undefined when
- * the generation had already failed.
+ * the generation had already failed, no longer exists, or its account's deletion was asked for: the owner's row is
+ * read FOR SHARE, so a deletion committing at the same moment is waited for and seen (db/account-deletion.ts
+ * beginAccountDeletion updates that row). A generation completed before the deletion has its files listed by the
+ * deletion's file step; one refused here has its files deleted by the caller (docs/accounts.md#deletion).
  */
 export async function completeGeneration(
   sql: Sql,
@@ -258,17 +265,29 @@ export async function completeGeneration(
   landed?: { printArea: PixelBox; designBox: PixelBox; placementBasis: PlacementBasis },
 ): Promise<{ completedAt: Date } | undefined> {
   const [row] = await sql<{ completedAt: Date }[]>`
-    with done as (
+    with owner as (
+      select u.deleted_at is null as live from generations g join users u on u.id = g.user_id
+      where g.id = ${generationId}
+      for share of u
+    ), done as (
       update generations set status = 'completed', mockup_key = ${files.mockupKey}, thumbnail_key = ${files.thumbnailKey},
              completed_at = coalesce(completed_at, now()), error = null,
              print_area_px = ${landed ? sql.json({ ...landed.printArea }) : null},
              design_box = ${landed ? sql.json({ ...landed.designBox }) : null},
              placement_basis = ${landed?.placementBasis ?? null}
-      where id = ${generationId} and status <> 'failed'
+      where id = ${generationId} and status <> 'failed' and coalesce((select live from owner), false)
       returning completed_at
     )
     select completed_at as "completedAt", pg_notify(${GENERATION_FINISHED_CHANNEL}, ${generationId}) from done`;
   return row;
+}
+
+/** Whether the generation's account is being (or was) deleted, or the generation is gone with its data. */
+export async function generationAccountGone(sql: Sql, generationId: string): Promise<boolean> {
+  const [row] = await sql<{ gone: boolean }[]>`
+    select coalesce((select u.deleted_at is not null from generations g join users u on u.id = g.user_id
+                     where g.id = ${generationId}), true) as gone`;
+  return row!.gone;
 }
 
 /** Where a generation stands after failAndRefund: failed by this call or an earlier one, or completed after all. */
@@ -336,8 +355,13 @@ export function staleUnfinishedGenerations(sql: Sql, olderThanMs: number) {
       and coalesce(started_at, created_at) < now() - make_interval(secs => ${olderThanMs / 1000})`;
 }
 
-/** The account a generation belongs to, or undefined when there is no such generation. */
+/**
+ * The account a generation belongs to; undefined when there is no such generation, or its account's deletion was
+ * asked for (an account being deleted owns nothing any more: no callback is sent for it).
+ */
 export async function generationAccount(sql: Sql, generationId: string): Promise<string | undefined> {
-  const [row] = await sql<{ userId: string }[]>`select user_id as "userId" from generations where id = ${generationId}`;
+  const [row] = await sql<{ userId: string }[]>`
+    select g.user_id as "userId" from generations g join users u on u.id = g.user_id
+    where g.id = ${generationId} and u.deleted_at is null`;
   return row?.userId;
 }

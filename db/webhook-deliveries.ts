@@ -34,13 +34,17 @@ export async function ensureDelivery(
   return row!;
 }
 
-/** What an attempt sends: the account (whose secrets sign), the URL, the serialized body and the event. */
+/**
+ * What an attempt sends: the account (whose secrets sign), the URL, the serialized body and the event. Undefined when
+ * the delivery is gone or its account's deletion was asked for (nothing more is sent for it).
+ */
 export async function deliveryToSend(
   sql: Sql,
   deliveryId: string,
 ): Promise<{ userId: string; url: string; body: string; event: string } | undefined> {
   const [row] = await sql<{ userId: string; url: string; body: string; event: string }[]>`
-    select user_id as "userId", url, body, event from webhook_deliveries where id = ${deliveryId}`;
+    select d.user_id as "userId", d.url, d.body, d.event from webhook_deliveries d join users u on u.id = d.user_id
+    where d.id = ${deliveryId} and u.deleted_at is null`;
   return row;
 }
 

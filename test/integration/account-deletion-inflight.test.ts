@@ -1,0 +1,149 @@
+// A generation still running when its account is deleted stores nothing and calls nobody back (issue 33, item 5;
+// docs/accounts.md#deletion). Through HTTP on the real stack: the design host holds each generation's download, so
+// the render is provably in flight when DELETE /api/auth/account is asked; the deletion workflow's last step (the
+// erasure) waits for the test, so one generation finishes after the deletion began and before its rows are erased,
+// the other after.
+import assert from 'node:assert/strict';
+import { createServer, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import sharp from 'sharp';
+import { createAccountDeletionActivities } from '../../activities/account-deletion';
+import { mockupKeys } from '../../activities/generation';
+import type { AccountDeletionInput } from '../../lib/accounts/types';
+import { createLogger } from '../../lib/log';
+import { account, GOOD_PASSWORD, http } from '../helpers/http';
+import { startCallbackReceiver, type CallbackReceiver } from '../helpers/receiver';
+import { startStack, workflowResultWhenStarted, type Stack } from '../helpers/stack';
+
+describe('deletion while a generation runs: no file stored, no callback sent', function () {
+  this.timeout(180_000);
+  let stack: Stack;
+  let origin: Server;
+  let originUrl: string;
+  let receiver: CallbackReceiver;
+  /** design downloads held open, by path */
+  const held = new Map<string, ServerResponse>();
+  let design: Buffer;
+  let openErasure: () => void = () => {};
+  let erasureReached: () => void = () => {};
+  const erasureStarted = new Promise<void>((r) => (erasureReached = r));
+
+  before(async () => {
+    design = await sharp({
+      create: { width: 600, height: 600, channels: 4, background: { r: 200, g: 30, b: 60, alpha: 1 } },
+    })
+      .png()
+      .toBuffer();
+    origin = createServer((req, res) => void held.set(req.url!, res));
+    await new Promise<void>((r) => origin.listen(0, '127.0.0.1', () => r()));
+    originUrl = `http://127.0.0.1:${(origin.address() as AddressInfo).port}`;
+    receiver = await startCallbackReceiver();
+    stack = await startStack('deletion-inflight', { worker: false, env: { ALLOW_PRIVATE_URLS: 'true' } });
+    // the deletion's real steps; its erasure waits until the test opens it (the step, not the code under test)
+    const real = createAccountDeletionActivities({
+      sql: stack.sql,
+      config: stack.config,
+      storage: stack.storage,
+      log: createLogger({ level: 'warn' }),
+    });
+    const gate = new Promise<void>((r) => (openErasure = r));
+    await stack.startWorker({
+      async eraseAccount(input: AccountDeletionInput) {
+        erasureReached();
+        await gate;
+        return real.eraseAccount(input);
+      },
+    });
+  });
+  after(async () => {
+    openErasure();
+    for (const res of held.values()) if (!res.headersSent) res.destroy();
+    origin?.closeAllConnections();
+    origin?.close();
+    await receiver?.close();
+    await stack?.stop();
+  });
+
+  const release = (path: string) => {
+    const res = held.get(path);
+    assert.ok(res, `the design ${path} was asked for`);
+    res.writeHead(200, { 'content-type': 'image/png' }).end(design);
+  };
+
+  async function waitFor(what: string, ok: () => boolean | Promise<boolean>, ms = 30_000) {
+    const until = Date.now() + ms;
+    while (!(await ok())) {
+      if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+
+  it('a render finishing after the deletion began, and one finishing after the erasure, leave no file and send no callback', async () => {
+    const acct = await account(stack.baseUrl);
+    const garment = (await http(stack.baseUrl, 'GET', '/api/v1/garments?limit=1', { key: acct.key })).body.garments[0];
+    const generate = async (name: string) => {
+      const res = await http(stack.baseUrl, 'POST', '/api/v1/generate', {
+        key: acct.key,
+        headers: { prefer: 'respond-async' },
+        json: {
+          designUrl: `${originUrl}/${name}.png`,
+          garmentId: garment.id,
+          garmentImageUrl: garment.colors[0].imageUrl,
+          webhookUrl: receiver.url,
+        },
+      });
+      assert.equal(res.status, 202, res.text);
+      return res.body.id as string;
+    };
+    const early = await generate('early');
+    const late = await generate('late');
+    // both renders are fetching their design: begun, charged, processing
+    await waitFor('both design downloads', () => held.has('/early.png') && held.has('/late.png'));
+    const mid = await stack.sql<{ status: string }[]>`
+      select status from generations where id in (${early}, ${late})`;
+    assert.deepEqual(
+      mid.map((r) => r.status),
+      ['processing', 'processing'],
+    );
+
+    const del = await http(stack.baseUrl, 'DELETE', '/api/auth/account', {
+      cookie: acct.cookie,
+      json: { password: GOOD_PASSWORD },
+    });
+    assert.equal(del.status, 202, del.text);
+    // the deletion has cancelled, disconnected and deleted the files it knew of; its erasure waits
+    await erasureStarted;
+
+    // the first render finishes now: its account is deleted, its row still there
+    release('/early.png');
+    const first = await workflowResultWhenStarted<{ status: string; error?: string }>(stack.client, early);
+    assert.equal(first.status, 'failed', JSON.stringify(first));
+    assert.equal(first.error, 'The account was deleted');
+    const [row] = await stack.sql<{ status: string; mockupKey: string | null }[]>`
+      select status, mockup_key as "mockupKey" from generations where id = ${early}`;
+    assert.deepEqual(row, { status: 'failed', mockupKey: null }, 'never completed for a deleted account');
+
+    // the erasure runs, the deletion finishes; then the second render finishes, its rows gone
+    openErasure();
+    const deletion = await workflowResultWhenStarted<Record<string, unknown>>(stack.client, del.body.workflowId);
+    assert.ok(deletion, 'the deletion finished');
+    assert.equal((await stack.sql`select 1 from generations where id = ${late}`).length, 0, 'erased');
+    release('/late.png');
+    const second = await workflowResultWhenStarted<{ status: string; error?: string }>(stack.client, late);
+    assert.equal(second.status, 'failed', JSON.stringify(second));
+
+    for (const id of [early, late]) {
+      const keys = mockupKeys(id);
+      assert.equal(await stack.storage.exists(keys.mockup), false, `no mockup of ${id} stays`);
+      assert.equal(await stack.storage.exists(keys.thumbnail), false, `no thumbnail of ${id} stays`);
+      // the callback workflow, if started, ended without sending
+      await stack.client.workflow
+        .getHandle(`webhook-${id}`)
+        .result()
+        .catch(() => undefined);
+      assert.equal(receiver.count(id), 0, `no callback for ${id}`);
+    }
+    await new Promise((r) => setTimeout(r, 500));
+    assert.equal(receiver.requests.length, 0, 'nothing was called back');
+  });
+});
