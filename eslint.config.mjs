@@ -6,6 +6,7 @@ import { builtinModules } from 'node:module';
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import globals from 'globals';
+import { noCycle } from './scripts/lint/no-cycle.mjs';
 
 const TOP = ['api', 'activities', 'workflows', 'db', 'lib', 'worker', 'scripts', 'bench', 'test'];
 
@@ -130,6 +131,13 @@ export default tseslint.config(
       '@typescript-eslint/no-namespace': ['error', { allowDeclarations: true }],
       'no-control-regex': 'off',
     },
+  },
+
+  // No import cycles, type-only imports included (scripts/lint/no-cycle.mjs).
+  {
+    files: ['**/*.ts', 'web/js/**/*.js'],
+    plugins: { cycles: { rules: { 'no-cycle': noCycle } } },
+    rules: { 'cycles/no-cycle': 'error' },
   },
 
   // SQL only in db/: app code calls db/ functions (scripts, bench and tests may query directly).

@@ -1,9 +1,5 @@
-import type { Client } from '@temporalio/client';
 import { FREE_MONTHLY_TOKENS, grantFreeAllowancePage } from '../db/accounts';
-import type { Sql } from '../db/client';
-import type { ChatConfig, Config } from '../lib/config';
-import type { Logger } from '../lib/log';
-import type { AppMetrics } from '../lib/metrics';
+import type { Config } from '../lib/config';
 import { deleteExpiredIdempotencyKeys } from '../db/idempotency';
 import { deleteExpiredSessions } from '../db/sessions';
 import { purgeAccountTokens } from '../db/account-tokens';
@@ -11,20 +7,11 @@ import { expiredLevelsPage, reconcileStorageUsagePage, releaseExpiredLevels } fr
 import { preparedKey } from '../lib/images/design-levels';
 import type { Storage } from '../lib/storage';
 import { activityContext } from './deps';
-import { createRecoveryActivities } from './recovery';
+import { createRecoveryActivities, type RecoveryDeps } from './recovery';
 
-export interface MaintenanceDeps {
-  sql: Sql;
-  log: Logger;
-  metrics?: AppMetrics;
-  /** Needed only by recoverOrphanedGenerations and recoverStuckChatJobs. */
-  temporal?: Client;
-  /**
-   * GENERATION_ORPHAN_AFTER (10 minutes), PREPARED_LEVELS_RETENTION (30 days) and CHAT_ORPHAN_AFTER (2 minutes) when
-   * not given; read at each run
-   */
-  config?: Pick<Config, 'generationOrphanAfterMs'> &
-    Partial<Pick<Config, 'uploads'>> & { chat?: Pick<ChatConfig, 'orphanAfterMs'> };
+export interface MaintenanceDeps extends RecoveryDeps {
+  /** PREPARED_LEVELS_RETENTION (30 days) when not given, and the recovery sweeps' settings; read at each run */
+  config?: RecoveryDeps['config'] & Partial<Pick<Config, 'uploads'>>;
   /** Needed only by sweepStorage. */
   storage?: Storage;
 }

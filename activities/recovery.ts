@@ -4,9 +4,23 @@
 // the only places that fail a started job.
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { failAndRefundChatJob, staleRunningChatJobs } from '../db/chat';
+import type { Sql } from '../db/client';
 import { failAndRefund, staleUnfinishedGenerations } from '../db/generations';
+import type { ChatConfig, Config } from '../lib/config';
+import type { Logger } from '../lib/log';
+import type { AppMetrics } from '../lib/metrics';
 import { activityContext } from './deps';
-import type { MaintenanceDeps } from './maintenance';
+
+/** What the recovery sweeps need (a part of the maintenance activities' deps). */
+export interface RecoveryDeps {
+  sql: Sql;
+  log: Logger;
+  metrics?: AppMetrics;
+  /** Without it the sweeps find nothing (they ask Temporal how each workflow ended). */
+  temporal?: Client;
+  /** GENERATION_ORPHAN_AFTER (10 minutes) and CHAT_ORPHAN_AFTER (2 minutes) when not given; read at each run */
+  config?: Pick<Config, 'generationOrphanAfterMs'> & { chat?: Pick<ChatConfig, 'orphanAfterMs'> };
+}
 
 /** A generation still pending after this long without a workflow was orphaned by an API crash (GENERATION_ORPHAN_AFTER). */
 const DEFAULT_ORPHAN_AFTER_MS = 10 * 60_000;
@@ -29,7 +43,7 @@ async function closedStatus(temporal: Client, workflowId: string): Promise<strin
   }
 }
 
-export function createRecoveryActivities({ sql, log, temporal, config, metrics }: MaintenanceDeps) {
+export function createRecoveryActivities({ sql, log, temporal, config, metrics }: RecoveryDeps) {
   const orphanAfterMs = config?.generationOrphanAfterMs ?? DEFAULT_ORPHAN_AFTER_MS;
   return {
     /**

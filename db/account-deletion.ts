@@ -2,9 +2,8 @@
 // account-deletion-<user> then cancels its subscription, disconnects its stores, deletes its files and erases its
 // personal data. Ledger and payment rows stay for accounting, tied to the anonymised account row. Every step can run
 // again with the same result.
-import type { Sql } from './client';
+import type { Sql, Tx } from './client';
 import { ERASED_PAYLOAD } from './deleted-account-events';
-import type { Tx } from './ledger';
 
 /** The email an erased account keeps: unique, not an address anyone can receive mail at. */
 export const anonymisedEmail = (userId: string) => `deleted-${userId}@invalid`;

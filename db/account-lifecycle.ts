@@ -14,8 +14,7 @@ import {
   type TokenPurpose,
 } from './account-tokens';
 import { revokeApiClients } from './account-safety';
-import type { Sql } from './client';
-import type { Tx } from './ledger';
+import type { Sql, Tx } from './client';
 
 export type { LinkFor, Queued, TokenPurpose } from './account-tokens';
 

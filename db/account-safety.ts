@@ -2,8 +2,7 @@
 // "This wasn't me" from the notice of a change of email, signing out API clients, signing out every other session.
 import { rotateSigningSecret } from './webhook-secrets';
 import { begin, cancelOutstandingTokens, issueToken, mail, sha256, type LinkFor, type Queued } from './account-tokens';
-import type { Sql } from './client';
-import type { Tx } from './ledger';
+import type { Sql, Tx } from './client';
 
 /**
  * Signs out the account's API clients: every API key revoked, the webhook signing secret replaced with no grace

@@ -3,8 +3,7 @@
 // maintenance sweep deletes the used and expired ones after ACCOUNT_TOKENS_KEPT_MS.
 import { createHash, randomBytes } from 'node:crypto';
 import type { MailMessage } from '../lib/mail/templates';
-import type { Sql } from './client';
-import type { Tx } from './ledger';
+import type { Sql, Tx } from './client';
 import { enqueueMail } from './mail-outbox';
 
 export type TokenPurpose = 'verify_email' | 'reset_password' | 'change_email' | 'undo_email_change';

@@ -1,24 +1,9 @@
 import type { Sql } from './client';
+import { allowancePeriod } from '../lib/accounts/allowance';
 import { grantTokens } from './ledger';
 
 /** The Free plan's monthly allowance (spec plan table). */
 export const FREE_MONTHLY_TOKENS = 50;
-
-/** First day of the allowance period that contains `at`, anchored on the account's signup day of month. */
-export function allowancePeriod(signup: Date, at: Date): { start: Date; end: Date } {
-  const day = signup.getUTCDate();
-  const anchor = (y: number, m: number) => {
-    // A signup on the 31st renews on the last day of shorter months.
-    const last = new Date(Date.UTC(y, m + 1, 0)).getUTCDate();
-    return new Date(
-      Date.UTC(y, m, Math.min(day, last), signup.getUTCHours(), signup.getUTCMinutes(), signup.getUTCSeconds()),
-    );
-  };
-  let start = anchor(at.getUTCFullYear(), at.getUTCMonth());
-  if (start > at) start = anchor(at.getUTCFullYear(), at.getUTCMonth() - 1);
-  const end = anchor(start.getUTCFullYear(), start.getUTCMonth() + 1);
-  return { start, end };
-}
 
 /** Grants the Free plan's tokens for the period containing `at`, once (reference free:<user>:<period start>). */
 export async function grantFreeAllowance(

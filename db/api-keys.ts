@@ -1,7 +1,7 @@
 // API keys (Part A credentials). Stored as the SHA-256 of the key with its last four characters; the key itself is
 // shown once and never stored (api/auth/api-keys.ts makes and hashes keys).
-import type { Sql } from './client';
-import { balanceOf, type Tx } from './ledger';
+import type { Sql, Tx } from './client';
+import { balanceOf } from './ledger';
 
 /** A key as the account's key management sees it. */
 export interface ApiKeyRow {

@@ -5,9 +5,9 @@
 // (a worker crash, a retry) changes nothing the second time.
 import type { ChatFailureReason, ChatModel, ChatRecord, ProviderAttempt, ProviderName } from '../lib/chat/types';
 import { timeId } from '../lib/ids';
-import type { Sql } from './client';
+import type { Sql, Tx } from './client';
 import { recordRecoveryPoint, type IdempotencyRef } from './idempotency';
-import { debitTokensIn, refundDebitIn, tokenBalance, type Tx } from './ledger';
+import { debitTokensIn, refundDebitIn, tokenBalance } from './ledger';
 
 export type JobStatus = 'running' | 'completed' | 'failed';
 

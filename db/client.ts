@@ -1,6 +1,8 @@
 import postgres from 'postgres';
 
 export type Sql = postgres.Sql;
+/** The pool or a transaction: what a query function that may run inside a caller's transaction takes. */
+export type Tx = Sql | postgres.TransactionSql;
 
 /**
  * Seconds a closed connection waits before connecting again, by the pool's count of failed connections since the

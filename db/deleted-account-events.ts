@@ -3,7 +3,7 @@
 // (a subscription, a paid pack) is named in the result for the event's activity to undo: the subscription cancelled,
 // the pack's payment refunded (activities/payments.ts, each with an idempotency key).
 import type { EventOutcome } from '../lib/payments/events';
-import type { Tx } from './ledger';
+import type { Tx } from './client';
 
 /** What an event for a deleted account asks to undo at Stripe, and what was done (set after the Stripe calls). */
 export interface DeletedAccountUndo {

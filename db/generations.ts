@@ -16,9 +16,9 @@ import {
   type RenderJob,
 } from '../lib/generation/types';
 import type { GenerationWarning } from '../lib/generation/warnings';
-import type { Sql } from './client';
+import type { Sql, Tx } from './client';
 import { recordRecoveryPoint, type IdempotencyRef } from './idempotency';
-import { debitTokensIn, refundDebitIn, type Tx } from './ledger';
+import { debitTokensIn, refundDebitIn } from './ledger';
 
 export interface GenerationRow {
   id: string;

@@ -3,8 +3,7 @@
 // in the transaction that charged) and, once answered, the stored answer. Every change of a held key is conditional
 // on the holder's lock token, so a request whose lock was taken over changes nothing.
 import { randomUUID } from 'node:crypto';
-import type { Sql } from './client';
-import type { Tx } from './ledger';
+import type { Sql, Tx } from './client';
 
 /** A key held by one running request. */
 export interface IdempotencyRef {

@@ -1,11 +1,10 @@
 // The token ledger. Tokens are money: grants and debits are rows, the balance is derived, every write is keyed
 // by a unique reference so a retried caller (an activity, a webhook redelivery) cannot grant or charge twice.
 import type postgres from 'postgres';
-import type { Sql } from './client';
+import type { Sql, Tx } from './client';
 import { mailIfTokensLow } from './payment-mails';
 
 export type GrantSource = 'free' | 'plan' | 'payg_purchase' | 'refund' | 'dispute_won';
-export type Tx = Sql | postgres.TransactionSql;
 
 export interface GrantInput {
   userId: string;

@@ -1,7 +1,7 @@
 // The mail outbox (docs/accounts.md#mail): a mail is a row written in the same transaction as the change that causes
 // it, delivered by the workflow mail-<id>. The body, which may hold a one-time link, is erased once the mail is sent.
 import { renderMail, type MailMessage } from '../lib/mail/templates';
-import type { Tx } from './ledger';
+import type { Tx } from './client';
 
 export interface OutboxMail {
   id: string;

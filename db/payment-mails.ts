@@ -2,8 +2,8 @@
 // ending, tokens running low, tokens taken back by a refund or dispute. Each is written to the outbox in the
 // transaction of the ledger or payment change that causes it. The database knows no public address: links are written
 // with PUBLIC_BASE_URL_PLACEHOLDER, which the send activity replaces with PUBLIC_BASE_URL.
-import { allowancePeriod } from './accounts';
-import type { Tx } from './ledger';
+import { allowancePeriod } from '../lib/accounts/allowance';
+import type { Tx } from './client';
 import { enqueueMail } from './mail-outbox';
 
 export const PUBLIC_BASE_URL_PLACEHOLDER = '{{PUBLIC_BASE_URL}}';

@@ -16,9 +16,9 @@ import {
 } from '../lib/payments/events';
 import { randomSuffix } from '../lib/ids';
 import type { StripeRead } from '../lib/payments/types';
-import type { Sql } from './client';
+import type { Sql, Tx } from './client';
 import { deletedAccountEvent, type DeletedAccountUndo } from './deleted-account-events';
-import { giveBackTokens, grantTokens, takeBackTokens, type Tx } from './ledger';
+import { giveBackTokens, grantTokens, takeBackTokens } from './ledger';
 import { mailPaymentFailed, mailSubscriptionEnding, mailTokensTakenBack } from './payment-mails';
 
 /**

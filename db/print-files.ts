@@ -1,6 +1,6 @@
 // Print files (lib/print): what a print file is made from (a generation's or a chat mockup's design, garment, colour,
 // zone in inches and placement), and the made files, one per source and garment size.
-import type { Placement } from '../lib/compositing/composite';
+import type { Placement } from '../lib/compositing/placement';
 import { MOCKUP_PLACEMENTS, type ZoneRect } from '../lib/chat/mockup-plan';
 import { makePrintFile, type StoredPrintFile } from '../lib/print/make';
 import type { PreflightReport } from '../lib/print/preflight';

@@ -1,8 +1,7 @@
 // Storefront tables (009_storefront.sql): Shopify connections, OAuth states, published products, orders and the
 // webhooks received. Every change is keyed so a step that runs twice changes nothing the second time.
 import type postgres from 'postgres';
-import type { Sql } from './client';
-import type { Tx } from './ledger';
+import type { Sql, Tx } from './client';
 
 export type ConnectionStatus = 'pending' | 'active' | 'disconnected';
 

@@ -32,17 +32,6 @@ import * as R from '../http/resources';
 import * as L from '../http/logs';
 import * as A from '../http/schemas';
 
-// The helpers every per-resource module uses live in ./common (importing them from here would make a cycle).
-export {
-  json,
-  KEYED_HEADERS,
-  partAErrors,
-  partBErrors,
-  KEY_OR_SESSION,
-  SESSION,
-  PUBLIC,
-  withModeHeader,
-} from './common';
 function register(registry: OpenAPIRegistry): void {
   const path = (r: RouteConfig) => registry.registerPath(withModeHeader(r));
 

@@ -2,7 +2,7 @@
 // onboarding checklist (api/routes/samples.ts, api/routes/onboarding.ts; docs/dashboard.md).
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import * as G from '../http/getting-started-schemas';
-import { json, partBErrors, PUBLIC, SESSION } from './document';
+import { json, partBErrors, PUBLIC, SESSION } from './common';
 
 export function registerGettingStartedPaths(registry: OpenAPIRegistry): void {
   const path = registry.registerPath.bind(registry);

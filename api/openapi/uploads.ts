@@ -2,7 +2,7 @@
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
 import * as U from '../http/upload-library-schemas';
-import { json, KEY_OR_SESSION, KEYED_HEADERS, partAErrors, withModeHeader } from './document';
+import { json, KEY_OR_SESSION, KEYED_HEADERS, partAErrors, withModeHeader } from './common';
 
 const idParam = { params: z.object({ id: z.string().meta({ description: 'upl_<number>_<suffix>' }) }) };
 const keyed = (...statuses: number[]) => partAErrors(401, 403, 429, ...statuses);

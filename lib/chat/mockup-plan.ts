@@ -2,7 +2,8 @@
 // with one blank, a full-front and a left-chest placement on it; with none, no mockups. Zones: a catalogue blank
 // uses its garment's zones; a foreign blank (a client's own photo) a centred default zone, since nothing is known
 // of where its garment sits.
-import type { Placement, ZoneRect } from '../compositing/composite';
+import type { ZoneRect } from '../compositing/composite';
+import type { Placement } from '../compositing/placement';
 import type { MockupPlacement } from './types';
 
 export type { ZoneRect };

@@ -5,20 +5,11 @@ import sharp from 'sharp';
 import { BadInputError } from '../errors';
 import { compositeGate, outputPool } from './config';
 import { placeDesign, type DesignSource } from './design';
-import { placedBox, placementFrame } from './placement';
+import { placedBox, placementFrame, type Placement } from './placement';
 import { DISP_REDUCE, SHADE_REDUCE } from './maps';
 import { LIN8, LIN_Q4, OUT_LUT, OUT_STEPS } from './pixels';
 import { reduceInto, WARP_MAX, type PreparedBlank } from './prepared';
 import { knitTexture, TEXTURE_SIZE } from './texture';
-
-/** Spec: x, y = design center in % of the print zone (0-100); scale 0.1-1.0 (1.0 = the largest size that fits the
- * zone keeping the design's aspect ratio); rotation in degrees -180..180, clockwise. */
-export interface Placement {
-  x: number;
-  y: number;
-  scale: number;
-  rotation: number;
-}
 
 /** A print zone: a rectangle in FRACTIONS (0..1) of the blank image's width and height; x, y = top-left corner. */
 export interface ZoneRect {

@@ -18,9 +18,9 @@ export {
   THUMB_QUALITY,
   type CompositeOptions,
   type CompositeResult,
-  type Placement,
   type ZoneRect,
 } from './composite';
+export type { Placement } from './placement';
 export { DesignImageError, configureDesignCache, DEFAULT_DESIGN_CACHE_BYTES, type DesignSource } from './design';
 export { deriveFabricMaps, fabricMapKeys, FABRIC_MAPS_VERSION, type FabricMaps } from './maps';
 export { PreparedBlankCache, prepareBlank, DEFAULT_BLANK_CACHE_BYTES, type PreparedBlank } from './prepared';

@@ -3,7 +3,15 @@
 // rectangle in some pixel space; the design is fitted inside a box of `scale` times the zone (aspect ratio kept),
 // centred at x %, y % of the zone, rotated clockwise by `rotation` degrees about that centre.
 import { fitInside, type Size } from '../images/design-levels';
-import type { Placement } from './composite';
+
+/** Spec: x, y = design center in % of the print zone (0-100); scale 0.1-1.0 (1.0 = the largest size that fits the
+ * zone keeping the design's aspect ratio); rotation in degrees -180..180, clockwise. */
+export interface Placement {
+  x: number;
+  y: number;
+  scale: number;
+  rotation: number;
+}
 
 /** A rectangle in pixels: left, top, width, height (fractions of a pixel allowed). */
 export interface PixelRect {

@@ -1,7 +1,7 @@
 // Shared between the API, the workflow and the activities: plain data only (workflows import this too). Placement,
 // where a design goes in its print zone, is the compositing engine's own type: a type-only import, erased in the
 // workflow bundle.
-import type { Placement } from '../compositing/composite';
+import type { Placement } from '../compositing/placement';
 
 export type { Placement };
 export const ZONES = ['front', 'back', 'left-chest', 'right-chest'] as const;

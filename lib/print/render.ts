@@ -3,10 +3,10 @@
 // ICC profile and its resolution in pHYs; on a dark garment, a white underbase of the same ink as a second PNG. Each
 // comes with its preflight report (preflight.ts). Pure image work: bytes in, bytes out.
 import sharp from 'sharp';
-import { checkPlacement, type Placement } from '../compositing/composite';
+import { checkPlacement } from '../compositing/composite';
 import { MAX_DESIGN_PIXELS } from '../compositing/config';
 import { DesignImageError } from '../compositing/design';
-import { placedBox, placedSize, placementFrame } from '../compositing/placement';
+import { placedBox, placedSize, placementFrame, type Placement } from '../compositing/placement';
 import { uprightSize } from '../images/design-levels';
 import { preflight, type PlacedRaster, type PreflightReport } from './preflight';
 import { zoneForSize } from './sizes';

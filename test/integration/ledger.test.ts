@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { createMaintenanceActivities } from '../../activities/maintenance';
-import { allowancePeriod, grantFreeAllowancePage } from '../../db/accounts';
+import { grantFreeAllowancePage } from '../../db/accounts';
+import { allowancePeriod } from '../../lib/accounts/allowance';
 import { debitTokens, grantTokens, refundDebit, tokenBalance } from '../../db/ledger';
 import { randomSuffix, userId } from '../../lib/ids';
 import { createLogger } from '../../lib/log';
