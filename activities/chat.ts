@@ -143,7 +143,19 @@ export function createChatActivities(deps: ChatActivityDeps) {
     /** Everything in one transaction (db/chat.ts completeChatJob). */
     async recordChatJob(r: ChatRecord) {
       const out = await completeChatJob(sql, r);
-      if (out.status === 'missing') throw fail(ChatErrors.JobState, `render job ${r.jobId} does not exist`);
+      if (out.status === 'account_deleted' || out.status === 'missing') {
+        // nothing refers to the job's files any more (its account is being deleted, or its rows were erased)
+        const refs = r.refs.images.length + r.refs.designUrls.length + 1; // + the thread's previous graphic
+        const keys = [
+          r.graphic.key,
+          r.print.key,
+          ...r.mockups.map((m) => m.key),
+          ...Array.from({ length: refs }, (_, i) => chatKeys.reference(r.jobId, i)),
+        ];
+        await Promise.all(keys.map((k) => storage.delete(k)));
+        if (out.status === 'account_deleted') throw fail(ChatErrors.JobState, 'The account was deleted');
+        throw fail(ChatErrors.JobState, `render job ${r.jobId} does not exist`);
+      }
       if (out.status === 'completed' && !out.duplicate)
         log.info('chat job completed', { jobId: r.jobId, provider: out.provider, timings: r.timings });
       if (out.status === 'completed' && !out.duplicate)

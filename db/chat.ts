@@ -171,7 +171,9 @@ const threadTitle = (prompt: string) => {
 
 export type RecordOutcome =
   | { status: 'completed'; threadId: string; messageId: string; provider: ProviderName; duplicate: boolean }
-  | { status: 'failed' | 'missing' };
+  | { status: 'failed' | 'missing' }
+  /** the account's deletion was asked for: nothing was recorded (the caller deletes the job's files) */
+  | { status: 'account_deleted' };
 
 /** The job row, locked for the transaction: what recording and failing decide on. */
 async function lockJob(tx: Tx, jobId: string) {
@@ -202,6 +204,10 @@ export async function completeChatJob(sql: Sql, r: ChatRecord): Promise<RecordOu
     if (!job) return { status: 'missing' as const };
     if (job.status === 'completed') return { ...completedAs(job), duplicate: true };
     if (job.status === 'failed') return { status: 'failed' as const };
+    // read FOR SHARE: a deletion committing now (it updates this row) is waited for and seen
+    const [owner] = await tx<{ deleted: boolean }[]>`
+      select deleted_at is not null as deleted from users where id = ${r.accountId} for share`;
+    if (!owner || owner.deleted) return { status: 'account_deleted' as const };
 
     let threadId = r.threadId;
     if (threadId) {

@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 import sharp from 'sharp';
 import { createAccountDeletionActivities } from '../../activities/account-deletion';
 import { mockupKeys } from '../../activities/generation';
+import { chatKeys } from '../../lib/chat/plan';
 import type { AccountDeletionInput } from '../../lib/accounts/types';
 import { createLogger } from '../../lib/log';
 import { account, GOOD_PASSWORD, http } from '../helpers/http';
@@ -24,9 +25,15 @@ describe('deletion while a generation runs: no file stored, no callback sent', f
   /** design downloads held open, by path */
   const held = new Map<string, ServerResponse>();
   let design: Buffer;
+  /** The deletion's erasure step waits until the test opens it; armed again for each test. */
   let openErasure: () => void = () => {};
   let erasureReached: () => void = () => {};
-  const erasureStarted = new Promise<void>((r) => (erasureReached = r));
+  let erasureStarted: Promise<void> = Promise.resolve();
+  let gate: Promise<void> = Promise.resolve();
+  const armErasure = () => {
+    erasureStarted = new Promise<void>((r) => (erasureReached = r));
+    gate = new Promise<void>((r) => (openErasure = r));
+  };
 
   before(async () => {
     design = await sharp({
@@ -46,7 +53,6 @@ describe('deletion while a generation runs: no file stored, no callback sent', f
       storage: stack.storage,
       log: createLogger({ level: 'warn' }),
     });
-    const gate = new Promise<void>((r) => (openErasure = r));
     await stack.startWorker({
       async eraseAccount(input: AccountDeletionInput) {
         erasureReached();
@@ -79,6 +85,7 @@ describe('deletion while a generation runs: no file stored, no callback sent', f
   }
 
   it('a render finishing after the deletion began, and one finishing after the erasure, leave no file and send no callback', async () => {
+    armErasure();
     const acct = await account(stack.baseUrl);
     const garment = (await http(stack.baseUrl, 'GET', '/api/v1/garments?limit=1', { key: acct.key })).body.garments[0];
     const generate = async (name: string) => {
@@ -145,5 +152,55 @@ describe('deletion while a generation runs: no file stored, no callback sent', f
     }
     await new Promise((r) => setTimeout(r, 500));
     assert.equal(receiver.requests.length, 0, 'nothing was called back');
+  });
+
+  it('a design chat job whose account is deleted before it is recorded leaves no file and records nothing', async () => {
+    const acct = await account(stack.baseUrl);
+    const ask = async (name: string) => {
+      const res = http(stack.baseUrl, 'POST', '/api/chat', {
+        cookie: acct.cookie,
+        json: { prompt: 'A lighthouse badge in two colours', designUrls: [`${originUrl}/${name}.png`] },
+      });
+      await waitFor(`the reference ${name}`, () => held.has(`/${name}.png`));
+      const [job] = await stack.sql<{ id: string }[]>`
+        select id from render_jobs where user_id = ${acct.userId} and request::text like ${`%/${name}.png%`}`;
+      assert.ok(job, `the job reading ${name}`);
+      return { id: job.id, answer: res };
+    };
+    const first = await ask('chat-early');
+    const second = await ask('chat-late');
+
+    armErasure();
+    const del = await http(stack.baseUrl, 'DELETE', '/api/auth/account', {
+      cookie: acct.cookie,
+      json: { password: GOOD_PASSWORD },
+    });
+    assert.equal(del.status, 202, del.text);
+    await erasureStarted;
+    release('/chat-early.png'); // recorded while the account row is deleted but not yet erased
+    const a = await workflowResultWhenStarted<{ status: string; error?: string }>(stack.client, first.id);
+    assert.equal(a.status, 'failed', JSON.stringify(a));
+    assert.equal(a.error, 'The account was deleted');
+    assert.notEqual((await first.answer).status, 200);
+    openErasure();
+    await workflowResultWhenStarted(stack.client, del.body.workflowId);
+    release('/chat-late.png'); // recorded after the erasure
+    const b = await workflowResultWhenStarted<{ status: string }>(stack.client, second.id);
+    assert.equal(b.status, 'failed', JSON.stringify(b));
+    await second.answer;
+
+    for (const id of [first.id, second.id]) {
+      const keys = [
+        chatKeys.reference(id, 0),
+        chatKeys.graphic(id, 'local', 1, 'png'),
+        chatKeys.print(chatKeys.graphic(id, 'local', 1, 'png')),
+        chatKeys.mockup(id, 0),
+      ];
+      for (const k of keys) assert.equal(await stack.storage.exists(k), false, `${k} was deleted`);
+    }
+    const left = await stack.sql`
+      select (select count(*) from chat_messages where user_id = ${acct.userId})::int as messages,
+             (select count(*) from render_jobs where user_id = ${acct.userId})::int as jobs`;
+    assert.deepEqual(left[0], { messages: 0, jobs: 0 });
   });
 });
