@@ -10,8 +10,8 @@
 import {
   ActivityFailure,
   ApplicationFailure,
+  deprecatePatch,
   log,
-  patched,
   proxyActivities,
   proxyLocalActivities,
   TimeoutFailure,
@@ -74,7 +74,11 @@ function describeFailure(plan: ProviderPlan, err: ActivityFailure): ProviderAtte
   return { provider: plan.name, ok: false, tries, type, error: cause?.message ?? err.message };
 }
 
-/** Patch id: a provider's blank or undecodable graphic moves the job to the next provider instead of failing it. */
+/**
+ * Patch id: a provider's blank or undecodable graphic moves the job to the next provider instead of failing it. Runs
+ * from before it failed the job there; that path is gone (issue 34: a chat job runs minutes, the patch is from
+ * 2026-11-25), the patch is deprecated so runs that recorded its marker still replay.
+ */
 const EMPTY_GRAPHIC_NEXT_PROVIDER = 'chat-empty-graphic-next-provider';
 
 function isEmptyGraphic(err: unknown): boolean {
@@ -143,8 +147,8 @@ export async function chatDesign(input: ChatWorkflowInput): Promise<ChatWorkflow
         print = await images.makeChatPrintAsset({ jobId, graphicKey: graphic.key, model: input.model });
       } catch (err) {
         // A blank (all background) or undecodable image is that provider's failure: the next one is asked.
-        // (Histories from before this rule failed the job here.)
-        if (!isEmptyGraphic(err) || !patched(EMPTY_GRAPHIC_NEXT_PROVIDER)) throw err;
+        if (!isEmptyGraphic(err)) throw err;
+        deprecatePatch(EMPTY_GRAPHIC_NEXT_PROVIDER);
         const failed: ProviderAttempt = {
           provider: plan.name,
           ok: false,

@@ -1,4 +1,4 @@
-import { patched, proxyActivities } from '@temporalio/workflow';
+import { deprecatePatch, proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 
 const {
@@ -24,8 +24,6 @@ const { sweepStorage } = proxyActivities<Activities>({
   retry: { initialInterval: '5 seconds', backoffCoefficient: 2, maximumInterval: '5 minutes', maximumAttempts: 10 },
 });
 
-const NO_STORAGE_SWEEP = { levelsExpired: 0, bytesReleased: 0, usageCorrected: 0 };
-
 /** Hourly housekeeping, started by the `maintenance-sweep` schedule. */
 export async function maintenanceSweep(): Promise<{
   sessionsPurged: number;
@@ -33,28 +31,39 @@ export async function maintenanceSweep(): Promise<{
   generationsRecovered: number;
   idempotencyKeysPurged: number;
   storage: { levelsExpired: number; bytesReleased: number; usageCorrected: number };
-  shopifyWebhookData?: { bodies: number; exports: number };
-  requestLogPurged?: number;
-  accountTokensPurged?: number;
+  shopifyWebhookData: { bodies: number; exports: number };
+  requestLogPurged: number;
+  accountTokensPurged: number;
 }> {
-  // Steps added after sweeps were recorded sit behind patched(): runs recorded before them replay without them.
-  const purgeKeys = patched('purge-idempotency-keys');
-  const withStorage = patched('storage-sweep');
+  // Steps added after sweeps were first recorded went behind patched(); the paths without them are gone (issue 34):
+  // a sweep takes minutes (at worst its 10 attempts of the storage step, about 5 hours), so none recorded before a
+  // patch can still be running. Each patch is deprecated where it was checked, so runs that recorded its marker still
+  // replay.
+  deprecatePatch('purge-idempotency-keys');
+  deprecatePatch('storage-sweep');
   const [sessionsPurged, allowancesGranted, generationsRecovered, idempotencyKeysPurged, storage] = await Promise.all([
     purgeExpiredSessions(),
     grantFreeAllowances(),
     recoverOrphanedGenerations(),
-    purgeKeys ? purgeExpiredIdempotencyKeys() : 0,
-    withStorage ? sweepStorage() : Promise.resolve(NO_STORAGE_SWEEP),
+    purgeExpiredIdempotencyKeys(),
+    sweepStorage(),
   ]);
-  const done = { sessionsPurged, allowancesGranted, generationsRecovered, idempotencyKeysPurged, storage };
-  if (!patched('shopify-webhook-retention')) return done;
+  deprecatePatch('shopify-webhook-retention');
   const shopifyWebhookData = await eraseExpiredShopifyWebhookData();
-  if (!patched('purge-request-log')) return { ...done, shopifyWebhookData };
+  deprecatePatch('purge-request-log');
   const requestLogPurged = await purgeRequestLog();
-  if (!patched('purge-account-tokens')) return { ...done, shopifyWebhookData, requestLogPurged };
+  deprecatePatch('purge-account-tokens');
   const accountTokensPurged = await purgeUsedAccountTokens();
-  return { ...done, shopifyWebhookData, requestLogPurged, accountTokensPurged };
+  return {
+    sessionsPurged,
+    allowancesGranted,
+    generationsRecovered,
+    idempotencyKeysPurged,
+    storage,
+    shopifyWebhookData,
+    requestLogPurged,
+    accountTokensPurged,
+  };
 }
 
 const { startWaitingInboundEvents } = proxyActivities<Activities>({

@@ -1,13 +1,7 @@
 // stripe-event-<event id>: applies one verified, stored Stripe event. The event was answered before this started;
 // a subscription checkout reads the subscription from Stripe first. Everything the event changes is applied in one
 // transaction by applyStripeEvent, which a retry or a second run of this workflow finds already done.
-import {
-  ActivityFailure,
-  ApplicationFailure,
-  patched,
-  proxyActivities,
-  proxyLocalActivities,
-} from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, deprecatePatch, proxyLocalActivities } from '@temporalio/workflow';
 import type { PaymentActivities } from '../activities/payments';
 import {
   NON_RETRYABLE_PAYMENT_ERRORS,
@@ -15,18 +9,18 @@ import {
   type StripeEventInput,
   type StripeEventResult,
 } from '../lib/payments/types';
-import { inboundBookkeeping, outsideCall, outsideRead } from './policies';
+import { inboundBookkeeping, outsideRead } from './policies';
 
-// Calls to Stripe: 30 s each, retried for about ten minutes (rate limits and blips pass by then). Since
-// STRIPE_READS_LOCAL, as local activities in the workflow task that needs them; runs recorded before replay theirs as
-// regular activities.
-const stripe = proxyActivities<PaymentActivities>(outsideCall(NON_RETRYABLE_PAYMENT_ERRORS));
+// Reads from Stripe: local activities in the workflow task that needs them, retried for about ten minutes (rate
+// limits and blips pass by then).
 const stripeLocal = proxyLocalActivities<PaymentActivities>(outsideRead(NON_RETRYABLE_PAYMENT_ERRORS));
 
 /**
  * The reads from Stripe an event needs (a paid pack's line items, a new subscription) run as local activities: a
  * pack purchase is then one workflow task (apply, read, apply) instead of three with an activity task between,
- * which had halved the events applied per second on 2 cores (docs/payments.md).
+ * which had halved the events applied per second on 2 cores (docs/payments.md). Runs recorded before this patch read
+ * through regular activities; that path is gone (issue 34: a run lasts minutes, the patch is from 2026-11-26), and the
+ * patch is deprecated so runs that recorded its marker still replay.
  */
 export const STRIPE_READS_LOCAL = 'stripe-reads-local';
 
@@ -57,12 +51,12 @@ export async function stripeEvent(
   // Read from Stripe what the event needs (a subscription checkout: the subscription; a paid pack checkout: its line
   // items), then apply with it. Stripe refusing the read (4xx) records the event failed.
   let read;
-  const reader = patched(STRIPE_READS_LOCAL) ? stripeLocal : stripe;
+  deprecatePatch(STRIPE_READS_LOCAL);
   try {
     read =
       first.status === 'needs_subscription'
-        ? { subscription: await reader.retrieveStripeSubscription({ subscriptionId: first.subscriptionId }) }
-        : { subscription: null, lineItems: await reader.listCheckoutLineItems({ sessionId: first.sessionId }) };
+        ? { subscription: await stripeLocal.retrieveStripeSubscription({ subscriptionId: first.subscriptionId }) }
+        : { subscription: null, lineItems: await stripeLocal.listCheckoutLineItems({ sessionId: first.sessionId }) };
   } catch (err) {
     // a regular activity's failure wraps the activity's error; a local activity's is that error itself
     const cause = err instanceof ActivityFailure ? err.cause : err;
