@@ -184,11 +184,14 @@ export function createGenerationActivities(deps: GenerationDeps) {
     });
     if (chosen.fallback) log.info('print zone in fractions of the photo', { generationId, why: chosen.fallback });
     const { placement, applyTexture } = job;
-    let out = await composite({ blank, design, zone: chosen.zone, placement, applyTexture }).catch((err: unknown) => {
-      // input no retry can fix (bad URL, not an image, refused address, undecodable design) fails it at once
-      if (err instanceof DesignImageError) throw fail('DesignImageError', `Design image: ${err.message}`);
-      throw isBadInput(err) ? fail('BadInputError', err.message) : err;
-    });
+    const background = job.background === true;
+    let out = await composite({ blank, design, zone: chosen.zone, placement, applyTexture, background }).catch(
+      (err: unknown) => {
+        // input no retry can fix (bad URL, not an image, refused address, undecodable design) fails it at once
+        if (err instanceof DesignImageError) throw fail('DesignImageError', `Design image: ${err.message}`);
+        throw isBadInput(err) ? fail('BadInputError', err.message) : err;
+      },
+    );
     lap('composite');
     if (job.livemode === false) {
       // test mode: the TEST watermark on both images (docs/test-mode.md)

@@ -6,6 +6,7 @@ import type { AppMetrics } from '../lib/metrics';
 import type { Storage } from '../lib/storage';
 import { createBlankCache } from '../lib/compositing';
 import { MAX_IMAGE_BYTES } from '../lib/images';
+import { createBulkActivities } from './bulk';
 import { createChatActivities } from './chat';
 import { createGenerationActivities } from './generation';
 import { createInboundActivities, type InboundWorkflows } from './inbound';
@@ -46,6 +47,7 @@ export function createActivities(deps: ActivityDeps) {
   return {
     ...createTemplateActivities({ ...deps, templates }),
     ...createGenerationActivities({ ...deps, blanks, loadUserImage }),
+    ...createBulkActivities(deps),
     ...createMaintenanceActivities(deps),
     ...createWebhookActivities(deps),
     ...createStorefrontActivities(deps),

@@ -7,7 +7,15 @@ import { timeId } from '../lib/ids';
 import type { Logger } from '../lib/log';
 import type { AppMetrics } from '../lib/metrics';
 import { generationAccount } from '../db/generations';
-import { deliveryToSend, ensureDelivery, findAttempt, finishDelivery, recordAttempt } from '../db/webhook-deliveries';
+import { bulkAccount } from '../db/bulk';
+import {
+  deliveryToSend,
+  ensureBulkDelivery,
+  ensureDelivery,
+  findAttempt,
+  finishDelivery,
+  recordAttempt,
+} from '../db/webhook-deliveries';
 import { activeSigningSecrets } from '../db/webhook-secrets';
 import { postWebhook, WEBHOOK_USER_AGENT } from '../lib/webhooks/send';
 import {
@@ -26,7 +34,7 @@ export interface WebhookActivityDeps {
   metrics?: AppMetrics;
 }
 
-const EVENTS = new Set(['generation.completed', 'generation.failed']);
+const EVENTS = new Set(['generation.completed', 'generation.failed', 'bulk.completed']);
 
 /** Non-retryable: input no retry can fix. The workflow lets these fail it instead of retrying the attempt. */
 const badInput = (message: string) => ApplicationFailure.nonRetryable(message, 'InvalidWebhookDelivery');
@@ -45,22 +53,37 @@ export function createWebhookActivities({ sql, config, log, metrics }: WebhookAc
       if (typeof input.url !== 'string' || input.url.length === 0 || input.url.length > 2048)
         throw badInput('webhook url missing or longer than 2048 characters');
       if (!input.payload || typeof input.payload !== 'object') throw badInput('webhook payload must be an object');
-      const owner = await generationAccount(sql, input.generationId);
-      if (!owner) throw badInput(`generation ${input.generationId} not found, or its account was deleted`);
-      if (owner !== input.accountId)
-        throw badInput(`generation ${input.generationId} does not belong to ${input.accountId}`);
-
       // Serialized here, once: every attempt sends these exact bytes, so receivers can dedupe and verify.
       const body = JSON.stringify(input.payload);
-      const d = await ensureDelivery(sql, {
-        id: timeId('dlv'),
-        generationId: input.generationId,
-        userId: input.accountId,
-        event: input.event,
-        url: input.url,
-        body,
-        ...(input.resendId ? { resendId: input.resendId } : {}),
-      });
+      let d: Awaited<ReturnType<typeof ensureDelivery>>;
+      if (input.bulkId !== undefined) {
+        // a bulk's one bulk.completed (issue 35)
+        const owner = await bulkAccount(sql, input.bulkId);
+        if (!owner) throw badInput(`bulk ${input.bulkId} not found, or its account was deleted`);
+        if (owner !== input.accountId) throw badInput(`bulk ${input.bulkId} does not belong to ${input.accountId}`);
+        d = await ensureBulkDelivery(sql, {
+          id: timeId('dlv'),
+          bulkId: input.bulkId,
+          userId: input.accountId,
+          event: input.event,
+          url: input.url,
+          body,
+        });
+      } else {
+        const owner = await generationAccount(sql, input.generationId);
+        if (!owner) throw badInput(`generation ${input.generationId} not found, or its account was deleted`);
+        if (owner !== input.accountId)
+          throw badInput(`generation ${input.generationId} does not belong to ${input.accountId}`);
+        d = await ensureDelivery(sql, {
+          id: timeId('dlv'),
+          generationId: input.generationId,
+          userId: input.accountId,
+          event: input.event,
+          url: input.url,
+          body,
+          ...(input.resendId ? { resendId: input.resendId } : {}),
+        });
+      }
       return {
         deliveryId: d.id,
         status: d.status,

@@ -15,6 +15,7 @@ import { docsRoutes } from './routes/docs';
 import { fileRoutes } from './routes/files';
 import { garmentRoutes } from './routes/garments';
 import { generationBatchRoutes } from './routes/generation-batch';
+import { bulkRoutes } from './routes/bulk';
 import { generationRoutes } from './routes/generations';
 import { healthRoutes } from './routes/health';
 import { onboardingRoutes } from './routes/onboarding';
@@ -61,6 +62,7 @@ export function createApp(given: AppDeps): express.Express {
   app.use('/api/v1', keyRoutes(deps));
   app.use('/api/v1', garmentRoutes(deps));
   app.use('/api/v1', generationBatchRoutes(deps));
+  app.use('/api/v1', bulkRoutes(deps));
   app.use('/api/v1', generationRoutes(deps));
   app.use('/api/v1', previewRoutes(deps));
   app.use('/api/v1', uploadRoutes(deps));

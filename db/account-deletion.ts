@@ -64,6 +64,7 @@ export async function accountFileKeys(
       union all select thumbnail_key, false from generations where user_id = ${userId} and thumbnail_key is not null
       union all select a.storage_key, false from render_assets a join render_jobs j on j.id = a.job_id
         where j.user_id = ${userId}
+      union all select archive_key, false from bulk_jobs where user_id = ${userId} and archive_key is not null
     ) k
     where ${opts.after}::text is null or key > ${opts.after}
     group by key order by key limit ${opts.limit}`;
@@ -88,6 +89,8 @@ export async function eraseAccountData(sql: Sql, userId: string): Promise<Record
     await del('shopify_oauth_states', tx`delete from shopify_oauth_states where user_id = ${userId}`);
     await del('shopify_connections', tx`delete from shopify_connections where user_id = ${userId}`);
     await del('webhook_deliveries', tx`delete from webhook_deliveries where user_id = ${userId}`);
+    // bulk renders and their items (their archives are erased from storage with the account's other files)
+    await del('bulk_jobs', tx`delete from bulk_jobs where user_id = ${userId}`);
     await del('webhook_signing_secrets', tx`delete from webhook_signing_secrets where user_id = ${userId}`);
     await del('chat_messages', tx`delete from chat_messages where user_id = ${userId}`);
     await del('render_jobs', tx`delete from render_jobs where user_id = ${userId}`);

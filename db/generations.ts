@@ -135,6 +135,8 @@ export async function insertAndChargeGenerations(
      * point), and nothing is charged when another request has taken the key over.
      */
     idempotency?: IdempotencyRef;
+    /** More rows of the same work, written in the same transaction (a bulk's own row and items: db/bulk.ts). */
+    also?: (tx: Tx) => Promise<unknown>;
   },
 ): Promise<BatchChargeResult> {
   const { userId, batchId, rows, idempotency, test } = opts;
@@ -152,6 +154,7 @@ export async function insertAndChargeGenerations(
         test ? overTestBudget(tx, userId, rows.length, test.perDay) : undefined,
         idempotency && recordRecoveryPoint(tx, idempotency, { generationIds: rows.map((r) => r.id), batchId }),
         insertGenerationRows(tx, { ...opts, livemode: !test }),
+        opts.also?.(tx),
       ]);
       if (!debit.ok) answer = { ok: false, required: debit.required, available: debit.available };
       else if (testLimit) answer = { ok: false, testLimit };

@@ -34,6 +34,20 @@ export async function ensureDelivery(
   return row!;
 }
 
+/** Creates the bulk's one delivery (bulk.completed), or keeps the one it has, and returns it. */
+export async function ensureBulkDelivery(
+  sql: Sql,
+  d: { id: string; bulkId: string; userId: string; event: string; url: string; body: string },
+): Promise<PreparedRow> {
+  await sql`
+    insert into webhook_deliveries (id, bulk_id, user_id, event, url, body, trigger)
+    values (${d.id}, ${d.bulkId}, ${d.userId}, ${d.event}, ${d.url}, ${d.body}, 'bulk')
+    on conflict (bulk_id) where bulk_id is not null do nothing`;
+  const [row] = await sql<PreparedRow[]>`
+    select id, status, attempts, created_at as "createdAt" from webhook_deliveries where bulk_id = ${d.bulkId}`;
+  return row!;
+}
+
 /**
  * What an attempt sends: the account (whose secrets sign), the URL, the serialized body and the event. Undefined when
  * the delivery is gone or its account's deletion was asked for (nothing more is sent for it).

@@ -205,6 +205,10 @@ const envSchema = z.object({
   // The maintenance sweep fails and refunds a generation still unfinished this long after it was created or started
   // when no workflow is running it (the API died between charging and starting it). The chaos suite shortens it.
   GENERATION_ORPHAN_AFTER: duration('10m', 5000),
+  // Bulk renders (docs/generation.md#bulk-renders): most items in one POST /generate/bulk (designs x garments x
+  // colours x zones), and how many of one bulk's items render at once.
+  BULK_MAX_ITEMS: int(500, 1, 10_000),
+  BULK_CONCURRENCY: int(8, 1, 64),
   // Idempotency-Key on POST /generate, /generate/batch and /upload: how long a key (and its stored answer) lives, and
   // how long a request holds its key before the key counts as abandoned by a dead API process. The lock is never
   // shorter than GENERATE_SYNC_TIMEOUT_MS + 30 s, so a synchronous generate still waiting is not taken for dead.
@@ -479,6 +483,12 @@ const configSchema = envSchema.transform((e, ctx) => {
     deliveryResendsPerHour: e.DELIVERY_RESENDS_PER_HOUR,
     /** how long an unfinished generation without a running workflow waits before the maintenance sweep recovers it */
     generationOrphanAfterMs: e.GENERATION_ORPHAN_AFTER,
+    bulk: {
+      /** most items in one bulk render (BULK_MAX_ITEMS) */
+      maxItems: e.BULK_MAX_ITEMS,
+      /** how many items of one bulk render at once (BULK_CONCURRENCY) */
+      concurrency: e.BULK_CONCURRENCY,
+    },
     idempotency: {
       /** lifetime of a key and its stored answer (IDEMPOTENCY_KEY_TTL) */
       ttlMs: e.IDEMPOTENCY_KEY_TTL,

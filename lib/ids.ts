@@ -15,7 +15,7 @@ export function randomSuffix(length = 10): string {
 
 /** Ids of the form `<prefix>_<number>_<suffix>` (spec: upl_…, gen_…; templates tpl_…; chat: job_… render jobs, thr_… threads, msg_…
  * messages); the number is the creation time in ms so ids sort roughly by age. */
-export function timeId(prefix: 'upl' | 'gen' | 'dlv' | 'job' | 'thr' | 'msg' | 'tpl'): string {
+export function timeId(prefix: 'upl' | 'gen' | 'dlv' | 'job' | 'thr' | 'msg' | 'tpl' | 'blk'): string {
   return `${prefix}_${Date.now()}_${randomSuffix(10)}`;
 }
 

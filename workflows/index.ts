@@ -10,3 +10,4 @@ export { chatDesign } from './chat';
 export { accountsSweep, sendMail } from './mail';
 export { accountDeletion } from './account-deletion';
 export { templateImport } from './template-import';
+export { bulkRender } from './bulk';

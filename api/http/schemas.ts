@@ -77,7 +77,7 @@ export const idempotencyKeyHeader = z
       'scoped to the account.',
   });
 
-const zone = z
+export const zone = z
   .enum(ZONES, { message: `must be one of ${ZONES.join(', ')}` })
   .meta({ description: 'print zone; the garment must offer it' });
 

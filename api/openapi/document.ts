@@ -24,6 +24,7 @@ import {
 import { registerAccountPaths } from './accounts';
 import { registerProductionPaths } from './production';
 import { registerTemplatePaths } from './templates';
+import { registerBulkPaths } from './bulk';
 import { registerUploadLibraryPaths } from './uploads';
 import { quickStart, registerGettingStartedPaths } from './getting-started';
 import { APP_PAGES } from '../routes/dashboard';
@@ -281,6 +282,8 @@ function register(registry: OpenAPIRegistry): void {
 
   // prettier-ignore
   registerTemplatePaths({ path, keyed, security: KEY_OR_SESSION, keyedHeaders: KEYED_HEADERS, replayableHeaders: REPLAYABLE_HEADERS, idempotencyHeaders, idempotencyErrors });
+  // prettier-ignore
+  registerBulkPaths({ path, keyed, security: KEY_OR_SESSION, keyedHeaders: KEYED_HEADERS, replayableHeaders: REPLAYABLE_HEADERS, idempotencyHeaders, idempotencyErrors });
 
   // ---------------------------------------------------------------- generations
   const prefer = idempotencyHeaders.extend({

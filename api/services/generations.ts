@@ -55,16 +55,16 @@ export interface StartOptions {
 }
 
 /** The error of generations whose workflow could not be started (they are failed and refunded at once). */
-const COULD_NOT_START = 'Could not start the generation';
+export const COULD_NOT_START = 'Could not start the generation';
 
-const keyed = (ref: IdempotencyRef | undefined) => (ref ? { idempotency: ref } : {});
+export const keyed = (ref: IdempotencyRef | undefined) => (ref ? { idempotency: ref } : {});
 
 /** Test mode (docs/test-mode.md): no charge, the account's daily test budget instead. */
-const testMode = (deps: AppDeps, caller: Caller) =>
+export const testMode = (deps: AppDeps, caller: Caller) =>
   caller.livemode === false ? { test: { perDay: deps.config.testModeGenerationsPerDay } } : {};
 
 /** The 402 of a live charge (naming the unverified email when that is why), or the 429 of the daily test budget. */
-async function refused(
+export async function refused(
   deps: AppDeps,
   userId: string,
   charge: Exclude<BatchChargeResult, { ok: true }>,

@@ -42,6 +42,8 @@ export interface CompositeOptions {
   realism?: 'photo' | 'flat';
   /** Reuse the prepared design (same content; default true; the benchmark turns it off). Same pixels either way. */
   cacheDesign?: boolean;
+  /** Waits in the compositing gate's background lane (a bulk render's item: lib/gate.ts). */
+  background?: boolean;
 }
 
 export const JPEG_QUALITY = 88;
@@ -78,62 +80,65 @@ export async function composite(opts: CompositeOptions): Promise<CompositeResult
   const frame = placementFrame({ x: zx, y: zy, width: zw, height: zh }, placement);
   const { cx, cy } = frame;
 
-  return compositeGate.run(async () => {
-    const design = await placeDesign(opts.design, frame.boxW, frame.boxH, opts.cacheDesign ?? true);
-    const out = outputPool.take(W * H * 3);
-    try {
-      blank.rgb.copy(out);
-      // the print area: the zone in whole pixels, inside the image
-      const clip = {
-        x0: Math.max(0, Math.round(zx)),
-        y0: Math.max(0, Math.round(zy)),
-        x1: Math.min(W, Math.round(zx + zw)),
-        y1: Math.min(H, Math.round(zy + zh)),
-      };
-      const geom: Geometry = {
-        cx,
-        cy,
-        theta: frame.theta,
-        design: design.data,
-        dw: design.width,
-        dh: design.height,
-      };
-      const rect =
-        realism === 'flat'
-          ? paste(out, blank, geom, clip, null, false)
-          : paste(out, blank, geom, clip, knitTexture(), opts.applyTexture);
+  return compositeGate.run(
+    async () => {
+      const design = await placeDesign(opts.design, frame.boxW, frame.boxH, opts.cacheDesign ?? true);
+      const out = outputPool.take(W * H * 3);
+      try {
+        blank.rgb.copy(out);
+        // the print area: the zone in whole pixels, inside the image
+        const clip = {
+          x0: Math.max(0, Math.round(zx)),
+          y0: Math.max(0, Math.round(zy)),
+          x1: Math.min(W, Math.round(zx + zw)),
+          y1: Math.min(H, Math.round(zy + zh)),
+        };
+        const geom: Geometry = {
+          cx,
+          cy,
+          theta: frame.theta,
+          design: design.data,
+          dw: design.width,
+          dh: design.height,
+        };
+        const rect =
+          realism === 'flat'
+            ? paste(out, blank, geom, clip, null, false)
+            : paste(out, blank, geom, clip, knitTexture(), opts.applyTexture);
 
-      const t = blank.thumb;
-      const thumb = Buffer.from(t.data);
-      if (rect) {
-        const f = t.factor;
-        reduceInto(
-          out,
-          W,
-          thumb,
-          t.width,
-          f,
-          Math.floor(rect.x0 / f),
-          Math.floor(rect.y0 / f),
-          Math.min(t.width, Math.ceil(rect.x1 / f)),
-          Math.min(t.height, Math.ceil(rect.y1 / f)),
-        );
+        const t = blank.thumb;
+        const thumb = Buffer.from(t.data);
+        if (rect) {
+          const f = t.factor;
+          reduceInto(
+            out,
+            W,
+            thumb,
+            t.width,
+            f,
+            Math.floor(rect.x0 / f),
+            Math.floor(rect.y0 / f),
+            Math.min(t.width, Math.ceil(rect.x1 / f)),
+            Math.min(t.height, Math.ceil(rect.y1 / f)),
+          );
+        }
+        const [mockup, thumbnail] = await Promise.all([
+          encodeJpeg(out, W, H, JPEG_QUALITY),
+          encodeJpeg(thumb, t.width, t.height, THUMB_QUALITY),
+        ]);
+        return {
+          mockup,
+          thumbnail,
+          width: W,
+          height: H,
+          designBox: placedBox(frame, design),
+        };
+      } finally {
+        outputPool.give(out);
       }
-      const [mockup, thumbnail] = await Promise.all([
-        encodeJpeg(out, W, H, JPEG_QUALITY),
-        encodeJpeg(thumb, t.width, t.height, THUMB_QUALITY),
-      ]);
-      return {
-        mockup,
-        thumbnail,
-        width: W,
-        height: H,
-        designBox: placedBox(frame, design),
-      };
-    } finally {
-      outputPool.give(out);
-    }
-  });
+    },
+    { background: opts.background === true },
+  );
 }
 
 function encodeJpeg(raw: Buffer, width: number, height: number, quality: number): Promise<Buffer> {

@@ -82,6 +82,8 @@ export interface GarmentRenderJob {
   printArea?: PrintArea | null;
   /** false: a test-mode generation, whose mockup gets the TEST watermark; absent means live */
   livemode?: boolean;
+  /** true: an item of a bulk render, composited in the background lane (lib/gate.ts); absent: in the foreground */
+  background?: boolean;
 }
 
 export type RenderJob = GarmentRenderJob;

@@ -5,7 +5,7 @@ import type { RetrySchedule } from './schedule';
 
 export { BACKOFF_COEFFICIENT, JITTER, MAX_ATTEMPTS, retryDelayMs, type RetrySchedule } from './schedule';
 
-export type WebhookEvent = 'generation.completed' | 'generation.failed';
+export type WebhookEvent = 'generation.completed' | 'generation.failed' | 'bulk.completed';
 
 export interface GenerationCompletedPayload {
   event: 'generation.completed';
@@ -25,7 +25,27 @@ export interface GenerationFailedPayload {
   data: { id: string; status: 'failed'; error: string; tokensUsed: number };
 }
 
-export type WebhookPayload = GenerationCompletedPayload | GenerationFailedPayload;
+/** A bulk render has ended (issue 35): every item finished, or it was canceled; sent once per bulk. */
+export interface BulkCompletedPayload {
+  event: 'bulk.completed';
+  /** ISO 8601 time the bulk ended. */
+  timestamp: string;
+  /** false for a test-mode bulk */
+  livemode: boolean;
+  data: {
+    id: string;
+    status: 'completed' | 'canceled';
+    total: number;
+    completed: number;
+    failed: number;
+    /** the ZIP of every completed mockup, or null when none completed */
+    archiveUrl: string | null;
+    tokensCharged: number;
+    tokensRefunded: number;
+  };
+}
+
+export type WebhookPayload = GenerationCompletedPayload | GenerationFailedPayload | BulkCompletedPayload;
 
 const iso = (t: Date | string) => (typeof t === 'string' ? new Date(t) : t).toISOString();
 
@@ -66,8 +86,13 @@ export function generationFailedPayload(g: {
   };
 }
 
-export interface WebhookDeliveryInput {
-  generationId: string;
+/** A delivery is of a generation (its completion callback, or a resend) or of a bulk (its one bulk.completed). */
+export type WebhookDeliveryInput = (
+  { generationId: string; bulkId?: undefined } | { bulkId: string; generationId?: undefined }
+) &
+  WebhookDeliveryFields;
+
+interface WebhookDeliveryFields {
   accountId: string;
   url: string;
   event: WebhookEvent;

@@ -2020,6 +2020,318 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/generate/bulk': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Every design on every colour and zone of every garment: one generation each (1 token each, all or nothing)
+     * @description The request expands to designs x targets x colours (default: every available colour) x zones (default front); above BULK_MAX_ITEMS (500) it is refused with 400 (details.total, details.max). Every item is checked, then all are recorded and charged in one transaction (402 insufficient_tokens with details.required and details.available when short: nothing charged), and workflow bulk-<id> renders them, BULK_CONCURRENCY (8) at a time, behind other accounts' single generates. A design's darkDesignUrl is used on colours darker than CIELAB L* 50. Each item is an ordinary generation (low_contrast warnings, test-mode watermark, its own generation.completed/failed only with itemWebhooks); a failed item is refunded. When every item has finished, one ZIP of the mockups (<design>-<garment>-<colour>-<zone>.jpg) is stored (archiveUrl) and webhookUrl gets one signed bulk.completed. Counts as one request against the generate rate limit. With an Idempotency-Key, a retry with the same body within 24 hours answers the same bulk without a new charge.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: {
+          /** @description Makes a retry safe: the same key with the same body within 24 hours replays the first answer (Idempotent-Replayed: true) without new work or charge. 1 to 255 visible ASCII characters, e.g. a UUID; scoped to the account. */
+          'Idempotency-Key'?: string;
+          /** @description Session (dashboard) calls only: `test` reads and creates test-mode data, `live` (the default) live data. With an API key the key's mode applies, and a header naming the other mode is 400. */
+          'X-Mockup-Mode'?: 'live' | 'test';
+        };
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': components['schemas']['BulkRequest'];
+        };
+      };
+      responses: {
+        /** @description accepted, running */
+        202: {
+          headers: {
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            'X-Tokens-Remaining': components['headers']['X-Tokens-Remaining'];
+            'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+            /** @description GET this bulk */
+            Location?: string;
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Bulk'];
+          };
+        };
+        /** @description invalid_request: the body, query or path is not valid (details.issues lists each field) */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description unauthorized: key (or session) missing, invalid, revoked or expired (details.reason for the last two) */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description insufficient_tokens: details.required and details.available */
+        402: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description forbidden: "Cross-site request refused" (a session-authenticated call that changes something, from another origin) */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description not_found */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description idempotency_conflict: the Idempotency-Key was used for a different request within 24 hours; idempotency_key_in_use: a request with this key is still running (Retry-After) */
+        409: {
+          headers: {
+            'Retry-After': components['headers']['Retry-After'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description rate_limited: details.retryAfter and the Retry-After header carry the seconds to wait (details.scope `test-generations-day`: the daily test-mode budget) */
+        429: {
+          headers: {
+            'Retry-After': components['headers']['Retry-After'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            'X-Tokens-Remaining': components['headers']['X-Tokens-Remaining'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/generate/bulk/{bulkId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** A bulk's progress and a page of its generations, in the order of the expansion (cursor pages) */
+    get: {
+      parameters: {
+        query?: {
+          /** @description page size, 1 to 100 (default 50) */
+          limit?: string;
+          /** @description nextCursor of the previous page, unchanged */
+          cursor?: string;
+        };
+        header?: {
+          /** @description Session (dashboard) calls only: `test` reads and creates test-mode data, `live` (the default) live data. With an API key the key's mode applies, and a header naming the other mode is 400. */
+          'X-Mockup-Mode'?: 'live' | 'test';
+        };
+        path: {
+          /** @description a bulk id, blk_<n>_<suffix> */
+          bulkId: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description the bulk */
+        200: {
+          headers: {
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            'X-Tokens-Remaining': components['headers']['X-Tokens-Remaining'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['BulkWithGenerations'];
+          };
+        };
+        /** @description invalid_request: the body, query or path is not valid (details.issues lists each field) */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description unauthorized: key (or session) missing, invalid, revoked or expired (details.reason for the last two) */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description forbidden: "Cross-site request refused" (a session-authenticated call that changes something, from another origin) */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description not_found */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description rate_limited: details.retryAfter and the Retry-After header carry the seconds to wait (details.scope `test-generations-day`: the daily test-mode budget) */
+        429: {
+          headers: {
+            'Retry-After': components['headers']['Retry-After'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            'X-Tokens-Remaining': components['headers']['X-Tokens-Remaining'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/generate/bulk/{bulkId}/cancel': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Cancel a running bulk: every item not yet begun is failed and refunded at once, items in flight finish, the archive holds what was rendered (a bulk that has ended is answered as it is) */
+    post: {
+      parameters: {
+        query?: never;
+        header?: {
+          /** @description Session (dashboard) calls only: `test` reads and creates test-mode data, `live` (the default) live data. With an API key the key's mode applies, and a header naming the other mode is 400. */
+          'X-Mockup-Mode'?: 'live' | 'test';
+        };
+        path: {
+          /** @description a bulk id, blk_<n>_<suffix> */
+          bulkId: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description the bulk */
+        200: {
+          headers: {
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            'X-Tokens-Remaining': components['headers']['X-Tokens-Remaining'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Bulk'];
+          };
+        };
+        /** @description unauthorized: key (or session) missing, invalid, revoked or expired (details.reason for the last two) */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description forbidden: "Cross-site request refused" (a session-authenticated call that changes something, from another origin) */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description not_found */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description rate_limited: details.retryAfter and the Retry-After header carry the seconds to wait (details.scope `test-generations-day`: the daily test-mode budget) */
+        429: {
+          headers: {
+            'Retry-After': components['headers']['Retry-After'];
+            'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+            'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+            'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+            'X-Tokens-Remaining': components['headers']['X-Tokens-Remaining'];
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/generate': {
     parameters: {
       query?: never;
@@ -6124,6 +6436,98 @@ export interface components {
     BatchResult: {
       batchId: string;
       generations: components['schemas']['Generation'][];
+    };
+    Bulk: {
+      /** @description blk_<number>_<suffix>; its workflow is bulk-<id> */
+      id: string;
+      /** @enum {string} */
+      status: 'running' | 'completed' | 'canceled';
+      /** @description items (generations) in the bulk */
+      total: number;
+      completed: number;
+      /** @description failed items, canceled ones included (each refunded) */
+      failed: number;
+      /** @description tokens charged when the bulk was accepted (0 in test mode) */
+      tokensCharged: number;
+      /** @description tokens given back for failed and canceled items */
+      tokensRefunded: number;
+      /** @description ZIP of every completed mockup, <design>-<garment>-<colour>-<zone>.jpg; null until it ends */
+      archiveUrl: string | null;
+      /** Format: date-time */
+      createdAt: string;
+      /** Format: date-time */
+      finishedAt: string | null;
+      livemode: boolean;
+    };
+    BulkDesign: {
+      /**
+       * Format: uri
+       * @description public URL of the design (an upload url works)
+       */
+      designUrl: string;
+      /**
+       * Format: uri
+       * @description the light-ink variant, used on colours darker than CIELAB L* 50 (docs/generation.md)
+       */
+      darkDesignUrl?: string;
+    };
+    BulkGarmentTarget: {
+      garmentId: string;
+      /** @description colour names of the garment; default: every available colour */
+      colors?: string[];
+      /** @description print zones; default ["front"] */
+      zones?: ('front' | 'back' | 'left-chest' | 'right-chest')[];
+    };
+    /** @description every design on every colour and zone of every target, one generation each (BULK_MAX_ITEMS, 500) */
+    BulkRequest: {
+      designs: components['schemas']['BulkDesign'][];
+      targets: (components['schemas']['BulkGarmentTarget'] | components['schemas']['BulkTemplateTarget'])[];
+      placement?: components['schemas']['Placement'];
+      /** @default true */
+      applyTexture?: boolean;
+      /**
+       * Format: uri
+       * @description receives one signed bulk.completed when the bulk ends (docs/webhooks.md)
+       */
+      webhookUrl?: string;
+      /**
+       * @description also send each item's generation.completed/failed to webhookUrl
+       * @default false
+       */
+      itemWebhooks?: boolean;
+    };
+    /** @description a template of the account (not available yet: answered 400) */
+    BulkTemplateTarget: {
+      templateId: string;
+      smartObjectId?: string;
+    };
+    BulkWithGenerations: {
+      /** @description blk_<number>_<suffix>; its workflow is bulk-<id> */
+      id: string;
+      /** @enum {string} */
+      status: 'running' | 'completed' | 'canceled';
+      /** @description items (generations) in the bulk */
+      total: number;
+      completed: number;
+      /** @description failed items, canceled ones included (each refunded) */
+      failed: number;
+      /** @description tokens charged when the bulk was accepted (0 in test mode) */
+      tokensCharged: number;
+      /** @description tokens given back for failed and canceled items */
+      tokensRefunded: number;
+      /** @description ZIP of every completed mockup, <design>-<garment>-<colour>-<zone>.jpg; null until it ends */
+      archiveUrl: string | null;
+      /** Format: date-time */
+      createdAt: string;
+      /** Format: date-time */
+      finishedAt: string | null;
+      livemode: boolean;
+      /** @description a page of the bulk's generations, in order */
+      generations: components['schemas']['Generation'][];
+      pagination: {
+        hasMore: boolean;
+        nextCursor: string | null;
+      };
     };
     ChatJobRunning: {
       jobId: string;
