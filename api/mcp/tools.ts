@@ -15,9 +15,11 @@ import {
 } from '../http/resources';
 import { analyzeBody, garmentListQuery, generateBody, generationIdParam, uploadJsonBody } from '../http/schemas';
 import { templateListQuery, templatePage as templatePageSchema } from '../http/template-schemas';
+import { bulkBody, bulkIdParam, bulkPageResource, bulkQuery, bulkResource } from '../http/bulk-schemas';
 import { uploadListQuery, uploadPage as uploadPageSchema } from '../http/upload-library-schemas';
 import { DEFAULT_PAGE_LIMIT } from '../pagination';
 import type { LimitedEndpoint } from '../middleware/rate-limit';
+import { createBulk, presentBulk, readBulk } from '../services/bulk';
 import { analyzeBytes, analyzeUrl, oneImageSource, readImageUrl } from '../services/analysis';
 import { garmentById, garmentPage } from '../services/garments';
 import { generationById } from '../services/generation-lookup';
@@ -58,6 +60,7 @@ const readOnly: ToolAnnotations = { readOnlyHint: true, openWorldHint: false };
 
 const garmentIdInput = z.strictObject({ garmentId: generateBody.shape.garmentId }).meta({ id: 'GetGarmentArguments' });
 const generationIdInput = z.strictObject({ generationId: generationIdParam }).meta({ id: 'GetGenerationArguments' });
+const getBulkInput = bulkQuery.extend({ bulkId: bulkIdParam }).meta({ id: 'GetBulkArguments' });
 const uploadInput = z
   .strictObject({
     imageData: uploadJsonBody.shape.imageData.optional(),
@@ -211,6 +214,42 @@ export const TOOLS: McpTool[] = [
         limit: q.limit ?? DEFAULT_PAGE_LIMIT,
       });
       return answer({ uploads: page.map((u) => presentLibraryUpload(c.deps, u)), pagination });
+    },
+  }),
+  tool({
+    name: 'bulk_generate',
+    title: 'Generate every combination in bulk',
+    description:
+      'Renders every design on every colour and zone of every garment, one mockup each, as one job. COSTS 1 TOKEN ' +
+      'PER MOCKUP with a live key, all charged at once (a test key spends none); a balance short of the whole job is ' +
+      'an insufficient_tokens error and nothing is charged. designs: [{designUrl, darkDesignUrl?}] (upload_design ' +
+      'urls; darkDesignUrl is used on dark colours). targets: [{garmentId, colors?, zones?}] (colors default every ' +
+      'available colour, zones default ["front"]). At most 500 mockups (BULK_MAX_ITEMS). Answers at once with the ' +
+      'bulk (id, total, tokensCharged); call get_bulk with its id to follow it and get the ZIP (archiveUrl).',
+    input: bulkBody,
+    output: bulkResource,
+    endpoint: 'generate',
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+    run: async (c, body) => {
+      const { row, balance } = await createBulk(c.deps, callerOf(c), body, { sync: false, log: c.req.log });
+      c.res.setHeader('X-Tokens-Remaining', String(balance));
+      return answer(await presentBulk(c.deps, row));
+    },
+  }),
+  tool({
+    name: 'get_bulk',
+    title: 'Get a bulk render',
+    description:
+      'A bulk render by id (blk_...): status (running, completed, canceled), total, completed, failed, tokens ' +
+      'charged and refunded, archiveUrl (a ZIP of every mockup, once it has ended) and a page of its generations ' +
+      '(mockupUrl each when completed). Free. Optional limit ("1" to "100", as a string) and cursor.',
+    input: getBulkInput,
+    output: bulkPageResource,
+    endpoint: 'other',
+    annotations: { ...readOnly, title: 'Get a bulk render' },
+    run: async (c, { bulkId, ...q }) => {
+      const { userId, livemode } = callerOf(c);
+      return answer(await readBulk(c.deps, { userId, livemode }, bulkId, q));
     },
   }),
 ];

@@ -21,7 +21,9 @@ const STDIO_ENTRY = path.join(ROOT, 'clients/mcp/bin/apparel-mockup-mcp.mjs');
 
 const TOOL_NAMES = [
   'analyze_design',
+  'bulk_generate',
   'generate_mockup',
+  'get_bulk',
   'get_garment',
   'get_generation',
   'list_garments',
@@ -241,6 +243,66 @@ describe('MCP endpoint (/mcp)', () => {
       assert.equal((listed.structuredContent as any).uploads[0].id, uploaded.body.id);
       const none = await c.callTool({ name: 'list_uploads', arguments: { q: 'nothing like it' } });
       assert.deepEqual((none.structuredContent as any).uploads, []);
+    } finally {
+      await c.close();
+    }
+  });
+
+  it('renders in bulk (bulk_generate: one charge for every item) and follows it with get_bulk', async () => {
+    const t = await account(stack.baseUrl);
+    const c = await connect(stack, t.key);
+    try {
+      const before = await tokenBalance(stack.sql, t.userId);
+      const form = new FormData();
+      form.append('file', new Blob([new Uint8Array(await design())]), 'Bulk square.png');
+      const uploaded = await http(stack.baseUrl, 'POST', '/api/v1/upload', { key: t.key, body: form });
+      assert.equal(uploaded.status, 201, uploaded.text);
+      const garments = await http(stack.baseUrl, 'GET', '/api/v1/garments?category=t-shirts&limit=1', { key: t.key });
+      const garmentId = garments.body.garments[0].id;
+      const started = await c.callTool({
+        name: 'bulk_generate',
+        arguments: {
+          designs: [{ designUrl: uploaded.body.url }],
+          targets: [{ garmentId, colors: ['White', 'Black'] }],
+        },
+      });
+      assert.ok(!started.isError, JSON.stringify(started.content));
+      const bulk = started.structuredContent as any;
+      assert.match(bulk.id, /^blk_/);
+      assert.deepEqual([bulk.status, bulk.total, bulk.tokensCharged], ['running', 2, 2]);
+      assert.equal(await tokenBalance(stack.sql, t.userId), before - 2);
+      let seen: any;
+      for (let i = 0; i < 600; i++) {
+        const got = await c.callTool({ name: 'get_bulk', arguments: { bulkId: bulk.id } });
+        assert.ok(!got.isError, JSON.stringify(got.content));
+        seen = got.structuredContent;
+        if (seen.finishedAt) break;
+        await new Promise((r) => setTimeout(r, 200));
+      }
+      assert.equal(seen.status, 'completed');
+      assert.deepEqual(
+        seen.generations.map((g: any) => [g.color, g.status]),
+        [
+          ['White', 'completed'],
+          ['Black', 'completed'],
+        ],
+      );
+      assert.ok(seen.archiveUrl);
+      // the same resource as the REST route
+      const rest = await http(stack.baseUrl, 'GET', `/api/v1/generate/bulk/${bulk.id}`, { key: t.key });
+      assert.deepEqual(seen, rest.body);
+      // a bulk above the limit is a tool error with the REST route's code, nothing charged
+      const tooMany = await c.callTool({
+        name: 'bulk_generate',
+        arguments: {
+          designs: Array.from({ length: 100 }, (_, i) => ({ designUrl: `${uploaded.body.url}?v=${i}` })),
+          targets: [{ garmentId, zones: ['front', 'back'] }],
+        },
+      });
+      assert.equal(toolError(tooMany).code, 'invalid_request');
+      const missing = await c.callTool({ name: 'get_bulk', arguments: { bulkId: 'blk_1_nothere' } });
+      assert.equal(toolError(missing).code, 'not_found');
+      assert.equal(await tokenBalance(stack.sql, t.userId), before - 2);
     } finally {
       await c.close();
     }
