@@ -18,16 +18,12 @@ import { ChatErrors, type GraphicOut, type ProviderCall, type ProviderName } fro
 import { detectFormat, inspectImage } from '../lib/images';
 import { providerOutcome } from '../lib/metrics';
 import { inSpan } from '../lib/spans';
-import type { ImageActivityDeps as ChatActivityDeps } from './deps';
-
-/** A non-retryable activity failure of `type`, with its details (e.g. the attempt) for the workflow's record. */
-export const chatFailure = (type: string, message: string, details?: unknown) =>
-  ApplicationFailure.create({ message, type, nonRetryable: true, details: details === undefined ? [] : [details] });
+import { nonRetryable, type ImageActivityDeps as ChatActivityDeps } from './deps';
 
 /** A stored file of the job, or a non-retryable failure when it is missing. */
 export async function readChatFile(deps: Pick<ChatActivityDeps, 'storage'>, key: string): Promise<Buffer> {
   const obj = await deps.storage.get(key);
-  if (!obj) throw chatFailure(ChatErrors.JobState, `stored file ${key} is missing`);
+  if (!obj) throw nonRetryable(ChatErrors.JobState, `stored file ${key} is missing`);
   return obj.body;
 }
 
@@ -43,10 +39,14 @@ export function createChatProviderActivities(deps: ChatActivityDeps) {
       if (!format) throw new Error('not an image');
       dims = inspectImage(data, { maxBytes: 64 * 1024 * 1024 });
     } catch (err) {
-      throw chatFailure(ChatErrors.ProviderRejected, `${provider} answered with something that is not a usable image`, {
-        attempt,
-        error: (err as Error).message,
-      });
+      throw nonRetryable(
+        ChatErrors.ProviderRejected,
+        `${provider} answered with something that is not a usable image`,
+        {
+          attempt,
+          error: (err as Error).message,
+        },
+      );
     }
     const key = chatKeys.graphic(jobId, provider, attempt, format!.ext);
     await storage.put(key, data, format!.mimeType);
@@ -93,7 +93,7 @@ export function createChatProviderActivities(deps: ChatActivityDeps) {
       if (err.kind === 'retryable')
         throw ApplicationFailure.create({ message: err.message, type: 'ProviderUnavailable', details: [details] });
       const type = err.kind === 'refused' ? ChatErrors.ProviderRefused : ChatErrors.ProviderRejected;
-      throw chatFailure(type, err.message, details);
+      throw nonRetryable(type, err.message, details);
     }
     const out = await storeGraphic(call.jobId, provider, answer.data, started);
     log.info('image provider answered', { jobId: call.jobId, provider, attempt, ms: out.ms, model: answer.model });
@@ -105,7 +105,7 @@ export function createChatProviderActivities(deps: ChatActivityDeps) {
     /** Google Gemini through @google/genai: one attempt per activity attempt. */
     async generateWithGemini(call: ProviderCall): Promise<GraphicOut> {
       const g = config.chat.gemini;
-      if (!g.apiKey) throw chatFailure(ChatErrors.ProviderRejected, 'GEMINI_API_KEY is not set on this worker');
+      if (!g.apiKey) throw nonRetryable(ChatErrors.ProviderRejected, 'GEMINI_API_KEY is not set on this worker');
       const ai = geminiClient({ apiKey: g.apiKey, baseUrl: g.baseUrl, timeoutMs: g.timeoutMs });
       return callProvider('gemini', call, (req) => generateWithGemini(ai, req));
     },
@@ -113,7 +113,7 @@ export function createChatProviderActivities(deps: ChatActivityDeps) {
     /** OpenAI images through openai: images.generate, or images.edit when there are references. */
     async generateWithOpenAI(call: ProviderCall): Promise<GraphicOut> {
       const o = config.chat.openai;
-      if (!o.apiKey) throw chatFailure(ChatErrors.ProviderRejected, 'OPENAI_API_KEY is not set on this worker');
+      if (!o.apiKey) throw nonRetryable(ChatErrors.ProviderRejected, 'OPENAI_API_KEY is not set on this worker');
       const client = openaiClient({ apiKey: o.apiKey, baseUrl: o.baseUrl, timeoutMs: o.timeoutMs });
       return callProvider('openai', call, (req) => generateWithOpenAI(client, req));
     },

@@ -26,8 +26,8 @@ import {
 import { composite } from '../lib/compositing';
 import { isBadInput } from '../lib/errors';
 import { ownFileKey } from '../lib/fetch';
-import { chatFailure as fail, createChatProviderActivities, readChatFile } from './chat-providers';
-import type { ImageActivityDeps } from './deps';
+import { createChatProviderActivities, readChatFile } from './chat-providers';
+import { nonRetryable as fail, type ImageActivityDeps } from './deps';
 
 /** The image activities' dependencies; `loadUserImage` is limited as uploads are (activities/index.ts). */
 export type ChatActivityDeps = ImageActivityDeps;

@@ -27,8 +27,12 @@ export interface ImageActivityDeps extends BookkeepingDeps {
   loadUserImage: (url: string, signal?: AbortSignal) => Promise<Buffer>;
 }
 
-/** A non-retryable activity failure of `type` (one of the flow's non-retryable error types). */
-export const nonRetryable = (type: string, message: string) => ApplicationFailure.nonRetryable(message, type);
+/**
+ * A non-retryable activity failure of `type` (one of the flow's non-retryable error types), with its details (e.g.
+ * a provider attempt) for the workflow's record. The one way activities build one.
+ */
+export const nonRetryable = (type: string, message: string, details?: unknown) =>
+  ApplicationFailure.create({ message, type, nonRetryable: true, details: details === undefined ? [] : [details] });
 
 /** The activity's context when running as an activity (heartbeats); undefined when called directly (tests). */
 export function activityContext(): Context | undefined {

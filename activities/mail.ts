@@ -1,7 +1,8 @@
 // Mail delivery: one outbox row handed to the SMTP server at SMTP_URL with nodemailer. The row says whether it was
 // sent already, so a retry or a second workflow run never sends it again once the server took it.
-import { ApplicationFailure, Context } from '@temporalio/activity';
+import { Context } from '@temporalio/activity';
 import type { Client } from '@temporalio/client';
+import { nonRetryable } from './deps';
 import type { InboundWorkflows } from './inbound';
 import nodemailer, { type Transporter } from 'nodemailer';
 import type { Sql } from '../db/client';
@@ -89,7 +90,7 @@ export function createMailActivities({ sql, config, log, temporal, inboundWorkfl
         const e = err as Error & { responseCode?: number };
         await recordMailError(sql, mail.id, e.message).catch(() => {});
         if (e.responseCode !== undefined && e.responseCode >= 500 && e.responseCode < 600)
-          throw ApplicationFailure.create({ type: MAIL_REJECTED, message: e.message, nonRetryable: true });
+          throw nonRetryable(MAIL_REJECTED, e.message);
         throw err;
       }
       await markMailSent(sql, mail.id, messageId);

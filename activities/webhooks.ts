@@ -1,7 +1,7 @@
 // Activities of the webhook delivery workflow: create the delivery (body serialized once), make one signed HTTP
 // attempt and record it, record the final state. Every step is idempotent so Temporal may re-run any of them.
-import { ApplicationFailure } from '@temporalio/activity';
 import type { Sql } from '../db/client';
+import { nonRetryable } from './deps';
 import type { Config } from '../lib/config';
 import { timeId } from '../lib/ids';
 import type { Logger } from '../lib/log';
@@ -37,7 +37,7 @@ export interface WebhookActivityDeps {
 const EVENTS = new Set(['generation.completed', 'generation.failed', 'bulk.completed']);
 
 /** Non-retryable: input no retry can fix. The workflow lets these fail it instead of retrying the attempt. */
-const badInput = (message: string) => ApplicationFailure.nonRetryable(message, 'InvalidWebhookDelivery');
+const badInput = (message: string) => nonRetryable('InvalidWebhookDelivery', message);
 
 export function createWebhookActivities({ sql, config, log, metrics }: WebhookActivityDeps) {
   const wh = config.webhooks;
