@@ -16,6 +16,7 @@ export const WEB_DIR = path.resolve(__dirname, '../../web');
 export const APP_PAGES = [
   'studio',
   'designs',
+  'bulk',
   // moved to developers (the page redirects), kept for old links
   'keys',
   'developers',

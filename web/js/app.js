@@ -9,6 +9,7 @@ import { emailNotMePage, forgotPasswordPage, resetPasswordPage, verifyEmailPage 
 import { accountSettingsPage } from './pages/account-settings.js';
 import { verifyBanner } from './pages/verify-banner.js';
 import { billingPage } from './pages/billing.js';
+import { bulkPage } from './pages/bulk.js';
 import { chatPage } from './pages/chat.js';
 import { designsPage } from './pages/designs.js';
 import { developersPage } from './pages/developers.js';
@@ -26,6 +27,7 @@ const PAGES = {
   '/signup': { page: accountPage('signup'), public: true, title: 'Create an account' },
   '/studio': { page: studioPage, title: 'Mockup studio' },
   '/designs': { page: designsPage, title: 'Designs' },
+  '/bulk': { page: bulkPage, title: 'Bulk' },
   '/billing': { page: billingPage, title: 'Billing' },
   '/chat': { page: chatPage, title: 'Design chat' },
   '/storefront': { page: storefrontPage, title: 'Storefront' },
