@@ -1,6 +1,8 @@
 // Undoing at Stripe what an event for a deleted account started (db/deleted-account-events.ts): its subscription
-// cancelled at once, a pack's payment refunded. Each call carries an idempotency key, so a retried activity asks
-// nothing twice; what Stripe no longer has counts as done.
+// cancelled at once, a pack's payment refunded, and the paid invoices of a subscription that appeared after the
+// deletion refunded (its first invoice: what the checkout charged). Each call carries an idempotency key, so a retried
+// activity asks nothing twice, and a refund's key is its invoice payment's, so the three events of one paid checkout
+// (session completed, subscription created, invoice paid) refund it once; what Stripe no longer has counts as done.
 import type { Sql } from '../db/client';
 import { recordDeletedAccountUndo, type DeletedAccountUndo } from '../db/deleted-account-events';
 import type { Logger } from '../lib/log';
@@ -43,8 +45,47 @@ export async function undoForDeletedAccount(
       if (!gone(err)) throw err;
     }
   }
-  const done = { cancelled, refundId };
+  const invoiceRefunds =
+    undo.refundInvoices && undo.subscriptionId ? await refundPaidInvoices(stripe, undo.subscriptionId) : undefined;
+  const done = { cancelled, refundId, ...(invoiceRefunds ? { invoiceRefunds } : {}) };
   await recordDeletedAccountUndo(deps.sql, eventId, done);
   deps.log.warn('stripe event for a deleted account: undone at Stripe', { eventId, ...undo, ...done });
   return done;
+}
+
+/** Most invoices a subscription that appeared after its account's deletion is looked at for (it lived minutes). */
+const INVOICES_LOOKED_AT = 20;
+
+/** Refunds every paid invoice of the subscription (each of its payments), once per payment; the refunds' ids. */
+async function refundPaidInvoices(stripe: Stripe, subscriptionId: string): Promise<string[]> {
+  const ids: string[] = [];
+  const invoices = await stripe.invoices.list({
+    subscription: subscriptionId,
+    status: 'paid',
+    limit: INVOICES_LOOKED_AT,
+  });
+  for (const invoice of invoices.data) {
+    if (!invoice.id || invoice.status !== 'paid' || !invoice.amount_paid) continue;
+    const payments = await stripe.invoicePayments.list({ invoice: invoice.id, status: 'paid', limit: 10 });
+    for (const p of payments.data) {
+      const idOf = (x: string | { id: string } | null | undefined) => (typeof x === 'string' ? x : (x?.id ?? null));
+      const paymentIntent = idOf(p.payment.payment_intent);
+      const charge = idOf(p.payment.charge);
+      if (!paymentIntent && !charge) continue;
+      try {
+        const refund = await stripe.refunds.create(
+          {
+            ...(paymentIntent ? { payment_intent: paymentIntent } : { charge: charge! }),
+            reason: 'requested_by_customer',
+            metadata: { invoiceId: invoice.id, subscriptionId, why: 'account deleted' },
+          },
+          { idempotencyKey: `deleted-account-refund-${p.id}` },
+        );
+        ids.push(refund.id);
+      } catch (err) {
+        if (!gone(err)) throw err;
+      }
+    }
+  }
+  return ids;
 }

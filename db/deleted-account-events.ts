@@ -1,7 +1,10 @@
 // A Stripe event for an account whose deletion was asked for (docs/accounts.md#deletion): it never grants tokens
 // nor creates or changes a plan. It is recorded ignored, its payload erased at once, and what it started at Stripe
 // (a subscription, a paid pack) is named in the result for the event's activity to undo: the subscription cancelled,
-// the pack's payment refunded (activities/payments.ts, each with an idempotency key).
+// the pack's payment refunded, and the paid invoices of a subscription that appeared after the deletion (one this
+// service never recorded: a checkout opened before and paid anyway) refunded (activities/deleted-account-stripe.ts,
+// each call with an idempotency key). A subscription recorded before the deletion is cancelled by the deletion and
+// keeps the invoices paid while the account lived.
 import type { EventOutcome } from '../lib/payments/events';
 import type { Tx } from './client';
 
@@ -9,8 +12,13 @@ import type { Tx } from './client';
 export interface DeletedAccountUndo {
   subscriptionId: string | null;
   paymentIntent: string | null;
-  /** set once Stripe answered: the subscription cancelled, the payment refunded (the refund's id) */
-  done?: { cancelled: boolean; refundId: string | null };
+  /** the subscription appeared after the deletion (never recorded here): its paid invoices are refunded too */
+  refundInvoices?: boolean;
+  /**
+   * set once Stripe answered: the subscription cancelled, the pack's payment refunded (the refund's id), the
+   * subscription's paid invoices refunded (their refunds' ids)
+   */
+  done?: { cancelled: boolean; refundId: string | null; invoiceRefunds?: string[] };
 }
 
 /** The payload an erased event keeps: its object's id and type, nothing of the customer. */
@@ -29,7 +37,14 @@ export async function deletedAccountEvent(
   const subscriptionId = outcome.subscription?.externalId ?? outcome.user.subscriptionId ?? null;
   // only a pack's payment is refunded here (its grant is what was paid for); a subscription's is its invoice's
   const paymentIntent = outcome.grant && outcome.purchase ? outcome.purchase.paymentIntent : null;
-  const undo = subscriptionId || paymentIntent ? { subscriptionId, paymentIntent } : undefined;
+  const [known] = subscriptionId
+    ? await tx`select 1 from subscriptions where stripe_subscription_id = ${subscriptionId}`
+    : [];
+  const refundInvoices = subscriptionId !== null && !known;
+  const undo =
+    subscriptionId || paymentIntent
+      ? { subscriptionId, paymentIntent, ...(refundInvoices ? { refundInvoices } : {}) }
+      : undefined;
   return { status: 'ignored', granted: 0, userId, reason: 'account deleted', ...(undo ? { undo } : {}) };
 }
 

@@ -9,8 +9,9 @@
 //   service asked for (mode, customer, line item, URLs, metadata), a unique `cs_test_…` id and `url` = this server's
 //   /checkout/<id>. POST /v1/billing_portal/sessions likewise, with `url` = /portal/<id>. A repeated Idempotency-Key
 //   gets the first answer again, as at Stripe.
-// - GET /v1/checkout/sessions/<id>, /v1/subscriptions/<id>, /v1/invoices/<id> and GET /v1/invoices?subscription=<id>
-//   for the sessions, subscriptions and invoices created here: their real state (stripe-mock would answer fixtures).
+// - GET /v1/checkout/sessions/<id>, /v1/subscriptions/<id>, /v1/invoices/<id>, GET /v1/invoices?subscription=<id> and
+//   GET /v1/invoice_payments?invoice=<id> for the sessions, subscriptions and invoices created here: their real state
+//   (stripe-mock would answer fixtures). An invoice's payment names a `pi_local_…` payment intent.
 // The pages (server-rendered HTML, forms that POST and redirect):
 // - /checkout/<id>: what is bought (plan or pack, price, tokens: the catalogue is read from the service's
 //   GET /api/payments/plans), a **Pay** button and a **Cancel** link (to cancel_url). Pay sends the signed events
@@ -349,6 +350,14 @@ export async function startStripeCheckout(opts: StripeCheckoutOptions): Promise<
     }
     if (method === 'GET' && (m = /^\/v1\/invoices\/([^/]+)$/.exec(u.pathname)) && invoices.has(m[1]!))
       return json(200, invoices.get(m[1]!));
+    if (method === 'GET' && u.pathname === '/v1/invoice_payments') {
+      const inv = invoices.get(u.searchParams.get('invoice') ?? '');
+      if (inv) {
+        const status = u.searchParams.get('status');
+        const data = ((inv.payments?.data ?? []) as StripeObject[]).filter((p) => !status || p.status === status);
+        return json(200, { object: 'list', url: '/v1/invoice_payments', has_more: false, data });
+      }
+    }
     if (method === 'GET' && u.pathname === '/v1/invoices') {
       const sub = u.searchParams.get('subscription');
       if (sub && subscriptions.has(sub)) {
@@ -492,6 +501,27 @@ export async function startStripeCheckout(opts: StripeCheckoutOptions): Promise<
         status_transitions: { paid_at: t },
       };
       inv.parent.subscription_details.metadata = c.subscriptionMetadata;
+      // what paid it (Stripe lists it under GET /v1/invoice_payments?invoice=<id>): a refund names its payment_intent
+      inv.payments = {
+        object: 'list',
+        has_more: false,
+        data: [
+          {
+            id: rid('inpay_local'),
+            object: 'invoice_payment',
+            invoice: invoiceId,
+            is_default: true,
+            livemode: false,
+            currency: 'usd',
+            amount_requested: c.amountTotal ?? 0,
+            amount_paid: c.amountTotal ?? 0,
+            status: 'paid',
+            created: t,
+            payment: { type: 'payment_intent', payment_intent: rid('pi_local') },
+            status_transitions: { canceled_at: null, paid_at: t },
+          },
+        ],
+      };
       subscriptions.set(subId, sub);
       invoices.set(invoiceId, inv);
       c.subscription = subId;

@@ -2,6 +2,7 @@
 // the Stripe calls checked on a recording proxy in front of the run's local Stripe (test/helpers/stripe-proxy.ts).
 import assert from 'node:assert/strict';
 import { randomSuffix } from '../../lib/ids';
+import { createStripeClient } from '../../lib/payments/stripe';
 import { signedEvent, subscription } from '../../scripts/stand-ins/stripe-events';
 import { account, GOOD_PASSWORD, http } from '../helpers/http';
 import { packCheckoutSession } from '../helpers/payments';
@@ -118,5 +119,93 @@ describe('deletion at Stripe: open checkouts expired, customer deleted, late eve
     assert.ok(recorded[0]!.result.undo.done.refundId, JSON.stringify(recorded[0]!.result));
     assert.equal(recorded[1]!.result.undo.done.cancelled, true);
     for (const r of recorded) assert.equal(r.payload.erased, true);
+  });
+
+  it('a subscription checkout paid but reported after the deletion: cancelled, its first invoice refunded once, no plan', async () => {
+    const acct = await account(stack.baseUrl);
+    const pro = stack.config.payments.planPrices.pro;
+    const open = await http(stack.baseUrl, 'POST', '/api/payments/checkout', {
+      cookie: acct.cookie,
+      json: { priceId: pro, mode: 'subscription' },
+    });
+    assert.equal(open.status, 200, open.text);
+    // Paid at the local checkout while the account lived, but its events do not get through (refused here: Stripe
+    // then retries them for days), until after the deletion.
+    const secret = stack.config.payments.webhookSecret;
+    stack.config.payments.webhookSecret = 'whsec_not_the_one_the_stand_in_signs_with';
+    try {
+      const refused = await fetch(`${open.body.url}/pay`, { method: 'POST', redirect: 'manual' });
+      assert.equal(refused.status, 502, await refused.text());
+    } finally {
+      stack.config.payments.webhookSecret = secret;
+    }
+    await deleteAccount(acct);
+    const paid = await fetch(`${open.body.url}/pay`, { method: 'POST', redirect: 'manual' });
+    assert.equal(paid.status, 303, await paid.text());
+
+    // what Stripe holds: the subscription, its first invoice and that invoice's payment
+    const read = createStripeClient(stack.config.payments);
+    const session = await read.checkout.sessions.retrieve(open.body.sessionId);
+    const subId = session.subscription as string;
+    const invoiceId = session.invoice as string;
+    assert.ok(subId && invoiceId, JSON.stringify(session));
+    const payments = await read.invoicePayments.list({ invoice: invoiceId });
+    const pi = payments.data[0]?.payment.payment_intent;
+    assert.ok(typeof pi === 'string' && pi.startsWith('pi_'), JSON.stringify(payments.data));
+
+    const ids = await stack.sql<{ id: string }[]>`
+      select id from stripe_events where payload #>> '{data,object,id}' in (${open.body.sessionId}, ${subId}, ${invoiceId})`;
+    assert.equal(ids.length, 3, 'checkout completed, subscription created, invoice paid');
+    const results = [];
+    for (const { id } of ids)
+      results.push(await workflowResultWhenStarted<Record<string, any>>(stack.client, `stripe-event-${id}`));
+    for (const r of results) assert.equal(r.granted, 0, JSON.stringify(r));
+    // the checkout's and the invoice's events name the account (the subscription's own creation is not used)
+    const forDeleted = results.filter((r) => r.reason === 'account deleted');
+    assert.deepEqual(forDeleted.map((r) => r.type).sort(), ['checkout.session.completed', 'invoice.paid']);
+    // the subscription cancelled at Stripe; its paid first invoice refunded, once (one idempotency key)
+    assert.ok(stripe.requests.some((r) => r.method === 'DELETE' && r.path === `/v1/subscriptions/${subId}`));
+    const refunds = stripe.requests.filter((r) => r.method === 'POST' && r.path === '/v1/refunds');
+    const ours = refunds.filter((r) => r.form.get('payment_intent') === pi);
+    assert.ok(ours.length >= 1, 'the first invoice was refunded at Stripe');
+    assert.equal(new Set(ours.map((r) => r.headers['idempotency-key'])).size, 1, 'one refund, asked once per event');
+    assert.equal(ours[0]!.form.get('metadata[invoiceId]'), invoiceId);
+    const recorded = await stack.sql<{ result: any }[]>`
+      select result from stripe_events where id in ${stack.sql(ids.map((i) => i.id))}`;
+    assert.ok(
+      recorded.some((r) => (r.result.undo?.done?.invoiceRefunds ?? []).length === 1),
+      JSON.stringify(recorded.map((r) => r.result)),
+    );
+    // no plan, no tokens
+    assert.equal((await stack.sql`select 1 from subscriptions where stripe_subscription_id = ${subId}`).length, 0);
+    const [u] = await stack.sql`select plan from users where id = ${acct.userId}`;
+    assert.equal(u!.plan, 'free');
+    const grants = await stack.sql`select 1 from token_grants where reference = ${`stripe-invoice:${invoiceId}`}`;
+    assert.equal(grants.length, 0);
+  });
+
+  it('a late event of a subscription the account had before its deletion refunds nothing', async () => {
+    const acct = await account(stack.baseUrl);
+    const subId = `sub_test_${randomSuffix(10)}`;
+    const price = stack.config.payments.planPrices.pro;
+    const live = await deliver(
+      'customer.subscription.updated',
+      subscription({ userId: acct.userId, id: subId, price }),
+    );
+    assert.equal(live.result.status, 'processed', JSON.stringify(live.result));
+    await deleteAccount(acct);
+    const before = stripe.requests.length;
+    const late = await deliver(
+      'customer.subscription.deleted',
+      subscription({ userId: acct.userId, id: subId, price, status: 'canceled' }),
+    );
+    assert.equal(late.result.reason, 'account deleted');
+    assert.equal(
+      (late.result.undo as { refundInvoices?: boolean } | undefined)?.refundInvoices,
+      undefined,
+      'a subscription of the live account keeps its invoices',
+    );
+    const after = stripe.requests.slice(before);
+    assert.ok(!after.some((r) => r.path === '/v1/refunds' || r.path === '/v1/invoices'), JSON.stringify(after));
   });
 });
