@@ -16,6 +16,7 @@ import {
 import { disconnectForUser, forgetWebhookSubscriptions, webhookSubscriptionsOf } from '../db/storefront';
 import { startInboundWorkflow } from '../lib/inbound';
 import { preparedKey } from '../lib/images/design-levels';
+import { preparedKeys } from '../lib/template-import/prepared-store';
 import type { Config } from '../lib/config';
 import type { Logger } from '../lib/log';
 import { createStripeClient } from '../lib/payments/stripe';
@@ -166,6 +167,8 @@ export function createAccountDeletionActivities({
         const page = await accountFileKeys(sql, input.userId, { after, limit: FILE_PAGE });
         if (page.length === 0) return { deleted };
         for (const f of page) {
+          // a prepared template's buffers first (its manifest names them), then the manifest
+          if (f.manifest) for (const k of await preparedKeys(storage, f.key)) if (k !== f.key) await storage.delete(k);
           await storage.delete(f.key);
           if (f.upload) await storage.delete(preparedKey(f.key));
           deleted++;

@@ -3,6 +3,7 @@
 // template's row. Idempotent on the template id: a second run finds the row no longer processing and does nothing,
 // and a row deleted while its import ran leaves no files behind.
 import sharp from 'sharp';
+import { accountDeleted } from '../db/account-deletion';
 import { completeTemplateImport, failTemplateImport, templateById, type TemplateSmartObject } from '../db/templates';
 import { isBadInput } from '../lib/errors';
 import { makeThumbnailFromRaw } from '../lib/images';
@@ -84,9 +85,11 @@ export function createTemplateActivities(deps: TemplateActivityDeps) {
           unsupported: parsed.unsupported.map((u) => ({ layer: u.layer, feature: u.feature })),
         });
         if (!done) {
-          // deleted while it was imported (or another run finished it first: then its row names the same keys)
+          // deleted while it was imported, or its account's deletion began (or another run finished it first: then
+          // its row names the same keys)
           const now = await templateById(sql, templateId);
-          if (!now) await Promise.allSettled(written.map((k) => storage.delete(k)));
+          if (!now || (await accountDeleted(sql, now.userId)))
+            await Promise.allSettled(written.map((k) => storage.delete(k)));
           return;
         }
         templates.put(stored.key, prepared, stored.bytes);

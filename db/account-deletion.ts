@@ -50,29 +50,48 @@ export async function liveConnectionsOf(sql: Tx, userId: string): Promise<string
   return rows.map((r) => r.id);
 }
 
-/** A page of the storage keys of the account's files (uploads, their thumbnails, mockups, chat images), in order. */
+/**
+ * A page of the storage keys of the account's files, in order: uploads (`upload`: with prepared levels beside them)
+ * and their thumbnails, mockups, chat images, print files and their underbases, production job sheets and archives,
+ * templates' sources, previews, thumbnails and prepared manifests (`manifest`: the buffers it names go with it).
+ */
 export async function accountFileKeys(
   sql: Tx,
   userId: string,
   opts: { after: string | null; limit: number },
-): Promise<{ key: string; upload: boolean }[]> {
-  return sql<{ key: string; upload: boolean }[]>`
-    select key, bool_or(upload) as upload from (
-      select storage_key as key, true as upload from uploads where user_id = ${userId}
-      union all select thumbnail_key, false from uploads where user_id = ${userId}
-      union all select mockup_key, false from generations where user_id = ${userId} and mockup_key is not null
-      union all select thumbnail_key, false from generations where user_id = ${userId} and thumbnail_key is not null
-      union all select a.storage_key, false from render_assets a join render_jobs j on j.id = a.job_id
+): Promise<{ key: string; upload: boolean; manifest: boolean }[]> {
+  return sql<{ key: string; upload: boolean; manifest: boolean }[]>`
+    select key, bool_or(upload) as upload, bool_or(manifest) as manifest from (
+      select storage_key as key, true as upload, false as manifest from uploads where user_id = ${userId}
+      union all select thumbnail_key, false, false from uploads where user_id = ${userId}
+      union all select mockup_key, false, false from generations where user_id = ${userId} and mockup_key is not null
+      union all select thumbnail_key, false, false from generations where user_id = ${userId} and thumbnail_key is not null
+      union all select a.storage_key, false, false from render_assets a join render_jobs j on j.id = a.job_id
         where j.user_id = ${userId}
-      union all select archive_key, false from bulk_jobs where user_id = ${userId} and archive_key is not null
+      union all select archive_key, false, false from bulk_jobs where user_id = ${userId} and archive_key is not null
+      union all select storage_key, false, false from print_files where user_id = ${userId}
+      union all select underbase_key, false, false from print_files where user_id = ${userId} and underbase_key is not null
+      union all select job_sheet_key, false, false from production_jobs where user_id = ${userId} and job_sheet_key is not null
+      union all select archive_key, false, false from production_jobs where user_id = ${userId} and archive_key is not null
+      union all select source_key, false, false from templates where user_id = ${userId}
+      union all select preview_key, false, false from templates where user_id = ${userId} and preview_key is not null
+      union all select thumbnail_key, false, false from templates where user_id = ${userId} and thumbnail_key is not null
+      union all select prepared_key, false, true from templates where user_id = ${userId} and prepared_key is not null
     ) k
     where ${opts.after}::text is null or key > ${opts.after}
     group by key order by key limit ${opts.limit}`;
 }
 
+/** Whether the account's deletion was asked for (or it does not exist). */
+export async function accountDeleted(sql: Tx, userId: string): Promise<boolean> {
+  const [row] = await sql<{ deleted: boolean }[]>`
+    select coalesce((select deleted_at is not null from users where id = ${userId}), true) as deleted`;
+  return row!.deleted;
+}
+
 /**
- * Erases what the account holds, in one transaction: its keys, uploads, generations, chat, webhook settings and
- * deliveries, stores, orders, one-time links, mails, request log, idempotency answers and its Stripe events' payloads. The account row stays anonymised, with its ledger, purchases
+ * Erases what the account holds, in one transaction: its keys, uploads, generations, chat, print files, production
+ * jobs, templates, webhook settings and deliveries, stores, orders, one-time links, mails, request log, idempotency answers and its Stripe events' payloads. The account row stays anonymised, with its ledger, purchases
  * and subscriptions (accounting). Returns the rows deleted per table.
  */
 export async function eraseAccountData(sql: Sql, userId: string): Promise<Record<string, number>> {
@@ -95,6 +114,9 @@ export async function eraseAccountData(sql: Sql, userId: string): Promise<Record
     await del('chat_messages', tx`delete from chat_messages where user_id = ${userId}`);
     await del('render_jobs', tx`delete from render_jobs where user_id = ${userId}`);
     await del('chat_threads', tx`delete from chat_threads where user_id = ${userId}`);
+    await del('production_jobs', tx`delete from production_jobs where user_id = ${userId}`);
+    await del('print_files', tx`delete from print_files where user_id = ${userId}`);
+    await del('templates', tx`delete from templates where user_id = ${userId}`);
     await del('generations', tx`delete from generations where user_id = ${userId}`);
     await del('uploads', tx`delete from uploads where user_id = ${userId}`);
     await del('storage_usage', tx`delete from storage_usage where user_id = ${userId}`);

@@ -138,12 +138,18 @@ export async function completeTemplateImport(
   id: string,
   c: CompletedImport,
 ): Promise<TemplateRow | undefined> {
+  // the owner's row FOR SHARE: an account whose deletion was asked for (or commits now) gets nothing completed
   const [row] = await sql<TemplateRow[]>`
+    with owner as (
+      select u.deleted_at is null as live from templates t join users u on u.id = t.user_id
+      where t.id = ${id}
+      for share of u
+    )
     update templates set status = 'ready', preview_key = ${c.previewKey}, thumbnail_key = ${c.thumbnailKey},
       prepared_key = ${c.preparedKey}, smart_objects = ${sql.json(c.smartObjects as never)},
       fidelity = ${c.fidelity ? sql.json(c.fidelity) : null}, unsupported = ${sql.json(c.unsupported)},
       completed_at = now()
-    where id = ${id} and status = 'processing'
+    where id = ${id} and status = 'processing' and coalesce((select live from owner), false)
     returning ${columns(sql)}`;
   return row;
 }
