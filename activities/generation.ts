@@ -5,7 +5,16 @@ import { Context } from '@temporalio/activity';
 import { completeGeneration, failAndRefund, generationAccountGone, markGenerationProcessing } from '../db/generations';
 import { touchUploadLevels } from '../db/uploads';
 import { fileUrl } from '../lib/storage';
-import type { CompletedFiles, GenerationFailureOutcome, RenderJob, RenderResult } from '../lib/generation/types';
+import type {
+  CompletedFiles,
+  GarmentRenderJob,
+  GenerationFailureOutcome,
+  PixelBox,
+  PlacementBasis,
+  RenderJob,
+  RenderResult,
+  TemplateRenderJob,
+} from '../lib/generation/types';
 import {
   choosePrintZone,
   composite,
@@ -17,9 +26,22 @@ import {
   type TimedRead,
 } from '../lib/compositing';
 import { isBadInput } from '../lib/errors';
+import type { PreparedTemplateCache } from '../lib/template-import/prepared-store';
+import { encodeTemplateMockup, renderOnTemplate } from '../lib/template-import/render';
 import { nonRetryable as fail, type ImageActivityDeps } from './deps';
 
-export type GenerationDeps = ImageActivityDeps;
+export interface GenerationDeps extends ImageActivityDeps {
+  /** the worker's prepared templates (renders on a template read through it; the import puts what it made) */
+  templates?: PreparedTemplateCache;
+}
+
+/** What a render made: the mockup and thumbnail JPEGs, where the design landed (garments only), the uploads it
+ * used recorded as used (in parallel, never failing it). */
+interface Made {
+  out: { mockup: Buffer; thumbnail: Buffer };
+  landed: { printArea: PixelBox; designBox: PixelBox; placementBasis: PlacementBasis } | undefined;
+  touched: Promise<unknown> | undefined;
+}
 
 /** The failure of a generation whose account's deletion was asked for while it ran (docs/accounts.md#deletion). */
 export const ACCOUNT_DELETED = 'The account was deleted';
@@ -113,7 +135,9 @@ export function createGenerationActivities(deps: GenerationDeps) {
         ms[name] = Math.round((performance.now() - t0) * 10) / 10;
       }
     };
-    const { out, chosen, touched } = await make(generationId, job, lap, timed).catch(async (err: unknown) => {
+    const made =
+      job.kind === 'template' ? makeOnTemplate(generationId, job, lap, timed) : make(generationId, job, lap, timed);
+    const { out, landed, touched } = await made.catch(async (err: unknown) => {
       await begun;
       throw err;
     });
@@ -125,7 +149,6 @@ export function createGenerationActivities(deps: GenerationDeps) {
     ]);
     await touched;
     lap('store');
-    const landed = { printArea: chosen.printArea, designBox: out.designBox, placementBasis: chosen.basis };
     const row = await completeGeneration(
       sql,
       generationId,
@@ -155,7 +178,12 @@ export function createGenerationActivities(deps: GenerationDeps) {
   }
 
   /** The mockup and thumbnail of a job, in memory (watermarked in test mode), with the zone they were placed in. */
-  async function make(generationId: string, job: RenderJob, lap: (name: string) => void, timed: TimedRead) {
+  async function make(
+    generationId: string,
+    job: GarmentRenderJob,
+    lap: (name: string) => void,
+    timed: TimedRead,
+  ): Promise<Made> {
     // The cancellation signal aborts a slow download when the worker shuts down or the activity times out.
     const signal = Context.current().cancellationSignal;
     const blank = await deps.blanks.get(job.blankKey).catch((err: unknown) => {
@@ -167,13 +195,7 @@ export function createGenerationActivities(deps: GenerationDeps) {
       signal,
       timed,
     });
-    // an upload used by a generation keeps its prepared levels (their retention counts from the last use); in
-    // parallel with the render, and never failing it
-    const touched = ownKey?.startsWith('uploads/')
-      ? touchUploadLevels(sql, ownKey).catch((err: unknown) =>
-          log.warn('could not record the use of an upload', { generationId, err }),
-        )
-      : undefined;
+    const touched = touch(generationId, ownKey);
     // the zone: the client's printArea, or fitted to the garment found in a client's photo, or the catalogue's
     const chosen = await choosePrintZone({
       blank,
@@ -202,7 +224,62 @@ export function createGenerationActivities(deps: GenerationDeps) {
       out = { ...out, mockup, thumbnail };
       lap('watermark');
     }
-    return { out, chosen, touched };
+    const landed = { printArea: chosen.printArea, designBox: out.designBox, placementBasis: chosen.basis };
+    return { out, landed, touched };
+  }
+
+  /** An upload used by a generation keeps its prepared levels (their retention counts from the last use); in
+   * parallel with the render, and never failing it. */
+  function touch(generationId: string, ownKey: string | null) {
+    return ownKey?.startsWith('uploads/')
+      ? touchUploadLevels(sql, ownKey).catch((err: unknown) =>
+          log.warn('could not record the use of an upload', { generationId, err }),
+        )
+      : undefined;
+  }
+
+  /** The mockup of a render on a template: its prepared layers from the worker's cache, each design at the size its
+   * smart object needs, rendered as Photoshop would (lib/template-import/render.ts); watermarked in test mode. */
+  async function makeOnTemplate(
+    generationId: string,
+    job: TemplateRenderJob,
+    lap: (name: string) => void,
+    timed: TimedRead,
+  ): Promise<Made> {
+    if (!deps.templates) throw new Error('this worker has no prepared-template cache');
+    const signal = Context.current().cancellationSignal;
+    const prepared = await deps.templates.get(job.preparedKey).catch((err: unknown) => {
+      // the template was deleted after the generation was charged: its prepared layers are gone for good
+      if (err instanceof Error && /missing from storage/.test(err.message))
+        throw fail('BadInputError', `Template ${job.templateId} was deleted`);
+      throw err;
+    });
+    lap('template');
+    const sources = job.designs.map((d) => {
+      const { source, ownKey } = designSource({ ...deps, publicBaseUrl: config.publicBaseUrl }, d.designUrl, {
+        signal,
+        timed,
+      });
+      return { smartObjectId: d.smartObjectId, source, placement: d.placement, ownKey };
+    });
+    const touched = Promise.all(sources.map((s) => touch(generationId, s.ownKey)));
+    const img = await renderOnTemplate(prepared, sources, { displace: job.displace }).catch((err: unknown) => {
+      if (err instanceof DesignImageError) throw fail('DesignImageError', `Design image: ${err.message}`);
+      throw isBadInput(err) ? fail('BadInputError', err.message) : err;
+    });
+    lap('render');
+    const enc = await encodeTemplateMockup(img);
+    let out = { mockup: enc.mockup, thumbnail: enc.thumbnail! };
+    lap('encode');
+    if (job.livemode === false) {
+      const [mockup, thumbnail] = await Promise.all([
+        watermarkTest(out.mockup, JPEG_QUALITY),
+        watermarkTest(out.thumbnail, THUMB_QUALITY),
+      ]);
+      out = { mockup, thumbnail };
+      lap('watermark');
+    }
+    return { out, landed: undefined, touched };
   }
 
   const done = (c: CompletedFiles): RenderResult => ({

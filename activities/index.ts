@@ -46,7 +46,7 @@ export function createActivities(deps: ActivityDeps) {
   const templates = createPreparedTemplateCache(deps.storage, deps.config.templates.cacheBytes);
   return {
     ...createTemplateActivities({ ...deps, templates }),
-    ...createGenerationActivities({ ...deps, blanks, loadUserImage }),
+    ...createGenerationActivities({ ...deps, blanks, loadUserImage, templates }),
     ...createBulkActivities(deps),
     ...createMaintenanceActivities(deps),
     ...createWebhookActivities(deps),

@@ -14,6 +14,7 @@ import {
   type PlacementBasis,
   type CompletedFiles,
   type RenderJob,
+  type TemplateDesign,
 } from '../lib/generation/types';
 import type { GenerationWarning } from '../lib/generation/warnings';
 import type { Sql, Tx } from './client';
@@ -29,9 +30,12 @@ export interface GenerationRow {
   createdAt: Date;
   completedAt: Date | null;
   error: string | null;
-  garmentId: string;
-  color: string;
-  zone: string;
+  /** the garment, its colour and zone; null on a generation on a template (templateId and designs instead) */
+  garmentId: string | null;
+  color: string | null;
+  zone: string | null;
+  templateId: string | null;
+  designs: TemplateDesign[] | null;
   placement: Placement;
   applyTexture: boolean;
   designUrl: string;
@@ -48,7 +52,8 @@ export interface GenerationRow {
 
 const columns = (sql: Sql) => sql`
   id, status, mockup_key as "mockupKey", thumbnail_key as "thumbnailKey", tokens_used as "tokensUsed",
-  created_at as "createdAt", completed_at as "completedAt", error, garment_id as "garmentId", color, zone, placement,
+  created_at as "createdAt", completed_at as "completedAt", error, garment_id as "garmentId", color, zone,
+  template_id as "templateId", designs, placement,
   apply_texture as "applyTexture", design_url as "designUrl", print_area_px as "printAreaPx",
   design_box as "designBox", placement_basis as "placementBasis", livemode, warnings`;
 
@@ -104,10 +109,11 @@ export function listGenerations(
  */
 export interface NewGeneration {
   id: string;
-  garmentId: string;
-  color: string;
-  zone: string;
-  garmentImageUrl: string;
+  /** null on a template (its job is of kind 'template') */
+  garmentId: string | null;
+  color: string | null;
+  zone: string | null;
+  garmentImageUrl: string | null;
   webhookUrl: string | null;
   job: RenderJob;
 }
@@ -194,14 +200,29 @@ async function insertGenerationRows(
       garment_id: r.garmentId,
       color: r.color,
       zone: r.zone,
-      placement: tx.json(job.placement as unknown as Parameters<typeof tx.json>[0]),
-      apply_texture: job.applyTexture,
-      design_url: job.designUrl,
       garment_image_url: r.garmentImageUrl,
-      blank_key: job.blankKey,
       webhook_url: r.webhookUrl,
+      ...(job.kind === 'template'
+        ? {
+            template_id: job.templateId,
+            designs: tx.json(job.designs as unknown as Parameters<typeof tx.json>[0]),
+            // the first design stands for the generation in the garment columns the resource always has
+            placement: tx.json(job.designs[0]!.placement as unknown as Parameters<typeof tx.json>[0]),
+            apply_texture: false,
+            design_url: job.designs[0]!.designUrl,
+            blank_key: null,
+            print_area: null,
+          }
+        : {
+            template_id: null,
+            designs: null,
+            placement: tx.json(job.placement as unknown as Parameters<typeof tx.json>[0]),
+            apply_texture: job.applyTexture,
+            design_url: job.designUrl,
+            blank_key: job.blankKey,
+            print_area: job.printArea ? tx.json({ ...job.printArea }) : null,
+          }),
       batch_id: o.batchId,
-      print_area: job.printArea ? tx.json({ ...job.printArea }) : null,
       livemode: o.livemode,
       tokens_used: o.livemode ? 1 : 0,
     })),

@@ -55,9 +55,11 @@ export function presentGeneration(deps: { config: Config }, g: GenerationRow): z
     createdAt: g.createdAt.toISOString(),
     ...(g.completedAt ? { completedAt: g.completedAt.toISOString() } : {}),
     ...(g.status === 'failed' ? { error: g.error ?? 'Generation failed' } : {}),
-    garmentId: g.garmentId,
-    color: g.color,
-    zone: g.zone as Zone, // the database allows only the spec's zones
+    ...(g.garmentId !== null ? { garmentId: g.garmentId } : {}),
+    ...(g.color !== null ? { color: g.color } : {}),
+    ...(g.zone !== null ? { zone: g.zone as Zone } : {}), // the database allows only the spec's zones
+    ...(g.templateId !== null ? { templateId: g.templateId } : {}),
+    ...(g.designs ? { designs: g.designs } : {}),
     placement: g.placement,
     applyTexture: g.applyTexture,
     designUrl: g.designUrl,

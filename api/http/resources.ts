@@ -232,9 +232,27 @@ export const generationResource = z
     createdAt: timestamp,
     completedAt: timestamp.optional(),
     error: z.string().optional().meta({ description: 'when failed (the token is refunded)' }),
-    garmentId: z.string(),
-    color: z.string(),
-    zone: z.enum(ZONES),
+    garmentId: z.string().optional().meta({ description: 'the garment; absent on a generation on a template' }),
+    color: z.string().optional().meta({ description: 'the garment colour; absent on a generation on a template' }),
+    zone: z.enum(ZONES).optional().meta({ description: 'the print zone; absent on a generation on a template' }),
+    templateId: z
+      .string()
+      .optional()
+      .meta({ description: "the template it was rendered on (docs/templates.md); absent on a garment's generation" }),
+    designs: z
+      .array(
+        z.object({
+          smartObjectId: z.string(),
+          designUrl: z.string(),
+          placement,
+        }),
+      )
+      .optional()
+      .meta({
+        description:
+          'on a template: the design of each smart object filled, with its placement (designUrl and placement ' +
+          'above repeat the first)',
+      }),
     placement,
     applyTexture: z.boolean(),
     designUrl: z.string(),

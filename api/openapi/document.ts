@@ -300,16 +300,24 @@ function register(registry: OpenAPIRegistry): void {
     description:
       'Synchronous by default: 200 with the completed (or failed) generation. 202 with a Location to poll when it ' +
       'takes longer than the synchronous budget, or when asked with Prefer: respond-async. With an ' +
-      'Idempotency-Key, a retry with the same body within 24 hours replays the first answer without a new charge.',
+      'Idempotency-Key, a retry with the same body within 24 hours replays the first answer without a new charge. ' +
+      'On a garment (garmentId) or on one of your templates (templateId: a design in a smart object, or designs[] ' +
+      'for several; 409 while the template is processing or when its import failed; docs/templates.md).',
     security: KEY_OR_SESSION,
-    request: { headers: prefer, body: { required: true, content: { 'application/json': { schema: A.generateBody } } } },
+    request: {
+      headers: prefer,
+      body: {
+        required: true,
+        content: { 'application/json': { schema: z.union([A.generateBody, A.templateGenerateBody]) } },
+      },
+    },
     responses: {
       200: json(R.generationResource, 'finished', REPLAYABLE_HEADERS),
       202: json(R.generationResource, 'accepted, still running', {
         ...REPLAYABLE_HEADERS,
         Location: { schema: { type: 'string' }, description: 'GET this generation' },
       }),
-      ...keyed([400, 402, 404]),
+      ...keyed([400, 402, 404, 409]),
       ...idempotencyErrors,
     },
   });
@@ -338,9 +346,16 @@ function register(registry: OpenAPIRegistry): void {
     description:
       'The generate body without webhookUrl. Rendered at once by the compositing engine that makes paid mockups, ' +
       'on the blank shrunk to 640 px: the same placement gives the same picture, smaller. Its own budget of 120 a ' +
-      'minute per key (RATE_LIMIT_PREVIEW_PER_MINUTE), not counted in the key minute and hour windows.',
+      'minute per key (RATE_LIMIT_PREVIEW_PER_MINUTE), not counted in the key minute and hour windows. On a ' +
+      'template (templateId): the template generate body without webhookUrl, the render scaled to 640 px (no ' +
+      'X-Print-Area, X-Design-Box or X-Placement-Basis).',
     security: KEY_OR_SESSION,
-    request: { body: { required: true, content: { 'application/json': { schema: A.previewBody } } } },
+    request: {
+      body: {
+        required: true,
+        content: { 'application/json': { schema: z.union([A.previewBody, A.templatePreviewBody]) } },
+      },
+    },
     responses: {
       200: {
         description: 'the preview',
@@ -366,7 +381,7 @@ function register(registry: OpenAPIRegistry): void {
           },
         },
       },
-      ...keyed([400, 404, 503]),
+      ...keyed([400, 404, 409, 503]),
     },
   });
   path({

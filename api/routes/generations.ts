@@ -8,13 +8,13 @@ import { GenerationNotices } from '../generation-notices';
 import { sendGenerateAnswer } from '../http/generate-answer';
 import { isLive } from '../http/mode';
 import { presentGeneration } from '../http/present';
-import { generateBody, generationListQuery, prefersAsync } from '../http/schemas';
+import { generateBody, generationListQuery, namesTemplate, prefersAsync, templateGenerateBody } from '../http/schemas';
 import { jsonBody } from '../middleware/body';
 import { idempotent } from '../middleware/idempotency';
 import { partA } from '../middleware/part-a';
 import { createdAtAndId, cursorPage, DEFAULT_PAGE_LIMIT } from '../pagination';
 import { generationById } from '../services/generation-lookup';
-import { createGeneration, recoveredGenerations } from '../services/generations';
+import { createGeneration, createTemplateGeneration, recoveredGenerations } from '../services/generations';
 
 export function generationRoutes(deps: AppDeps): Router {
   const r = Router();
@@ -36,14 +36,13 @@ export function generationRoutes(deps: AppDeps): Router {
   });
 
   r.post('/generate', ...partA(deps, 'generate'), jsonBody(), idempotency, async (req, res) => {
-    const body = parse(generateBody, req.body);
     const async = prefersAsync(req.get('prefer'));
     const caller = { userId: req.user!.id, apiKeyId: req.apiKeyId ?? null, livemode: isLive(req) };
-    const started = await createGeneration(deps, notices, caller, body, {
-      sync: !async,
-      log: req.log,
-      idempotency: req.idempotency,
-    });
+    const opts = { sync: !async, log: req.log, idempotency: req.idempotency };
+    // on a template (the body names templateId) or on a garment: one generation resource, charge and workflow
+    const started = namesTemplate(req.body)
+      ? await createTemplateGeneration(deps, notices, caller, parse(templateGenerateBody, req.body), opts)
+      : await createGeneration(deps, notices, caller, parse(generateBody, req.body), opts);
     res.setHeader('X-Tokens-Remaining', String(started.balance));
     answer(req, res, started.result, started.finished);
   });

@@ -4,16 +4,27 @@
 import { Router } from 'express';
 import type { AppDeps } from '../context';
 import { parse } from '../errors';
-import { previewBody } from '../http/schemas';
+import { namesTemplate, previewBody, templatePreviewBody } from '../http/schemas';
+import { isLive } from '../http/mode';
 import { jsonBody } from '../middleware/body';
 import { partA } from '../middleware/part-a';
-import { createPreviewer } from '../services/preview';
+import { createPreviewer, createTemplatePreviewer } from '../services/preview';
 
 export function previewRoutes(deps: AppDeps): Router {
   const r = Router();
   const render = createPreviewer(deps);
+  const onTemplate = createTemplatePreviewer(deps);
 
   r.post('/preview', ...partA(deps, 'preview'), jsonBody(), async (req, res) => {
+    if (namesTemplate(req.body)) {
+      // on a template: the render of a generation on it, scaled down (docs/templates.md)
+      const caller = { userId: req.user!.id, apiKeyId: req.apiKeyId ?? null, livemode: isLive(req) };
+      const t = await onTemplate(caller, parse(templatePreviewBody, req.body));
+      res.setHeader('Cache-Control', 'no-store');
+      res.setHeader('X-Preview-Size', `${t.width}x${t.height}`);
+      res.type('image/jpeg').send(t.jpeg);
+      return;
+    }
     const body = parse(previewBody, req.body);
     const preview = await render(body);
     res.setHeader('Cache-Control', 'no-store');

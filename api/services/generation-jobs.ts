@@ -4,12 +4,13 @@
 // workflow, so the render never derives it again.
 import type { GarmentRow } from '../../db/garments';
 import type { NewGeneration } from '../../db/generations';
+import type { TemplateRow } from '../../db/templates';
 import { ownFileKey } from '../../lib/fetch';
-import type { Placement, PrintArea } from '../../lib/generation/types';
+import type { GarmentRenderJob, Placement, PrintArea, TemplateDesign } from '../../lib/generation/types';
 import { timeId } from '../../lib/ids';
 import { fileUrl } from '../../lib/storage';
 import type { AppDeps } from '../context';
-import { badRequest } from '../errors';
+import { badRequest, conflict } from '../errors';
 
 /** Who asks: the account, the key the request came with, and its mode (false: test mode). */
 export interface Caller {
@@ -85,13 +86,22 @@ export interface GenerationAsk {
   webhookUrl: string | null;
 }
 
+/** A new generation on a garment: its garment columns are set, its job is a garment render. */
+export type NewGarmentGeneration = NewGeneration & {
+  garmentId: string;
+  color: string;
+  zone: string;
+  garmentImageUrl: string;
+  job: GarmentRenderJob;
+};
+
 /** A new generation of `garment` with its render job, or a 400 naming what is wrong with the ask. */
 export function newGeneration(
   deps: Pick<AppDeps, 'config'>,
   caller: Caller,
   garment: GarmentRow,
   ask: GenerationAsk,
-): NewGeneration {
+): NewGarmentGeneration {
   const zone = zoneOf(garment, ask.zone);
   let url = ask.garmentImageUrl;
   if (url === undefined) {
@@ -122,6 +132,85 @@ export function newGeneration(
       view: zone.view,
       silhouette: garment.silhouette,
       printArea: ask.printArea ?? null,
+      ...(caller.livemode === false ? { livemode: false } : {}),
+    },
+  };
+}
+
+/** What a generation on a template asks for (POST /generate or /preview with templateId). */
+export interface TemplateAsk {
+  designUrl?: string | undefined;
+  smartObjectId?: string | undefined;
+  placement?: Placement | undefined;
+  designs?: { smartObjectId: string; designUrl: string; placement?: Placement | undefined }[] | undefined;
+  displace: 'auto' | 'off';
+}
+
+/** A smart object's default placement: centered, as large as fits inside it. */
+export const TEMPLATE_PLACEMENT: Placement = { x: 50, y: 50, scale: 1, rotation: 0 };
+
+const quadArea = (q: TemplateRow['smartObjects'][number]['quad']) =>
+  Math.abs(q.reduce((a, p, i) => a + p[0] * q[(i + 1) % 4]![1] - q[(i + 1) % 4]![0] * p[1], 0)) / 2;
+
+/** The template's largest smart object (by the area it covers in the template): where one design goes by default. */
+export function largestSmartObject(t: TemplateRow): TemplateRow['smartObjects'][number] | undefined {
+  return [...t.smartObjects].sort((a, b) => quadArea(b.quad) - quadArea(a.quad))[0];
+}
+
+/**
+ * The designs of a render on `template`, each naming one of its smart objects with its placement, or the error a
+ * client can act on: 409 while the template is processing or when its import failed, 400 for a smart object it does
+ * not have (naming the ones it has).
+ */
+export function templateDesigns(template: TemplateRow, ask: TemplateAsk): TemplateDesign[] {
+  if (template.status === 'processing')
+    throw conflict(
+      `Template ${template.id} is still being imported: poll GET /api/v1/templates/${template.id} until its status is ready`,
+    );
+  if (template.status === 'failed')
+    throw conflict(
+      `Template ${template.id} failed to import (${template.error ?? 'unknown error'}): it cannot be rendered`,
+    );
+  if (!template.preparedKey || template.smartObjects.length === 0)
+    throw badRequest(`Template ${template.id} has no smart object to place a design in`, { field: 'templateId' });
+  const has = template.smartObjects.map((s) => `${s.id} (${JSON.stringify(s.name)})`).join(', ');
+  const known = (id: string, field: string) => {
+    if (!template.smartObjects.some((s) => s.id === id))
+      throw badRequest(`Template ${template.id} has no smart object ${JSON.stringify(id)}; it has: ${has}`, { field });
+    return id;
+  };
+  if (ask.designs)
+    return ask.designs.map((d, i) => ({
+      smartObjectId: known(d.smartObjectId, `designs.${i}.smartObjectId`),
+      designUrl: d.designUrl,
+      placement: d.placement ?? TEMPLATE_PLACEMENT,
+    }));
+  const id =
+    ask.smartObjectId === undefined ? largestSmartObject(template)!.id : known(ask.smartObjectId, 'smartObjectId');
+  return [{ smartObjectId: id, designUrl: ask.designUrl!, placement: ask.placement ?? TEMPLATE_PLACEMENT }];
+}
+
+/** A new generation on a ready template with its render job (kind 'template'), or the error templateDesigns names. */
+export function newTemplateGeneration(
+  caller: Caller,
+  template: TemplateRow,
+  ask: TemplateAsk & { webhookUrl: string | null },
+): NewGeneration {
+  const designs = templateDesigns(template, ask);
+  return {
+    id: timeId('gen'),
+    garmentId: null,
+    color: null,
+    zone: null,
+    garmentImageUrl: null,
+    webhookUrl: ask.webhookUrl,
+    job: {
+      kind: 'template',
+      userId: caller.userId,
+      templateId: template.id,
+      preparedKey: template.preparedKey!,
+      designs,
+      displace: ask.displace,
       ...(caller.livemode === false ? { livemode: false } : {}),
     },
   };

@@ -20,16 +20,20 @@ import type {
   GenerationBatchResult,
   GenerationWorkflowInput,
   GenerationWorkflowResult,
+  TemplateRenderJob,
 } from '../../lib/generation/types';
 import { generation, generationBatch } from '../../workflows';
 import type { AppDeps } from '../context';
 import { startCharged } from './charged-start';
 import { ApiError, notFound } from '../errors';
-import type { batchBody, generateBody } from '../http/schemas';
+import type { batchBody, generateBody, templateGenerateBody } from '../http/schemas';
 import type { FinishedNotice, GenerationNotices } from '../generation-notices';
 import { cachedGarment } from './garment-cache';
 import { checkDesigns, recordWarnings } from './design-warnings';
-import { newGeneration, type Caller } from './generation-jobs';
+import { newGeneration, newTemplateGeneration, type Caller, type NewGarmentGeneration } from './generation-jobs';
+import { designsOf } from './upload-library';
+import { getTemplate } from '../../db/templates';
+import type { GenerationWarning } from '../../lib/generation/warnings';
 
 export { resolveBlank, zoneOf, type Caller } from './generation-jobs';
 
@@ -37,6 +41,8 @@ export { MAX_BATCH_ITEMS } from '../http/schemas';
 
 /** POST /generate's body, as its schema parses it. */
 export type GenerateRequest = z.infer<typeof generateBody>;
+/** POST /generate's body on a template, as its schema parses it. */
+export type TemplateGenerateRequest = z.infer<typeof templateGenerateBody>;
 /** POST /generate/batch's body, as its schema parses it. */
 export type BatchRequest = z.infer<typeof batchBody>;
 
@@ -127,9 +133,49 @@ export async function createGeneration(
   // The row and its charge (keyed by the generation id) in one transaction, as for a batch of one: a debit always
   // has its generation, concurrent requests cannot overdraw, and the render step finds this debit.
   const created = newGeneration(deps, caller, garment, { ...body, webhookUrl: body.webhookUrl ?? null });
-  const { id } = created;
   // a deleted upload: 400; a design hard to see on this colour: a low_contrast warning (services/design-warnings.ts)
   const warnings = await checkDesigns(deps, [{ ...created, designUrl: body.designUrl, garment }]);
+  return chargeAndStart(deps, notices, caller, created, warnings, opts, { GarmentId: [garment.id] });
+}
+
+/**
+ * POST /generate with templateId: a design (or several) rendered in the smart objects of one of the account's
+ * templates of the caller's mode (docs/templates.md). The same generation row, charge (one token, one debit),
+ * workflow, webhooks and synchronous wait as a generation on a garment.
+ */
+export async function createTemplateGeneration(
+  deps: AppDeps,
+  notices: GenerationNotices,
+  caller: Caller,
+  body: TemplateGenerateRequest,
+  opts: StartOptions,
+): Promise<Started<GenerationRow>> {
+  const template = await getTemplate(deps.sql, caller.userId, body.templateId, caller.livemode !== false);
+  if (!template) throw notFound(`Template ${JSON.stringify(body.templateId)} not found`);
+  const created = newTemplateGeneration(caller, template, { ...body, webhookUrl: body.webhookUrl ?? null });
+  // a design URL of a deleted upload: 400 (no contrast warning: a template has no garment colour)
+  const job = created.job as TemplateRenderJob;
+  await designsOf(
+    deps,
+    job.designs.map((d, i) => ({ url: d.designUrl, field: body.designs ? `designs.${i}.designUrl` : 'designUrl' })),
+  );
+  return chargeAndStart(deps, notices, caller, created, new Map(), opts, {});
+}
+
+/**
+ * The common path of one generation: records and charges it with its warnings, starts its workflow (id =
+ * generation id) and, when `opts.sync`, waits for the finished row.
+ */
+async function chargeAndStart(
+  deps: AppDeps,
+  notices: GenerationNotices,
+  caller: Caller,
+  created: NewGeneration,
+  warnings: Map<string, GenerationWarning[]>,
+  opts: StartOptions,
+  searchAttributes: { GarmentId?: string[] },
+): Promise<Started<GenerationRow>> {
+  const { id } = created;
   const charge = await insertAndChargeGenerations(deps.sql, {
     userId: caller.userId,
     apiKeyId: caller.apiKeyId,
@@ -146,7 +192,8 @@ export async function createGeneration(
   const input: GenerationWorkflowInput = {
     generationId: id,
     accountId: caller.userId,
-    garmentId: garment.id,
+    garmentId: created.garmentId,
+    ...(created.job.kind === 'template' ? { templateId: created.job.templateId } : {}),
     webhookUrl: created.webhookUrl,
     ...(caller.livemode === false ? { livemode: false } : {}),
     job: created.job,
@@ -161,11 +208,15 @@ export async function createGeneration(
         workflowId: id,
         taskQueue: deps.config.temporal.taskQueue,
         args: [input],
-        searchAttributes: { AccountId: [caller.userId], GarmentId: [garment.id] },
+        searchAttributes: { AccountId: [caller.userId], ...searchAttributes },
       },
       () => failAndRefund(deps.sql, [id], COULD_NOT_START),
     );
-    opts.log.info('generation started', { generationId: id, garmentId: garment.id });
+    opts.log.info('generation started', {
+      generationId: id,
+      ...(created.garmentId ? { garmentId: created.garmentId } : {}),
+      ...(created.job.kind === 'template' ? { templateId: created.job.templateId } : {}),
+    });
     if (notice) {
       const row = await awaitFinished(deps, caller.userId, id, notice, () => handle.result());
       if (row) return { result: row, balance: charge.balance, finished: true };
@@ -256,7 +307,7 @@ export async function createBatch(
   );
 
   // Every item is checked before anything is recorded or charged: one bad item refuses the whole batch.
-  const rows: NewGeneration[] = body.items.map((item, i) => {
+  const rows: NewGarmentGeneration[] = body.items.map((item, i) => {
     try {
       const gid = item.garmentId ?? body.garmentId!;
       const garment = garments.get(gid);

@@ -10,9 +10,13 @@ import type { PixelBox, PlacementBasis } from '../../lib/generation/types';
 import type { z } from 'zod';
 import type { AppDeps } from '../context';
 import { ApiError, badRequest, notFound } from '../errors';
-import type { previewBody } from '../http/schemas';
+import type { previewBody, templatePreviewBody } from '../http/schemas';
+import { getTemplate } from '../../db/templates';
+import { createPreparedTemplateCache } from '../../lib/template-import/prepared-store';
+import { encodeTemplateMockup, renderOnTemplate } from '../../lib/template-import/render';
+import { designsOf } from './upload-library';
 import { cachedGarment } from './garment-cache';
-import { resolveBlank, zoneOf } from './generation-jobs';
+import { resolveBlank, templateDesigns, zoneOf, type Caller } from './generation-jobs';
 
 /** Long side of a preview, in pixels (the issue's bound). */
 export const PREVIEW_MAX_SIDE = 640;
@@ -99,6 +103,58 @@ export function createPreviewer(deps: Pick<AppDeps, 'config' | 'sql' | 'storage'
           ? zonePixels({ x: found.left, y: found.top, width: found.width, height: found.height }, out.width, out.height)
           : null,
       };
+    } catch (err) {
+      throw asApiError(err, 'Design image');
+    }
+  };
+}
+
+/** Prepared templates kept by the API process for previews (a bound of its own, smaller than a worker's). */
+export const PREVIEW_TEMPLATE_CACHE_BYTES = 128 * 1024 * 1024;
+
+/** POST /preview's body on a template, as its schema parses it. */
+export type TemplatePreviewRequest = z.infer<typeof templatePreviewBody>;
+
+export type TemplatePreviewer = (caller: Caller, body: TemplatePreviewRequest) => Promise<TemplatePreview>;
+
+export interface TemplatePreview {
+  jpeg: Buffer;
+  width: number;
+  height: number;
+}
+
+/**
+ * The preview on a template: the same render as a generation on it (lib/template-import/render.ts, the same design
+ * sizes and prepared layers, read through this process's own cache), scaled to PREVIEW_MAX_SIDE. 404 for a template
+ * the caller does not have in its mode, 409 while it is not ready, 400 for a smart object it does not have.
+ */
+export function createTemplatePreviewer(deps: Pick<AppDeps, 'config' | 'sql' | 'storage'>): TemplatePreviewer {
+  const loadUserImage = createUserImageLoader(deps);
+  const templates = createPreparedTemplateCache(
+    deps.storage,
+    Math.min(PREVIEW_TEMPLATE_CACHE_BYTES, deps.config.templates.cacheBytes),
+  );
+  return async (caller, body) => {
+    const template = await getTemplate(deps.sql, caller.userId, body.templateId, caller.livemode !== false);
+    if (!template) throw notFound(`Template ${JSON.stringify(body.templateId)} not found`);
+    const designs = templateDesigns(template, body);
+    await designsOf(
+      deps as AppDeps,
+      designs.map((d, i) => ({ url: d.designUrl, field: body.designs ? `designs.${i}.designUrl` : 'designUrl' })),
+    );
+    const prepared = await templates.get(template.preparedKey!);
+    const sources = designs.map((d) => ({
+      smartObjectId: d.smartObjectId,
+      placement: d.placement,
+      source: designSource(
+        { storage: deps.storage, loadUserImage, publicBaseUrl: deps.config.publicBaseUrl },
+        d.designUrl,
+      ).source,
+    }));
+    try {
+      const img = await renderOnTemplate(prepared, sources, { displace: body.displace });
+      const out = await encodeTemplateMockup(img, { maxSide: PREVIEW_MAX_SIDE, thumbnail: false });
+      return { jpeg: out.mockup, width: out.width, height: out.height };
     } catch (err) {
       throw asApiError(err, 'Design image');
     }

@@ -305,7 +305,8 @@ async function resolveMockup(deps: AppDeps, userId: string, src: MockupSource): 
       chatJobId: null,
       mockupIndex: null,
       mediaKey: gen.mockupKey,
-      garment: await getGarment(deps.sql, gen.garmentId),
+      // a generation on a customer's template has no catalogue garment
+      garment: gen.garmentId ? await getGarment(deps.sql, gen.garmentId) : undefined,
     };
   }
   const job = await getRenderJob(deps.sql, src.chatJobId!, userId);

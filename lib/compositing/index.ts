@@ -21,7 +21,14 @@ export {
   type ZoneRect,
 } from './composite';
 export type { Placement } from './placement';
-export { DesignImageError, configureDesignCache, DEFAULT_DESIGN_CACHE_BYTES, type DesignSource } from './design';
+export {
+  DesignImageError,
+  configureDesignCache,
+  DEFAULT_DESIGN_CACHE_BYTES,
+  placeDesign,
+  type DesignSource,
+  type PlacedDesign,
+} from './design';
 export { deriveFabricMaps, fabricMapKeys, FABRIC_MAPS_VERSION, type FabricMaps } from './maps';
 export { PreparedBlankCache, prepareBlank, DEFAULT_BLANK_CACHE_BYTES, type PreparedBlank } from './prepared';
 export {

@@ -31,7 +31,9 @@ export type GenerationStatus = 'pending' | 'processing' | 'completed' | 'failed'
 export interface GenerationWorkflowInput {
   generationId: string;
   accountId: string;
-  garmentId: string;
+  /** the garment; a template generation names its template instead (job.kind 'template') */
+  garmentId: string | null;
+  templateId?: string;
   webhookUrl: string | null;
   /** false for a test-mode generation (its callback says so and reports no token); absent means live */
   livemode?: boolean;
@@ -62,8 +64,8 @@ export const GENERATION_FINISHED_CHANNEL = 'generation_finished';
  * the generation (api/services/generation-jobs.ts newGeneration), recorded with the row (db/generations.ts
  * insertAndChargeGenerations writes the row from it) and carried by the workflow's input, a batch's items included,
  * so the render starts without reading the database. Kinds of render are told apart by `kind`: absent or 'garment'
- * is a design composited on a garment photo (the only kind so far; another kind is added as another member of the
- * RenderJob union with its own `kind`). Plain data: workflow inputs recorded by earlier releases keep parsing.
+ * is a design composited on a garment photo, 'template' one or more designs rendered into a customer's Photoshop
+ * template (another kind is added as another member of the RenderJob union with its own `kind`). Plain data: workflow inputs recorded by earlier releases keep parsing.
  */
 export interface GarmentRenderJob {
   kind?: 'garment';
@@ -86,7 +88,32 @@ export interface GarmentRenderJob {
   background?: boolean;
 }
 
-export type RenderJob = GarmentRenderJob;
+/** One smart object's design on a template generation, its placement's defaults applied (spec semantics within the
+ * smart object: x, y = the design's center in % of it, scale 1 = fit inside it, rotation clockwise). */
+export interface TemplateDesign {
+  smartObjectId: string;
+  designUrl: string;
+  placement: Placement;
+}
+
+/**
+ * A design (or several) rendered into the smart objects of a customer's Photoshop template (issue 32,
+ * docs/templates.md): the template's prepared layers (storage key of its manifest, cached in the worker) with each
+ * design resized to its smart object's size, mapped through its transform and warp, under the layers above it.
+ */
+export interface TemplateRenderJob {
+  kind: 'template';
+  userId: string;
+  templateId: string;
+  /** the prepared template's manifest key (lib/template-import/prepared-store.ts) */
+  preparedKey: string;
+  designs: TemplateDesign[];
+  /** 'auto': the template's Displace filter or a map derived from the layers under the smart object; 'off': none */
+  displace: 'auto' | 'off';
+  livemode?: boolean;
+}
+
+export type RenderJob = GarmentRenderJob | TemplateRenderJob;
 
 /** The files of a generation an earlier run completed (a re-run after a crash returns them). */
 export interface CompletedFiles {
@@ -116,7 +143,7 @@ export type GenerationFailureOutcome =
 /** A batch of generations of one design (POST /generate/batch), workflow id `batch-<first generation id>`. */
 export interface GenerationBatchItem {
   generationId: string;
-  garmentId: string;
+  garmentId: string | null;
   /** the item's render job, as for a single generation (absent only in batches started before items carried it) */
   job?: RenderJob;
 }

@@ -27,7 +27,7 @@ function mockActivities(
   const mocks = {
     // the one step the workflow runs: renders the input's job (the real step checks the row beside it)
     async renderGeneration(_generationId: string, job: RenderJob | undefined): Promise<RenderResult> {
-      rec(`render:${job?.blankKey}`);
+      rec(`render:${job?.kind === 'template' ? job.templateId : job?.blankKey}`);
       renders++;
       if (behavior.renderError === 'bad-input')
         throw ApplicationFailure.nonRetryable('Design image: not an image', 'DesignImageError');

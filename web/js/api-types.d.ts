@@ -2343,7 +2343,7 @@ export interface paths {
     put?: never;
     /**
      * Make a mockup (1 token; none with a test key)
-     * @description Synchronous by default: 200 with the completed (or failed) generation. 202 with a Location to poll when it takes longer than the synchronous budget, or when asked with Prefer: respond-async. With an Idempotency-Key, a retry with the same body within 24 hours replays the first answer without a new charge.
+     * @description Synchronous by default: 200 with the completed (or failed) generation. 202 with a Location to poll when it takes longer than the synchronous budget, or when asked with Prefer: respond-async. With an Idempotency-Key, a retry with the same body within 24 hours replays the first answer without a new charge. On a garment (garmentId) or on one of your templates (templateId: a design in a smart object, or designs[] for several; 409 while the template is processing or when its import failed; docs/templates.md).
      */
     post: {
       parameters: {
@@ -2361,7 +2361,8 @@ export interface paths {
       };
       requestBody: {
         content: {
-          'application/json': components['schemas']['GenerateRequest'];
+          'application/json':
+            components['schemas']['GenerateRequest'] | components['schemas']['TemplateGenerateRequest'];
         };
       };
       responses: {
@@ -2621,7 +2622,7 @@ export interface paths {
     put?: never;
     /**
      * Placement preview (free): a JPEG at most 640 px on its long side, from the same engine
-     * @description The generate body without webhookUrl. Rendered at once by the compositing engine that makes paid mockups, on the blank shrunk to 640 px: the same placement gives the same picture, smaller. Its own budget of 120 a minute per key (RATE_LIMIT_PREVIEW_PER_MINUTE), not counted in the key minute and hour windows.
+     * @description The generate body without webhookUrl. Rendered at once by the compositing engine that makes paid mockups, on the blank shrunk to 640 px: the same placement gives the same picture, smaller. Its own budget of 120 a minute per key (RATE_LIMIT_PREVIEW_PER_MINUTE), not counted in the key minute and hour windows. On a template (templateId): the template generate body without webhookUrl, the render scaled to 640 px (no X-Print-Area, X-Design-Box or X-Placement-Basis).
      */
     post: {
       parameters: {
@@ -2635,7 +2636,7 @@ export interface paths {
       };
       requestBody: {
         content: {
-          'application/json': components['schemas']['PreviewRequest'];
+          'application/json': components['schemas']['PreviewRequest'] | components['schemas']['TemplatePreviewRequest'];
         };
       };
       responses: {
@@ -2691,6 +2692,15 @@ export interface paths {
         };
         /** @description not_found */
         404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description conflict */
+        409: {
           headers: {
             [name: string]: unknown;
           };
@@ -6947,10 +6957,28 @@ export interface components {
       completedAt?: string;
       /** @description when failed (the token is refunded) */
       error?: string;
-      garmentId: string;
-      color: string;
-      /** @enum {string} */
-      zone: 'front' | 'back' | 'left-chest' | 'right-chest';
+      /** @description the garment; absent on a generation on a template */
+      garmentId?: string;
+      /** @description the garment colour; absent on a generation on a template */
+      color?: string;
+      /**
+       * @description the print zone; absent on a generation on a template
+       * @enum {string}
+       */
+      zone?: 'front' | 'back' | 'left-chest' | 'right-chest';
+      /** @description the template it was rendered on (docs/templates.md); absent on a garment's generation */
+      templateId?: string;
+      /** @description on a template: the design of each smart object filled, with its placement (designUrl and placement above repeat the first) */
+      designs?: {
+        smartObjectId: string;
+        designUrl: string;
+        placement: {
+          x: number;
+          y: number;
+          scale: number;
+          rotation: number;
+        };
+      }[];
       placement: {
         x: number;
         y: number;
@@ -7676,6 +7704,43 @@ export interface components {
       /** @description why the import failed (status failed only) */
       error?: string;
     };
+    /** @description one smart object filled with a design */
+    TemplateDesign: {
+      /** @description a smart object's id from the template's smartObjects[] ("1", "2", ...) */
+      smartObjectId: string;
+      /**
+       * Format: uri
+       * @description public URL of the design (an upload url works)
+       */
+      designUrl: string;
+      placement?: components['schemas']['TemplatePlacement'];
+    };
+    /** @description a design (or several) rendered in the smart objects of the account's template (docs/templates.md) */
+    TemplateGenerateRequest: {
+      /** @description a ready template of the account (GET /api/v1/templates), instead of garmentId */
+      templateId: string;
+      /**
+       * Format: uri
+       * @description the design of one smart object (smartObjectId); or designs[] for several
+       */
+      designUrl?: string;
+      /** @description the smart object designUrl fills; default: the template's largest (by its area) */
+      smartObjectId?: string;
+      placement?: components['schemas']['TemplatePlacement'];
+      /** @description several smart objects filled at once (instead of designUrl); one generation, one token */
+      designs?: components['schemas']['TemplateDesign'][];
+      /**
+       * @description 'auto': the template's Displace filter with its map, else a map derived from the layers under the smart object; 'off': the design follows the transform and warp only
+       * @default auto
+       * @enum {string}
+       */
+      displace?: 'auto' | 'off';
+      /**
+       * Format: uri
+       * @description receives a signed POST when the generation completes or fails (docs/webhooks.md)
+       */
+      webhookUrl?: string;
+    };
     TemplateMultipartRequest: {
       /**
        * Format: binary
@@ -7691,6 +7756,49 @@ export interface components {
         hasMore: boolean;
         nextCursor: string | null;
       };
+    };
+    /** @description Where the design goes in the smart object's content, before its transform and warp (docs/templates.md). */
+    TemplatePlacement: {
+      /**
+       * @description the design's center, in percent of the smart object's width (50 is centered)
+       * @default 50
+       */
+      x?: number;
+      /**
+       * @description the design's center, in percent of the smart object's height (50 is centered)
+       * @default 50
+       */
+      y?: number;
+      /**
+       * @description size: 1.0 is the largest size that fits inside the smart object keeping the aspect ratio
+       * @default 1
+       */
+      scale?: number;
+      /**
+       * @description degrees, clockwise, about the design center
+       * @default 0
+       */
+      rotation?: number;
+    };
+    TemplatePreviewRequest: {
+      /** @description a ready template of the account (GET /api/v1/templates), instead of garmentId */
+      templateId: string;
+      /**
+       * Format: uri
+       * @description the design of one smart object (smartObjectId); or designs[] for several
+       */
+      designUrl?: string;
+      /** @description the smart object designUrl fills; default: the template's largest (by its area) */
+      smartObjectId?: string;
+      placement?: components['schemas']['TemplatePlacement'];
+      /** @description several smart objects filled at once (instead of designUrl); one generation, one token */
+      designs?: components['schemas']['TemplateDesign'][];
+      /**
+       * @description 'auto': the template's Displace filter with its map, else a map derived from the layers under the smart object; 'off': the design follows the transform and warp only
+       * @default auto
+       * @enum {string}
+       */
+      displace?: 'auto' | 'off';
     };
     TemplateSmartObject: {
       /** @description pass as smartObjectId to generate */

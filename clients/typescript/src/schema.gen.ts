@@ -3014,7 +3014,7 @@ export interface paths {
         put?: never;
         /**
          * Make a mockup (1 token; none with a test key)
-         * @description Synchronous by default: 200 with the completed (or failed) generation. 202 with a Location to poll when it takes longer than the synchronous budget, or when asked with Prefer: respond-async. With an Idempotency-Key, a retry with the same body within 24 hours replays the first answer without a new charge.
+         * @description Synchronous by default: 200 with the completed (or failed) generation. 202 with a Location to poll when it takes longer than the synchronous budget, or when asked with Prefer: respond-async. With an Idempotency-Key, a retry with the same body within 24 hours replays the first answer without a new charge. On a garment (garmentId) or on one of your templates (templateId: a design in a smart object, or designs[] for several; 409 while the template is processing or when its import failed; docs/templates.md).
          */
         post: {
             parameters: {
@@ -3032,7 +3032,7 @@ export interface paths {
             };
             requestBody: {
                 content: {
-                    "application/json": components["schemas"]["GenerateRequest"];
+                    "application/json": components["schemas"]["GenerateRequest"] | components["schemas"]["TemplateGenerateRequest"];
                 };
             };
             responses: {
@@ -4284,7 +4284,7 @@ export interface paths {
         put?: never;
         /**
          * Placement preview (free): a JPEG at most 640 px on its long side, from the same engine
-         * @description The generate body without webhookUrl. Rendered at once by the compositing engine that makes paid mockups, on the blank shrunk to 640 px: the same placement gives the same picture, smaller. Its own budget of 120 a minute per key (RATE_LIMIT_PREVIEW_PER_MINUTE), not counted in the key minute and hour windows.
+         * @description The generate body without webhookUrl. Rendered at once by the compositing engine that makes paid mockups, on the blank shrunk to 640 px: the same placement gives the same picture, smaller. Its own budget of 120 a minute per key (RATE_LIMIT_PREVIEW_PER_MINUTE), not counted in the key minute and hour windows. On a template (templateId): the template generate body without webhookUrl, the render scaled to 640 px (no X-Print-Area, X-Design-Box or X-Placement-Basis).
          */
         post: {
             parameters: {
@@ -4298,7 +4298,7 @@ export interface paths {
             };
             requestBody: {
                 content: {
-                    "application/json": components["schemas"]["PreviewRequest"];
+                    "application/json": components["schemas"]["PreviewRequest"] | components["schemas"]["TemplatePreviewRequest"];
                 };
             };
             responses: {
@@ -4354,6 +4354,15 @@ export interface paths {
                 };
                 /** @description not_found */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description conflict */
+                409: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -6905,7 +6914,8 @@ export interface components {
         };
         Generation: {
             applyTexture: boolean;
-            color: string;
+            /** @description the garment colour; absent on a generation on a template */
+            color?: string;
             /**
              * Format: date-time
              * @description ISO 8601
@@ -6923,10 +6933,22 @@ export interface components {
                 top: number;
                 width: number;
             };
+            /** @description on a template: the design of each smart object filled, with its placement (designUrl and placement above repeat the first) */
+            designs?: {
+                designUrl: string;
+                placement: {
+                    rotation: number;
+                    scale: number;
+                    x: number;
+                    y: number;
+                };
+                smartObjectId: string;
+            }[];
             designUrl: string;
             /** @description when failed (the token is refunded) */
             error?: string;
-            garmentId: string;
+            /** @description the garment; absent on a generation on a template */
+            garmentId?: string;
             /** @description gen_<number>_<suffix> */
             id: string;
             /** @description false for a test-mode generation: no token spent (tokensUsed 0), TEST watermark on the mockup */
@@ -6956,6 +6978,8 @@ export interface components {
             };
             /** @enum {string} */
             status: "pending" | "processing" | "completed" | "failed";
+            /** @description the template it was rendered on (docs/templates.md); absent on a garment's generation */
+            templateId?: string;
             /**
              * Format: uri
              * @description JPEG, about 400 px; when completed
@@ -6964,8 +6988,11 @@ export interface components {
             tokensUsed: number;
             /** @description what the service noticed without refusing the generation; always present, [] when none */
             warnings: components["schemas"]["GenerationWarning"][];
-            /** @enum {string} */
-            zone: "front" | "back" | "left-chest" | "right-chest";
+            /**
+             * @description the print zone; absent on a generation on a template
+             * @enum {string}
+             */
+            zone?: "front" | "back" | "left-chest" | "right-chest";
         };
         GenerationCallback: {
             data: {
@@ -7656,6 +7683,43 @@ export interface components {
             }[];
             width: number;
         };
+        /** @description one smart object filled with a design */
+        TemplateDesign: {
+            /**
+             * Format: uri
+             * @description public URL of the design (an upload url works)
+             */
+            designUrl: string;
+            placement?: components["schemas"]["TemplatePlacement"];
+            /** @description a smart object's id from the template's smartObjects[] ("1", "2", ...) */
+            smartObjectId: string;
+        };
+        /** @description a design (or several) rendered in the smart objects of the account's template (docs/templates.md) */
+        TemplateGenerateRequest: {
+            /** @description several smart objects filled at once (instead of designUrl); one generation, one token */
+            designs?: components["schemas"]["TemplateDesign"][];
+            /**
+             * Format: uri
+             * @description the design of one smart object (smartObjectId); or designs[] for several
+             */
+            designUrl?: string;
+            /**
+             * @description 'auto': the template's Displace filter with its map, else a map derived from the layers under the smart object; 'off': the design follows the transform and warp only
+             * @default auto
+             * @enum {string}
+             */
+            displace?: "auto" | "off";
+            placement?: components["schemas"]["TemplatePlacement"];
+            /** @description the smart object designUrl fills; default: the template's largest (by its area) */
+            smartObjectId?: string;
+            /** @description a ready template of the account (GET /api/v1/templates), instead of garmentId */
+            templateId: string;
+            /**
+             * Format: uri
+             * @description receives a signed POST when the generation completes or fails (docs/webhooks.md)
+             */
+            webhookUrl?: string;
+        };
         TemplateMultipartRequest: {
             /**
              * Format: binary
@@ -7671,6 +7735,49 @@ export interface components {
                 nextCursor: string | null;
             };
             templates: components["schemas"]["Template"][];
+        };
+        /** @description Where the design goes in the smart object's content, before its transform and warp (docs/templates.md). */
+        TemplatePlacement: {
+            /**
+             * @description degrees, clockwise, about the design center
+             * @default 0
+             */
+            rotation?: number;
+            /**
+             * @description size: 1.0 is the largest size that fits inside the smart object keeping the aspect ratio
+             * @default 1
+             */
+            scale?: number;
+            /**
+             * @description the design's center, in percent of the smart object's width (50 is centered)
+             * @default 50
+             */
+            x?: number;
+            /**
+             * @description the design's center, in percent of the smart object's height (50 is centered)
+             * @default 50
+             */
+            y?: number;
+        };
+        TemplatePreviewRequest: {
+            /** @description several smart objects filled at once (instead of designUrl); one generation, one token */
+            designs?: components["schemas"]["TemplateDesign"][];
+            /**
+             * Format: uri
+             * @description the design of one smart object (smartObjectId); or designs[] for several
+             */
+            designUrl?: string;
+            /**
+             * @description 'auto': the template's Displace filter with its map, else a map derived from the layers under the smart object; 'off': the design follows the transform and warp only
+             * @default auto
+             * @enum {string}
+             */
+            displace?: "auto" | "off";
+            placement?: components["schemas"]["TemplatePlacement"];
+            /** @description the smart object designUrl fills; default: the template's largest (by its area) */
+            smartObjectId?: string;
+            /** @description a ready template of the account (GET /api/v1/templates), instead of garmentId */
+            templateId: string;
         };
         TemplateSmartObject: {
             blendMode: string;

@@ -1,0 +1,336 @@
+// Generating on a template through HTTP on the real stack (issue 32, docs/templates.md): POST /generate with
+// templateId (one design in a smart object, or designs[] for several) is one generation, one token, the same
+// workflow; POST /preview renders the same picture smaller; the errors (unknown template, not ready, a smart object it
+// does not have) charge nothing. Checked against the composite Photoshop saved in corpus files: rendered with its
+// own embedded content as the design, a template gives back Photoshop's picture.
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import sharp from 'sharp';
+import { tokenBalance } from '../../db/ledger';
+import { parseTemplate, psnr, type RawImage } from '../../lib/templates';
+import { account, createKey, http } from '../helpers/http';
+import { mockupPsd } from '../helpers/psd';
+import { startStack, storeDesign, type Stack } from '../helpers/stack';
+import { perspectiveTemplatePsd, PERSPECTIVE_QUAD, testDesign } from '../helpers/template-psd';
+
+const CORPUS = path.join(__dirname, '..', 'fixtures', 'templates');
+
+const png = (img: RawImage) =>
+  sharp(img.data, { raw: { width: img.width, height: img.height, channels: 4 } })
+    .png()
+    .toBuffer();
+
+async function rgba(jpeg: Buffer): Promise<RawImage> {
+  const { data, info } = await sharp(jpeg).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
+  return { width: info.width, height: info.height, data };
+}
+
+/** Mean absolute difference per channel over a rectangle of two same-sized RGBA images. */
+function diffIn(a: RawImage, b: RawImage, x0: number, y0: number, x1: number, y1: number): number {
+  let sum = 0;
+  let n = 0;
+  for (let y = y0; y < y1; y++)
+    for (let x = x0; x < x1; x++)
+      for (let c = 0; c < 3; c++) {
+        const i = (y * a.width + x) * 4 + c;
+        sum += Math.abs(a.data[i]! - b.data[i]!);
+        n++;
+      }
+  return sum / n;
+}
+
+/** Whether a point lies inside a convex quad (corners in order). */
+function inside(q: number[][], x: number, y: number): boolean {
+  let sign = 0;
+  for (let i = 0; i < 4; i++) {
+    const [ax, ay] = q[i]!;
+    const [bx, by] = q[(i + 1) % 4]!;
+    const s = Math.sign((bx! - ax!) * (y - ay!) - (by! - ay!) * (x - ax!));
+    if (s !== 0 && sign !== 0 && s !== sign) return false;
+    if (s !== 0) sign = s;
+  }
+  return true;
+}
+
+describe('generate on a template (POST /api/v1/generate and /preview with templateId)', () => {
+  let stack: Stack;
+  let key: string;
+  let cookie: string;
+  let userId: string;
+  let designUrl: string;
+  const ids: Record<string, string> = {};
+
+  async function importTemplate(bytes: Buffer, filename: string, k = key): Promise<string> {
+    const form = new FormData();
+    form.append('file', new Blob([new Uint8Array(bytes)]), filename);
+    const res = await http(stack.baseUrl, 'POST', '/api/v1/templates', { key: k, body: form });
+    assert.equal(res.status, 201, res.text);
+    assert.equal(res.body.status, 'ready', res.text);
+    return res.body.id as string;
+  }
+
+  const generate = (json: Record<string, unknown>, opts: { k?: string; headers?: Record<string, string> } = {}) =>
+    http(stack.baseUrl, 'POST', '/api/v1/generate', { key: opts.k ?? key, json, headers: opts.headers });
+
+  const fetchImage = async (url: string) => Buffer.from(await (await fetch(url)).arrayBuffer());
+
+  before(async () => {
+    stack = await startStack('template-generate');
+    ({ key, cookie, userId } = await account(stack.baseUrl));
+    designUrl = await storeDesign(stack, await png(testDesign(600, 600)));
+    ids.perspective = await importTemplate(perspectiveTemplatePsd(), 'Card on a wall.psd');
+    ids.corpus = await importTemplate(
+      readFileSync(path.join(CORPUS, 'perspective-ag-psd-placed-transform.psd')),
+      'p.psd',
+    );
+    ids.two = await importTemplate(readFileSync(path.join(CORPUS, 'smart-objects-ag-psd.psd')), 'two.psd');
+  });
+  after(async () => stack?.stop());
+
+  it('one design in the smart object: 200, one token, the generation resource with templateId and designs', async () => {
+    const before = await tokenBalance(stack.sql, userId);
+    const res = await generate({ templateId: ids.perspective, designUrl });
+    assert.equal(res.status, 200, res.text);
+    const g = res.body;
+    assert.equal(g.status, 'completed', g.error);
+    assert.equal(g.templateId, ids.perspective);
+    assert.deepEqual(g.designs, [
+      { smartObjectId: '1', designUrl, placement: { x: 50, y: 50, scale: 1, rotation: 0 } },
+    ]);
+    assert.equal(g.designUrl, designUrl);
+    assert.equal(g.garmentId, undefined);
+    assert.equal(g.zone, undefined);
+    assert.equal(g.tokensUsed, 1);
+    assert.equal(g.livemode, true);
+    assert.equal(await tokenBalance(stack.sql, userId), before - 1);
+    assert.equal(res.headers.get('x-tokens-remaining'), String(before - 1));
+    // one debit, keyed by the generation id, as for a garment
+    const debits = await stack.sql`select amount from token_debits where reference = ${g.id}`;
+    assert.deepEqual(
+      debits.map((d) => d.amount),
+      [1],
+    );
+    const again = await http(stack.baseUrl, 'GET', `/api/v1/generations/${g.id}`, { key });
+    assert.deepEqual(again.body, g);
+
+    // the mockup: the template's size; the design inside the smart object's quad, everything outside it unchanged
+    const mockup = await rgba(await fetchImage(g.mockupUrl));
+    assert.deepEqual([mockup.width, mockup.height], [800, 600]);
+    const t = (await http(stack.baseUrl, 'GET', `/api/v1/templates/${ids.perspective}`, { key })).body;
+    const preview = await rgba(
+      await sharp(await fetchImage(t.previewUrl))
+        .jpeg({ quality: 100 })
+        .toBuffer(),
+    );
+    assert.ok(diffIn(mockup, preview, 0, 0, 200, 600) < 3, 'left of the quad: as the template');
+    assert.ok(diffIn(mockup, preview, 600, 0, 800, 600) < 3, 'right of the quad: as the template');
+    assert.ok(diffIn(mockup, preview, 330, 230, 460, 350) > 40, 'inside the quad: the design');
+    // the design's yellow disc is centered in the quad, under the multiply shadow (darker than the design's yellow)
+    const q = PERSPECTIVE_QUAD.map((p) => [...p]);
+    let yellow = 0;
+    let outside = 0;
+    let red = 0;
+    for (let y = 0; y < 600; y += 2)
+      for (let x = 0; x < 800; x += 2) {
+        const i = (y * 800 + x) * 4;
+        const [r, gg, b] = [mockup.data[i]!, mockup.data[i + 1]!, mockup.data[i + 2]!];
+        if (r > 150 && gg > 110 && b < 60 && r - b > 120) {
+          yellow++;
+          red += r;
+          if (!inside(q, x, y)) outside++;
+        }
+      }
+    assert.ok(yellow > 500, `the disc is drawn (${yellow})`);
+    assert.equal(outside, 0, 'nothing of the design lands outside the quad');
+    assert.ok(red / yellow < 240, `the multiply shadow above the design darkens it (red ${red / yellow} < 250)`);
+  });
+
+  it('checked against Photoshop: a corpus template given its own embedded content renders as its composite', async () => {
+    for (const [name, file, min] of [
+      ['corpus', 'perspective-ag-psd-placed-transform.psd', 35],
+      ['two', 'smart-objects-ag-psd.psd', 30],
+    ] as const) {
+      const parsed = parseTemplate(readFileSync(path.join(CORPUS, file)));
+      assert.ok(parsed.photoshopComposite, `${file} carries Photoshop's composite`);
+      const designs = await Promise.all(
+        parsed.smart.map(async (s) => ({
+          smartObjectId: s.info.id,
+          designUrl: await storeDesign(stack, await png(s.content!)),
+        })),
+      );
+      const res = await generate({ templateId: ids[name], designs });
+      assert.equal(res.status, 200, res.text);
+      assert.equal(res.body.status, 'completed', res.body.error);
+      assert.equal(res.body.designs.length, parsed.smart.length);
+      const mockup = await rgba(await fetchImage(res.body.mockupUrl));
+      const db = psnr(mockup, parsed.photoshopComposite!);
+      assert.ok(db >= min, `${file}: ${db.toFixed(1)} dB against Photoshop's composite (at least ${min})`);
+    }
+  });
+
+  it('designs[]: several smart objects in one generation and one token; each lands in its own', async () => {
+    const red = await storeDesign(
+      stack,
+      await sharp({ create: { width: 300, height: 300, channels: 4, background: '#e01010' } })
+        .png()
+        .toBuffer(),
+    );
+    const t = (await http(stack.baseUrl, 'GET', `/api/v1/templates/${ids.two}`, { key })).body;
+    assert.equal(t.smartObjects.length, 2);
+    const before = await tokenBalance(stack.sql, userId);
+    const only1 = await generate({ templateId: ids.two, designUrl: red, smartObjectId: '1' });
+    const only2 = await generate({ templateId: ids.two, designs: [{ smartObjectId: '2', designUrl: red }] });
+    const both = await generate({
+      templateId: ids.two,
+      designs: [
+        { smartObjectId: '1', designUrl: red },
+        { smartObjectId: '2', designUrl: red, placement: { x: 50, y: 50, scale: 0.5, rotation: 0 } },
+      ],
+    });
+    for (const r of [only1, only2, both]) assert.equal(r.body.status, 'completed', r.text);
+    assert.equal(await tokenBalance(stack.sql, userId), before - 3);
+    assert.deepEqual(both.body.designs[1].placement, { x: 50, y: 50, scale: 0.5, rotation: 0 });
+    // the two smart objects overlap: count red pixels where only one of them lies
+    const [q1, q2] = t.smartObjects.map((s: { quad: number[][] }) => s.quad) as number[][][];
+    const redOnly = (img: RawImage, q: number[][], other: number[][]) => {
+      let n = 0;
+      for (let y = 0; y < img.height; y++)
+        for (let x = 0; x < img.width; x++) {
+          if (!inside(q, x + 0.5, y + 0.5) || inside(other, x + 0.5, y + 0.5)) continue;
+          const i = (y * img.width + x) * 4;
+          if (img.data[i]! > 180 && img.data[i + 1]! < 80 && img.data[i + 2]! < 80) n++;
+        }
+      return n;
+    };
+    const [m1, m2, mb] = await Promise.all(
+      [only1, only2, both].map(async (r) => rgba(await fetchImage(r.body.mockupUrl))),
+    );
+    const counts = [m1!, m2!, mb!].map((m) => [redOnly(m, q1!, q2!), redOnly(m, q2!, q1!)]);
+    const msg = JSON.stringify(counts);
+    assert.ok(counts[0]![0]! > 1000 && counts[0]![1]! < 20, `smart object 1 only ${msg}`);
+    assert.ok(counts[1]![0]! < 20 && counts[1]![1]! > 1000, `smart object 2 only ${msg}`);
+    // both: the first fills its own; the second's design at scale 0.5 stays in the middle half of its smart object
+    assert.ok(counts[2]![0]! > 1000 && counts[2]![1]! < 20, `both ${msg}`);
+    const mid =
+      (Math.round((q2![0]![1]! + q2![2]![1]!) / 2) * mb!.width + Math.round((q2![0]![0]! + q2![2]![0]!) / 2)) * 4;
+    assert.ok(mb!.data[mid]! > 180 && mb!.data[mid + 1]! < 80, 'the middle of smart object 2 is red');
+  });
+
+  it('POST /preview on a template: the generation picture at 640 px, free', async () => {
+    const before = await tokenBalance(stack.sql, userId);
+    const res = await fetch(`${stack.baseUrl}/api/v1/preview`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ templateId: ids.perspective, designUrl }),
+    });
+    assert.equal(res.status, 200, await res.clone().text());
+    assert.equal(res.headers.get('content-type'), 'image/jpeg');
+    assert.equal(res.headers.get('x-preview-size'), '640x480');
+    const jpeg = Buffer.from(await res.arrayBuffer());
+    const gen = await generate({ templateId: ids.perspective, designUrl });
+    const small = await rgba(
+      await sharp(await fetchImage(gen.body.mockupUrl))
+        .resize(640, 480)
+        .jpeg()
+        .toBuffer(),
+    );
+    const preview = await rgba(jpeg);
+    assert.ok(diffIn(preview, small, 0, 0, 640, 480) < 4, 'the same picture as the generation, smaller');
+    assert.equal(await tokenBalance(stack.sql, userId), before - 1, 'only the generation is charged');
+    // the dashboard's session works too
+    const s = await http(stack.baseUrl, 'POST', '/api/v1/preview', {
+      cookie,
+      json: { templateId: ids.two, designs: [{ smartObjectId: '2', designUrl }] },
+    });
+    assert.equal(s.status, 200, s.text);
+  });
+
+  it('errors, none charged: unknown template 404, not ready 409, failed 409, unknown smart object 400, bad bodies 400', async () => {
+    const before = await tokenBalance(stack.sql, userId);
+    const unknown = await generate({ templateId: 'tpl_1_nope', designUrl });
+    assert.equal(unknown.status, 404, unknown.text);
+    assert.equal(unknown.body.error.code, 'not_found');
+    assert.match(unknown.body.error.message, /Template "tpl_1_nope" not found/);
+
+    for (const [status, error] of [
+      ['processing', null],
+      ['failed', 'The file is not a PSD'],
+    ] as const) {
+      const id = `tpl_${Date.now()}_${status}`;
+      await stack.sql`
+        insert into templates (id, user_id, name, status, source_key, source_bytes, format, width, height, error)
+        values (${id}, ${userId}, 'x', ${status}, ${`templates/${id}/source.psd`}, 10, 'psd', 10, 10, ${error})`;
+      const res = await generate({ templateId: id, designUrl });
+      assert.equal(res.status, 409, res.text);
+      assert.equal(res.body.error.code, 'conflict');
+      assert.match(res.body.error.message, status === 'processing' ? /still being imported/ : /failed to import/);
+      const p = await http(stack.baseUrl, 'POST', '/api/v1/preview', { key, json: { templateId: id, designUrl } });
+      assert.equal(p.status, 409, p.text);
+    }
+
+    const badSo = await generate({ templateId: ids.perspective, designUrl, smartObjectId: '7' });
+    assert.equal(badSo.status, 400, badSo.text);
+    assert.equal(badSo.body.error.details.field, 'smartObjectId');
+    assert.match(badSo.body.error.message, /has no smart object "7"; it has: 1 \("Your design here"\)/);
+    const badItem = await generate({ templateId: ids.two, designs: [{ smartObjectId: '9', designUrl }] });
+    assert.equal(badItem.status, 400);
+    assert.equal(badItem.body.error.details.field, 'designs.0.smartObjectId');
+    const pBad = await http(stack.baseUrl, 'POST', '/api/v1/preview', {
+      key,
+      json: { templateId: ids.perspective, designUrl, smartObjectId: '7' },
+    });
+    assert.equal(pBad.status, 400);
+
+    for (const [what, body, field] of [
+      ['neither designUrl nor designs', { templateId: ids.perspective }, 'designUrl'],
+      ['both', { templateId: ids.perspective, designUrl, designs: [{ smartObjectId: '1', designUrl }] }, 'designUrl'],
+      [
+        'twice the same',
+        {
+          templateId: ids.two,
+          designs: [
+            { smartObjectId: '1', designUrl },
+            { smartObjectId: '1', designUrl },
+          ],
+        },
+        'designs.1.smartObjectId',
+      ],
+      ['a garment field', { templateId: ids.perspective, designUrl, garmentId: 'x' }, '(root)'],
+      [
+        'placement out of range',
+        { templateId: ids.perspective, designUrl, placement: { scale: 3 } },
+        'placement.scale',
+      ],
+      ['displace unknown', { templateId: ids.perspective, designUrl, displace: 'on' }, 'displace'],
+    ] as const) {
+      const res = await generate(body);
+      assert.equal(res.status, 400, `${what}: ${res.text}`);
+      assert.equal(res.body.error.details.issues[0].field, field, what);
+    }
+    // a test key does not see live templates
+    const testKey = (await createKey(stack.baseUrl, cookie, { name: 'sandbox', mode: 'test' })).key;
+    const cross = await generate({ templateId: ids.perspective, designUrl }, { k: testKey });
+    assert.equal(cross.status, 404);
+    assert.equal(await tokenBalance(stack.sql, userId), before, 'nothing charged');
+  });
+
+  it('test mode: a test template, no token, TEST watermark; Idempotency-Key replays without a second charge', async () => {
+    const testKey = (await createKey(stack.baseUrl, cookie, { name: 'sandbox 2', mode: 'test' })).key;
+    const tid = await importTemplate(mockupPsd(), 'Tee.psd', testKey);
+    const before = await tokenBalance(stack.sql, userId);
+    const res = await generate({ templateId: tid, designUrl }, { k: testKey });
+    assert.equal(res.status, 200, res.text);
+    assert.equal(res.body.livemode, false);
+    assert.equal(res.body.tokensUsed, 0);
+    assert.equal(await tokenBalance(stack.sql, userId), before);
+
+    const headers = { 'idempotency-key': `tpl-${Date.now()}` };
+    const a = await generate({ templateId: ids.perspective, designUrl }, { headers });
+    const b = await generate({ templateId: ids.perspective, designUrl }, { headers });
+    assert.equal(a.status, 200, a.text);
+    assert.equal(b.body.id, a.body.id);
+    assert.equal(b.headers.get('idempotent-replayed'), 'true');
+    assert.equal(await tokenBalance(stack.sql, userId), before - 1);
+  });
+});
