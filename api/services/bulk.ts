@@ -17,7 +17,7 @@ import {
   type NewBulkItem,
 } from '../../db/bulk';
 import type { GarmentRow } from '../../db/garments';
-import { failAndRefund, insertAndChargeGenerations, type NewGeneration } from '../../db/generations';
+import { failAndRefund, insertAndChargeGenerations } from '../../db/generations';
 import type { RecoveryPoint } from '../../db/idempotency';
 import { darkColor } from '../../lib/analysis/contrast';
 import { archiveEntryNames, designNameOf } from '../../lib/bulk/names';
@@ -33,7 +33,7 @@ import { cursorPage, type CursorCodec } from '../pagination';
 import { startCharged } from './charged-start';
 import { itemWarnings, recordWarnings } from './design-warnings';
 import { cachedGarment } from './garment-cache';
-import { newGeneration, type Caller } from './generation-jobs';
+import { newGeneration, type Caller, type NewGarmentGeneration } from './generation-jobs';
 import { COULD_NOT_START, keyed, refused, testMode, type StartOptions } from './generations';
 import { designsOf } from './upload-library';
 
@@ -123,7 +123,7 @@ export async function createBulk(
   ]);
   const designs = await designsOf(deps, urls);
 
-  const rows: NewGeneration[] = [];
+  const rows: NewGarmentGeneration[] = [];
   const named: { design: string; garmentId: string; color: string; zone: string }[] = [];
   const warned: { id: string; designUrl: string; garment: GarmentRow; color: string }[] = [];
   body.designs.forEach((d) => {
@@ -136,7 +136,7 @@ export async function createBulk(
         // a dark colour takes the design's light-ink variant when there is one
         const designUrl = d.darkDesignUrl && hex && darkColor(hex) ? d.darkDesignUrl : d.designUrl;
         for (const zone of t.zones ?? ['front']) {
-          let row: NewGeneration;
+          let row: NewGarmentGeneration;
           try {
             row = newGeneration(deps, caller, garment, {
               designUrl,

@@ -5,6 +5,7 @@
 import sharp from 'sharp';
 import { JPEG_QUALITY, placeDesign, THUMB_QUALITY, type DesignSource, type PlacedDesign } from '../compositing';
 import { JPEG_OPTIMIZE_CODING } from '../compositing/composite';
+import { compositeGate } from '../compositing/config';
 import { THUMB_TARGET } from '../compositing/prepared';
 import { designSize, renderTemplate, type PreparedTemplate, type RawImage, type TemplatePlacement } from '../templates';
 
@@ -55,7 +56,8 @@ export async function renderOnTemplate(
       return { smartObjectId: d.smartObjectId, design: unpad(placed), placement: d.placement };
     }),
   );
-  return renderTemplate(prepared, fills, { displace: opts.displace });
+  // the engine's CPU work takes a slot of the compositing gate, as a garment's composite does
+  return compositeGate.run(async () => renderTemplate(prepared, fills, { displace: opts.displace }));
 }
 
 const jpeg = (img: sharp.Sharp, quality: number) =>
