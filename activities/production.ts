@@ -12,11 +12,12 @@ import {
   recordProductionFile,
   type ProductionOrder,
 } from '../db/production';
-import { chatPrintSource, generationPrintSource, printFileFor } from '../db/print-files';
+import { mockupPrintSource, printFileFor } from '../db/print-files';
 import type { Storage } from '../lib/storage';
 import { putStream } from '../lib/storage';
 import { isBadInput } from '../lib/errors';
 import { createUserImageLoader } from '../lib/fetch/user-images';
+import { storedFileName } from '../lib/print/make';
 import { defaultPrintSize } from '../lib/print/sizes';
 import { renderJobSheet, zipStream, type ArchiveEntry, type JobSheetLine } from '../lib/production';
 import { ProductionErrors } from '../lib/production/types';
@@ -74,9 +75,7 @@ export function createProductionActivities(deps: ProductionActivityDeps) {
       const o = await orderOf(orderId);
       const line = o.lines.find((l) => l.lineItemId === lineItemId);
       if (!line) throw fail(ProductionErrors.NotFound, `order ${orderId} has no printable line ${lineItemId}`);
-      const r = line.generationId
-        ? await generationPrintSource(sql, line.generationId)
-        : await chatPrintSource(sql, line.chatJobId!, line.mockupIndex ?? 0);
+      const r = await mockupPrintSource(sql, line);
       if (!r.ok)
         throw fail(ProductionErrors.Unprintable, `line ${line.position + 1} (${line.item.title}): ${r.message}`);
       const size = lineSize(line.item.variantTitle, r.source.sizes);
@@ -110,9 +109,7 @@ export function createProductionActivities(deps: ProductionActivityDeps) {
         for (const l of o.lines) {
           const f = byLine.get(l.lineItemId);
           if (!f) throw new Error(`line ${l.lineItemId} has no print file yet`);
-          const r = l.generationId
-            ? await generationPrintSource(sql, l.generationId)
-            : await chatPrintSource(sql, l.chatJobId!, l.mockupIndex ?? 0);
+          const r = await mockupPrintSource(sql, l);
           const thumbKey = r.ok ? (r.source.thumbnailKey ?? r.source.mockupKey) : null;
           if (thumbKey && !thumbs.has(thumbKey)) {
             const obj = await storage.get(thumbKey);
@@ -121,7 +118,6 @@ export function createProductionActivities(deps: ProductionActivityDeps) {
               obj ? await sharp(obj.body).resize(300, 300, { fit: 'inside' }).jpeg({ quality: 80 }).toBuffer() : null,
             );
           }
-          const name = (k: string) => k.slice(k.lastIndexOf('/') + 1);
           lines.push({
             lineItemId: l.lineItemId,
             title: l.item.title,
@@ -136,8 +132,8 @@ export function createProductionActivities(deps: ProductionActivityDeps) {
             heightPx: f.heightPx,
             dpi: f.dpi,
             preflight: f.preflight,
-            fileName: `${l.position + 1}-${name(f.storageKey)}`,
-            underbaseFileName: f.underbaseKey ? `${l.position + 1}-${name(f.underbaseKey)}` : null,
+            fileName: `${l.position + 1}-${storedFileName(f.storageKey)}`,
+            underbaseFileName: f.underbaseKey ? `${l.position + 1}-${storedFileName(f.underbaseKey)}` : null,
             thumbnail: thumbKey ? (thumbs.get(thumbKey) ?? null) : null,
           });
         }

@@ -2,7 +2,7 @@
 // zone in inches and placement), and the made files, one per source and garment size.
 import type { Placement } from '../lib/compositing/placement';
 import { MOCKUP_PLACEMENTS, type ZoneRect } from '../lib/chat/mockup-plan';
-import { makePrintFile, type StoredPrintFile } from '../lib/print/make';
+import { makePrintFile, printSourceId, type StoredPrintFile } from '../lib/print/make';
 import type { PreflightReport } from '../lib/print/preflight';
 import type { Storage } from '../lib/storage';
 import type { Sql } from './client';
@@ -86,7 +86,7 @@ export async function generationPrintSource(
   return {
     ok: true,
     source: {
-      source: `gen:${generationId}`,
+      source: printSourceId.generation(generationId),
       userId: g.userId,
       generationId,
       chatJobId: null,
@@ -187,7 +187,7 @@ export async function chatPrintSource(
   return {
     ok: true,
     source: {
-      source: `chat:${jobId}:${mockupIndex}`,
+      source: printSourceId.chat(jobId, mockupIndex),
       userId: m.userId,
       generationId: null,
       chatJobId: jobId,
@@ -205,6 +205,17 @@ export async function chatPrintSource(
       thumbnailKey: null,
     },
   };
+}
+
+/** The print source of a published product's mockup (a generation, or a chat job's mockup; index 0 by default). */
+export function mockupPrintSource(
+  sql: Sql,
+  m: { generationId: string | null; chatJobId: string | null; mockupIndex: number | null },
+  userId?: string,
+): Promise<PrintSourceResult> {
+  return m.generationId
+    ? generationPrintSource(sql, m.generationId, userId)
+    : chatPrintSource(sql, m.chatJobId!, m.mockupIndex ?? 0, userId);
 }
 
 /** Our file's storage key from its URL (…/files/<key>), or null. */

@@ -146,6 +146,8 @@ export interface PublishedProductRow {
   description: string | null;
   sizes: string[];
   basePriceCents: number;
+  /** the print cost from the print file (lib/print/cost.ts), USD cents; null: the spec's flat rate */
+  printCostCents: number | null;
   status: 'publishing' | 'published' | 'failed';
   shopifyProductId: string | null;
   shopifyHandle: string | null;
@@ -160,7 +162,8 @@ export interface PublishedProductRow {
 const productColumns = (sql: Sql) => sql`
   p.id, p.user_id as "userId", p.generation_id as "generationId", p.chat_job_id as "chatJobId",
   p.mockup_index as "mockupIndex", p.garment_id as "garmentId", p.connection_id as "connectionId", p.title,
-  p.description, p.sizes, p.base_price_cents as "basePriceCents", p.status, p.shopify_product_id as "shopifyProductId",
+  p.description, p.sizes, p.base_price_cents as "basePriceCents",
+  p.print_cost_cents as "printCostCents", p.status, p.shopify_product_id as "shopifyProductId",
   p.shopify_handle as "shopifyHandle", p.error, p.created_at as "createdAt", p.published_at as "publishedAt",
   c.shop_domain as "shopDomain", g.base_price::text as "blankPrice"`;
 
@@ -183,13 +186,15 @@ export async function insertPublishedProduct(
     | 'description'
     | 'sizes'
     | 'basePriceCents'
+    | 'printCostCents'
   >,
 ) {
   await sql`insert into published_products
     (id, user_id, generation_id, chat_job_id, mockup_index, garment_id, connection_id, title, description, sizes,
-      base_price_cents)
+      base_price_cents, print_cost_cents)
     values (${p.id}, ${p.userId}, ${p.generationId}, ${p.chatJobId}, ${p.mockupIndex}, ${p.garmentId},
-      ${p.connectionId}, ${p.title}, ${p.description}, ${sql.array(p.sizes)}, ${p.basePriceCents})`;
+      ${p.connectionId}, ${p.title}, ${p.description}, ${sql.array(p.sizes)}, ${p.basePriceCents},
+      ${p.printCostCents})`;
 }
 
 export async function getPublishedProduct(sql: Sql, id: string, userId?: string) {

@@ -1,6 +1,7 @@
 // Shapes of the print-file and production answers (issue 36; docs/production.md): the print file resource, its
 // preflight report, and the query of GET /generations/<id>/print-file.
 import { z } from 'zod';
+import { generateBody } from './schemas';
 
 const url = z.url();
 
@@ -91,3 +92,34 @@ export const productionResource = z
     id: 'Production',
     description: 'print-ready files and job sheet of a paid order (docs/production.md); null before payment',
   });
+
+/** POST /print-preflight: a placement's print checked before Generate (the studio's warnings and print view). */
+export const printPreflightBody = generateBody
+  .pick({ designUrl: true, garmentId: true, color: true, zone: true, placement: true })
+  .extend({
+    size: z
+      .string()
+      .min(1)
+      .max(20)
+      .optional()
+      .meta({ description: "one of the garment's sizes; default M (or the first full-size size)" }),
+  })
+  .meta({ id: 'PrintPreflightRequest' });
+
+export const printPreflightResource = z
+  .object({
+    garmentId: z.string(),
+    color: z.string(),
+    zone: z.string(),
+    size: z.string().meta({ description: 'the garment size the print is laid out for' }),
+    widthPx: z.number().int(),
+    heightPx: z.number().int(),
+    dpi: z.number().int(),
+    widthIn: z.number().meta({ description: "the zone's width for this size, inches (the print's physical width)" }),
+    heightIn: z.number(),
+    designBox: z.object({ left: z.number(), top: z.number(), width: z.number(), height: z.number() }).meta({
+      description: 'the unrotated design on the print canvas, pixels at dpi (rotation: the placement’s)',
+    }),
+    preflight: preflightReport,
+  })
+  .meta({ id: 'PrintPreflight' });

@@ -28,6 +28,23 @@ export function registerProductionPaths(registry: OpenAPIRegistry): void {
     }),
   );
   registry.registerPath({
+    method: 'post',
+    path: '/api/v1/print-preflight',
+    tags: ['Generations'],
+    summary: "A placement's print checked before Generate (free): its size, where the design lands, its preflight",
+    description:
+      'The print a generation of this design, garment, colour, zone and placement would get, laid out and ' +
+      'checked as its print file is (the same pixels and checks: docs/production.md#preflight), nothing made or ' +
+      'kept. The studio shows these warnings before Generate, and its print view draws the print at 1:1 from ' +
+      'widthIn x heightIn and designBox.',
+    security: KEY_OR_SESSION,
+    request: { body: { required: true, content: { 'application/json': { schema: P.printPreflightBody } } } },
+    responses: {
+      200: json(P.printPreflightResource, "the print's layout and preflight", KEYED_HEADERS),
+      ...partAErrors(400, 401, 403, 404, 429, 503),
+    },
+  });
+  registry.registerPath({
     method: 'get',
     path: '/api/chat/jobs/{jobId}/print-file',
     tags: ['Design chat'],

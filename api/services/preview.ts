@@ -40,7 +40,7 @@ export interface Preview {
 export type Previewer = (body: PreviewRequest) => Promise<Preview>;
 
 /** Input the client can fix (bad URL, not an image, refused address): 400; the remote side's trouble: 503. */
-function asApiError(err: unknown, what: string): unknown {
+export function asApiError(err: unknown, what: string): unknown {
   if (isBadInput(err)) return badRequest(`${what}: ${err.message}`);
   if (err instanceof UrlFetchError || (err as Error)?.cause instanceof UrlFetchError)
     return new ApiError(

@@ -2,6 +2,7 @@
 // send fulfillment tracking. Shopify work that must survive a crash runs in workflows (workflows/storefront.ts)
 // started by reference; the callback's token exchange and webhook registration run inline (the merchant's browser
 // waits on that redirect).
+import { createPrintFiles } from './print-files';
 import { productionByOrder, type ProductionMap } from './production';
 import type { z } from 'zod';
 import type {
@@ -17,6 +18,7 @@ import type { Request, Response } from 'express';
 import { getRenderJob, jobAssets } from '../../db/chat';
 import { garmentOfBlankKey, getGarment, type GarmentRow } from '../../db/garments';
 import { getGeneration } from '../../db/generations';
+import { mockupPrintSource } from '../../db/print-files';
 import {
   activateConnection,
   connectionsOfShop,
@@ -331,8 +333,21 @@ async function resolveMockup(deps: AppDeps, userId: string, src: MockupSource): 
   };
 }
 
+/**
+ * The mockup's print cost (USD cents) from its print file (docs/production.md "Cost model"): the file for the default
+ * size, made now if it is not yet (production prints from the same file); null when the print has no physical size
+ * (a chat mockup on a foreign blank): the spec's flat rate.
+ */
+async function mockupPrintCents(deps: AppDeps, userId: string, m: ResolvedMockup): Promise<number | null> {
+  return createPrintFiles(deps).printCostCents(await mockupPrintSource(deps.sql, m, userId));
+}
+
 const presentProduct = (p: PublishedProductRow, devShopUrl?: string): z.infer<typeof productResource> => {
-  const { costs, margin } = unitEconomics({ price: p.basePriceCents / 100, blankPrice: p.blankPrice });
+  const { costs, margin } = unitEconomics({
+    price: p.basePriceCents / 100,
+    blankPrice: p.blankPrice,
+    printCents: p.printCostCents,
+  });
   return {
     id: p.id,
     status: p.status,
@@ -367,7 +382,11 @@ export async function costEstimate(
   q: MockupSource & { price?: number },
 ): Promise<z.infer<typeof costEstimateResource>> {
   const m = await resolveMockup(deps, userId, q);
-  const e = unitEconomics({ price: q.price ?? SUGGESTED_PRICE, blankPrice: m.garment?.basePrice });
+  const e = unitEconomics({
+    price: q.price ?? SUGGESTED_PRICE,
+    blankPrice: m.garment?.basePrice,
+    printCents: await mockupPrintCents(deps, userId, m),
+  });
   return {
     source: m.source,
     generationId: m.generationId,
@@ -416,6 +435,7 @@ export async function publish(deps: AppDeps, userId: string, body: PublishReques
         ? 'sizes: the garment has no sizes; give them'
         : "sizes: the mockup's blank is not a catalogue garment; give them",
     );
+  const printCostCents = await mockupPrintCents(deps, userId, mockup);
   const id = `pub_${Date.now()}_${randomSuffix(10)}`;
   await insertPublishedProduct(deps.sql, {
     id,
@@ -429,6 +449,7 @@ export async function publish(deps: AppDeps, userId: string, body: PublishReques
     description: body.description ?? null,
     sizes,
     basePriceCents: toCents(body.price ?? DEFAULT_PRICE),
+    printCostCents,
   });
   const handle = await deps.temporal.workflow.start(publishProduct, {
     workflowId: `publish-${id}`,

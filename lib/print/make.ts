@@ -41,6 +41,21 @@ export interface MakeDeps<Row> {
   loadDesign: () => Promise<Buffer>;
 }
 
+/** A print file's source id: 'gen:<generation id>' or 'chat:<job id>:<mockup index>' (print_files.source). */
+export const printSourceId = {
+  generation: (generationId: string) => `gen:${generationId}`,
+  chat: (jobId: string, mockupIndex: number) => `chat:${jobId}:${mockupIndex}`,
+};
+
+/** The mockup index of a chat source id, null for a generation's. */
+export function sourceMockupIndex(source: string): number | null {
+  const m = /^chat:[^:]+:(\d+)$/.exec(source);
+  return m ? Number(m[1]) : null;
+}
+
+/** A stored file's name: the last part of its storage key (what the print file's fileName and the ZIP name). */
+export const storedFileName = (key: string) => key.slice(key.lastIndexOf('/') + 1);
+
 /** A storage-safe name part: letters, digits, dot, dash (a size such as "2XL", a zone "left-chest"). */
 const part = (s: string) => s.replace(/[^a-z0-9.-]+/gi, '_').slice(0, 40) || '_';
 

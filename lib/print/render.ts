@@ -112,7 +112,11 @@ function whiteInk(r: PlacedRaster): PlacedRaster {
   return { ...r, data };
 }
 
-export async function renderPrintFile(input: PrintFileInput): Promise<PrintFile> {
+/** Where the print's design lands and its preflight, without the PNG: what the studio checks before Generate. */
+export type PrintLayout = Omit<PrintFile, 'png' | 'underbase'>;
+
+/** The print laid out: the canvas, the placed raster and its preflight (the pixels a print file is encoded from). */
+async function layOut(input: PrintFileInput): Promise<{ layout: PrintLayout; placed: PlacedRaster }> {
   checkPlacement(input.placement);
   const dpi = input.dpi ?? PRINT_DPI;
   const zone = zoneForSize(input.zone, input.size);
@@ -136,20 +140,32 @@ export async function renderPrintFile(input: PrintFileInput): Promise<PrintFile>
     placedSize: target,
     garmentHex: input.garmentHex ?? null,
   });
-  const [png, underbase] = await Promise.all([
-    canvasPng(placed, canvas, dpi),
-    report.underbase ? canvasPng(whiteInk(placed), canvas, dpi) : Promise.resolve(null),
-  ]);
   return {
-    png,
-    underbase,
-    widthPx: canvas.width,
-    heightPx: canvas.height,
-    dpi,
-    widthIn: Math.round(zone.widthIn * 1000) / 1000,
-    heightIn: Math.round(zone.heightIn * 1000) / 1000,
-    sizeScale: zone.scale,
-    designBox: placedBox(frame, target),
-    preflight: report,
+    placed,
+    layout: {
+      widthPx: canvas.width,
+      heightPx: canvas.height,
+      dpi,
+      widthIn: Math.round(zone.widthIn * 1000) / 1000,
+      heightIn: Math.round(zone.heightIn * 1000) / 1000,
+      sizeScale: zone.scale,
+      designBox: placedBox(frame, target),
+      preflight: report,
+    },
   };
+}
+
+/** The print file's layout and preflight without making the file (the same pixels, nothing encoded or stored). */
+export async function preflightPrint(input: PrintFileInput): Promise<PrintLayout> {
+  return (await layOut(input)).layout;
+}
+
+export async function renderPrintFile(input: PrintFileInput): Promise<PrintFile> {
+  const { layout, placed } = await layOut(input);
+  const canvas = { width: layout.widthPx, height: layout.heightPx };
+  const [png, underbase] = await Promise.all([
+    canvasPng(placed, canvas, layout.dpi),
+    layout.preflight.underbase ? canvasPng(whiteInk(placed), canvas, layout.dpi) : Promise.resolve(null),
+  ]);
+  return { png, underbase, ...layout };
 }

@@ -89,4 +89,51 @@ describe('journey: upload → place → generate → download', function () {
     assert.ok(meta.width! >= 2000 && meta.height! >= 2000, `${meta.width}x${meta.height}`);
     await shot('downloaded');
   });
+
+  it('the studio checks the print before Generate (low resolution, underbase on black) and shows it at 1:1', async () => {
+    const { shot } = browser!;
+    const { page } = await browser!.newPerson();
+    await signUpInBrowser(page, stack.baseUrl, `print-${randomSuffix(8)}@example.test`, 'Correct-Horse-42');
+
+    // a 600 x 750 design: at the default size on a 12 x 16 in front zone it prints at about 63 DPI
+    await navigate(page, 'Designs');
+    await page.locator('input[type=file]').setInputFiles({
+      name: 'small.png',
+      mimeType: 'image/png',
+      buffer: await F.crispLogo(600, 750),
+    });
+    const result = page.locator('.upload-result');
+    await result.getByRole('heading', { name: 'small.png' }).waitFor();
+    await result.getByRole('link', { name: 'Place on a garment' }).click();
+    await onPage(page, 'Mockup studio');
+
+    // before Generate: the print check names the low resolution as an error
+    const check = page.locator('.print-check');
+    await check.getByText('Print check: not printable as it is').waitFor({ timeout: 30_000 });
+    const lowDpi = check.locator('li[data-code=low_dpi]');
+    assert.match(await lowDpi.innerText(), /^Do not print as it is: The design has 6\d pixels per inch/);
+    assert.equal(await check.locator('li[data-code=underbase_needed]').count(), 0);
+    await shot('print-check-low-dpi', page);
+
+    // on black: the ink needs a white underbase
+    await page.getByLabel('Black', { exact: true }).check();
+    await check.locator('li[data-code=underbase_needed]').waitFor({ timeout: 30_000 });
+    assert.match(await check.locator('li[data-code=underbase_needed]').innerText(), /white underbase/);
+    await shot('print-check-underbase', page);
+
+    // the print view: the zone at its physical size (CSS inches, 96 px each) and the design where the print puts it
+    await page.getByLabel('Print view (1:1)').check();
+    const view = page.getByRole('region', { name: 'Print view at 1:1' });
+    const sheet = view.locator('.print-sheet');
+    await sheet.waitFor();
+    await view.getByText(/front print for size M: 12 × 16 in \(3600 × 4800 px at 300 DPI\), shown at 1:1/).waitFor();
+    const sheetBox = (await sheet.boundingBox())!;
+    assert.ok(Math.abs(sheetBox.width - 12 * 96) <= 1, `sheet width ${sheetBox.width} px for 12 in`);
+    assert.ok(Math.abs(sheetBox.height - 16 * 96) <= 1, `sheet height ${sheetBox.height} px for 16 in`);
+    // the default placement fits the design (4:5) in 0.8 of the zone: 9.6 x 12 in, centred across at 35 % down
+    const art = (await view.getByRole('img', { name: 'The design as printed' }).boundingBox())!;
+    assert.ok(Math.abs(art.width - 9.6 * 96) <= 2, `design width ${art.width} px for 9.6 in`);
+    assert.ok(Math.abs(art.x + art.width / 2 - (sheetBox.x + sheetBox.width / 2)) <= 2, 'centred across');
+    await shot('print-view', page);
+  });
 });

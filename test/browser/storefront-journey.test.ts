@@ -2,10 +2,15 @@
 // SHOPIFY_DEV_SHOP_URL pointing the merchant's browser at it (as scripts/stand-ins/dev-shop-start.ts does). Only
 // clicking and typing, following every redirect: Storefront → Connect → the dev shop's consent page → Install →
 // back on Storefront, store active → Design chat → a design → Publish to store on its mockup → Publish → Open store
-// → the product on the dev shop → Place test order → the order on Storefront (no reload, no sweep: the page looks again by itself) → Send tracking → fulfilled. And the OAuth
+// → the product on the dev shop → Place test order → the order on Storefront (no reload, no sweep: the page looks again by itself) → its production ready, the order in
+// the production queue → Download the ZIP, the job sheet and the print file → Send tracking → fulfilled, the queue
+// empty. And the OAuth
 // binding: user A's authorize URL approved in user B's browser connects nothing for either. Screenshots of each step
 // go to test-artifacts/storefront-journey/.
 import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import sharp from 'sharp';
+import yauzl from 'yauzl';
 import { randomSuffix } from '../../lib/ids';
 import { startDevShop, type DevShop, type DevShopOptions } from '../../scripts/stand-ins/shopify-shop';
 import { checkEachTest, navigate, onPage, openBrowser, signUpInBrowser, type BrowserSession } from '../helpers/browser';
@@ -14,6 +19,18 @@ import { startStack, type Stack } from '../helpers/stack';
 
 const API_KEY = 'journey-app';
 const API_SECRET = `journey-secret-${randomSuffix(16)}`;
+/** The entry names of a ZIP. */
+function zipNames(buf: Buffer): Promise<string[]> {
+  return new Promise((resolve, reject) =>
+    yauzl.fromBuffer(buf, (err, zip) => {
+      if (err || !zip) return reject(err ?? new Error('no zip'));
+      const names: string[] = [];
+      zip.on('entry', (e: yauzl.Entry) => names.push(e.fileName));
+      zip.on('end', () => resolve(names));
+      zip.on('error', reject);
+    }),
+  );
+}
 const INVALID_STATE = 'Invalid state: the authorization took too long or was abandoned';
 
 describe('storefront journeys in a real browser', function () {
@@ -160,6 +177,48 @@ describe('storefront journeys in a real browser', function () {
     await order.getByText('1 × Journey tee').waitFor();
     await s.shot('order-shown');
 
+    // production (issue 36): the paid order's print file and job sheet are made by themselves; the order says so and
+    // the production queue lists it with its Download links (the page looks again by itself)
+    const production = order.getByRole('region', { name: /^Production of / });
+    await production.locator('.badge', { hasText: 'ready' }).waitFor({ timeout: 90_000 });
+    await production.getByText('1 print file ready').waitFor();
+    const printed = production.locator('.print-files li');
+    assert.equal(await printed.count(), 1);
+    assert.match(
+      await printed.innerText(),
+      /^Journey tee \(\S+, [^,]+, front\) × 1 · [\d.]+ × [\d.]+ in \(\d+ × \d+ px, 300 DPI\) · preflight/,
+    );
+    const queueSection = page.getByRole('region', { name: 'Production queue' });
+    const queued = queueSection.locator('tbody tr');
+    await queued.first().locator('.badge', { hasText: 'ready' }).waitFor({ timeout: 30_000 });
+    assert.equal(await queued.count(), 1);
+    assert.match(await queued.first().innerText(), /Journey tee/);
+    await s.shot('production-ready');
+
+    // Download from the queue: the ZIP (the job sheet and the print file) and the job sheet PDF
+    const [zipDownload] = await Promise.all([
+      page.waitForEvent('download'),
+      queueSection.getByRole('link', { name: /Download print files of .* \(ZIP\)/ }).click(),
+    ]);
+    assert.match(zipDownload.suggestedFilename(), /\.zip$/);
+    const names = await zipNames(await readFile((await zipDownload.path())!));
+    assert.equal(names.filter((n) => n.endsWith('.pdf')).length, 1, names.join(', '));
+    assert.ok(names.filter((n) => n.endsWith('.png')).length >= 1, names.join(', '));
+    const [sheetDownload] = await Promise.all([
+      page.waitForEvent('download'),
+      queueSection.getByRole('link', { name: /Download job sheet of .* \(PDF\)/ }).click(),
+    ]);
+    assert.match(sheetDownload.suggestedFilename(), /\.pdf$/);
+    const sheet = await readFile((await sheetDownload.path())!);
+    assert.equal(sheet.subarray(0, 5).toString('latin1'), '%PDF-');
+    const [printDownload] = await Promise.all([
+      page.waitForEvent('download'),
+      production.getByRole('link', { name: 'Print file', exact: true }).click(),
+    ]);
+    const print = await sharp(await readFile((await printDownload.path())!)).metadata();
+    assert.equal(print.format, 'png');
+    assert.equal(print.density, 300);
+
     // fulfil with tracking
     await order.getByLabel('Tracking number').fill('1Z999');
     await order.getByLabel('Carrier').fill('UPS');
@@ -167,6 +226,8 @@ describe('storefront journeys in a real browser', function () {
     await order.getByRole('button', { name: 'Send tracking' }).click();
     await page.locator('.order').first().getByText('Tracking: UPS 1Z999').waitFor({ timeout: 30_000 });
     await page.locator('.order').first().locator('.badge', { hasText: 'fulfilled' }).waitFor();
+    // fulfilled: nothing left to print
+    await queueSection.getByText('Nothing waiting to be printed.').waitFor();
     await s.shot('fulfilled');
   });
 

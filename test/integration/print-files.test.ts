@@ -207,6 +207,66 @@ describe('print files: GET /api/v1/generations/<id>/print-file', function () {
       .raw()
       .toBuffer();
     assert.deepEqual([...centre], [255, 255, 255, 255], 'white ink under the navy');
+
+    // before Generate (the studio's check): POST /print-preflight of the same placement answers the same layout and
+    // the same preflight as the print file made afterwards, and keeps nothing
+    const files = (await stack.sql`select count(*)::int as n from print_files`)[0]!.n;
+    for (const [gen, file, color] of [
+      [small, low.body, 'White'],
+      [navy, dark.body, 'Black'],
+    ] as const) {
+      const pre = await http(stack.baseUrl, 'POST', '/api/v1/print-preflight', {
+        key: acct.key,
+        json: { designUrl: gen.designUrl, garmentId: tee.id, color, zone: 'front', placement: gen.placement },
+      });
+      assert.equal(pre.status, 200, pre.text);
+      assert.deepEqual(pre.body, {
+        garmentId: tee.id,
+        color,
+        zone: 'front',
+        size: 'M',
+        widthPx: file.widthPx,
+        heightPx: file.heightPx,
+        dpi: 300,
+        widthIn: file.widthIn,
+        heightIn: file.heightIn,
+        designBox: file.designBox,
+        preflight: file.preflight,
+      });
+    }
+    assert.equal((await stack.sql`select count(*)::int as n from print_files`)[0]!.n, files, 'nothing made');
+  });
+
+  it('POST /print-preflight: sizes follow the size rule; bad input is a 400, an unknown garment 404, no key 401', async () => {
+    const designUrl = await storeDesign(
+      stack,
+      await svgPng(1200, 1500, '<rect width="1200" height="1500" fill="#333"/>'),
+    );
+    const ask = (json: object) => http(stack.baseUrl, 'POST', '/api/v1/print-preflight', { key: acct.key, json });
+    const base = { designUrl, garmentId: tee.id, placement: { x: 50, y: 40, scale: 0.8, rotation: 0 } };
+    const s = await ask({ ...base, size: 'S' });
+    assert.equal(s.status, 200, s.text);
+    assert.deepEqual([s.body.size, s.body.widthIn, s.body.heightIn], ['S', 11.04, 14.72]);
+    assert.equal(s.body.color, tee.colors[0].name, "the garment's first colour by default");
+    let res = await ask({ ...base, size: 'XXXXL' });
+    assert.equal(res.status, 400, res.text);
+    assert.match(res.body.error.message, /^size: XXXXL is not a size of /);
+    res = await ask({ ...base, color: 'Plaid' });
+    assert.equal(res.status, 400, res.text);
+    assert.match(res.body.error.message, /^color: Plaid is not a colour of /);
+    res = await ask({ ...base, zone: 'sleeve' });
+    assert.equal(res.status, 400, res.text);
+    res = await ask({ ...base, placement: { x: 50, y: 50, scale: 7, rotation: 0 } });
+    assert.equal(res.status, 400, res.text);
+    res = await ask({ ...base, extra: 1 });
+    assert.equal(res.status, 400, res.text);
+    res = await ask({ ...base, designUrl: await storeDesign(stack, Buffer.from('not an image')) });
+    assert.equal(res.status, 400, res.text);
+    assert.equal(res.body.error.code, 'invalid_request');
+    res = await ask({ ...base, garmentId: 'no-such-garment' });
+    assert.equal(res.status, 404, res.text);
+    res = await http(stack.baseUrl, 'POST', '/api/v1/print-preflight', { json: base });
+    assert.equal(res.status, 401, res.text);
   });
 
   it('answers 404 for an unknown or foreign generation and 409 for one not completed', async () => {

@@ -16,6 +16,7 @@ import * as R from '../../api/http/resources';
 import { loadConfig } from '../../lib/config';
 import { randomSuffix } from '../../lib/ids';
 import { createLogger } from '../../lib/log';
+import { printCostCents } from '../../lib/print/cost';
 import { fileUrl } from '../../lib/storage';
 import { decryptToken } from '../../lib/token-cipher';
 import { DEV_SHOP_FILE } from '../../scripts/stand-ins/dev-shop-start';
@@ -506,12 +507,34 @@ describe('storefront: Shopify connect, publish, orders, fulfillment', function (
   }
 
   const cents = (usd: number) => Math.round(usd * 100);
-  /** The spec's figures with the garment's basePrice as the blank, and the margin at `price`, worked out here. */
-  const expected = (blank: number, price: number) => ({
+  /**
+   * The spec's figures with the garment's basePrice as the blank, the print's cost (`print`, cents: the spec's flat
+   * 3000 without a print file), and the margin at `price`, worked out here.
+   */
+  const expected = (blank: number, price: number, print = 3000) => ({
     price,
-    costs: { print: 30, blank, fulfillment: 5, total: (3000 + cents(blank) + 500) / 100 },
-    margin: (cents(price) - 3000 - cents(blank) - 500) / 100,
+    costs: { print: print / 100, blank, fulfillment: 5, total: (print + cents(blank) + 500) / 100 },
+    margin: (cents(price) - print - cents(blank) - 500) / 100,
   });
+  /**
+   * What the print of a mockup must cost (issue 36): the formula of lib/print/cost.ts on the ink its print file
+   * (default size, through its own route) measured.
+   */
+  async function printCents(
+    acct: { key: string; cookie: string },
+    src: { generationId: string } | { jobId: string; index: number },
+  ) {
+    const res =
+      'generationId' in src
+        ? await http(stack.baseUrl, 'GET', `/api/v1/generations/${src.generationId}/print-file`, { key: acct.key })
+        : await http(stack.baseUrl, 'GET', `/api/chat/jobs/${src.jobId}/print-file?mockupIndex=${src.index}`, {
+            cookie: acct.cookie,
+          });
+    assert.equal(res.status, 200, res.text);
+    const { inkedAreaIn2, underbase } = res.body.preflight;
+    assert.ok(inkedAreaIn2 > 0, `ink measured: ${inkedAreaIn2}`);
+    return printCostCents(inkedAreaIn2, underbase);
+  }
   const economics = (b: any) => ({ price: b.price, costs: b.costs, margin: b.margin });
 
   it("publishes a design-chat mockup: that mockup is the product's media; source, costs and margin in the answer and the list", async () => {
@@ -552,11 +575,15 @@ describe('storefront: Shopify connect, publish, orders, fulfillment', function (
         suggestedPrice: 59.99,
       },
     );
-    assert.deepEqual(economics(est.body), expected(g.basePrice, 59.99));
+    // the print is costed from its print file's ink: the left-chest print (mockup 1) is smaller than the full front
+    const leftChest = await printCents(acct, { jobId: job.jobId, index: 1 });
+    const fullFront = await printCents(acct, { jobId: job.jobId, index: 0 });
+    assert.ok(leftChest < fullFront, `left chest ${leftChest} < full front ${fullFront} cents`);
+    assert.deepEqual(economics(est.body), expected(g.basePrice, 59.99, leftChest));
     est = await http(stack.baseUrl, 'GET', `/api/storefront/costs?chatJobId=${job.jobId}&mockupIndex=0&price=45.5`, {
       cookie: acct.cookie,
     });
-    assert.deepEqual(economics(est.body), expected(g.basePrice, 45.5));
+    assert.deepEqual(economics(est.body), expected(g.basePrice, 45.5, fullFront));
     assert.equal(est.body.imageUrl, job.mockups[0]);
 
     const pub = await http(stack.baseUrl, 'POST', '/api/storefront/publish', {
@@ -565,7 +592,7 @@ describe('storefront: Shopify connect, publish, orders, fulfillment', function (
     });
     assert.equal(pub.status, 200, pub.text);
     assert.equal(pub.body.status, 'published');
-    assert.deepEqual(economics(pub.body), expected(g.basePrice, 64.99));
+    assert.deepEqual(economics(pub.body), expected(g.basePrice, 64.99, leftChest));
     const product = [...shop.products.get(shopDomain)!.values()][0]!;
     assert.equal(pub.body.productId, product.id);
     assert.equal(product.title, 'Sunset tee');
@@ -587,7 +614,8 @@ describe('storefront: Shopify connect, publish, orders, fulfillment', function (
       json: { generationId, connectionId, title: 'Generated tee' },
     });
     assert.equal(genPub.status, 200, genPub.text);
-    assert.deepEqual(economics(genPub.body), expected(g.basePrice, 59.99));
+    const genPrint = await printCents(acct, { generationId });
+    assert.deepEqual(economics(genPub.body), expected(g.basePrice, 59.99, genPrint));
 
     const list = await http(stack.baseUrl, 'GET', '/api/storefront/products', { cookie: acct.cookie });
     assert.equal(list.status, 200);
@@ -605,12 +633,12 @@ describe('storefront: Shopify connect, publish, orders, fulfillment', function (
       ],
       [pub.body.id, 'chat', null, job.jobId, 1, g.id],
     );
-    assert.deepEqual(economics(fromChat), expected(g.basePrice, 64.99));
+    assert.deepEqual(economics(fromChat), expected(g.basePrice, 64.99, leftChest));
     assert.deepEqual(
       [fromGen.id, fromGen.source, fromGen.generationId, fromGen.chatJobId, fromGen.mockupIndex, fromGen.garmentId],
       [genPub.body.id, 'generation', generationId, null, null, g.id],
     );
-    assert.deepEqual(economics(fromGen), expected(g.basePrice, 59.99));
+    assert.deepEqual(economics(fromGen), expected(g.basePrice, 59.99, genPrint));
     const genEst = await http(stack.baseUrl, 'GET', `/api/storefront/costs?generationId=${generationId}`, {
       cookie: acct.cookie,
     });
@@ -619,7 +647,7 @@ describe('storefront: Shopify connect, publish, orders, fulfillment', function (
       [genEst.body.source, genEst.body.generationId, genEst.body.chatJobId],
       ['generation', generationId, null],
     );
-    assert.deepEqual(economics(genEst.body), expected(g.basePrice, 59.99));
+    assert.deepEqual(economics(genEst.body), expected(g.basePrice, 59.99, genPrint));
   });
 
   it("a chat mockup on a client's own blank (no catalogue garment): the blank is 15 USD, and sizes must be given", async () => {

@@ -10,8 +10,13 @@ import {
   defaultPrintSize,
   isDarkGarment,
   preflight,
+  preflightPrint,
   printCostCents,
+  printFileKey,
+  printSourceId,
   renderPrintFile,
+  sourceMockupIndex,
+  storedFileName,
   thinInk,
   zoneForSize,
 } from '../../lib/print';
@@ -269,5 +274,35 @@ describe('print files (lib/print)', function () {
     assert.equal(printCostCents(CALIBRATION_AREA_IN2 / 2), 1800);
     assert.equal(printCostCents(CALIBRATION_AREA_IN2, true), 5400);
     assert.throws(() => printCostCents(-1), RangeError);
+  });
+
+  it('names sources and files one way: source ids, the mockup index, the stored file name', () => {
+    const gen = printSourceId.generation('gen_1_abc');
+    const chat = printSourceId.chat('job_2_xyz', 1);
+    assert.deepEqual([gen, chat], ['gen:gen_1_abc', 'chat:job_2_xyz:1']);
+    assert.deepEqual([sourceMockupIndex(gen), sourceMockupIndex(chat)], [null, 1]);
+    const key = printFileKey({ source: chat, zone: 'left-chest', size: 'S' });
+    assert.equal(key, 'print-files/job_2_xyz-1/job_2_xyz-1-left-chest-S.png');
+    assert.equal(storedFileName(key), 'job_2_xyz-1-left-chest-S.png');
+  });
+
+  it('preflightPrint answers the print file’s layout and preflight without making the file', async () => {
+    const input = {
+      design: await svgPng(600, 750, '<rect width="600" height="750" fill="#1F2A44"/>'),
+      zone: { widthIn: 12, heightIn: 16 },
+      size: 'M',
+      placement: { x: 50, y: 50, scale: 0.8, rotation: 10 },
+      garmentHex: '#1C1C1E',
+    };
+    const { png, underbase, ...file } = await renderPrintFile(input);
+    assert.ok(png.length > 0 && underbase);
+    assert.deepEqual(await preflightPrint(input), file);
+    assert.deepEqual(
+      file.preflight.checks.map((c) => [c.code, c.level]),
+      [
+        ['low_dpi', 'error'],
+        ['underbase_needed', 'warning'],
+      ],
+    );
   });
 });

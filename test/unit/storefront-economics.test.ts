@@ -2,6 +2,7 @@
 // 30, blank about 15, fulfillment 5, total about 50; retail from 59.99), the garment's basePrice as the blank, and
 // money in whole cents.
 import assert from 'node:assert/strict';
+import { CALIBRATION_AREA_IN2, printCostCents } from '../../lib/print/cost';
 import { SUGGESTED_PRICE, toCents, unitEconomics } from '../../lib/storefront/economics';
 
 describe('storefront unit economics', () => {
@@ -29,6 +30,23 @@ describe('storefront unit economics', () => {
     });
     assert.equal(unitEconomics({ price: 59.99, blankPrice: '24.00' }).margin, 0.99);
     assert.equal(unitEconomics({ price: 20, blankPrice: 0 }).costs.total, 35, 'a free blank is still a blank');
+  });
+
+  it('takes the print cost from the print file (lib/print/cost.ts) when there is one; the flat 30 without', () => {
+    // the calibration print (the default box of the 12 x 16 in front, full ink, light garment) costs the spec's 30
+    assert.equal(printCostCents(CALIBRATION_AREA_IN2), 3000);
+    const small = printCostCents(20); // 6 + 20 x 0.1953 = 9.91 USD
+    assert.equal(small, 991);
+    assert.deepEqual(unitEconomics({ price: 59.99, blankPrice: 4.5, printCents: small }), {
+      price: 59.99,
+      costs: { print: 9.91, blank: 4.5, fulfillment: 5, total: 19.41 },
+      margin: 40.58,
+    });
+    // an underbase doubles the ink
+    assert.equal(unitEconomics({ price: 59.99, printCents: printCostCents(20, true) }).costs.print, 13.81);
+    assert.equal(unitEconomics({ price: 59.99, printCents: null }).costs.print, 30);
+    assert.throws(() => unitEconomics({ price: 10, printCents: 1.5 }), RangeError);
+    assert.throws(() => unitEconomics({ price: 10, printCents: -1 }), RangeError);
   });
 
   it('is exact in cents: no binary-fraction drift, a price below cost gives a negative margin', () => {

@@ -4402,6 +4402,113 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/print-preflight": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A placement's print checked before Generate (free): its size, where the design lands, its preflight
+         * @description The print a generation of this design, garment, colour, zone and placement would get, laid out and checked as its print file is (the same pixels and checks: docs/production.md#preflight), nothing made or kept. The studio shows these warnings before Generate, and its print view draws the print at 1:1 from widthIn x heightIn and designBox.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["PrintPreflightRequest"];
+                };
+            };
+            responses: {
+                /** @description the print's layout and preflight */
+                200: {
+                    headers: {
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        "X-Tokens-Remaining": components["headers"]["X-Tokens-Remaining"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["PrintPreflight"];
+                    };
+                };
+                /** @description invalid_request: the body, query or path is not valid (details.issues lists each field) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description unauthorized: key (or session) missing, invalid, revoked or expired (details.reason for the last two) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description forbidden: "Cross-site request refused" (a session-authenticated call that changes something, from another origin) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description not_found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description rate_limited: details.retryAfter and the Retry-After header carry the seconds to wait (details.scope `test-generations-day`: the daily test-mode budget) */
+                429: {
+                    headers: {
+                        "Retry-After": components["headers"]["Retry-After"];
+                        "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                        "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                        "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                        "X-Tokens-Remaining": components["headers"]["X-Tokens-Remaining"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description service_unavailable: at capacity or a dependency is down; Retry-After says when to retry */
+                503: {
+                    headers: {
+                        "Retry-After": components["headers"]["Retry-After"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/requests": {
         parameters: {
             query?: never;
@@ -7299,6 +7406,46 @@ export interface components {
             widthIn: number;
             widthPx: number;
             zone: string;
+        };
+        PrintPreflight: {
+            color: string;
+            /** @description the unrotated design on the print canvas, pixels at dpi (rotation: the placement’s) */
+            designBox: {
+                height: number;
+                left: number;
+                top: number;
+                width: number;
+            };
+            dpi: number;
+            garmentId: string;
+            heightIn: number;
+            heightPx: number;
+            preflight: components["schemas"]["Preflight"];
+            /** @description the garment size the print is laid out for */
+            size: string;
+            /** @description the zone's width for this size, inches (the print's physical width) */
+            widthIn: number;
+            widthPx: number;
+            zone: string;
+        };
+        PrintPreflightRequest: {
+            /** @description color variant name */
+            color?: string;
+            /**
+             * Format: uri
+             * @description public URL of the design (an upload url works)
+             */
+            designUrl: string;
+            garmentId: string;
+            placement?: components["schemas"]["Placement"];
+            /** @description one of the garment's sizes; default M (or the first full-size size) */
+            size?: string;
+            /**
+             * @description print zone; the garment must offer it
+             * @default front
+             * @enum {string}
+             */
+            zone?: "front" | "back" | "left-chest" | "right-chest";
         };
         /** @description print-ready files and job sheet of a paid order (docs/production.md); null before payment */
         Production: {

@@ -5,6 +5,7 @@
 // the shop is filled in.
 import { api } from '../api.js';
 import { announce, busy, errorBox, errorMessage, field, h, heading, render, usd, when } from '../dom.js';
+import { productionBlock, queueTable } from './storefront-production.js';
 
 /** @typedef {import('../api.js').Schemas} Schemas */
 
@@ -15,6 +16,7 @@ export async function storefrontPage(main, ctx) {
   const connList = h('div', {});
   const productList = h('div', { class: 'table-wrap' });
   const orderList = h('div', {});
+  const queueList = h('div', { class: 'table-wrap' });
   const publishOut = h('div', { 'aria-live': 'polite' });
   const connectOut = h('div', { 'aria-live': 'polite' });
   /** @type {Schemas['StoreConnection'][]} */
@@ -391,7 +393,7 @@ export async function storefrontPage(main, ctx) {
   async function loadOrders(quiet = false) {
     /** @type {Schemas['StoreOrders']} */
     const { orders } = await api('GET', '/api/storefront/orders');
-    const seen = orders.map((o) => `${o.id}:${o.status}`).join(',');
+    const seen = orders.map((o) => `${o.id}:${o.status}:${o.production?.status ?? ''}`).join(',');
     if (quiet) {
       const typing = [...orderList.querySelectorAll('form.fulfil input')].some(
         (i) => i instanceof HTMLInputElement && i.value,
@@ -399,6 +401,7 @@ export async function storefrontPage(main, ctx) {
       if (seen === ordersSeen || typing) return;
     }
     ordersSeen = seen;
+    await loadQueue();
     render(
       orderList,
       orders.length === 0
@@ -426,6 +429,7 @@ export async function storefrontPage(main, ctx) {
                   h('li', {}, `${li.quantity} × ${li.title}${li.variantTitle ? ` (${li.variantTitle})` : ''}`),
                 ),
               ),
+              productionBlock(o),
               o.tracking
                 ? h('p', {}, `Tracking: ${o.tracking.company} ${o.tracking.number}`)
                 : o.status !== 'fulfilled'
@@ -472,6 +476,13 @@ export async function storefrontPage(main, ctx) {
     );
   }
 
+  /** The production queue: paid, unfulfilled orders in production, oldest first (redrawn with the orders). */
+  async function loadQueue() {
+    /** @type {Schemas['StoreOrders']} */
+    const { orders } = await api('GET', '/api/storefront/production-queue');
+    render(queueList, queueTable(orders));
+  }
+
   render(
     main,
     heading('Storefront'),
@@ -482,6 +493,13 @@ export async function storefrontPage(main, ctx) {
     publishNote,
     publishForm,
     h('section', { 'aria-labelledby': 'prod-h' }, h('h2', { id: 'prod-h' }, 'Products'), productList),
+    h(
+      'section',
+      { 'aria-labelledby': 'queue-h' },
+      h('h2', { id: 'queue-h' }, 'Production queue'),
+      h('p', { class: 'muted' }, 'Paid orders not yet fulfilled, oldest first: what to print next.'),
+      queueList,
+    ),
     h('section', { 'aria-labelledby': 'ord-h' }, h('h2', { id: 'ord-h' }, 'Orders'), orderList),
   );
   /** @type {Schemas['GenerationPage']} */

@@ -8,6 +8,7 @@ import { onboardingChecklist } from '../onboarding.js';
 import { samplePicker } from '../samples.js';
 import { announce, busy, errorBox, errorMessage, field, h, heading, render, when } from '../dom.js';
 import { contrastNotice } from './studio-contrast.js';
+import { printCheck } from './studio-print.js';
 import { ownPhotoControls } from './studio-own-photo.js';
 
 /** @typedef {import('../api.js').Schemas} Schemas */
@@ -137,6 +138,7 @@ export async function studioPage(main, ctx) {
   const zoneBox = h('div', { class: 'zone', 'aria-hidden': 'true' });
   const own = ownPhotoControls({ onChange: () => blankChanged() });
   const contrast = contrastNotice();
+  const print = printCheck();
   const overlay = h('div', { class: 'overlay' }, ...own.overlays, zoneBox, frame);
   const stageStatus = h('p', { class: 'stage-status', id: 'preview-status' });
   const placementNow = h('p', { class: 'sr-only', id: 'placement-now', 'aria-live': 'polite' });
@@ -322,6 +324,9 @@ export async function studioPage(main, ctx) {
       frameRequested = false;
       layout();
       preview();
+      // the print check before Generate (issue 36): the zone's print of this placement, checked as its file will be
+      const { designUrl, garmentId, color, zone, placement } = body();
+      print.update({ designUrl, garmentId, color, zone, placement }, state.color.hex ?? null);
     });
   }
 
@@ -507,6 +512,8 @@ export async function studioPage(main, ctx) {
         h('div', { class: 'field check' }, h('label', {}, texture, ' Fabric texture')),
         field('Callback URL (optional)', webhook, 'Receives a signed POST when the mockup is ready.'),
         contrast.element,
+        print.element,
+        print.toggleField,
         generate,
       ),
       h(
@@ -514,6 +521,7 @@ export async function studioPage(main, ctx) {
         { class: 'stage-col' },
         stage,
         stageStatus,
+        print.view,
         own.note,
         placementNow,
         h(
