@@ -247,6 +247,42 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/bulk': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The dashboard's bulk page: redirects to /#/bulk with the same query */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description to the page */
+        302: {
+          headers: {
+            /** @description /#/bulk?<the same query> */
+            Location?: string;
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/keys': {
     parameters: {
       query?: never;
