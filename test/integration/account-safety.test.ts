@@ -277,6 +277,46 @@ describe('account safety: cancelled links, "This wasn\'t me", signing out API cl
     assert.equal(typeof overExp.body.error, 'string');
   });
 
+  it('change password, delete and export are counted per client IP too, across accounts', async () => {
+    const ip = `10.35.${randomSuffix(2).charCodeAt(0) % 250}.9`;
+    const [a, b, c] = [await signup(stack.baseUrl), await signup(stack.baseUrl), await signup(stack.baseUrl)];
+    // 10 failed current passwords from one address, five on each of two accounts: the third account is refused
+    for (const s of [a, b])
+      for (let i = 0; i < 5; i++) {
+        const res = await post(
+          '/api/auth/password/change',
+          { currentPassword: `Wrong-Password-${i}`, newPassword: NEW_PASSWORD },
+          s.cookie,
+          ip,
+        );
+        assert.equal(res.status, 400, res.text);
+      }
+    const pw = await post(
+      '/api/auth/password/change',
+      { currentPassword: GOOD_PASSWORD, newPassword: NEW_PASSWORD },
+      c.cookie,
+      ip,
+    );
+    assert.equal(pw.status, 429, 'the address used up its change-password hour');
+    // 10 exports from one address over two accounts, then a third account's is refused
+    const exp = (s: { cookie: string }) =>
+      http(stack.baseUrl, 'GET', '/api/auth/account/export', { cookie: s.cookie, headers: ipHeader(ip) });
+    for (const s of [a, b]) for (let i = 0; i < 5; i++) assert.equal((await exp(s)).status, 200);
+    assert.equal((await exp(c)).status, 429);
+    // 5 deletions asked from one address (wrong passwords, on two accounts), then a third account's is refused
+    const del = (s: { cookie: string }, password: string) =>
+      http(stack.baseUrl, 'DELETE', '/api/auth/account', {
+        cookie: s.cookie,
+        json: { password },
+        headers: ipHeader(ip),
+      });
+    for (let i = 0; i < 5; i++) assert.equal((await del(i % 2 ? a : b, 'Wrong-Password-1')).status, 400);
+    const refused = await del(c, GOOD_PASSWORD);
+    assert.equal(refused.status, 429, refused.text);
+    assert.ok(Number(refused.headers.get('retry-after')) > 0);
+    assert.equal((await me(c.cookie)).status, 200, 'nothing was deleted');
+  });
+
   it('the maintenance sweep deletes links used or expired over a day ago, and keeps the others', async () => {
     const a = await signup(stack.baseUrl);
     const hash = () => Buffer.from(randomSuffix(32));
