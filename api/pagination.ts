@@ -20,6 +20,12 @@ export const cursorParam = z
   .optional()
   .meta({ description: 'nextCursor of the previous page, unchanged' });
 
+/** The `pagination` field of every cursor-paginated answer (what CursorPage's pagination is). */
+export const pagination = z.object({
+  hasMore: z.boolean(),
+  nextCursor: z.string().nullable().meta({ description: 'pass as cursor for the next page; null on the last' }),
+});
+
 /** A page of a keyset listing and what its answer's `pagination` says. */
 export interface CursorPage<Row> {
   page: Row[];

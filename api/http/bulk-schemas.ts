@@ -2,9 +2,9 @@
 // the query of GET /generate/bulk/{id}, and the bulk resource. The routes parse with these and the OpenAPI document
 // is generated from them.
 import { z } from 'zod';
-import { cursorParam, pageLimitParam } from '../pagination';
+import { cursorParam, pageLimitParam, pagination } from '../pagination';
 import { generationResource } from './resources';
-import { httpUrl, placementSchema, zone } from './schemas';
+import { httpUrl, placementSchema, timestamp, zone } from './schemas';
 
 /** Most designs, and most targets, in one bulk (the product of all is held to BULK_MAX_ITEMS, default 500). */
 export const MAX_BULK_DESIGNS = 100;
@@ -90,8 +90,8 @@ export const bulkResource = z
     archiveUrl: z.string().nullable().meta({
       description: 'ZIP of every completed mockup, <design>-<garment>-<colour>-<zone>.jpg; null until it ends',
     }),
-    createdAt: z.iso.datetime({ offset: true }),
-    finishedAt: z.iso.datetime({ offset: true }).nullable(),
+    createdAt: timestamp,
+    finishedAt: timestamp.nullable(),
     livemode: z.boolean(),
   })
   .meta({ id: 'Bulk' });
@@ -99,6 +99,6 @@ export const bulkResource = z
 export const bulkPageResource = bulkResource
   .extend({
     generations: z.array(generationResource).meta({ description: "a page of the bulk's generations, in order" }),
-    pagination: z.object({ hasMore: z.boolean(), nextCursor: z.string().nullable() }),
+    pagination,
   })
   .meta({ id: 'BulkWithGenerations' });

@@ -1,10 +1,8 @@
 // Schemas of the request log (GET /api/v1/requests) and of a callback resend (POST /generations/<id>/deliveries):
 // what the routes parse with and what they answer, also read by the OpenAPI document.
 import { z } from 'zod';
-import { cursorParam, pageLimitParam } from '../pagination';
-import { httpUrl } from './schemas';
-
-const timestamp = z.iso.datetime({ offset: true }).meta({ description: 'ISO 8601' });
+import { cursorParam, pageLimitParam, pagination } from '../pagination';
+import { httpUrl, timestamp } from './schemas';
 
 export const requestLogQuery = z
   .strictObject({
@@ -55,7 +53,7 @@ export const requestLogEntry = z
 export const requestLogPage = z
   .object({
     requests: z.array(requestLogEntry),
-    pagination: z.object({ hasMore: z.boolean(), nextCursor: z.string().nullable() }),
+    pagination,
   })
   .meta({ id: 'RequestLogPage' });
 

@@ -1,7 +1,7 @@
 // Shapes of the print-file and production answers (issue 36; docs/production.md): the print file resource, its
 // preflight report, and the query of GET /generations/<id>/print-file.
 import { z } from 'zod';
-import { generateBody } from './schemas';
+import { generateBody, timestamp } from './schemas';
 
 const url = z.url();
 
@@ -47,7 +47,7 @@ export const printFileResource = z
       description: 'the unrotated design on the canvas, pixels (as designBox of the generation on the mockup)',
     }),
     preflight: preflightReport,
-    createdAt: z.iso.datetime({ offset: true }),
+    createdAt: timestamp,
   })
   .meta({ id: 'PrintFile' });
 

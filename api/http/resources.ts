@@ -6,8 +6,9 @@ import { productionResource } from './print-schemas';
 import { ZONES } from '../../lib/generation/types';
 import { GENERATION_WARNING_CODES } from '../../lib/generation/warnings';
 import { ERROR_CODES } from '../errors';
+import { pagination } from '../pagination';
+import { timestamp } from './schemas';
 
-const timestamp = z.iso.datetime({ offset: true }).meta({ description: 'ISO 8601' });
 const url = z.url();
 
 // ------------------------------------------------------------------ errors
@@ -110,11 +111,6 @@ export const webhookSecret = z
   .meta({ id: 'WebhookSecret' });
 
 // ------------------------------------------------------------------ catalogue
-
-const pagination = z.object({
-  hasMore: z.boolean(),
-  nextCursor: z.string().nullable().meta({ description: 'pass as cursor for the next page; null on the last' }),
-});
 
 const percentRect = z.object({ x: z.number(), y: z.number(), width: z.number(), height: z.number() });
 

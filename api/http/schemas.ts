@@ -4,6 +4,9 @@ import { z } from 'zod';
 import { ZONES } from '../../lib/generation/types';
 import { cursorParam, pageLimitParam } from '../pagination';
 
+/** A point in time in an answer: ISO 8601 with its offset. */
+export const timestamp = z.iso.datetime({ offset: true }).meta({ description: 'ISO 8601' });
+
 export const httpUrl = (field: string) =>
   z
     .string({ message: `${field} must be a string URL` })

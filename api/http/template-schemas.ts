@@ -1,7 +1,7 @@
 // Templates (docs/templates.md): the request bodies and queries of /api/v1/templates, and the template resource as
 // issue 32 pins it. Used by the routes, the presenter and the OpenAPI document (api/openapi/templates.ts).
 import { z } from 'zod';
-import { cursorParam, pageLimitParam } from '../pagination';
+import { cursorParam, pageLimitParam, pagination } from '../pagination';
 import { httpUrl } from './schemas';
 
 export const TEMPLATE_ID = /^tpl_\d+_[a-z0-9]+$/;
@@ -84,7 +84,7 @@ export const templateResource = z
 export const templatePage = z
   .object({
     templates: z.array(templateResource),
-    pagination: z.object({ hasMore: z.boolean(), nextCursor: z.string().nullable() }),
+    pagination,
   })
   .meta({ id: 'TemplatePage' });
 

@@ -1,14 +1,9 @@
 // Schemas of the design library routes (issue 35, docs/uploads-and-analysis.md#the-design-library): the query of
 // GET /uploads, the body of PATCH /uploads/{id}, and the library's upload resource and page.
 import { z } from 'zod';
-import { cursorParam, pageLimitParam } from '../pagination';
+import { cursorParam, pageLimitParam, pagination } from '../pagination';
 import { analysisResource, generationWarning, uploadResource } from './resources';
-import { uploadName } from './schemas';
-
-const pagination = z.object({
-  hasMore: z.boolean(),
-  nextCursor: z.string().nullable().meta({ description: 'pass as cursor for the next page; null on the last' }),
-});
+import { timestamp, uploadName } from './schemas';
 
 export const uploadListQuery = z.strictObject({
   q: z
@@ -29,12 +24,12 @@ export const libraryUploadResource = uploadResource
     name: z
       .string()
       .meta({ description: "the file's name without its extension (multipart), or the JSON form's name" }),
-    createdAt: z.iso.datetime({ offset: true }),
+    createdAt: timestamp,
     analysis: analysisResource.nullable().meta({
       description:
         'the latest printability analysis of this upload (POST /analyze on its url, or made after the upload); null until one exists',
     }),
-    analyzedAt: z.iso.datetime({ offset: true }).nullable(),
+    analyzedAt: timestamp.nullable(),
   })
   .meta({ id: 'LibraryUpload' });
 

@@ -6606,9 +6606,15 @@ export interface components {
       tokensRefunded: number;
       /** @description ZIP of every completed mockup, <design>-<garment>-<colour>-<zone>.jpg; null until it ends */
       archiveUrl: string | null;
-      /** Format: date-time */
+      /**
+       * Format: date-time
+       * @description ISO 8601
+       */
       createdAt: string;
-      /** Format: date-time */
+      /**
+       * Format: date-time
+       * @description ISO 8601
+       */
       finishedAt: string | null;
       livemode: boolean;
     };
@@ -6670,15 +6676,22 @@ export interface components {
       tokensRefunded: number;
       /** @description ZIP of every completed mockup, <design>-<garment>-<colour>-<zone>.jpg; null until it ends */
       archiveUrl: string | null;
-      /** Format: date-time */
+      /**
+       * Format: date-time
+       * @description ISO 8601
+       */
       createdAt: string;
-      /** Format: date-time */
+      /**
+       * Format: date-time
+       * @description ISO 8601
+       */
       finishedAt: string | null;
       livemode: boolean;
       /** @description a page of the bulk's generations, in order */
       generations: components['schemas']['Generation'][];
       pagination: {
         hasMore: boolean;
+        /** @description pass as cursor for the next page; null on the last */
         nextCursor: string | null;
       };
     };
@@ -7234,7 +7247,10 @@ export interface components {
       mimeType: string;
       /** @description the file's name without its extension (multipart), or the JSON form's name */
       name: string;
-      /** Format: date-time */
+      /**
+       * Format: date-time
+       * @description ISO 8601
+       */
       createdAt: string;
       /** @description the latest printability analysis of this upload (POST /analyze on its url, or made after the upload); null until one exists */
       analysis: {
@@ -7271,7 +7287,10 @@ export interface components {
         };
         warnings: string[];
       } | null;
-      /** Format: date-time */
+      /**
+       * Format: date-time
+       * @description ISO 8601
+       */
       analyzedAt: string | null;
     };
     Onboarding: {
@@ -7459,7 +7478,10 @@ export interface components {
         height: number;
       };
       preflight: components['schemas']['Preflight'];
-      /** Format: date-time */
+      /**
+       * Format: date-time
+       * @description ISO 8601
+       */
       createdAt: string;
     };
     PrintPreflight: {
@@ -7662,6 +7684,7 @@ export interface components {
       requests: components['schemas']['RequestLogEntry'][];
       pagination: {
         hasMore: boolean;
+        /** @description pass as cursor for the next page; null on the last */
         nextCursor: string | null;
       };
     };
@@ -7937,6 +7960,7 @@ export interface components {
       templates: components['schemas']['Template'][];
       pagination: {
         hasMore: boolean;
+        /** @description pass as cursor for the next page; null on the last */
         nextCursor: string | null;
       };
     };

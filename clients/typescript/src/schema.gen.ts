@@ -6593,11 +6593,17 @@ export interface components {
             /** @description ZIP of every completed mockup, <design>-<garment>-<colour>-<zone>.jpg; null until it ends */
             archiveUrl: string | null;
             completed: number;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description ISO 8601
+             */
             createdAt: string;
             /** @description failed items, canceled ones included (each refunded) */
             failed: number;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description ISO 8601
+             */
             finishedAt: string | null;
             /** @description blk_<number>_<suffix>; its workflow is bulk-<id> */
             id: string;
@@ -6657,11 +6663,17 @@ export interface components {
             /** @description ZIP of every completed mockup, <design>-<garment>-<colour>-<zone>.jpg; null until it ends */
             archiveUrl: string | null;
             completed: number;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description ISO 8601
+             */
             createdAt: string;
             /** @description failed items, canceled ones included (each refunded) */
             failed: number;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description ISO 8601
+             */
             finishedAt: string | null;
             /** @description a page of the bulk's generations, in order */
             generations: components["schemas"]["Generation"][];
@@ -6670,6 +6682,7 @@ export interface components {
             livemode: boolean;
             pagination: {
                 hasMore: boolean;
+                /** @description pass as cursor for the next page; null on the last */
                 nextCursor: string | null;
             };
             /** @enum {string} */
@@ -7232,9 +7245,15 @@ export interface components {
                 };
                 warnings: string[];
             } | null;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description ISO 8601
+             */
             analyzedAt: string | null;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description ISO 8601
+             */
             createdAt: string;
             dimensions: {
                 height: number;
@@ -7407,7 +7426,10 @@ export interface components {
         PrintFile: {
             chatJobId: string | null;
             color: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description ISO 8601
+             */
             createdAt: string;
             /** @description the unrotated design on the canvas, pixels (as designBox of the generation on the mockup) */
             designBox: {
@@ -7640,6 +7662,7 @@ export interface components {
         RequestLogPage: {
             pagination: {
                 hasMore: boolean;
+                /** @description pass as cursor for the next page; null on the last */
                 nextCursor: string | null;
             };
             requests: components["schemas"]["RequestLogEntry"][];
@@ -7915,6 +7938,7 @@ export interface components {
         TemplatePage: {
             pagination: {
                 hasMore: boolean;
+                /** @description pass as cursor for the next page; null on the last */
                 nextCursor: string | null;
             };
             templates: components["schemas"]["Template"][];
