@@ -13,7 +13,14 @@ import {
   generationResource,
   uploadResource,
 } from '../http/resources';
-import { analyzeBody, garmentListQuery, generateBody, generationIdParam, uploadJsonBody } from '../http/schemas';
+import {
+  analyzeBody,
+  garmentListQuery,
+  generateBody,
+  generationIdParam,
+  templateGenerateBody,
+  uploadJsonBody,
+} from '../http/schemas';
 import { templateListQuery, templatePage as templatePageSchema } from '../http/template-schemas';
 import { bulkBody, bulkIdParam, bulkPageResource, bulkQuery, bulkResource } from '../http/bulk-schemas';
 import { uploadListQuery, uploadPage as uploadPageSchema } from '../http/upload-library-schemas';
@@ -23,7 +30,7 @@ import { createBulk, presentBulk, readBulk } from '../services/bulk';
 import { analyzeBytes, analyzeUrl, oneImageSource, readImageUrl } from '../services/analysis';
 import { garmentById, garmentPage } from '../services/garments';
 import { generationById } from '../services/generation-lookup';
-import { createGeneration } from '../services/generations';
+import { createGeneration, createTemplateGeneration } from '../services/generations';
 import { templatePage } from '../services/template-list';
 import { presentLibraryUpload, uploadPage as libraryPage } from '../services/upload-library';
 import { storeUpload } from '../services/uploads';
@@ -163,6 +170,30 @@ export const TOOLS: McpTool[] = [
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
     run: async (c, body) => {
       const started = await createGeneration(c.deps, c.notices, callerOf(c), body, { sync: true, log: c.req.log });
+      c.res.setHeader('X-Tokens-Remaining', String(started.balance));
+      return generationContent(c, started.result, { tokensRemaining: started.balance });
+    },
+  }),
+  tool({
+    name: 'generate_on_template',
+    title: 'Generate a mockup on a template',
+    description:
+      "Renders a design in a smart object of one of the account's Photoshop templates (list_templates; status " +
+      'ready), as Photoshop would: through its perspective or warp, under its shadows and highlights. COSTS 1 TOKEN ' +
+      'per call with a live key (a test key spends none and watermarks the mockup "TEST"). templateId; designUrl ' +
+      "(an upload_design url) with optional smartObjectId (one of the template's smartObjects[].id; default its " +
+      'largest) and placement (x, y in percent of the smart object, scale 0.1-1 where 1 fits it, rotation in ' +
+      'degrees), or designs: [{smartObjectId, designUrl, placement?}] to fill several at once (still 1 token). A ' +
+      'template still processing or failed is a conflict error. Answers like generate_mockup.',
+    input: templateGenerateBody,
+    output: generationResource,
+    endpoint: 'generate',
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+    run: async (c, body) => {
+      const started = await createTemplateGeneration(c.deps, c.notices, callerOf(c), body, {
+        sync: true,
+        log: c.req.log,
+      });
       c.res.setHeader('X-Tokens-Remaining', String(started.balance));
       return generationContent(c, started.result, { tokensRemaining: started.balance });
     },

@@ -23,6 +23,7 @@ const TOOL_NAMES = [
   'analyze_design',
   'bulk_generate',
   'generate_mockup',
+  'generate_on_template',
   'get_bulk',
   'get_garment',
   'get_generation',
@@ -323,6 +324,62 @@ describe('MCP endpoint (/mcp)', () => {
       const rest = await http(stack.baseUrl, 'GET', '/api/v1/templates?limit=10', { key: t.key });
       assert.deepEqual(listed.structuredContent, rest.body);
       assert.equal((listed.structuredContent as any).templates[0].id, imported.body.id);
+    } finally {
+      await c.close();
+    }
+  });
+
+  it('generates on a template (generate_on_template): 1 token, the generation REST answers, errors as tool errors', async () => {
+    const t = await account(stack.baseUrl);
+    const c = await connect(stack, t.key);
+    try {
+      const form = new FormData();
+      form.append('file', new Blob([new Uint8Array(mockupPsd())]), 'Tee mockup.psd');
+      const imported = await http(stack.baseUrl, 'POST', '/api/v1/templates', { key: t.key, body: form });
+      assert.equal(imported.status, 201, imported.text);
+      const up = await c.callTool({
+        name: 'upload_design',
+        arguments: { imageData: (await design()).toString('base64') },
+      });
+      const designUrl = (up.structuredContent as any).url;
+      const before = await tokenBalance(stack.sql, t.userId);
+      const gen = await c.callTool({
+        name: 'generate_on_template',
+        arguments: { templateId: imported.body.id, designUrl, placement: { scale: 0.5 } },
+      });
+      assert.ok(!gen.isError, JSON.stringify(gen.content));
+      const g = gen.structuredContent as any;
+      assert.equal(g.status, 'completed');
+      assert.equal(g.templateId, imported.body.id);
+      assert.deepEqual(g.designs, [
+        { smartObjectId: '1', designUrl, placement: { x: 50, y: 50, scale: 0.5, rotation: 0 } },
+      ]);
+      assert.equal(await tokenBalance(stack.sql, t.userId), before - 1);
+      assert.ok(
+        (gen.content as any[]).some((b) => b.type === 'image'),
+        'a small image',
+      );
+      const rest = await http(stack.baseUrl, 'GET', `/api/v1/generations/${g.id}`, { key: t.key });
+      assert.deepEqual(rest.body, g);
+
+      const unknown = await c.callTool({
+        name: 'generate_on_template',
+        arguments: { templateId: 'tpl_1_x', designUrl },
+      });
+      assert.equal(toolError(unknown).code, 'not_found');
+      const badSo = await c.callTool({
+        name: 'generate_on_template',
+        arguments: { templateId: imported.body.id, designUrl, smartObjectId: '5' },
+      });
+      const err = toolError(badSo);
+      assert.equal(err.code, 'invalid_request');
+      assert.equal(err.details.field, 'smartObjectId');
+      const both = await c.callTool({
+        name: 'generate_on_template',
+        arguments: { templateId: imported.body.id, designUrl, designs: [{ smartObjectId: '1', designUrl }] },
+      });
+      assert.equal(toolError(both).code, 'invalid_request');
+      assert.equal(await tokenBalance(stack.sql, t.userId), before - 1);
     } finally {
       await c.close();
     }
