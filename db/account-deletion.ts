@@ -52,8 +52,9 @@ export async function liveConnectionsOf(sql: Tx, userId: string): Promise<string
 
 /**
  * A page of the storage keys of the account's files, in order: uploads (`upload`: with prepared levels beside them)
- * and their thumbnails, mockups, chat images, print files and their underbases, production job sheets and archives,
- * templates' sources, previews, thumbnails and prepared manifests (`manifest`: the buffers it names go with it).
+ * and their thumbnails, mockups, chat images and the references a chat job stored, print files and their
+ * underbases, production job sheets and archives, bulk archives, templates' sources, previews, thumbnails and
+ * prepared manifests (`manifest`: the buffers it names go with it).
  */
 export async function accountFileKeys(
   sql: Tx,
@@ -67,6 +68,12 @@ export async function accountFileKeys(
       union all select mockup_key, false, false from generations where user_id = ${userId} and mockup_key is not null
       union all select thumbnail_key, false, false from generations where user_id = ${userId} and thumbnail_key is not null
       union all select a.storage_key, false, false from render_assets a join render_jobs j on j.id = a.job_id
+        where j.user_id = ${userId}
+      -- a chat job's reference images (lib/chat/plan.ts chatKeys.reference): one per image and design URL, and the
+      -- thread's previous graphic (one more index; a key never written deletes nothing)
+      union all select 'chat/' || j.id || '/ref-' || i || '.png', false, false from render_jobs j,
+        generate_series(0, (case jsonb_typeof(j.request->'images') when 'array' then jsonb_array_length(j.request->'images') else 0 end)
+          + (case jsonb_typeof(j.request->'designUrls') when 'array' then jsonb_array_length(j.request->'designUrls') else 0 end)) i
         where j.user_id = ${userId}
       union all select archive_key, false, false from bulk_jobs where user_id = ${userId} and archive_key is not null
       union all select storage_key, false, false from print_files where user_id = ${userId}

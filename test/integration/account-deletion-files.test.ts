@@ -1,22 +1,23 @@
 // What account deletion erases besides uploads and mockups (issue 33, item 5; docs/accounts.md#deletion): the
-// account's templates (source, preview, thumbnail, the prepared manifest and every buffer it names) and print files,
-// rows and files. Through HTTP on the real stack; the files checked in the run's storage.
+// account's templates (source, preview, thumbnail, the prepared manifest and every buffer it names), print files, and
+// the reference images a design chat job stored, rows and files. Through HTTP on the real stack; the files checked in the run's storage.
 import assert from 'node:assert/strict';
 import sharp from 'sharp';
+import { chatKeys } from '../../lib/chat/plan';
 import { templateKeys } from '../../lib/template-import/types';
 import { account, GOOD_PASSWORD, http } from '../helpers/http';
 import { mockupPsd } from '../helpers/psd';
 import { startStack, storeDesign, workflowResultWhenStarted, type Stack } from '../helpers/stack';
 
-describe('deletion erases templates and print files, rows and files', function () {
+describe('deletion erases templates, print files and chat references, rows and files', function () {
   this.timeout(180_000);
   let stack: Stack;
   before(async () => {
-    stack = await startStack('account-deletion-files');
+    stack = await startStack('account-deletion-files', { env: { ALLOW_PRIVATE_URLS: 'true' } });
   });
   after(async () => stack?.stop());
 
-  it('leaves no template file, no print file and no row of either', async () => {
+  it('leaves no template file, print file or chat reference, and no row of them', async () => {
     const acct = await account(stack.baseUrl);
     // a ready template
     const form = new FormData();
@@ -62,6 +63,16 @@ describe('deletion erases templates and print files, rows and files', function (
     assert.ok(p && (await stack.storage.exists(p.key)));
     for (const k of templateFiles) assert.ok(await stack.storage.exists(k), `${k} stored`);
 
+    // a design chat job with a reference image: the normalized copy it stored, and its graphic
+    const chat = await http(stack.baseUrl, 'POST', '/api/chat', {
+      cookie: acct.cookie,
+      json: { prompt: 'A fox badge in the style of this logo', designUrls: [await storeDesign(stack, design)] },
+    });
+    assert.equal(chat.status, 200, chat.text);
+    const [job] = await stack.sql<{ id: string }[]>`select id from render_jobs where user_id = ${acct.userId}`;
+    const chatFiles = [chatKeys.reference(job!.id, 0), chatKeys.graphic(job!.id, 'local', 1, 'png')];
+    for (const k of chatFiles) assert.ok(await stack.storage.exists(k), `${k} stored`);
+
     const del = await http(stack.baseUrl, 'DELETE', '/api/auth/account', {
       cookie: acct.cookie,
       json: { password: GOOD_PASSWORD },
@@ -71,7 +82,8 @@ describe('deletion erases templates and print files, rows and files', function (
       stack.client,
       del.body.workflowId,
     );
-    for (const k of [...templateFiles, p.key]) assert.equal(await stack.storage.exists(k), false, `${k} deleted`);
+    for (const k of [...templateFiles, p.key, ...chatFiles])
+      assert.equal(await stack.storage.exists(k), false, `${k} deleted`);
     assert.equal((await fetch(pf.body.url)).status, 404);
     const left = await stack.sql`
       select (select count(*) from templates where user_id = ${acct.userId})::int as templates,
