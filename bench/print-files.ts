@@ -6,6 +6,7 @@
 // this process (as a worker making one file at a time) is reported beside it.
 // Run: node --import tsx bench/print-files.ts [runs]. Prints a table and writes bench/results/print-files.json.
 import { mkdirSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { preflightPrint, renderPrintFile, type PrintFileInput } from '../lib/print/render';
 import { makeBenchDesign } from './compositing';
@@ -19,6 +20,8 @@ const MiB = 1024 * 1024;
 interface CaseResult {
   name: string;
   latency: LatencyStats;
+  /** CPU time of this process per call (user + system, every thread: libvips's too), median ms: less bent by load */
+  cpuP50Ms: number;
   pngBytes: number | null;
   /** this process's peak resident set after the case, MiB (getrusage maxrss: it only grows) */
   peakRssMiB: number;
@@ -27,14 +30,24 @@ interface CaseResult {
 async function timeCase(name: string, runs: number, fn: () => Promise<number | null>): Promise<CaseResult> {
   await fn(); // warm: sharp's pipelines and the design's decode path
   const ms: number[] = [];
+  const cpu: number[] = [];
   let bytes: number | null = null;
   for (let i = 0; i < runs; i++) {
+    const c0 = process.cpuUsage();
     const t0 = performance.now();
     bytes = await fn();
     ms.push(performance.now() - t0);
+    const c = process.cpuUsage(c0);
+    cpu.push((c.user + c.system) / 1000);
   }
-  const out = { name, latency: stats(ms), pngBytes: bytes, peakRssMiB: round(process.resourceUsage().maxRSS / 1024) };
-  say(`${name}: p50 ${out.latency.p50Ms} ms, peak RSS ${out.peakRssMiB} MiB`);
+  const out = {
+    name,
+    latency: stats(ms),
+    cpuP50Ms: stats(cpu).p50Ms,
+    pngBytes: bytes,
+    peakRssMiB: round(process.resourceUsage().maxRSS / 1024),
+  };
+  say(`${name}: p50 ${out.latency.p50Ms} ms (CPU ${out.cpuP50Ms} ms), peak RSS ${out.peakRssMiB} MiB`);
   return out;
 }
 
@@ -81,16 +94,23 @@ async function main() {
       return f.png.length;
     }),
   );
-  const result = { machine: machineInfo(), runs: RUNS, rssBeforeMiB: rssBefore, cases };
+  const result = { machine: machineInfo(), runs: RUNS, rssBeforeMiB: rssBefore, loadAverage: os.loadavg(), cases };
   mkdirSync(path.dirname(RESULTS), { recursive: true });
   writeFileSync(RESULTS, JSON.stringify(result, null, 2));
   process.stdout.write(`\nPrint files (design 2400x3000 RGBA, ${RUNS} runs each after one warm-up)\n`);
-  process.stdout.write('| case | p50 ms | p95 ms | PNG bytes | peak RSS MiB |\n|---|---|---|---|---|\n');
+  process.stdout.write(
+    '| case | p50 ms | p95 ms | CPU p50 ms | PNG bytes | peak RSS MiB |\n|---|---|---|---|---|---|\n',
+  );
   for (const c of cases)
     process.stdout.write(
-      `| ${c.name} | ${c.latency.p50Ms} | ${c.latency.p95Ms} | ${c.pngBytes ?? '-'} | ${c.peakRssMiB} |\n`,
+      `| ${c.name} | ${c.latency.p50Ms} | ${c.latency.p95Ms} | ${c.cpuP50Ms} | ${c.pngBytes ?? '-'} | ${c.peakRssMiB} |\n`,
     );
-  process.stdout.write(`(RSS before: ${rssBefore} MiB)\n`);
+  process.stdout.write(
+    `(RSS before: ${rssBefore} MiB; load average ${os
+      .loadavg()
+      .map((x) => x.toFixed(1))
+      .join(' ')} on ${os.cpus().length} cores)\n`,
+  );
 }
 
 if (require.main === module) {
