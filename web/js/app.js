@@ -15,6 +15,7 @@ import { designsPage } from './pages/designs.js';
 import { developersPage } from './pages/developers.js';
 import { storefrontPage } from './pages/storefront.js';
 import { studioPage } from './pages/studio.js';
+import { templatesPage } from './pages/templates.js';
 
 /**
  * `public`: for signed-out visitors only; `any`: signed in or out (the links of the account mails).
@@ -28,6 +29,7 @@ const PAGES = {
   '/studio': { page: studioPage, title: 'Mockup studio' },
   '/designs': { page: designsPage, title: 'Designs' },
   '/bulk': { page: bulkPage, title: 'Bulk' },
+  '/templates': { page: templatesPage, title: 'Templates' },
   '/billing': { page: billingPage, title: 'Billing' },
   '/chat': { page: chatPage, title: 'Design chat' },
   '/storefront': { page: storefrontPage, title: 'Storefront' },

@@ -321,6 +321,7 @@ export async function designsPage(main, ctx) {
     main,
     heading('Designs'),
     h('p', { class: 'lead' }, 'Upload a design to see how it prints: colours, Pantone matches, technique and prices.'),
+    h('p', {}, 'Your own Photoshop mockups (PSD smart objects): ', h('a', { href: '#/templates' }, 'Templates'), '.'),
     h(
       'div',
       { class: 'card' },
