@@ -96,4 +96,29 @@ describe('compositing gate: the background lane', () => {
     await Promise.all(bgRuns);
     assert.equal(gate.inFlight, 0);
   });
+
+  it('rests after each background task as long as it ran while foreground work is about', async () => {
+    let now = 0;
+    const gate = new Gate(4, Infinity, 0.25, () => now);
+    const log: string[] = [];
+    const fg = held(log, 'f1');
+    const fgRun = gate.run(fg.run); // foreground seen at t=0
+    const b1 = held(log, 'b1');
+    const b2 = held(log, 'b2');
+    const r1 = gate.run(b1.run, { background: true });
+    const r2 = gate.run(b2.run, { background: true });
+    await tick();
+    assert.deepEqual(log, ['f1', 'b1']); // one background slot of four while f1 is about
+    now = 100;
+    b1.release();
+    await r1;
+    await tick();
+    assert.deepEqual(log, ['f1', 'b1'], 'b1 ran 100 ms: the lane rests until t=200');
+    now = 200;
+    await new Promise((r) => setTimeout(r, 150)); // the rest's timer (100 ms) looks again
+    assert.deepEqual(log, ['f1', 'b1', 'b2']);
+    fg.release();
+    b2.release();
+    await Promise.all([fgRun, r2]);
+  });
 });
