@@ -4,6 +4,7 @@
 // Pure image code: sharp to decode a small copy, JS loops on it; no database or Temporal imports.
 import sharp from 'sharp';
 import { MAX_INPUT_PIXELS } from '../images/limits';
+import { segmentByOutline } from './garment-segment';
 
 /** Long side of the copy the garment is looked for in (pixels): landmarks to ~0.2 % of the image, a few ms. */
 export const DETECT_SIDE = 480;
@@ -28,14 +29,28 @@ export interface GarmentLandmarks {
   area: number;
 }
 
+/** One region that may be the garment: its landmarks and its outline's shape (for matching the catalogue's). */
+export interface GarmentRegion extends GarmentLandmarks {
+  /** the region's mask on a SHAPE_SIDE x SHAPE_SIDE grid stretched over its bounding box, row by row, 0/1 */
+  shape: Uint8Array;
+}
+
 export type GarmentDetection =
   | ({
       found: true;
-      source: 'alpha' | 'backdrop';
+      /** alpha: a cut-out's transparency; backdrop: a colour unlike the backdrop's; outline: edges and texture */
+      source: 'alpha' | 'backdrop' | 'outline';
       backdrop: [number, number, number] | null;
       tolerance: number | null;
+      /** the regions large enough to be the garment, largest first (the top-level landmarks are the first's) */
+      regions: GarmentRegion[];
     } & GarmentLandmarks)
   | { found: false; reason: string };
+
+/** Side of the grid a region's shape is compared on. */
+export const SHAPE_SIDE = 24;
+/** Regions kept per photo (largest first). */
+export const MAX_REGIONS = 4;
 
 /** Row width, relative to the box width, that marks the shoulder line. */
 export const SHOULDER_SPAN = 0.6;
@@ -75,8 +90,30 @@ export function detectGarment(px: {
   height: number;
   channels: 3 | 4;
 }): GarmentDetection {
+  return locateGarment(px).detection;
+}
+
+/** As detectGarment, with the regions' masks (0/1, the image's size; same order as `regions`). */
+export function locateGarment(px: { data: Uint8Array; width: number; height: number; channels: 3 | 4 }): {
+  detection: GarmentDetection;
+  masks: Uint8Array[];
+} {
+  const none = (reason: string) => ({ detection: { found: false as const, reason }, masks: [] });
+  const found = (
+    source: 'alpha' | 'backdrop' | 'outline',
+    backdrop: [number, number, number] | null,
+    tolerance: number | null,
+    withMasks: (GarmentRegion & { mask: Uint8Array })[],
+  ) => {
+    const regions = withMasks.map(({ mask: _mask, ...r }) => r);
+    const { shape: _shape, ...first } = regions[0]!;
+    return {
+      detection: { found: true as const, source, backdrop, tolerance, ...first, regions },
+      masks: withMasks.map((r) => r.mask),
+    };
+  };
   const { data, width: w, height: h, channels: ch } = px;
-  if (w < 8 || h < 8) return { found: false, reason: 'the image is too small' };
+  if (w < 8 || h < 8) return none('the image is too small');
   const border = borderIndices(w, h);
   const mask = new Uint8Array(w * h);
 
@@ -85,13 +122,38 @@ export function detectGarment(px: {
     for (const i of border) if (data[i * 4 + 3]! < 128) clear++;
     if (clear >= 0.6 * border.length) {
       for (let i = 0; i < w * h; i++) mask[i] = data[i * 4 + 3]! >= 128 ? 1 : 0;
-      const region = garmentRegion(mask, w, h);
-      if (!region.ok) return { found: false, reason: region.reason };
-      return { found: true, source: 'alpha', backdrop: null, tolerance: null, ...landmarks(region.mask, w, h) };
+      const regions = garmentRegions(mask, w, h);
+      if (!regions.length) return none('nothing of a garment\u2019s size is opaque');
+      return found('alpha', null, null, regions);
     }
   }
 
-  // the backdrop: the border's median colour (opaque pixels), and how far the border strays from it
+  // the outline path: edges, texture and the backdrop's falloff (garment-segment.ts): any garment on a smooth
+  // backdrop, of its colour or not, without its drop shadow
+  const outline = segmentByOutline(px);
+  if (outline.ok) {
+    const regions = garmentRegions(outline.seg.mask, w, h);
+    if (regions.length) return found('outline', outline.seg.backdrop, null, regions);
+  }
+  // the colour path: what differs from the backdrop's median colour, for a backdrop too uneven for the smooth model
+  const colour = colourMask(px, border);
+  if (colour.ok) {
+    const regions = garmentRegions(colour.mask, w, h);
+    if (regions.length) return found('backdrop', colour.bg, colour.tolerance, regions);
+    return none('nothing of a garment\u2019s size stands out from the backdrop');
+  }
+  return none(outline.ok ? 'nothing of a garment\u2019s size stands out from the backdrop' : outline.reason);
+}
+
+/**
+ * The colour path's candidates: the backdrop colour is the median of the border, the tolerance comes from how much
+ * the border varies around it, and the pixels farther than the tolerance from it are candidates.
+ */
+function colourMask(
+  px: { data: Uint8Array; width: number; height: number; channels: 3 | 4 },
+  border: number[],
+): { ok: true; mask: Uint8Array; bg: [number, number, number]; tolerance: number } | { ok: false; reason: string } {
+  const { data, width: w, height: h, channels: ch } = px;
   const reds: number[] = [];
   const greens: number[] = [];
   const blues: number[] = [];
@@ -106,12 +168,11 @@ export function detectGarment(px: {
   const spreads = border.map(dist).sort((a, b) => a - b);
   const p75 = spreads[Math.floor(spreads.length * 0.75)]!;
   if (p75 > BACKDROP_MAX_SPREAD)
-    return { found: false, reason: `no clear backdrop: the border varies by ${p75} levels around its median colour` };
+    return { ok: false, reason: `no clear backdrop: the border varies by ${p75} levels around its median colour` };
   const tolerance = Math.min(TOLERANCE_MAX, Math.max(TOLERANCE_MIN, 3 * p75 + 10));
+  const mask = new Uint8Array(w * h);
   for (let i = 0; i < w * h; i++) mask[i] = dist(i) > tolerance ? 1 : 0;
-  const region = garmentRegion(mask, w, h);
-  if (!region.ok) return { found: false, reason: region.reason };
-  return { found: true, source: 'backdrop', backdrop: bg, tolerance, ...landmarks(region.mask, w, h) };
+  return { ok: true, mask, bg, tolerance };
 }
 
 /** Indices of the pixels in a ring about 1 % of the short side wide (at least 2 px) along the image's edges. */
@@ -156,11 +217,21 @@ export function garmentRegion(
       const i = stack[--sp]!;
       size++;
       const x = i % w;
-      for (const j of [x > 0 ? i - 1 : -1, x < w - 1 ? i + 1 : -1, i - w, i + w]) {
-        if (j >= 0 && j < n && mask[j] && !label[j]) {
-          label[j] = next;
-          stack[sp++] = j;
-        }
+      if (x > 0 && mask[i - 1] && !label[i - 1]) {
+        label[i - 1] = next;
+        stack[sp++] = i - 1;
+      }
+      if (x < w - 1 && mask[i + 1] && !label[i + 1]) {
+        label[i + 1] = next;
+        stack[sp++] = i + 1;
+      }
+      if (i >= w && mask[i - w] && !label[i - w]) {
+        label[i - w] = next;
+        stack[sp++] = i - w;
+      }
+      if (i < n - w && mask[i + w] && !label[i + w]) {
+        label[i + w] = next;
+        stack[sp++] = i + w;
       }
     }
     if (size > bestSize) {
@@ -204,6 +275,116 @@ export function garmentRegion(
   }
   if (area > MAX_GARMENT_AREA * n) return { ok: false, reason: 'the garment cannot be told from the backdrop' };
   return { ok: true, mask: out };
+}
+
+/**
+ * The regions of `mask` (4-connected) that could be a garment, largest first (at most MAX_REGIONS), each with its
+ * holes filled, its landmarks and its shape; regions under MIN_GARMENT_AREA or over MAX_GARMENT_AREA of the image
+ * are left out.
+ */
+export function garmentRegions(mask: Uint8Array, w: number, h: number): (GarmentRegion & { mask: Uint8Array })[] {
+  const n = w * h;
+  const label = new Int32Array(n);
+  const stack = new Int32Array(n);
+  const sizes: number[] = [0];
+  for (let s = 0; s < n; s++) {
+    if (!mask[s] || label[s]) continue;
+    const id = sizes.length;
+    let size = 0;
+    let sp = 0;
+    stack[sp++] = s;
+    label[s] = id;
+    while (sp > 0) {
+      const i = stack[--sp]!;
+      size++;
+      const x = i % w;
+      if (x > 0 && mask[i - 1] && !label[i - 1]) {
+        label[i - 1] = id;
+        stack[sp++] = i - 1;
+      }
+      if (x < w - 1 && mask[i + 1] && !label[i + 1]) {
+        label[i + 1] = id;
+        stack[sp++] = i + 1;
+      }
+      if (i >= w && mask[i - w] && !label[i - w]) {
+        label[i - w] = id;
+        stack[sp++] = i - w;
+      }
+      if (i < n - w && mask[i + w] && !label[i + w]) {
+        label[i + w] = id;
+        stack[sp++] = i + w;
+      }
+    }
+    sizes.push(size);
+  }
+  const ids = sizes
+    .map((size, id) => ({ id, size }))
+    .filter((r) => r.id > 0 && r.size >= MIN_GARMENT_AREA * n)
+    .sort((a, b) => b.size - a.size)
+    .slice(0, MAX_REGIONS);
+  const out: (GarmentRegion & { mask: Uint8Array })[] = [];
+  for (const { id } of ids) {
+    // holes filled: the outside is what the border reaches without crossing the region
+    const outside = new Uint8Array(n);
+    let sp = 0;
+    const push = (i: number) => {
+      if (label[i] !== id && !outside[i]) {
+        outside[i] = 1;
+        stack[sp++] = i;
+      }
+    };
+    for (let x = 0; x < w; x++) {
+      push(x);
+      push(n - w + x);
+    }
+    for (let y = 0; y < h; y++) {
+      push(y * w);
+      push(y * w + w - 1);
+    }
+    while (sp > 0) {
+      const i = stack[--sp]!;
+      const x = i % w;
+      if (x > 0) push(i - 1);
+      if (x < w - 1) push(i + 1);
+      if (i >= w) push(i - w);
+      if (i < n - w) push(i + w);
+    }
+    const filled = new Uint8Array(n);
+    let area = 0;
+    for (let i = 0; i < n; i++)
+      if (!outside[i]) {
+        filled[i] = 1;
+        area++;
+      }
+    if (area > MAX_GARMENT_AREA * n) continue;
+    const marks = landmarks(filled, w, h);
+    out.push({ ...marks, shape: shapeOf(filled, w, h, marks.box), mask: filled });
+  }
+  return out;
+}
+
+/** A mask's shape: SHAPE_SIDE x SHAPE_SIDE samples (cell centres) over its bounding box (fractions of the image). */
+export function shapeOf(mask: Uint8Array, w: number, h: number, box: FracBox): Uint8Array {
+  const out = new Uint8Array(SHAPE_SIDE * SHAPE_SIDE);
+  for (let gy = 0; gy < SHAPE_SIDE; gy++) {
+    const y = Math.min(h - 1, Math.floor((box.top + (box.height * (gy + 0.5)) / SHAPE_SIDE) * h));
+    for (let gx = 0; gx < SHAPE_SIDE; gx++) {
+      const x = Math.min(w - 1, Math.floor((box.left + (box.width * (gx + 0.5)) / SHAPE_SIDE) * w));
+      out[gy * SHAPE_SIDE + gx] = mask[y * w + x] ? 1 : 0;
+    }
+  }
+  return out;
+}
+
+/** How alike two shapes are: intersection over union of their grids (0..1). */
+export function shapeMatch(a: Uint8Array, b: Uint8Array): number {
+  let inter = 0;
+  let uni = 0;
+  for (let i = 0; i < a.length; i++) {
+    if (a[i] && b[i]) inter++;
+    if (a[i] || b[i]) uni++;
+  }
+  return uni ? inter / uni : 0;
 }
 
 /** Bounding box, shoulder line and neckline of a garment mask (0/1 or 0/255 bytes), in fractions of the image. */

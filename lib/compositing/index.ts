@@ -34,11 +34,15 @@ export { PreparedBlankCache, prepareBlank, DEFAULT_BLANK_CACHE_BYTES, type Prepa
 export {
   detectGarment,
   detectGarmentInImage,
+  locateGarment,
   landmarks,
+  shapeMatch,
+  shapeOf,
   DETECT_SIDE,
   type FracBox,
   type GarmentDetection,
   type GarmentLandmarks,
+  type GarmentRegion,
 } from './garment-detect';
 export {
   choosePrintZone,

@@ -60,7 +60,7 @@ describe('garment detection on clients’ own photos', function () {
       });
       const prepared = await prepareBlank('url:photo', photo.image, null, { findGarment: true });
       assert.ok(prepared.garment?.found, JSON.stringify(prepared.garment));
-      assert.equal(prepared.garment.source, backdrop === 'transparent' ? 'alpha' : 'backdrop');
+      assert.equal(prepared.garment.source, backdrop === 'transparent' ? 'alpha' : 'outline');
       const chosen = await choosePrintZone({ blank: prepared, zone, silhouette: blank.silhouette, view: 'front' });
       assert.equal(chosen.basis, 'garment');
       const after = await composite({
@@ -151,5 +151,24 @@ describe('garment detection on clients’ own photos', function () {
     });
     assert.equal(chosen.basis, 'garment');
     assert.deepEqual(chosen.zone, zone);
+  });
+});
+
+describe('garment detection on an uneven backdrop', () => {
+  it('a dark block on a coarse checker backdrop is found to the pixel', () => {
+    const w = 160;
+    const h = 120;
+    const data = new Uint8Array(w * h * 3);
+    // a light backdrop in a coarse checker of +-9 levels (not smooth, yet of one colour within the tolerance)
+    for (let y = 0; y < h; y++)
+      for (let x = 0; x < w; x++) {
+        const v = ((x >> 2) + (y >> 2)) % 2 ? 229 : 211;
+        const garment = x >= 40 && x < 120 && y >= 30 && y < 100;
+        data.fill(garment ? 40 : v, (y * w + x) * 3, (y * w + x) * 3 + 3);
+      }
+    const found = detectGarment({ data, width: w, height: h, channels: 3 });
+    assert.ok(found.found, JSON.stringify(found));
+    assert.equal(found.source, 'backdrop'); // the outline path declines a textured backdrop
+    assert.deepEqual(found.box, { left: 40 / w, top: 30 / h, width: 80 / w, height: 70 / h });
   });
 });
