@@ -26,6 +26,7 @@ import {
   type TimedRead,
 } from '../lib/compositing';
 import { isBadInput } from '../lib/errors';
+import type { GenerationWarning } from '../lib/generation/warnings';
 import type { PreparedTemplateCache } from '../lib/template-import/prepared-store';
 import { encodeTemplateMockup, renderOnTemplate } from '../lib/template-import/render';
 import { nonRetryable as fail, type ImageActivityDeps } from './deps';
@@ -40,6 +41,8 @@ export interface GenerationDeps extends ImageActivityDeps {
 interface Made {
   out: { mockup: Buffer; thumbnail: Buffer };
   landed: { printArea: PixelBox; designBox: PixelBox; placementBasis: PlacementBasis } | undefined;
+  /** the render's warnings (garment_not_found, zone_clipped on a client's photo) */
+  warnings: GenerationWarning[];
   touched: Promise<unknown> | undefined;
 }
 
@@ -137,7 +140,7 @@ export function createGenerationActivities(deps: GenerationDeps) {
     };
     const made =
       job.kind === 'template' ? makeOnTemplate(generationId, job, lap, timed) : make(generationId, job, lap, timed);
-    const { out, landed, touched } = await made.catch(async (err: unknown) => {
+    const { out, landed, warnings, touched } = await made.catch(async (err: unknown) => {
       await begun;
       throw err;
     });
@@ -154,6 +157,7 @@ export function createGenerationActivities(deps: GenerationDeps) {
       generationId,
       { mockupKey: keys.mockup, thumbnailKey: keys.thumbnail },
       landed,
+      warnings,
     );
     if (!row) {
       // refused (failed, gone, or its account deleted meanwhile): nothing refers to the files just stored
@@ -225,7 +229,7 @@ export function createGenerationActivities(deps: GenerationDeps) {
       lap('watermark');
     }
     const landed = { printArea: chosen.printArea, designBox: out.designBox, placementBasis: chosen.basis };
-    return { out, landed, touched };
+    return { out, landed, warnings: chosen.warning ? [chosen.warning] : [], touched };
   }
 
   /** An upload used by a generation keeps its prepared levels (their retention counts from the last use); in
@@ -279,7 +283,7 @@ export function createGenerationActivities(deps: GenerationDeps) {
       out = { mockup, thumbnail };
       lap('watermark');
     }
-    return { out, landed: undefined, touched };
+    return { out, landed: undefined, warnings: [], touched };
   }
 
   const done = (c: CompletedFiles): RenderResult => ({

@@ -16,7 +16,7 @@ import {
   type RenderJob,
   type TemplateDesign,
 } from '../lib/generation/types';
-import type { GenerationWarning } from '../lib/generation/warnings';
+import { RENDER_WARNING_CODES, type GenerationWarning } from '../lib/generation/warnings';
 import type { Sql, Tx } from './client';
 import { recordRecoveryPoint, type IdempotencyRef } from './idempotency';
 import { debitTokensIn, refundDebitIn } from './ledger';
@@ -287,7 +287,11 @@ export async function completeGeneration(
   generationId: string,
   files: { mockupKey: string; thumbnailKey: string },
   landed?: { printArea: PixelBox; designBox: PixelBox; placementBasis: PlacementBasis },
+  /** the render's warnings (garment_not_found, zone_clipped): they replace any of those codes already stored (a
+   * re-run writes the same ones once), the others (low_contrast) stay */
+  renderWarnings: GenerationWarning[] = [],
 ): Promise<{ completedAt: Date } | undefined> {
+  const codes = RENDER_WARNING_CODES as readonly string[];
   const [row] = await sql<{ completedAt: Date }[]>`
     with owner as (
       select u.deleted_at is null as live from generations g join users u on u.id = g.user_id
@@ -298,7 +302,10 @@ export async function completeGeneration(
              completed_at = coalesce(completed_at, now()), error = null,
              print_area_px = ${landed ? sql.json({ ...landed.printArea }) : null},
              design_box = ${landed ? sql.json({ ...landed.designBox }) : null},
-             placement_basis = ${landed?.placementBasis ?? null}
+             placement_basis = ${landed?.placementBasis ?? null},
+             warnings = coalesce((select jsonb_agg(e) from jsonb_array_elements(warnings) e
+                                  where e->>'code' <> all(${codes as string[]}::text[])), '[]'::jsonb)
+                        || ${sql.json(renderWarnings as never)}::jsonb
       where id = ${generationId} and status <> 'failed' and coalesce((select live from owner), false)
       returning completed_at
     )

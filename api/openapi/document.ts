@@ -379,6 +379,13 @@ function register(registry: OpenAPIRegistry): void {
             schema: { type: 'string' },
             description: "<left>,<top>,<width>,<height> of the garment found in a client's own blank photo, when found",
           },
+          'X-Warnings': {
+            schema: { type: 'string' },
+            description:
+              'JSON array of {code, message} (non-ASCII as \\u escapes): garment_not_found (no garment found in a ' +
+              "client's photo: the zone is in fractions of the image) or zone_clipped (the fitted zone is cut by the " +
+              "photo's edge), as in a generation's warnings; [] when none",
+          },
         },
       },
       ...keyed([400, 404, 409, 503]),

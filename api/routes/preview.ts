@@ -36,6 +36,14 @@ export function previewRoutes(deps: AppDeps): Router {
     res.setHeader('X-Design-Box', box(preview.designBox));
     res.setHeader('X-Placement-Basis', preview.placementBasis);
     if (preview.garment) res.setHeader('X-Garment-Box', box(preview.garment));
+    // garment_not_found / zone_clipped, as on a generation: JSON, non-ASCII escaped (a header is ASCII)
+    res.setHeader(
+      'X-Warnings',
+      JSON.stringify(preview.warnings.map(({ code, message }) => ({ code, message }))).replace(
+        /[\u0080-\uffff]/g,
+        (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+      ),
+    );
     res.type('image/jpeg').send(preview.jpeg);
   });
 

@@ -7,6 +7,7 @@ import { createUserImageLoader } from '../../lib/fetch/user-images';
 import { choosePrintZone, composite, createBlankCache, designSource, zonePixels } from '../../lib/compositing';
 import { isBadInput } from '../../lib/errors';
 import type { PixelBox, PlacementBasis } from '../../lib/generation/types';
+import type { GenerationWarning } from '../../lib/generation/warnings';
 import type { z } from 'zod';
 import type { AppDeps } from '../context';
 import { ApiError, badRequest, notFound } from '../errors';
@@ -35,6 +36,8 @@ export interface Preview {
   designBox: PixelBox;
   placementBasis: PlacementBasis;
   garment: PixelBox | null;
+  /** as a generation's render warnings: garment_not_found, zone_clipped */
+  warnings: GenerationWarning[];
 }
 
 export type Previewer = (body: PreviewRequest) => Promise<Preview>;
@@ -99,6 +102,7 @@ export function createPreviewer(deps: Pick<AppDeps, 'config' | 'sql' | 'storage'
         printArea: chosen.printArea,
         designBox: out.designBox,
         placementBasis: chosen.basis,
+        warnings: chosen.warning ? [chosen.warning] : [],
         garment: found
           ? zonePixels({ x: found.left, y: found.top, width: found.width, height: found.height }, out.width, out.height)
           : null,

@@ -46,8 +46,11 @@ export {
 } from './garment-detect';
 export {
   choosePrintZone,
+  chooseRegion,
   fitZone,
+  MIN_SHAPE_MATCH,
   referenceLandmarks,
+  referenceRegion,
   zonePixels,
   type ChosenZone,
   type PlacementBasis,

@@ -13,3 +13,9 @@ export interface GenerationWarning {
   /** the measurements behind it (per code) */
   details?: Record<string, unknown>;
 }
+
+/** The codes the render step writes (the print zone on a client's photo, lib/compositing/garment-zone.ts). */
+export const RENDER_WARNING_CODES = [
+  'garment_not_found',
+  'zone_clipped',
+] as const satisfies readonly GenerationWarningCode[];

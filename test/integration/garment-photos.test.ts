@@ -48,6 +48,23 @@ describe("mockups on clients' own photos (garment detection, printArea, designBo
     photos.set('/transparent.png', (await frame('transparent')).image);
     photos.set('/dark.jpg', (await frame([70, 74, 80])).image);
     photos.set('/busy.jpg', await busyPhoto(blank, W, H));
+    // issue 38: our white tee at half size in the bottom-left corner of a pure white backdrop
+    const white = g.body.colors.find((c: { name: string }) => c.name === 'White');
+    const whiteJpeg = Buffer.from(await (await fetch(white.imageUrl)).arrayBuffer());
+    const whiteBlank: OwnBlank = { silhouette: 'tee', view: 'front', size: 2000, jpeg: whiteJpeg };
+    photos.set(
+      '/white-corner.jpg',
+      (
+        await framedPhoto(whiteBlank, {
+          width: W,
+          height: H,
+          scale: SCALE,
+          left: 0,
+          top: H - 1000,
+          backdrop: [255, 255, 255],
+        })
+      ).image,
+    );
     origin = createServer((req, res) => {
       const path = req.url!.split('?')[0]!;
       const body = photos.get(path);
@@ -127,11 +144,42 @@ describe("mockups on clients' own photos (garment detection, printArea, designBo
     });
   }
 
-  it('a photo with no separable backdrop falls back to the zone in fractions of the image: placementBasis "image"', async () => {
+  it('a white tee reframed in a corner of a white backdrop gets its print on its chest, without a warning', async () => {
+    const res = await generate({ garmentImageUrl: `${originUrl}/white-corner.jpg`, color: 'White' });
+    assert.equal(res.status, 200, res.text);
+    assert.equal(res.body.status, 'completed', res.body.error);
+    assert.equal(res.body.placementBasis, 'garment');
+    assert.deepEqual(res.body.warnings, []);
+    const ref = await referenceLandmarks('tee', 'front');
+    const garmentWidth = ref.box.width * 2000 * SCALE;
+    const want = onOurBlank.designBox;
+    const got = res.body.designBox as Box;
+    const centre = (b: Box) => [b.left + b.width / 2, b.top + b.height / 2] as const;
+    const [wx, wy] = centre(want);
+    const [gx, gy] = centre(got);
+    const off = Math.hypot(gx - (wx * SCALE + 0), gy - (wy * SCALE + (H - 1000))) / garmentWidth;
+    assert.ok(off <= 0.03, `print centre ${gx},${gy}: ${(off * 100).toFixed(2)} % of the garment width off its chest`);
+  });
+
+  it('a photo with no separable backdrop falls back to the zone in fractions of the image: placementBasis "image" and a garment_not_found warning', async () => {
     const res = await generate({ garmentImageUrl: `${originUrl}/busy.jpg` });
     assert.equal(res.status, 200, res.text);
     assert.equal(res.body.status, 'completed', res.body.error);
     assert.equal(res.body.placementBasis, 'image');
+    assert.deepEqual(
+      res.body.warnings.map((w: { code: string }) => w.code),
+      ['garment_not_found'],
+    );
+    assert.match(res.body.warnings[0].message, /printArea/);
+    const again = await http(stack.baseUrl, 'GET', `/api/v1/generations/${res.body.id}`, { key: acct.key });
+    assert.deepEqual(again.body.warnings, res.body.warnings);
+    // with a printArea there is nothing to warn about
+    const drawn = await generate({
+      garmentImageUrl: `${originUrl}/busy.jpg`,
+      printArea: { x: 30, y: 30, width: 40, height: 40 },
+    });
+    assert.equal(drawn.body.status, 'completed', drawn.body.error);
+    assert.deepEqual(drawn.body.warnings, []);
     // the catalogue zone's fractions of the 2000 px blank, on the 2400x2000 photo
     const p = onOurBlank.printArea;
     assert.ok(Math.abs(res.body.printArea.left - (p.left / 2000) * W) <= 2, JSON.stringify(res.body.printArea));
@@ -224,5 +272,25 @@ describe("mockups on clients' own photos (garment detection, printArea, designBo
     assert.ok(garment[0]! > 640 * 0.55 && garment[1]! > 533 * 0.45, String(garment));
     const zone = res.headers.get('x-print-area')!.split(',').map(Number);
     assert.ok(zone[0]! > garment[0]! && zone[0]! + zone[2]! < garment[0]! + garment[2]!, String(zone));
+  });
+
+  it('the preview of a busy photo says garment_not_found (X-Warnings), one of a found garment says nothing', async () => {
+    const preview = (photo: string) =>
+      fetch(`${stack.baseUrl}/api/v1/preview`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${acct.key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ designUrl, garmentId: GARMENT, garmentImageUrl: `${originUrl}${photo}`, color: 'Red' }),
+      });
+    const busy = await preview('/busy.jpg');
+    assert.equal(busy.status, 200, await busy.clone().text());
+    assert.equal(busy.headers.get('x-placement-basis'), 'image');
+    const warnings = JSON.parse(busy.headers.get('x-warnings')!);
+    assert.deepEqual(
+      warnings.map((w: { code: string }) => w.code),
+      ['garment_not_found'],
+    );
+    const found = await preview('/white-corner.jpg');
+    assert.equal(found.headers.get('x-placement-basis'), 'garment');
+    assert.equal(found.headers.get('x-warnings'), '[]');
   });
 });

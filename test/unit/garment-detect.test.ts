@@ -10,6 +10,7 @@ import {
   detectGarmentInImage,
   prepareBlank,
   referenceLandmarks,
+  type GarmentDetection,
   type ZoneRect,
 } from '../../lib/compositing';
 import { zonesFor } from '../../lib/blanks';
@@ -170,5 +171,138 @@ describe('garment detection on an uneven backdrop', () => {
     assert.ok(found.found, JSON.stringify(found));
     assert.equal(found.source, 'backdrop'); // the outline path declines a textured backdrop
     assert.deepEqual(found.box, { left: 40 / w, top: 30 / h, width: 80 / w, height: 70 / h });
+  });
+});
+
+describe('several garments or a person in the photo (issue 38)', function () {
+  this.timeout(120_000);
+  const zone = zonesFor('tee').front!.rect;
+  let red: OwnBlank;
+  let navy: OwnBlank;
+  before(async () => {
+    red = await ownBlank('tee', 'front', '#B3262E', 800);
+    navy = await ownBlank('tee', 'front', '#1F2A44', 800);
+  });
+
+  /** A tee cut out along its silhouette (PNG with alpha), `side` pixels. */
+  const cutOut = async (blank: OwnBlank, side: number) =>
+    (
+      await framedPhoto(blank, {
+        width: side,
+        height: side,
+        scale: side / blank.size,
+        left: 0,
+        top: 0,
+        backdrop: 'transparent',
+      })
+    ).image;
+  const onBackdrop = (width: number, height: number, layers: sharp.OverlayOptions[]) =>
+    sharp({ create: { width, height, channels: 3, background: { r: 244, g: 244, b: 242 } } })
+      .composite(layers)
+      .jpeg({ quality: 90 })
+      .toBuffer();
+
+  it('a flat lay of two tees: the print goes on the larger one, never across the two', async () => {
+    const photo = await onBackdrop(1600, 900, [
+      { input: await cutOut(red, 800), left: 20, top: 60 },
+      { input: await cutOut(navy, 600), left: 900, top: 200 },
+    ]);
+    const found = await detectGarmentInImage(photo);
+    assert.ok(found.found && found.regions.length === 2, JSON.stringify(found.found && found.regions.length));
+    const chosen = await choosePrintZone({
+      blank: { width: 1600, height: 900, garment: found },
+      zone,
+      silhouette: 'tee',
+      view: 'front',
+    });
+    assert.equal(chosen.basis, 'garment');
+    assert.equal(chosen.warning, undefined);
+    // inside the red (larger) tee's box: x 20..820
+    const { left, width } = chosen.printArea;
+    assert.ok(left > 20 && left + width < 820, JSON.stringify(chosen.printArea));
+  });
+
+  it('two tees lying over each other make one region of no tee\u2019s shape: garment_not_found, basis "image"', async () => {
+    const photo = await onBackdrop(1400, 900, [
+      { input: await cutOut(red, 800), left: 20, top: 50 },
+      { input: await cutOut(navy, 800), left: 420, top: 60 },
+    ]);
+    const found = await detectGarmentInImage(photo);
+    assert.ok(found.found);
+    const chosen = await choosePrintZone({
+      blank: { width: 1400, height: 900, garment: found },
+      zone,
+      silhouette: 'tee',
+      view: 'front',
+    });
+    assert.equal(chosen.basis, 'image');
+    assert.equal(chosen.warning?.code, 'garment_not_found');
+    assert.match(chosen.warning.message, /shape of the garment.*printArea/);
+    assert.deepEqual(chosen.zone, zone);
+  });
+
+  it('a person wearing the tee (head, arms and legs joined to it): garment_not_found', async () => {
+    const svg = Buffer.from(
+      `<svg xmlns="http://www.w3.org/2000/svg" width="1000" height="1400">
+         <circle cx="500" cy="150" r="110" fill="#c8906c"/>
+         <rect x="450" y="230" width="100" height="120" fill="#c8906c"/>
+         <rect x="60" y="420" width="90" height="420" rx="40" fill="#c8906c"/>
+         <rect x="850" y="420" width="90" height="420" rx="40" fill="#c8906c"/>
+         <rect x="300" y="900" width="170" height="480" fill="#34495e"/>
+         <rect x="530" y="900" width="170" height="480" fill="#34495e"/>
+       </svg>`,
+    );
+    const photo = await onBackdrop(1000, 1400, [
+      { input: svg, left: 0, top: 0 },
+      { input: await cutOut(red, 1000), left: 0, top: 180 },
+    ]);
+    const found = await detectGarmentInImage(photo);
+    const chosen = await choosePrintZone({
+      blank: { width: 1000, height: 1400, garment: found },
+      zone,
+      silhouette: 'tee',
+      view: 'front',
+    });
+    assert.equal(chosen.basis, 'image');
+    assert.equal(chosen.warning?.code, 'garment_not_found');
+  });
+
+  it('a fitted zone cut by the photo\u2019s edge: zone_clipped; cut to less than half, basis "image" too', async () => {
+    const ref = await referenceLandmarks('tee', 'front');
+    const regions = (await detectGarmentInImage((await ownBlank('tee', 'front', '#B3262E', 400)).jpeg)) as {
+      found: true;
+    } & GarmentDetection;
+    assert.ok(regions.found);
+    // the same garment, moved up so that its print zone's top leaves the photo
+    const moved = (dy: number): GarmentDetection => {
+      const shift = <T extends { box: { top: number }; shoulderY: number; neckline: { x: number; y: number } }>(
+        r: T,
+      ): T => ({
+        ...r,
+        box: { ...r.box, top: r.box.top + dy },
+        shoulderY: r.shoulderY + dy,
+        neckline: { ...r.neckline, y: r.neckline.y + dy },
+      });
+      return { ...shift(regions), regions: regions.regions.map(shift) } as GarmentDetection;
+    };
+    const zoneTop = zone.y - ref.shoulderY + regions.shoulderY; // where the zone starts below the photo's top
+    const a = await choosePrintZone({
+      blank: { width: 400, height: 400, garment: moved(-zoneTop - zone.height * 0.2) },
+      zone,
+      silhouette: 'tee',
+      view: 'front',
+    });
+    assert.equal(a.basis, 'garment');
+    assert.equal(a.warning?.code, 'zone_clipped');
+    assert.equal(a.zone.y, 0);
+    const b = await choosePrintZone({
+      blank: { width: 400, height: 400, garment: moved(-zoneTop - zone.height * 0.7) },
+      zone,
+      silhouette: 'tee',
+      view: 'front',
+    });
+    assert.equal(b.basis, 'image');
+    assert.equal(b.warning?.code, 'zone_clipped');
+    assert.deepEqual(b.zone, zone);
   });
 });

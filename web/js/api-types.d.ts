@@ -2693,6 +2693,8 @@ export interface paths {
             'X-Placement-Basis'?: 'image' | 'garment';
             /** @description <left>,<top>,<width>,<height> of the garment found in a client's own blank photo, when found */
             'X-Garment-Box'?: string;
+            /** @description JSON array of {code, message} (non-ASCII as \u escapes): garment_not_found (no garment found in a client's photo: the zone is in fractions of the image) or zone_clipped (the fitted zone is cut by the photo's edge), as in a generation's warnings; [] when none */
+            'X-Warnings'?: string;
             [name: string]: unknown;
           };
           content: {

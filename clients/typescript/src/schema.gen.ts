@@ -4319,6 +4319,8 @@ export interface paths {
                         "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                         "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                         "X-Tokens-Remaining": components["headers"]["X-Tokens-Remaining"];
+                        /** @description JSON array of {code, message} (non-ASCII as \u escapes): garment_not_found (no garment found in a client's photo: the zone is in fractions of the image) or zone_clipped (the fitted zone is cut by the photo's edge), as in a generation's warnings; [] when none */
+                        "X-Warnings"?: string;
                         [name: string]: unknown;
                     };
                     content: {
