@@ -549,8 +549,10 @@ export const chatAnswer = z
     threadId: z.string(),
     messageId: z.string().meta({ description: 'the assistant message' }),
     mockups: z.array(url).meta({ description: 'two mockups when garmentUrls were given, else none' }),
-    graphicUrl: url,
-    printAssetUrl: url.meta({ description: 'PNG, 300 DPI, at least 2048 px (4096 for nano-banana-pro-4k)' }),
+    graphicUrl: url.nullable().meta({ description: 'the clean design without garment (spec: string or null)' }),
+    printAssetUrl: url
+      .nullable()
+      .meta({ description: 'PNG, 300 DPI, at least 2048 px (4096 for nano-banana-pro-4k); spec: string or null' }),
     tokensSpent: z.number().int(),
     tokensRemaining: z.number().int(),
   })

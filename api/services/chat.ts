@@ -26,6 +26,7 @@ import type { AppDeps } from '../context';
 import { createdAtAndId, cursorPage } from '../pagination';
 import { ApiError, badRequest, notFound } from '../errors';
 import type { chatBody } from '../http/app-schemas';
+import type { chatAnswer } from '../http/resources';
 import { startCharged } from './charged-start';
 
 /** POST /api/chat's body, as its schema parses it. */
@@ -39,16 +40,8 @@ export const BALANCE_TOO_LOW = 'Token balance too low';
 export type ChatOutcome =
   { state: 'completed'; result: ChatResult; provider: ProviderName } | { state: 'running'; jobId: string };
 
-/** The chat resource (spec "Chat request and result"): exactly its fields. */
-export interface ChatResult {
-  threadId: string;
-  messageId: string;
-  mockups: string[];
-  graphicUrl: string | null;
-  printAssetUrl: string | null;
-  tokensSpent: number;
-  tokensRemaining: number;
-}
+/** The chat resource (spec "Chat request and result"): exactly its fields, as the answer's schema says. */
+export type ChatResult = z.infer<typeof chatAnswer>;
 
 const url = (deps: AppDeps, a: AssetRow | undefined) => (a ? fileUrl(deps.config, a.storageKey) : null);
 

@@ -6724,13 +6724,16 @@ export interface components {
       messageId: string;
       /** @description two mockups when garmentUrls were given, else none */
       mockups: string[];
-      /** Format: uri */
-      graphicUrl: string;
       /**
        * Format: uri
-       * @description PNG, 300 DPI, at least 2048 px (4096 for nano-banana-pro-4k)
+       * @description the clean design without garment (spec: string or null)
        */
-      printAssetUrl: string;
+      graphicUrl: string | null;
+      /**
+       * Format: uri
+       * @description PNG, 300 DPI, at least 2048 px (4096 for nano-banana-pro-4k); spec: string or null
+       */
+      printAssetUrl: string | null;
       tokensSpent: number;
       tokensRemaining: number;
     };

@@ -6718,17 +6718,20 @@ export interface components {
             threadId?: string | null;
         };
         ChatResult: {
-            /** Format: uri */
-            graphicUrl: string;
+            /**
+             * Format: uri
+             * @description the clean design without garment (spec: string or null)
+             */
+            graphicUrl: string | null;
             /** @description the assistant message */
             messageId: string;
             /** @description two mockups when garmentUrls were given, else none */
             mockups: string[];
             /**
              * Format: uri
-             * @description PNG, 300 DPI, at least 2048 px (4096 for nano-banana-pro-4k)
+             * @description PNG, 300 DPI, at least 2048 px (4096 for nano-banana-pro-4k); spec: string or null
              */
-            printAssetUrl: string;
+            printAssetUrl: string | null;
             threadId: string;
             tokensRemaining: number;
             tokensSpent: number;
