@@ -1,11 +1,17 @@
 // Template import benchmark (docs/templates.md, issue 32): through the API of a stack started like npm start, a
 // ~50 MB PSD (a noisy photo, a smart object, two layers above) imported end to end (POST with Prefer: respond-async
 // until GET says ready; target <= 10 s), and a ~200 MB PSB, with the worker's peak resident memory during each
-// import (VmHWM, reset before it). Run: node --import tsx bench/templates.ts. Writes bench/results/templates.json.
-// Not yet here: the render phase (generate on a ready template vs a flat paste), which needs generate on templates.
+// import (VmHWM, reset before it). Then the render phase: POST /generate on a ready 2000x2000 template with one smart
+// object and two layers above (target: e2e p50 <= 150 ms), and in the same run, alternating, a flat paste of the same
+// design through the same rectangle (POST /generate on a catalogue blank with printArea = the smart object's box;
+// target: the template's p50 <= 0.6x the paste's). Run: node --import tsx bench/templates.ts (BENCH_TEMPLATE_PHASES=
+// render for that phase alone). Writes bench/results/templates.json.
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import sharp from 'sharp';
+import { createSql } from '../db/client';
+import { grantTokens } from '../db/ledger';
 import { mockupPsd } from '../test/helpers/psd';
 import { machineInfo } from './lib';
 import { memoryOf, resetPeak, startBenchStack } from './stack';
@@ -29,6 +35,11 @@ async function main() {
       }),
     });
     const cookie = signup.headers.getSetCookie()[0]!.split(';')[0]!;
+    const userId = ((await signup.json()) as { user: { id: string } }).user.id;
+    // the render phase's generations
+    const sql = createSql(stack.databaseUrl, { max: 1 });
+    await grantTokens(sql, { userId, source: 'payg_purchase', amount: 10_000, reference: `bench:${userId}` });
+    await sql.end();
     const keyRes = await fetch(`${base}/api/v1/keys`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', cookie },
@@ -36,10 +47,21 @@ async function main() {
     });
     auth = { authorization: `Bearer ${((await keyRes.json()) as { key: string }).key}` };
 
-    const cases = [
-      { name: 'psd-50mb', opts: { width: 3000, height: 2200, psb: false } },
-      { name: 'psb-200mb', opts: { width: 5600, height: 4500, psb: true } },
-    ];
+    const phases = (process.env.BENCH_TEMPLATE_PHASES ?? 'import,render').split(',');
+    if (phases.includes('render')) {
+      try {
+        await renderPhase();
+      } catch (err) {
+        say(`render: failed: ${(err as Error).message}`);
+        out.render = { error: (err as Error).message };
+      }
+    }
+    const cases = phases.includes('import')
+      ? [
+          { name: 'psd-50mb', opts: { width: 3000, height: 2200, psb: false } },
+          { name: 'psb-200mb', opts: { width: 5600, height: 4500, psb: true } },
+        ]
+      : [];
     for (const c of cases) {
       try {
         await importCase(c);
@@ -54,6 +76,91 @@ async function main() {
   mkdirSync(path.dirname(RESULTS), { recursive: true });
   writeFileSync(RESULTS, JSON.stringify(out, null, 2));
   console.log(JSON.stringify(out, null, 2));
+
+  async function renderPhase() {
+    // the API with the rate limits lifted (the same worker and database), so 80 generations in a row are not 429s
+    const api = stack.lifted?.baseUrl ?? base;
+    const N = Number(process.env.BENCH_TEMPLATE_RENDERS ?? 40);
+    // 2000x2000, one smart object in perspective (about 1000x1100 px on the template), two full-size layers above
+    const quad: [number, number, number, number, number, number, number, number] = [
+      500, 450, 1500, 500, 1450, 1550, 550, 1500,
+    ];
+    const file = mockupPsd({ width: 2000, height: 2000, quad, content: { width: 1000, height: 1000 }, layersAbove: 2 });
+    const form = new FormData();
+    form.append('file', new Blob([new Uint8Array(file)]), 'render-2000.psd');
+    const imp = await fetch(`${api}/api/v1/templates`, { method: 'POST', headers: auth, body: form });
+    const tpl = (await imp.json()) as { id: string; status: string };
+    if (tpl.status !== 'ready') throw new Error(`template import: ${imp.status} ${JSON.stringify(tpl)}`);
+    // the design: a 1000x1000 PNG upload (its levels prepared at upload, as a customer's design would be)
+    const png = await sharp({ create: { width: 1000, height: 1000, channels: 4, background: '#1d4ed8' } })
+      .composite([
+        {
+          input: Buffer.from(
+            '<svg xmlns="http://www.w3.org/2000/svg" width="1000" height="1000"><circle cx="500" cy="500" r="380" fill="#f59e0b"/></svg>',
+          ),
+        },
+      ])
+      .png()
+      .toBuffer();
+    const up = new FormData();
+    up.append('file', new Blob([new Uint8Array(png)]), 'design.png');
+    const upload = (await (
+      await fetch(`${api}/api/v1/upload`, { method: 'POST', headers: auth, body: up })
+    ).json()) as {
+      url: string;
+    };
+    const garments = (await (await fetch(`${api}/api/v1/garments?limit=1`, { headers: auth })).json()) as {
+      garments: { id: string; colors: { imageUrl: string }[] }[];
+    };
+    const g = garments.garments[0]!;
+    // the smart object's box on a 2000x2000 image, in percent: the flat paste's print area on the blank
+    const printArea = { x: 25, y: 22.5, width: 50, height: 55 };
+    const generate = async (body: object) => {
+      const t0 = performance.now();
+      const res = await fetch(`${api}/api/v1/generate`, {
+        method: 'POST',
+        headers: { ...auth, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      const j = (await res.json()) as { status?: string; error?: unknown };
+      const ms = performance.now() - t0;
+      if (res.status !== 200 || j.status !== 'completed')
+        throw new Error(`generate: ${res.status} ${JSON.stringify(j)}`);
+      return ms;
+    };
+    const onTemplate = { templateId: tpl.id, designUrl: upload.url };
+    const paste = {
+      designUrl: upload.url,
+      garmentId: g.id,
+      garmentImageUrl: g.colors[0]!.imageUrl,
+      printArea,
+      placement: { x: 50, y: 50, scale: 1, rotation: 0 },
+      applyTexture: false,
+    };
+    // warm both paths (the worker's caches), then alternate
+    for (let i = 0; i < 3; i++) {
+      await generate(onTemplate);
+      await generate(paste);
+    }
+    const a: number[] = [];
+    const b: number[] = [];
+    for (let i = 0; i < N; i++) {
+      a.push(await generate(onTemplate));
+      b.push(await generate(paste));
+    }
+    const pct = (xs: number[], p: number) => {
+      const s = [...xs].sort((x, y) => x - y);
+      return Math.round(s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]! * 10) / 10;
+    };
+    const row = {
+      renders: N,
+      template: { p50Ms: pct(a, 50), p90Ms: pct(a, 90) },
+      flatPaste: { p50Ms: pct(b, 50), p90Ms: pct(b, 90) },
+      ratioP50: Math.round((pct(a, 50) / pct(b, 50)) * 100) / 100,
+    };
+    say(`render: ${JSON.stringify(row)}`);
+    out.render = row;
+  }
 
   async function importCase(c: { name: string; opts: { width: number; height: number; psb: boolean } }) {
     const file = mockupPsd({
