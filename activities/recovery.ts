@@ -3,12 +3,14 @@
 // (db/generations.ts failAndRefund, db/chat.ts failAndRefundChatJob); the sweeps are, with the workflows themselves,
 // the only places that fail a started job.
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
+import { closeBulk, staleRunningBulks } from '../db/bulk';
 import { failAndRefundChatJob, staleRunningChatJobs } from '../db/chat';
 import type { Sql } from '../db/client';
 import { failAndRefund, staleUnfinishedGenerations } from '../db/generations';
 import type { ChatConfig, Config } from '../lib/config';
 import type { Logger } from '../lib/log';
 import type { AppMetrics } from '../lib/metrics';
+import { bulkWorkflowId } from '../lib/bulk/types';
 import { activityContext } from './deps';
 
 /** What the recovery sweeps need (a part of the maintenance activities' deps). */
@@ -73,6 +75,14 @@ export function createRecoveryActivities({ sql, log, temporal, config, metrics }
         }
       }
       if (recovered > 0) log.warn('recovered orphaned generations', { count: recovered });
+      // A bulk whose workflow has closed without closing it (terminated, or never started): its items were failed
+      // and refunded above (their workflow is the bulk's); the bulk ends, without an archive or a callback.
+      for (const id of await staleRunningBulks(sql, orphanAfterMs)) {
+        const closed = await closedStatus(temporal, bulkWorkflowId(id));
+        if (closed === null) continue;
+        await closeBulk(sql, id, null);
+        log.warn('closed a bulk whose workflow had ended', { bulkId: id, workflow: closed });
+      }
       return recovered;
     },
 

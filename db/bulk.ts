@@ -190,6 +190,14 @@ export async function closeBulk(sql: Sql, bulkId: string, archiveKey: string | n
   return row;
 }
 
+/** Bulks still running `olderThanMs` after they were created (the recovery sweep asks whether their workflow runs). */
+export async function staleRunningBulks(sql: Sql, olderThanMs: number): Promise<string[]> {
+  const rows = await sql<{ id: string }[]>`
+    select id from bulk_jobs
+    where status = 'running' and created_at < now() - make_interval(secs => ${olderThanMs / 1000})`;
+  return rows.map((r) => r.id);
+}
+
 /** The account that owns a bulk, or undefined (no such bulk, or its account's deletion was asked for). */
 export async function bulkAccount(sql: Sql, bulkId: string): Promise<string | undefined> {
   const [row] = await sql<{ userId: string }[]>`

@@ -10,7 +10,9 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import sharp from 'sharp';
 import yauzl from 'yauzl';
+import { createMaintenanceActivities } from '../../activities/maintenance';
 import { grantTokens, tokenBalance } from '../../db/ledger';
+import { createLogger } from '../../lib/log';
 import { activeSigningSecrets } from '../../db/webhook-secrets';
 import { verifyWebhookSignature } from '../../lib/webhooks/signature';
 import { account, http } from '../helpers/http';
@@ -335,6 +337,37 @@ describe('bulk renders: POST /api/v1/generate/bulk', function () {
       assert.equal(again.status, 200);
       assert.equal(again.body.failed, done.failed);
       assert.equal(await tokenBalance(stack.sql, acct.userId), before - done.completed);
+    } finally {
+      originDelayMs = 0;
+    }
+  });
+
+  it('the maintenance sweep closes a bulk whose workflow was terminated, every item refunded', async () => {
+    const acct = await account(stack.baseUrl);
+    const before = await tokenBalance(stack.sql, acct.userId);
+    originDelayMs = 4000;
+    try {
+      const res = await bulk(acct, {
+        designs: [{ designUrl: `${originUrl}/art/terminated.png` }],
+        targets: [{ garmentId: garment.id, colors: ['White', 'Black', 'Navy'] }],
+      });
+      assert.equal(res.status, 202, res.text);
+      await stack.client.workflow.getHandle(`bulk-${res.body.id}`).terminate('test: an operator ends it');
+      // the sweep with GENERATION_ORPHAN_AFTER at 0: the items' workflow (the bulk's) has closed
+      const acts = createMaintenanceActivities({
+        sql: stack.sql,
+        log: createLogger({ level: 'error' }),
+        temporal: stack.client,
+        config: { ...stack.config, generationOrphanAfterMs: 0 },
+      });
+      await acts.recoverOrphanedGenerations();
+      const done = (await read(acct, res.body.id)).body;
+      assert.equal(done.status, 'completed');
+      assert.ok(done.finishedAt);
+      assert.deepEqual([done.completed, done.failed, done.tokensRefunded, done.archiveUrl], [0, 3, 3, null]);
+      assert.equal(await tokenBalance(stack.sql, acct.userId), before);
+      await acts.recoverOrphanedGenerations();
+      assert.equal(await tokenBalance(stack.sql, acct.userId), before, 'nothing refunded twice');
     } finally {
       originDelayMs = 0;
     }
