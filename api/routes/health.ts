@@ -2,22 +2,14 @@ import { Router } from 'express';
 import { temporal as proto } from '@temporalio/proto';
 import { pingDatabase } from '../../db/client';
 import type { AppDeps } from '../context';
+import { orTimeout } from '../../lib/wait';
 
 const CHECK_TIMEOUT_MS = 2000;
 // A poller that has not been seen for this long is gone (Temporal keeps pollers listed for a few minutes).
 const POLLER_FRESH_MS = 70_000;
 
-function withTimeout<T>(p: Promise<T>, what: string): Promise<T> {
-  return Promise.race([
-    p,
-    new Promise<never>((_, reject) =>
-      setTimeout(
-        () => reject(new Error(`${what} did not answer within ${CHECK_TIMEOUT_MS} ms`)),
-        CHECK_TIMEOUT_MS,
-      ).unref(),
-    ),
-  ]);
-}
+const withTimeout = <T>(p: Promise<T>, what: string): Promise<T> =>
+  orTimeout(CHECK_TIMEOUT_MS, p, `${what} did not answer within ${CHECK_TIMEOUT_MS} ms`);
 
 /** How long one readiness result answers /readyz. */
 export const READY_CACHE_MS = 1000;

@@ -20,6 +20,7 @@ import { forgetRecoveryPoint, type IdempotencyRef, type RecoveryPoint } from '..
 import { tokenBalance } from '../../db/ledger';
 import { GENERATION_FAILED, MODEL_COST, type ChatWorkflowInput, type ProviderName } from '../../lib/chat/types';
 import { timeId } from '../../lib/ids';
+import { within } from '../../lib/wait';
 import { fileUrl } from '../../lib/storage';
 import { chatDesign } from '../../workflows';
 import type { AppDeps } from '../context';
@@ -90,18 +91,6 @@ const insufficient = async (deps: AppDeps, userId: string, tokensNeeded: number,
     (await freeTokensAwaitVerification(deps, userId)) ? VERIFY_FOR_FREE_TOKENS : BALANCE_TOO_LOW,
     { tokensNeeded, tokensAvailable },
   );
-
-/** Waits for a promise up to `ms`; undefined when the time ran out first. */
-async function within<T>(ms: number, p: Promise<T>): Promise<T | undefined> {
-  let timer: NodeJS.Timeout | undefined;
-  const budget = new Promise<undefined>((r) => (timer = setTimeout(() => r(undefined), ms)));
-  p.catch(() => {});
-  try {
-    return await Promise.race([p, budget]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 /**
  * POST /api/chat: the thread (404 when not the user's), then the job row and its debit (the model's cost, reference

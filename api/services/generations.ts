@@ -34,6 +34,7 @@ import { newGeneration, newTemplateGeneration, type Caller, type NewGarmentGener
 import { designsOf } from './upload-library';
 import { getTemplate } from '../../db/templates';
 import type { GenerationWarning } from '../../lib/generation/warnings';
+import { within } from '../../lib/wait';
 
 export { resolveBlank, zoneOf, type Caller } from './generation-jobs';
 
@@ -368,10 +369,7 @@ export async function createBatch(
 
   let finished: GenerationBatchResult | null = null;
   if (opts.sync) {
-    finished = await Promise.race([
-      handle.result(),
-      new Promise<null>((resolve) => setTimeout(() => resolve(null), deps.config.generateSyncTimeoutMs).unref()),
-    ]);
+    finished = (await within(deps.config.generateSyncTimeoutMs, handle.result())) ?? null;
   }
   const generations = await getGenerations(deps.sql, caller.userId, genIds);
   return { result: { batchId, generations }, balance: charge.balance, finished: finished !== null };

@@ -71,6 +71,7 @@ import { SUGGESTED_PRICE, toCents, unitEconomics } from '../../lib/storefront/ec
 import { COMPLIANCE_TOPICS, SUBSCRIBED_TOPICS, type Tracking } from '../../lib/storefront/types';
 import { fileUrl } from '../../lib/storage';
 import { decryptToken, encryptToken } from '../../lib/token-cipher';
+import { orTimeout, within } from '../../lib/wait';
 import { fulfillment, publishProduct, shopifyWebhook } from '../../workflows';
 import type { AppDeps } from '../context';
 import { ApiError, badRequest, conflict, notFound, unauthorized } from '../errors';
@@ -223,11 +224,12 @@ export async function disconnectConnection(deps: AppDeps, userId: string, id: st
       continue;
     }
     try {
-      const r = await withTimeout(
+      const r = await orTimeout(
+        SUBSCRIPTION_DELETE_TIMEOUT_MS,
         g.graphql<WebhookSubscriptionDeleteData>(before.shopDomain, token, WEBHOOK_SUBSCRIPTION_DELETE, {
           id: sub.subscriptionId,
         }),
-        SUBSCRIPTION_DELETE_TIMEOUT_MS,
+        `no answer within ${SUBSCRIPTION_DELETE_TIMEOUT_MS} ms`,
       );
       const errors = userErrorMessage(r.webhookSubscriptionDelete.userErrors);
       if (r.webhookSubscriptionDelete.deletedWebhookSubscriptionId || (errors && SUBSCRIPTION_GONE.test(errors))) {
@@ -251,15 +253,6 @@ export async function disconnectConnection(deps: AppDeps, userId: string, id: st
     }
   }
   return { id, status: 'disconnected' as const, webhooks };
-}
-
-function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
-  });
-  p.catch(() => {});
-  return Promise.race([p, late]).finally(() => clearTimeout(timer));
 }
 
 /** The mockup a product is made from: exactly one of generationId, or chatJobId with mockupIndex (zod checks). */
@@ -403,21 +396,6 @@ export async function costEstimate(
   };
 }
 
-/** Waits for a workflow's result up to the sync budget; undefined when the budget ran out first. */
-async function within<T>(deps: AppDeps, result: () => Promise<T>): Promise<T | undefined> {
-  let timer: NodeJS.Timeout | undefined;
-  const budget = new Promise<undefined>(
-    (r) => (timer = setTimeout(() => r(undefined), deps.config.shopify.syncTimeoutMs)),
-  );
-  try {
-    const p = result();
-    p.catch(() => {});
-    return await Promise.race([p, budget]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
 /**
  * POST /publish: the mockup (a generation's or a chat job's), the connection, the row, workflow publish-<id>; 200
  * when published within the sync budget, else 202. Both answers carry the unit price, costs and margin.
@@ -457,7 +435,7 @@ export async function publish(deps: AppDeps, userId: string, body: PublishReques
     args: [{ publishedProductId: id, accountId: userId }],
     searchAttributes: { AccountId: [userId] },
   });
-  const result = await within(deps, () => handle.result());
+  const result = await within(deps.config.shopify.syncTimeoutMs, handle.result());
   const product = presentProduct((await getPublishedProduct(deps.sql, id, userId))!, deps.config.shopify.devShopUrl);
   const economics = { price: product.price, costs: product.costs, margin: product.margin };
   if (!result) return { status: 202, body: { id, status: 'publishing' as const, ...economics } };
@@ -616,7 +594,7 @@ export async function fulfill(deps: AppDeps, userId: string, orderId: string, tr
     handle = deps.temporal.workflow.getHandle<typeof fulfillment>(`fulfillment-${order.id}`);
   }
   const h = handle;
-  const result = await within(deps, () => h.result());
+  const result = await within(deps.config.shopify.syncTimeoutMs, h.result());
   if (!result) return { status: 202, body: { id: order.id, status: 'fulfilling' } };
   if (result.status === 'failed') {
     if (result.error === NOT_CONNECTED) throw conflict(NOT_CONNECTED);

@@ -8,6 +8,7 @@ import { fileUrl } from '../../lib/storage';
 import { preparedKeys } from '../../lib/template-import/prepared-store';
 import { templateImportWorkflowId, templateKeys } from '../../lib/template-import/types';
 import { checkTemplateFile, TemplateLimitError, type TemplateScan } from '../../lib/templates/limits';
+import { within } from '../../lib/wait';
 import { templateImport } from '../../workflows';
 import type { AppDeps } from '../context';
 import { ApiError, badRequest } from '../errors';
@@ -144,13 +145,12 @@ export async function importTemplate(
   opts.log.info('template import started', { templateId: id, bytes: bytes.length, format: scan.format });
   let finished = false;
   if (opts.sync && deps.config.templates.syncTimeoutMs > 0) {
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<'timeout'>(
-      (r) => (timer = setTimeout(() => r('timeout'), deps.config.templates.syncTimeoutMs)),
+    // closed either way (the row says how)
+    const closed = handle.result().then(
+      () => true,
+      () => true,
     );
-    const outcome = await Promise.race([handle.result().catch(() => 'closed' as const), timeout]);
-    clearTimeout(timer);
-    finished = outcome !== 'timeout';
+    finished = (await within(deps.config.templates.syncTimeoutMs, closed)) === true;
   }
   const row = (await getTemplate(deps.sql, caller.userId, id, caller.livemode)) ?? inserted.row;
   if (finished && row.status === 'failed') {
