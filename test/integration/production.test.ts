@@ -232,7 +232,8 @@ describe('production: paid orders become print files, a job sheet and a ZIP', fu
   it('makes each file once when the worker stops mid-production and another starts', async () => {
     const a = await published('White', '<rect x="200" y="200" width="2000" height="2600" fill="#2050a0"/>', 'Blue');
     const b = await published('Sport Grey', '<rect width="2400" height="3000" fill="#306020"/>', 'Green');
-    // the real activities, and a printLineItem that, on the third line, records it and then never answers
+    // the real activities, and a printLineItem that, from the third line on, records it and then never answers:
+    // the lines go two at a time, so lines 3 and 4 both end up recorded with their answers lost, and line 5 waits
     const real = createProductionActivities({
       sql: stack.sql,
       storage: stack.storage,
@@ -240,17 +241,20 @@ describe('production: paid orders become print files, a job sheet and a ZIP', fu
       log: createLogger({ level: 'warn' }),
     });
     let calls = 0;
+    let inFlight = 0;
+    let mostAtOnce = 0;
+    let stuck = 0;
     let reached!: () => void;
-    const atThird = new Promise<void>((r) => (reached = r));
+    const bothStuck = new Promise<void>((r) => (reached = r));
     const overrides: Partial<Activities> = {
       printLineItem: async (input) => {
-        calls++;
+        const call = ++calls;
+        mostAtOnce = Math.max(mostAtOnce, ++inFlight);
         await real.printLineItem(input);
-        if (calls === 3) {
-          reached();
-          // the worker goes away with this step's answer (the step ends only when the shutdown cancels it)
-          await Context.current().cancelled;
-        }
+        if (call < 3) return void inFlight--;
+        if (++stuck === 2) reached();
+        // the worker goes away with this step's answer (the step ends only when the shutdown cancels it)
+        await Context.current().cancelled;
       },
     };
     await stack.stopWorker();
@@ -262,20 +266,26 @@ describe('production: paid orders become print files, a job sheet and a ZIP', fu
       { productId: b, size: 'S' },
       { productId: a, size: 'S' },
     ]);
-    await atThird;
-    const before = await stack.sql<{ lineItemId: string; printFileId: string; createdAt: Date }[]>`
-      select line_item_id as "lineItemId", print_file_id as "printFileId", created_at as "createdAt"
+    await bothStuck;
+    await sleep(1000); // a fifth line would start now if the bound let it
+    assert.deepEqual([calls, mostAtOnce], [4, 2], 'two lines at a time: four started, never more than two at once');
+    const before = await stack.sql<{ position: number; printFileId: string; createdAt: Date }[]>`
+      select position, print_file_id as "printFileId", created_at as "createdAt"
       from production_files where order_id = ${orderId} order by position`;
-    assert.equal(before.length, 3, 'three lines made before the stop (the third one recorded, its answer lost)');
+    assert.deepEqual(
+      before.map((f) => f.position),
+      [0, 1, 2, 3],
+      'lines 1-4 made before the stop (3 and 4 recorded, their answers lost); line 5 not started',
+    );
     await stack.stopWorker();
     await stack.startWorker();
     const o = await readyOrder(orderId);
     assert.equal(o.production.files.length, 5);
-    const after = await stack.sql<{ lineItemId: string; printFileId: string; createdAt: Date }[]>`
-      select line_item_id as "lineItemId", print_file_id as "printFileId", created_at as "createdAt"
+    const after = await stack.sql<{ position: number; printFileId: string; createdAt: Date }[]>`
+      select position, print_file_id as "printFileId", created_at as "createdAt"
       from production_files where order_id = ${orderId} order by position`;
     assert.equal(after.length, 5);
-    assert.deepEqual(after.slice(0, 3), [...before], 'the lines made before the stop were not made again');
+    assert.deepEqual(after.slice(0, 4), [...before], 'the lines made before the stop were not made again');
     const files = await stack.sql`
       select p.source, p.size, count(*)::int as n from production_files f join print_files p on p.id = f.print_file_id
       where f.order_id = ${orderId} group by p.source, p.size`;
