@@ -64,17 +64,28 @@ export async function generationPrintSource(
       thumbnailKey: string | null;
       widthIn: string | null;
       heightIn: string | null;
+      templateId: string | null;
     }[]
   >`
-    select g.user_id as "userId", g.status, g.garment_id as "garmentId", ga.name as "garmentName", ga.sizes,
+    select g.user_id as "userId", g.status, g.template_id as "templateId", g.garment_id as "garmentId",
+      ga.name as "garmentName", ga.sizes,
       g.color, c.hex, g.zone, g.placement, g.design_url as "designUrl", g.mockup_key as "mockupKey",
       g.thumbnail_key as "thumbnailKey", z.max_width_in::text as "widthIn", z.max_height_in::text as "heightIn"
     from generations g
-    join garments ga on ga.id = g.garment_id
+    left join garments ga on ga.id = g.garment_id
     left join garment_colors c on c.garment_id = g.garment_id and c.name = g.color
     left join print_zones z on z.garment_id = g.garment_id and z.zone_id = g.zone
     where g.id = ${generationId} ${userId ? sql`and g.user_id = ${userId}` : sql``}`;
   if (!g) return { ok: false, reason: 'not_found', message: 'Generation not found' };
+  // a render on a customer's template: its smart objects carry no physical size (docs/production.md), whatever its state
+  if (g.templateId)
+    return {
+      ok: false,
+      reason: 'no_physical_size',
+      message:
+        `Generation ${generationId} is a render on template ${g.templateId}: a template's smart objects have no ` +
+        'physical print size, so it has no print file',
+    };
   if (g.status !== 'completed')
     return { ok: false, reason: 'not_completed', message: `Generation is ${g.status}, not completed` };
   if (!g.widthIn || !g.heightIn)

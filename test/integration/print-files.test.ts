@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import sharp from 'sharp';
 import { account, http } from '../helpers/http';
 import { startStack, storeDesign, type Stack } from '../helpers/stack';
+import { perspectiveTemplatePsd } from '../helpers/template-psd';
 
 const svgPng = (w: number, h: number, body: string) =>
   sharp(Buffer.from(`<svg xmlns="http://www.w3.org/2000/svg" width="${w}" height="${h}">${body}</svg>`))
@@ -289,5 +290,35 @@ describe('print files: GET /api/v1/generations/<id>/print-file', function () {
     res = await http(stack.baseUrl, 'GET', `/api/v1/generations/${gen.id}/print-file`, { key: acct.key });
     assert.equal(res.status, 409);
     assert.equal(res.body.error.code, 'conflict');
+  });
+
+  it('answers 409 for a render on a template: its smart objects have no physical print size', async () => {
+    const form = new FormData();
+    form.append('file', new Blob([new Uint8Array(perspectiveTemplatePsd())]), 'Card on a wall.psd');
+    const tpl = await http(stack.baseUrl, 'POST', '/api/v1/templates', { key: acct.key, body: form });
+    assert.equal(tpl.status, 201, tpl.text);
+    const design = await sharp({ create: { width: 600, height: 600, channels: 4, background: '#c03030' } })
+      .png()
+      .toBuffer();
+    const gen = await http(stack.baseUrl, 'POST', '/api/v1/generate', {
+      key: acct.key,
+      json: { templateId: tpl.body.id, designUrl: await storeDesign(stack, design) },
+    });
+    assert.equal(gen.status, 200, gen.text);
+    assert.equal(gen.body.status, 'completed');
+    for (const q of ['', '?size=M']) {
+      const res = await http(stack.baseUrl, 'GET', `/api/v1/generations/${gen.body.id}/print-file${q}`, {
+        key: acct.key,
+      });
+      assert.equal(res.status, 409, res.text);
+      assert.equal(res.body.error.code, 'conflict');
+      assert.equal(
+        res.body.error.message,
+        `Generation ${gen.body.id} is a render on template ${tpl.body.id}: a template's smart objects have no ` +
+          'physical print size, so it has no print file',
+      );
+    }
+    const rows = await stack.sql`select id from print_files where generation_id = ${gen.body.id}`;
+    assert.equal(rows.length, 0);
   });
 });
