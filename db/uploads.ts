@@ -165,7 +165,7 @@ export async function releaseExpiredLevels(sql: Sql, ids: string[]): Promise<{ u
 }
 
 /**
- * Sets each account's total to the sum of its uploads' files, for a page of accounts quiet for `quietMs` (no
+ * Sets each account's total to the sum of its uploads' files and its templates' PSD/PSB files, for a page of accounts quiet for `quietMs` (no
  * reservation, release or retention in that time, so no upload of theirs is in flight). It corrects a total left
  * too high by a process that died between reserving and recording an upload. Returns the accounts corrected and
  * the cursor of the next page (null: done).
@@ -181,8 +181,10 @@ export async function reconcileStorageUsagePage(
       order by user_id limit ${opts.limit}
     ), actual as (
       select p.user_id,
-             coalesce((select sum(u.size_bytes::bigint + u.thumbnail_bytes + u.levels_bytes)
-                       from uploads u where u.user_id = p.user_id and u.deleted_at is null), 0)::bigint as bytes
+             (coalesce((select sum(u.size_bytes::bigint + u.thumbnail_bytes + u.levels_bytes)
+                        from uploads u where u.user_id = p.user_id and u.deleted_at is null), 0)
+              + coalesce((select sum(t.source_bytes) from templates t where t.user_id = p.user_id), 0))::bigint
+               as bytes
       from page p
     ), corrected as (
       update storage_usage s set used_bytes = a.bytes, updated_at = now()

@@ -51,7 +51,7 @@ export function registerTemplatePaths(h: TemplatePathHelpers): void {
     responses: {
       201: json(T.templateResource, 'imported and ready', h.replayableHeaders),
       202: json(T.templateResource, 'accepted, still importing', { ...h.replayableHeaders, ...location }),
-      ...keyed([400, 409, 503]),
+      ...keyed([400, 409, 413, 503]),
       ...h.idempotencyErrors,
     },
   });

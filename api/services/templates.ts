@@ -1,6 +1,7 @@
 // Template use cases (docs/templates.md): import (the file checked against the limits before anything is stored,
 // stored, recorded, its import workflow started and awaited up to TEMPLATE_SYNC_TIMEOUT_MS), presentation, delete.
 import { deleteTemplate, getTemplate, insertTemplate, type TemplateRow } from '../../db/templates';
+import { releaseStorage, reserveStorage } from '../../db/uploads';
 import { isUrlFetchError, readUserUrl } from '../../lib/fetch';
 import { timeId } from '../../lib/ids';
 import type { Logger } from '../../lib/log';
@@ -85,6 +86,9 @@ export interface Caller {
   livemode: boolean;
 }
 
+/** Bytes as MiB with one decimal, for messages. */
+const mib = (n: number) => `${(n / 1024 ** 2).toFixed(1)} MiB`;
+
 /**
  * Imports a template: checks, stores the file, records the row (processing) and starts template-import-<id> on
  * TEMPLATE_TASK_QUEUE. With `sync`, waits up to TEMPLATE_SYNC_TIMEOUT_MS for the import; `finished` says whether it
@@ -98,9 +102,24 @@ export async function importTemplate(
 ): Promise<{ row: TemplateRow; finished: boolean }> {
   const { bytes, filename } = await templateBytes(deps, body);
   const scan = scanned(bytes);
+  // the file counts against the account's storage quota as uploads do (STORAGE_QUOTA_BYTES), given back on delete
+  const limit = deps.config.uploads.quotaBytes;
+  const reserved = await reserveStorage(deps.sql, caller.userId, bytes.length, limit);
+  if (!reserved.ok)
+    throw new ApiError(
+      413,
+      'storage_quota_exceeded',
+      `Storage quota exceeded: this template needs ${mib(bytes.length)} and the account stores ` +
+        `${mib(reserved.usedBytes)} of its ${mib(limit)}`,
+      { usedBytes: reserved.usedBytes, requiredBytes: bytes.length, limitBytes: limit },
+    );
+  const release = () => releaseStorage(deps.sql, caller.userId, bytes.length).catch(() => {});
   const id = timeId('tpl');
   const keys = templateKeys(id, scan.format);
-  await deps.storage.put(keys.source, bytes, 'application/octet-stream');
+  await deps.storage.put(keys.source, bytes, 'application/octet-stream').catch(async (err: unknown) => {
+    await release();
+    throw err;
+  });
   const inserted = await insertTemplate(
     deps.sql,
     {
@@ -117,10 +136,12 @@ export async function importTemplate(
     deps.config.templates.perAccount,
   ).catch(async (err: unknown) => {
     await deps.storage.delete(keys.source).catch(() => {});
+    await release();
     throw err;
   });
   if (!inserted.inserted) {
     await deps.storage.delete(keys.source).catch(() => {});
+    await release();
     throw new ApiError(
       409,
       'conflict',
@@ -140,6 +161,7 @@ export async function importTemplate(
     // nothing will import it: no row and no file are left behind
     await deleteTemplate(deps.sql, caller.userId, id, caller.livemode);
     await deps.storage.delete(keys.source).catch(() => {});
+    await release();
     throw err;
   }
   opts.log.info('template import started', { templateId: id, bytes: bytes.length, format: scan.format });
@@ -167,6 +189,8 @@ export async function importTemplate(
 export async function removeTemplate(deps: AppDeps, caller: Caller, id: string): Promise<TemplateRow | undefined> {
   const row = await deleteTemplate(deps.sql, caller.userId, id, caller.livemode);
   if (!row) return undefined;
+  // its file's bytes go back to the storage quota (the row held them: deleted once, released once)
+  await releaseStorage(deps.sql, caller.userId, row.sourceBytes);
   if (row.status === 'processing')
     await deps.temporal.workflow
       .getHandle(templateImportWorkflowId(id))
