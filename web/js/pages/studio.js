@@ -238,6 +238,7 @@ export async function studioPage(main, ctx) {
     zone: state.zone,
     placement: { ...state.placement },
     applyTexture: state.applyTexture,
+    ...(own.printArea() ? { printArea: own.printArea() } : {}),
   });
 
   /**
@@ -523,6 +524,7 @@ export async function studioPage(main, ctx) {
         stageStatus,
         print.view,
         own.note,
+        own.notice,
         placementNow,
         h(
           'p',
