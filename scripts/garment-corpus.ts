@@ -1,0 +1,111 @@
+// Corpus (a) of issue 38, in full: every colour of every catalogue garment (each silhouette and colour once), cut out
+// of our own blank and reframed (50-100 % of the frame's short side, in a corner or the centre, landscape or
+// portrait) on five backdrops (pure white; white, light grey and mid grey paper with falloff and noise; the garment's
+// own colour), with and without a soft drop shadow, JPEG q70-95 (test/helpers/garment-corpus.ts). Measures the found
+// mask's IoU with the true silhouette and the print centre's distance from where it lands on our own blank, and
+// prints the tables of docs/compositing.md (Markdown) on stdout.
+//   node --import tsx scripts/garment-corpus.ts
+import { CATALOG } from '../db/seed/catalog';
+import { BACKDROPS, CORNERS, evaluateCase, type CaseResult, type CorpusCase } from '../test/helpers/garment-corpus';
+
+const say = (m: string) => process.stderr.write(`[garment-corpus] ${m}\n`);
+
+async function main() {
+  const pairs = new Map<string, { silhouette: CorpusCase['silhouette']; name: string; hex: string }>();
+  for (const g of CATALOG)
+    for (const c of g.colors) pairs.set(`${g.silhouette}:${c.name}`, { silhouette: g.silhouette, ...c });
+  const results: { c: CorpusCase; r: CaseResult }[] = [];
+  let k = 0;
+  const total = pairs.size * BACKDROPS.length * 2;
+  for (const p of pairs.values())
+    for (const backdrop of BACKDROPS)
+      for (const shadow of [false, true]) {
+        const landscape = k % 2 === 0;
+        const c: CorpusCase = {
+          silhouette: p.silhouette,
+          view: 'front',
+          colorName: p.name,
+          colorHex: p.hex,
+          backdrop,
+          shadow,
+          scale: [0.5, 0.625, 0.75, 0.875, 1][k % 5]!,
+          corner: CORNERS[Math.floor(k / 5) % CORNERS.length]!,
+          quality: [70, 75, 80, 85, 90, 95][k % 6]!,
+          width: landscape ? 1000 : 800,
+          height: landscape ? 800 : 1000,
+          seed: k++,
+        };
+        results.push({ c, r: await evaluateCase(c) });
+        if (k % 50 === 0) say(`${k}/${total}`);
+      }
+
+  const median = (v: number[]) => {
+    const s = [...v].sort((a, b) => a - b);
+    return s.length ? s[Math.floor((s.length - 1) / 2)]! : NaN;
+  };
+  const f = (v: number) => v.toFixed(2);
+  const colours = [...new Set(results.map((x) => x.c.colorName))];
+  const lines: string[] = [];
+  lines.push(
+    `| colour | ${BACKDROPS.map((b) => b.name).join(' | ')} | print centre, worst |`,
+    `|---|${BACKDROPS.map(() => '---:').join('|')}|---:|`,
+  );
+  for (const colour of colours) {
+    const mine = results.filter((x) => x.c.colorName === colour);
+    const cells = BACKDROPS.map((b) => {
+      const v = mine.filter((x) => x.c.backdrop.name === b.name).map((x) => x.r.iou);
+      return `${f(median(v))} (${f(Math.min(...v))})`;
+    });
+    const worst = Math.max(...mine.map((x) => x.r.centreError));
+    lines.push(
+      `| ${colour} (${new Set(mine.map((x) => x.c.silhouette)).size}) | ${cells.join(' | ')} | ${Number.isFinite(worst) ? (worst * 100).toFixed(1) + ' %' : 'not placed'} |`,
+    );
+  }
+  const summary = (label: string, sel: typeof results) => {
+    const iou = sel.map((x) => x.r.iou);
+    const ce = sel.map((x) => x.r.centreError);
+    return `| ${label} | ${sel.length} | ${f(median(iou))} | ${f(Math.min(...iou))} | ${sel.filter((x) => x.r.iou >= 0.92).length} | ${(median(ce) * 100).toFixed(1)} % | ${(Math.max(...ce) * 100).toFixed(1)} % | ${sel.filter((x) => x.r.centreError <= 0.03).length} |`;
+  };
+  const light = (x: (typeof results)[number]) =>
+    ['pure white', 'white paper', 'light grey'].includes(x.c.backdrop.name);
+  lines.push(
+    '',
+    '| photos | n | IoU median | IoU min | IoU >= 0.92 | centre error median | worst | within 3 % |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|',
+    summary('all', results),
+    summary(
+      'white to light grey backdrops, no shadow',
+      results.filter((x) => light(x) && !x.c.shadow),
+    ),
+    summary(
+      'white to light grey backdrops, shadow',
+      results.filter((x) => light(x) && x.c.shadow),
+    ),
+    summary(
+      'mid grey backdrop',
+      results.filter((x) => x.c.backdrop.name === 'mid grey'),
+    ),
+    summary(
+      'the garment\u2019s own colour',
+      results.filter((x) => x.c.backdrop.name === 'own colour'),
+    ),
+  );
+  const ms = results.map((x) => x.r.ms);
+  lines.push(
+    '',
+    `detector time per photo (decode of the 480 px copy included): median ${median(ms).toFixed(0)} ms, max ${Math.max(...ms).toFixed(0)} ms`,
+  );
+  const bad = results
+    .filter((x) => x.r.iou < 0.92)
+    .map(
+      (x) =>
+        `${x.c.silhouette} ${x.c.colorName} on ${x.c.backdrop.name}${x.c.shadow ? ' +shadow' : ''} ${x.c.corner} ${x.c.scale} q${x.c.quality}: ${x.r.iou.toFixed(3)} ${x.r.source}`,
+    );
+  say(`below 0.92:\n${bad.join('\n')}`);
+  process.stdout.write(lines.join('\n') + '\n');
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exit(1);
+});
