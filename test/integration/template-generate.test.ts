@@ -11,6 +11,7 @@ import { tokenBalance } from '../../db/ledger';
 import { parseTemplate, psnr, type RawImage } from '../../lib/templates';
 import { account, createKey, http } from '../helpers/http';
 import { mockupPsd } from '../helpers/psd';
+import { startCallbackReceiver } from '../helpers/receiver';
 import { startStack, storeDesign, type Stack } from '../helpers/stack';
 import { perspectiveTemplatePsd, PERSPECTIVE_QUAD, testDesign } from '../helpers/template-psd';
 
@@ -76,7 +77,8 @@ describe('generate on a template (POST /api/v1/generate and /preview with templa
   const fetchImage = async (url: string) => Buffer.from(await (await fetch(url)).arrayBuffer());
 
   before(async () => {
-    stack = await startStack('template-generate');
+    // the callback receiver listens on 127.0.0.1
+    stack = await startStack('template-generate', { env: { ALLOW_PRIVATE_URLS: 'true' } });
     ({ key, cookie, userId } = await account(stack.baseUrl));
     designUrl = await storeDesign(stack, await png(testDesign(600, 600)));
     ids.perspective = await importTemplate(perspectiveTemplatePsd(), 'Card on a wall.psd');
@@ -215,6 +217,26 @@ describe('generate on a template (POST /api/v1/generate and /preview with templa
     const mid =
       (Math.round((q2![0]![1]! + q2![2]![1]!) / 2) * mb!.width + Math.round((q2![0]![0]! + q2![2]![0]!) / 2)) * 4;
     assert.ok(mb!.data[mid]! > 180 && mb!.data[mid + 1]! < 80, 'the middle of smart object 2 is red');
+  });
+
+  it('webhooks: a generation on a template sends generation.completed to its webhookUrl, like any generation', async () => {
+    const receiver = await startCallbackReceiver();
+    try {
+      const res = await generate({ templateId: ids.perspective, designUrl, webhookUrl: receiver.url });
+      assert.equal(res.status, 200, res.text);
+      const hit = await receiver.waitFor(res.body.id);
+      const payload = JSON.parse(hit.body.toString('utf8'));
+      assert.equal(payload.event, 'generation.completed');
+      assert.equal(payload.data.id, res.body.id);
+      assert.equal(payload.data.mockupUrl, res.body.mockupUrl);
+      assert.equal(payload.data.tokensUsed, 1);
+      assert.ok(
+        Object.keys(hit.headers).some((k) => k.endsWith('signature')),
+        'signed',
+      );
+    } finally {
+      await receiver.close();
+    }
   });
 
   it('POST /preview on a template: the generation picture at 640 px, free', async () => {
