@@ -59,8 +59,8 @@ function isPostgresClient(type) {
   );
 }
 
-/** Methods of the client that send SQL text or open a transaction. */
-const SQL_METHODS = new Set(['unsafe', 'file', 'begin', 'savepoint', 'reserve']);
+/** Methods of the client that send SQL text, open a transaction, or listen and notify on a channel. */
+const SQL_METHODS = new Set(['unsafe', 'file', 'begin', 'savepoint', 'reserve', 'listen', 'notify']);
 
 const sqlInDbOnly = {
   meta: {

@@ -10,7 +10,7 @@
 // no notice came within a second (or at once when this process cannot listen), so an ordinary generation costs no
 // long poll of its history (api/services/generations.ts, RESULT_FALLBACK_AFTER_MS).
 import type { Sql } from '../db/client';
-import { GENERATION_FINISHED_CHANNEL } from '../lib/generation/types';
+import { listenForFinishedGenerations } from '../db/generations';
 import type { Logger } from '../lib/log';
 
 export interface FinishedNotice {
@@ -41,25 +41,23 @@ export class GenerationNotices {
   }
 
   private listen(): Promise<boolean> {
-    this.listening ??= this.sql
-      .listen(GENERATION_FINISHED_CHANNEL, (id) => {
-        const wake = this.waiting.get(id);
-        if (wake) {
-          this.waiting.delete(id);
-          wake();
-        }
-      })
-      .then(
-        () => true,
-        (err: unknown) => {
-          // answers then wait for the workflow's result, as before; try again on a later request
-          this.log.warn('cannot listen for generation notices; answering from workflow results', {
-            error: String(err),
-          });
-          this.listening = undefined;
-          return false;
-        },
-      );
+    this.listening ??= listenForFinishedGenerations(this.sql, (id) => {
+      const wake = this.waiting.get(id);
+      if (wake) {
+        this.waiting.delete(id);
+        wake();
+      }
+    }).then(
+      () => true,
+      (err: unknown) => {
+        // answers then wait for the workflow's result, as before; try again on a later request
+        this.log.warn('cannot listen for generation notices; answering from workflow results', {
+          error: String(err),
+        });
+        this.listening = undefined;
+        return false;
+      },
+    );
     return this.listening;
   }
 }

@@ -396,3 +396,11 @@ export async function generationAccount(sql: Sql, generationId: string): Promise
     where g.id = ${generationId} and u.deleted_at is null`;
   return row?.userId;
 }
+
+/**
+ * Calls `onFinished(generationId)` for each generation recorded finished from now on (the pg_notify of
+ * completeGeneration and the failure path, channel GENERATION_FINISHED_CHANNEL); resolves once listening.
+ */
+export function listenForFinishedGenerations(sql: Sql, onFinished: (generationId: string) => void): Promise<unknown> {
+  return sql.listen(GENERATION_FINISHED_CHANNEL, onFinished);
+}

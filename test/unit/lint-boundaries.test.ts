@@ -90,6 +90,7 @@ describe('lint: SQL only in db/', function () {
       "import type { Sql } from '../db/client';\nexport const f = async (q: Sql) => { const alias = q; await alias`select 1`; };\n",
     ],
     ['lib/ids.ts', "import type postgres from 'postgres';\nexport const f = (sql: postgres.Sql) => sql`select 1`;\n"],
+    ['api/routes/keys.ts', `${SQL}export const f = (sql: Sql) => sql.listen('channel', () => {});\n`],
   ];
   for (const [file, code] of forbidden) {
     it(`refuses in ${file}: ${code.split('\n')[1]}`, async () => {
