@@ -3,7 +3,15 @@
 // row). Each is idempotent on the bulk id: a re-run after a worker crash reads the same page, refunds nothing twice
 // (refund:<generation id>), writes the same archive (same entries, same order, fixed dates) under the same key and
 // finds the row closed already.
-import { bulkArchiveEntries, bulkCounts, bulkItemsPage, closeBulk, failPendingItems, getBulkById } from '../db/bulk';
+import {
+  bulkAccount,
+  bulkArchiveEntries,
+  bulkCounts,
+  bulkItemsPage,
+  closeBulk,
+  failPendingItems,
+  getBulkById,
+} from '../db/bulk';
 import type { BulkFinished, BulkItem } from '../lib/bulk/types';
 import { zipStream } from '../lib/production/archive';
 import { fileUrl, putStream, type Storage } from '../lib/storage';
@@ -35,7 +43,26 @@ export function createBulkActivities(deps: BulkActivityDeps) {
       // only a cancel leaves items pending: the workflow dispatched every item otherwise
       const refunded = await failPendingItems(sql, bulkId);
       if (refunded > 0) log.info('bulk items not rendered were refunded', { bulkId, refunded });
+      // an account being deleted gets no archive and no bulk.completed (its files are being erased)
+      const gone = async (): Promise<BulkFinished> => {
+        log.info('bulk of a deleted account: no archive, no bulk.completed', { bulkId });
+        const counts = await bulkCounts(sql, bulkId);
+        return {
+          status: bulk.status === 'canceled' ? 'canceled' : 'completed',
+          total: bulk.total,
+          completed: counts.completed,
+          failed: counts.failed,
+          archiveUrl: null,
+          tokensCharged: bulk.tokensCharged,
+          tokensRefunded: bulk.tokensCharged - counts.tokensHeld,
+          finishedAt: new Date().toISOString(),
+          webhookUrl: null,
+          accountDeleted: true,
+        };
+      };
+      if (!(await bulkAccount(sql, bulkId))) return gone();
       let archiveKey = bulk.archiveKey;
+      let stored: string | null = null;
       if (!archiveKey) {
         const entries = await bulkArchiveEntries(sql, bulkId);
         if (entries.length > 0) {
@@ -54,11 +81,18 @@ export function createBulkActivities(deps: BulkActivityDeps) {
           );
           await putStream(storage, key, zip, 'application/zip');
           archiveKey = key;
+          stored = key;
           log.info('bulk archive stored', { bulkId, entries: entries.length, ms: Math.round(performance.now() - t0) });
         }
       }
       const row = await closeBulk(sql, bulkId, archiveKey);
-      if (!row) throw nonRetryable('BadInputError', `bulk ${bulkId} does not exist`);
+      if (!row) {
+        // refused: its account's deletion was asked for while the archive was written (its file step may have
+        // listed the account's files already, without this one), or the bulk is gone with it
+        if (stored) await storage.delete(stored);
+        if (!(await getBulkById(sql, bulkId)) || !(await bulkAccount(sql, bulkId))) return gone();
+        throw nonRetryable('BadInputError', `bulk ${bulkId} could not be closed`);
+      }
       const counts = await bulkCounts(sql, bulkId);
       return {
         status: row.status === 'canceled' ? 'canceled' : 'completed',

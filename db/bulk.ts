@@ -35,7 +35,8 @@ export interface BulkCounts {
 
 export interface NewBulkItem {
   generationId: string;
-  garmentId: string;
+  /** null on a template */
+  garmentId: string | null;
   entryName: string;
   job: RenderJob;
 }
@@ -109,7 +110,8 @@ export function bulkGenerations(sql: Sql, bulkId: string, afterPosition: number,
   return sql<(GenerationRow & { position: number; entryName: string })[]>`
     select i.position, i.entry_name as "entryName", g.id, g.status, g.mockup_key as "mockupKey",
            g.thumbnail_key as "thumbnailKey", g.tokens_used as "tokensUsed", g.created_at as "createdAt",
-           g.completed_at as "completedAt", g.error, g.garment_id as "garmentId", g.color, g.zone, g.placement,
+           g.completed_at as "completedAt", g.error, g.garment_id as "garmentId", g.color, g.zone,
+           g.template_id as "templateId", g.designs, g.placement,
            g.apply_texture as "applyTexture", g.design_url as "designUrl", g.print_area_px as "printAreaPx",
            g.design_box as "designBox", g.placement_basis as "placementBasis", g.livemode, g.warnings
     from bulk_items i join generations g on g.id = i.generation_id
@@ -177,15 +179,23 @@ export async function failPendingItems(sql: Sql, bulkId: string): Promise<number
 
 /**
  * Closes a bulk whose items have all finished: records its archive, and moves it to `completed` (a canceled one
- * stays canceled); finished_at is set once. Returns the row as it then stands.
+ * stays canceled); finished_at is set once. Returns the row as it then stands, or undefined when there is no such
+ * bulk or its account's deletion was asked for: the owner's row is read FOR SHARE (as completeGeneration does), so a
+ * deletion committing at the same moment is waited for and seen. An archive recorded here is listed by the
+ * deletion's file step (accountFileKeys); one refused here is the caller's to delete.
  */
 export async function closeBulk(sql: Sql, bulkId: string, archiveKey: string | null): Promise<BulkRow | undefined> {
   const [row] = await sql<BulkRow[]>`
+    with owner as (
+      select u.deleted_at is null as live from bulk_jobs b join users u on u.id = b.user_id
+      where b.id = ${bulkId}
+      for share of u
+    )
     update bulk_jobs set
       status = case when status = 'running' then 'completed' else status end,
       archive_key = coalesce(archive_key, ${archiveKey}),
       finished_at = coalesce(finished_at, now())
-    where id = ${bulkId}
+    where id = ${bulkId} and coalesce((select live from owner), false)
     returning ${columns(sql)}`;
   return row;
 }

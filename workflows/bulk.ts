@@ -106,6 +106,7 @@ async function renderItem(input: BulkWorkflowInput, item: BulkItem): Promise<voi
       generationId: item.generationId,
       accountId: input.accountId,
       garmentId: item.garmentId,
+      ...(item.job.kind === 'template' ? { templateId: item.job.templateId } : {}),
       webhookUrl: input.itemWebhookUrl,
       ...(input.livemode === false ? { livemode: false } : {}),
       job: item.job,

@@ -42,7 +42,11 @@ const templateTarget = z
     templateId: z.string().trim().min(1).max(100),
     smartObjectId: z.string().trim().min(1).max(200).optional(),
   })
-  .meta({ id: 'BulkTemplateTarget', description: 'a template of the account (not available yet: answered 400)' });
+  .meta({
+    id: 'BulkTemplateTarget',
+    description:
+      'a ready template of the account: one item per design, in the smart object named (default: the largest) at its default placement',
+  });
 
 export const bulkBody = z
   .strictObject({

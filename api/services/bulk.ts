@@ -17,11 +17,13 @@ import {
   type NewBulkItem,
 } from '../../db/bulk';
 import type { GarmentRow } from '../../db/garments';
-import { failAndRefund, insertAndChargeGenerations } from '../../db/generations';
+import { failAndRefund, insertAndChargeGenerations, type NewGeneration } from '../../db/generations';
+import { getTemplate, type TemplateRow } from '../../db/templates';
 import type { RecoveryPoint } from '../../db/idempotency';
 import { darkColor } from '../../lib/analysis/contrast';
-import { archiveEntryNames, designNameOf } from '../../lib/bulk/names';
+import { archiveEntryNames, designNameOf, type NamedItem } from '../../lib/bulk/names';
 import { BULK_CANCEL_SIGNAL, bulkWorkflowId, type BulkWorkflowInput } from '../../lib/bulk/types';
+import type { TemplateRenderJob } from '../../lib/generation/types';
 import { timeId } from '../../lib/ids';
 import { fileUrl } from '../../lib/storage';
 import { bulkRender } from '../../workflows';
@@ -33,7 +35,13 @@ import { cursorPage, type CursorCodec } from '../pagination';
 import { startCharged } from './charged-start';
 import { itemWarnings, recordWarnings } from './design-warnings';
 import { cachedGarment } from './garment-cache';
-import { newGeneration, type Caller, type NewGarmentGeneration } from './generation-jobs';
+import {
+  newGeneration,
+  newTemplateGeneration,
+  templateDesigns,
+  type Caller,
+  type NewGarmentGeneration,
+} from './generation-jobs';
 import { COULD_NOT_START, keyed, refused, testMode, type StartOptions } from './generations';
 import { designsOf } from './upload-library';
 
@@ -65,12 +73,17 @@ function at(path: string, err: unknown): unknown {
   return new ApiError(err.status, err.code, `${path}: ${err.message}`, { ...err.details, field });
 }
 
-type GarmentTarget = { garmentId: string; colors?: string[] | undefined; zones?: string[] | undefined };
+type TemplateTarget = { templateId: string; smartObjectId?: string | undefined };
+const isTemplate = (t: BulkRequest['targets'][number]): t is TemplateTarget => 'templateId' in t;
 
 /** The items of a bulk, before anything is read: how many, or a 400 naming BULK_MAX_ITEMS. */
 function countItems(body: BulkRequest, garments: Map<string, GarmentRow>): number {
   let perDesign = 0;
-  for (const t of body.targets as GarmentTarget[]) {
+  for (const t of body.targets) {
+    if (isTemplate(t)) {
+      perDesign += 1;
+      continue;
+    }
     const g = garments.get(t.garmentId)!;
     const colors = t.colors?.length ?? g.colors.filter((c) => c.available).length;
     perDesign += colors * (t.zones?.length ?? 1);
@@ -81,7 +94,9 @@ function countItems(body: BulkRequest, garments: Map<string, GarmentRow>): numbe
 /**
  * POST /generate/bulk: validates and expands the request (every item checked before anything is charged), records and
  * charges every item with the bulk in one transaction (402 with required and available when short: nothing charged),
- * starts workflow bulk-<id> and answers the bulk, running.
+ * starts workflow bulk-<id> and answers the bulk, running. A template target is one item per design: the design in
+ * the smart object named (default: the largest), at the smart object's default placement, as POST /generate with
+ * templateId renders it.
  */
 export async function createBulk(
   deps: AppDeps,
@@ -90,22 +105,30 @@ export async function createBulk(
   opts: StartOptions,
 ): Promise<{ row: BulkRow; balance: number }> {
   const max = deps.config.bulk.maxItems;
-  body.targets.forEach((t, i) => {
-    if ('templateId' in t)
-      throw badRequest(`targets[${i}]: rendering on a template is not available in bulk yet; use garment targets`, {
-        field: `targets.${i}.templateId`,
-      });
-  });
-  const targets = body.targets as GarmentTarget[];
   const garments = new Map<string, GarmentRow>();
-  await Promise.all(
-    [...new Set(targets.map((t) => t.garmentId))].map(async (id) => {
+  const templates = new Map<string, TemplateRow>();
+  const livemode = caller.livemode !== false;
+  await Promise.all([
+    ...[...new Set(body.targets.flatMap((t) => (isTemplate(t) ? [] : [t.garmentId])))].map(async (id) => {
       const g = await cachedGarment(deps, id);
       if (g) garments.set(id, g);
     }),
-  );
-  targets.forEach((t, i) => {
-    if (!garments.has(t.garmentId))
+    ...[...new Set(body.targets.flatMap((t) => (isTemplate(t) ? [t.templateId] : [])))].map(async (id) => {
+      const t = await getTemplate(deps.sql, caller.userId, id, livemode);
+      if (t) templates.set(id, t);
+    }),
+  ]);
+  body.targets.forEach((t, i) => {
+    if (isTemplate(t)) {
+      const template = templates.get(t.templateId);
+      if (!template) throw at(`targets[${i}]`, notFound(`Template ${JSON.stringify(t.templateId)} not found`));
+      // ready, and has the smart object named: else 409 / 400 before anything is charged
+      try {
+        templateDesigns(template, { designUrl: 'x', smartObjectId: t.smartObjectId, displace: 'auto' });
+      } catch (err) {
+        throw at(`targets[${i}]`, err);
+      }
+    } else if (!garments.has(t.garmentId))
       throw at(`targets[${i}]`, notFound(`Garment ${JSON.stringify(t.garmentId)} not found`));
   });
   const total = countItems(body, garments);
@@ -123,12 +146,36 @@ export async function createBulk(
   ]);
   const designs = await designsOf(deps, urls);
 
-  const rows: NewGarmentGeneration[] = [];
-  const named: { design: string; garmentId: string; color: string; zone: string }[] = [];
+  const rows: NewGeneration[] = [];
+  const named: NamedItem[] = [];
   const warned: { id: string; designUrl: string; garment: GarmentRow; color: string }[] = [];
   body.designs.forEach((d) => {
     const design = designNameOf(d.designUrl, designs.get(d.designUrl)?.name);
-    targets.forEach((t, ti) => {
+    body.targets.forEach((t, ti) => {
+      if (isTemplate(t)) {
+        // a template has no garment colour: the design as given (no dark variant, no contrast warning)
+        const template = templates.get(t.templateId)!;
+        let row: NewGeneration;
+        try {
+          row = newTemplateGeneration(caller, template, {
+            designUrl: d.designUrl,
+            smartObjectId: t.smartObjectId,
+            displace: 'auto',
+            webhookUrl: body.itemWebhooks ? (body.webhookUrl ?? null) : null,
+          });
+        } catch (err) {
+          throw at(`targets[${ti}]`, err);
+        }
+        // (a render on a template does not go through the compositing gate: no background lane to wait in)
+        const so = (row.job as TemplateRenderJob).designs[0]!.smartObjectId;
+        rows.push(row);
+        named.push({
+          design,
+          template: template.name || template.id,
+          smartObject: template.smartObjects.find((s) => s.id === so)?.name || so,
+        });
+        return;
+      }
       const garment = garments.get(t.garmentId)!;
       const colors = t.colors ?? garment.colors.filter((c) => c.available).map((c) => c.name);
       for (const color of colors) {
@@ -162,7 +209,6 @@ export async function createBulk(
   const names = archiveEntryNames(named);
 
   const bulkId = timeId('blk');
-  const livemode = caller.livemode !== false;
   const webhookUrl = body.webhookUrl ?? null;
   const items: NewBulkItem[] = rows.map((r, i) => ({
     generationId: r.id,

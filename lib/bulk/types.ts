@@ -29,7 +29,8 @@ export interface BulkWorkflowInput {
 export interface BulkItem {
   position: number;
   generationId: string;
-  garmentId: string;
+  /** null for an item on a template (its job is kind 'template') */
+  garmentId: string | null;
   job: RenderJob;
 }
 
@@ -43,8 +44,10 @@ export interface BulkFinished {
   tokensCharged: number;
   tokensRefunded: number;
   finishedAt: string;
-  /** where bulk.completed goes, or null */
+  /** where bulk.completed goes, or null (always null for an account being deleted) */
   webhookUrl: string | null;
+  /** true: the account's deletion was asked for; no archive was kept and no bulk.completed goes out */
+  accountDeleted?: true;
 }
 
 export interface BulkWorkflowResult {

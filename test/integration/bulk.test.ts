@@ -7,12 +7,17 @@ import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import sharp from 'sharp';
 import yauzl from 'yauzl';
+import { createBulkActivities } from '../../activities/bulk';
 import { createMaintenanceActivities } from '../../activities/maintenance';
+import { beginAccountDeletion } from '../../db/account-deletion';
 import { grantTokens, tokenBalance } from '../../db/ledger';
+import { namePart } from '../../lib/bulk/names';
 import { createLogger } from '../../lib/log';
+import { putStream, type Storage } from '../../lib/storage';
 import { activeSigningSecrets } from '../../db/webhook-secrets';
 import { verifyWebhookSignature } from '../../lib/webhooks/signature';
 import { account, http } from '../helpers/http';
@@ -20,6 +25,8 @@ import { startCallbackReceiver, type CallbackReceiver } from '../helpers/receive
 import { startStack, type Stack } from '../helpers/stack';
 
 type Account = Awaited<ReturnType<typeof account>>;
+
+const TEMPLATES = path.join(__dirname, '..', 'fixtures', 'templates');
 
 function zipEntries(buf: Buffer): Promise<Map<string, Buffer>> {
   return new Promise((resolve, reject) => {
@@ -229,6 +236,103 @@ describe('bulk renders: POST /api/v1/generate/bulk', function () {
     assert.equal((await read(other, res.body.id)).status, 404);
   });
 
+  it('renders on templates: one item per design and template target, charged once each, named <design>-<template>-<smart object>', async () => {
+    const acct = await account(stack.baseUrl);
+    const form = new FormData();
+    form.append(
+      'file',
+      new Blob([new Uint8Array(readFileSync(path.join(TEMPLATES, 'smart-objects-ag-psd.psd')))]),
+      'Two Cards.psd',
+    );
+    const imported = await http(stack.baseUrl, 'POST', '/api/v1/templates', { key: acct.key, body: form });
+    assert.equal(imported.status, 201, imported.text);
+    assert.equal(imported.body.status, 'ready', imported.text);
+    const tpl = imported.body;
+    assert.ok(tpl.smartObjects.length >= 2, imported.text);
+    const [first, second] = tpl.smartObjects as { id: string; name: string }[];
+    const before = await tokenBalance(stack.sql, acct.userId);
+    const logo = await upload(acct, await solid(200, 30, 30), 'Red Logo.png');
+
+    // unknown template: 404 naming the target; unknown smart object: 400; nothing charged
+    const missing = await bulk(acct, { designs: [{ designUrl: logo }], targets: [{ templateId: 'tpl_1_nope' }] });
+    assert.equal(missing.status, 404, missing.text);
+    assert.match(missing.body.error.message, /targets\[0\]/);
+    const badSo = await bulk(acct, {
+      designs: [{ designUrl: logo }],
+      targets: [
+        { garmentId: garment.id, colors: ['White'] },
+        { templateId: tpl.id, smartObjectId: '99' },
+      ],
+    });
+    assert.equal(badSo.status, 400, badSo.text);
+    assert.equal(badSo.body.error.details.field, 'targets[1].smartObjectId');
+    assert.equal(await tokenBalance(stack.sql, acct.userId), before);
+
+    const res = await bulk(acct, {
+      designs: [{ designUrl: logo }, { designUrl: `${originUrl}/art/Green%20Star.png` }],
+      targets: [
+        { templateId: tpl.id, smartObjectId: second!.id },
+        { garmentId: garment.id, colors: ['White'] },
+        { templateId: tpl.id },
+      ],
+    });
+    assert.equal(res.status, 202, res.text);
+    assert.equal(res.body.total, 6);
+    assert.equal(res.body.tokensCharged, 6);
+    assert.equal(await tokenBalance(stack.sql, acct.userId), before - 6);
+    const done = await ended(acct, res.body.id);
+    assert.equal(done.status, 'completed');
+    assert.deepEqual([done.completed, done.failed, done.tokensRefunded], [6, 0, 0]);
+    // one debit per item, keyed by its generation id
+    for (const g of done.generations) {
+      assert.equal(g.status, 'completed', g.error);
+      const debits = await stack.sql`select amount from token_debits where reference = ${g.id}`;
+      assert.equal(debits.length, 1, g.id);
+    }
+    const onTemplate = done.generations.filter((g: any) => g.templateId);
+    assert.equal(onTemplate.length, 4);
+    for (const g of onTemplate) assert.equal(g.templateId, tpl.id);
+    // the default smart object is the largest; the named one is used as named
+    const largest = (
+      await http(stack.baseUrl, 'POST', '/api/v1/generate', {
+        key: acct.key,
+        json: { templateId: tpl.id, designUrl: logo },
+      })
+    ).body;
+    assert.equal(largest.status, 'completed', largest.error);
+    assert.deepEqual(
+      done.generations.map((g: any) => g.designs?.[0]?.smartObjectId ?? null),
+      [second!.id, null, largest.designs[0].smartObjectId, second!.id, null, largest.designs[0].smartObjectId],
+    );
+    // a render on a template in a bulk is the same image as the single generate of the same design and smart object
+    const single = await bytes(largest.mockupUrl);
+    const fromBulk = await bytes(done.generations[2].mockupUrl);
+    const [a, b] = await Promise.all(
+      [single, fromBulk].map((buf) => sharp(buf).raw().toBuffer({ resolveWithObject: true })),
+    );
+    assert.deepEqual([a!.info.width, a!.info.height], [b!.info.width, b!.info.height]);
+    assert.ok(a!.data.equals(b!.data), 'the same pixels as the single generate');
+
+    const entries = await zipEntries(Buffer.from(await (await fetch(done.archiveUrl)).arrayBuffer()));
+    const so = (id: string) => namePart(tpl.smartObjects.find((s: any) => s.id === id).name || id);
+    const t = namePart(tpl.name);
+    const big = largest.designs[0].smartObjectId;
+    const g0 = garment.id.toLowerCase();
+    assert.deepEqual(
+      [...entries.keys()],
+      [
+        `red-logo-${t}-${so(second!.id)}.jpg`,
+        `red-logo-${g0}-white-front.jpg`,
+        `red-logo-${t}-${so(big)}.jpg`,
+        `green-star-${t}-${so(second!.id)}.jpg`,
+        `green-star-${g0}-white-front.jpg`,
+        `green-star-${t}-${so(big)}.jpg`,
+      ],
+    );
+    assert.ok(first);
+    assert.equal(t, 'two-cards');
+  });
+
   it('refuses above BULK_MAX_ITEMS, a short balance and bad input before anything is charged', async () => {
     const acct = await account(stack.baseUrl);
     const before = await tokenBalance(stack.sql, acct.userId);
@@ -371,6 +475,57 @@ describe('bulk renders: POST /api/v1/generate/bulk', function () {
     } finally {
       originDelayMs = 0;
     }
+  });
+
+  it('a bulk finishing while its account is being deleted keeps no archive and sends no bulk.completed', async () => {
+    const acct = await account(stack.baseUrl);
+    const res = await bulk(acct, {
+      designs: [{ designUrl: `${originUrl}/art/deleted.png` }],
+      targets: [{ garmentId: garment.id, colors: ['White'] }],
+      webhookUrl: hooks.url,
+    });
+    assert.equal(res.status, 202, res.text);
+    const done = await ended(acct, res.body.id);
+    assert.equal(done.completed, 1);
+    await hooks.waitFor(res.body.id);
+    // the moment before its last step: items rendered, no archive, the row open
+    const key = `archives/${res.body.id}.zip`;
+    await stack.storage.delete(key);
+    await stack.sql`update bulk_jobs set status = 'running', archive_key = null, finished_at = null where id = ${res.body.id}`;
+
+    // the deletion is asked for while the archive is being written (after the check before it)
+    let writes = 0;
+    const storage: Storage = {
+      kind: stack.storage.kind,
+      put: (k, b, t) => stack.storage.put(k, b, t),
+      get: (k) => stack.storage.get(k),
+      exists: (k) => stack.storage.exists(k),
+      delete: (k) => stack.storage.delete(k),
+      async putStream(k, body, t) {
+        writes++;
+        await putStream(stack.storage, k, body, t);
+        assert.equal(await beginAccountDeletion(stack.sql, acct.userId), true);
+      },
+    };
+    const activities = createBulkActivities({
+      sql: stack.sql,
+      storage,
+      config: stack.config,
+      log: createLogger({ level: 'warn' }),
+    });
+    const finished = await activities.finishBulk(res.body.id);
+    assert.equal(writes, 1);
+    assert.equal(finished.accountDeleted, true);
+    assert.equal(finished.webhookUrl, null, 'no bulk.completed');
+    assert.equal(finished.archiveUrl, null);
+    assert.equal(await stack.storage.exists(key), false, 'the archive written meanwhile was deleted');
+    const [row] = await stack.sql`select archive_key, finished_at from bulk_jobs where id = ${res.body.id}`;
+    assert.deepEqual([row!.archive_key, row!.finished_at], [null, null]);
+    // run again (a retry): the deletion is seen before anything is written
+    const again = await activities.finishBulk(res.body.id);
+    assert.equal(again.accountDeleted, true);
+    assert.equal(writes, 1);
+    assert.equal(await stack.storage.exists(key), false);
   });
 
   it('honours Idempotency-Key: a retry answers the same bulk and charges nothing more', async () => {

@@ -32,11 +32,15 @@ describe('bulk archive entry names', () => {
         { design: 'logo', garmentId: 'gildan-5000', color: 'Sport Grey', zone: 'left-chest' },
         { design: 'logo', garmentId: 'gildan-5000', color: 'Black', zone: 'front' },
         { design: 'logo', garmentId: 'gildan-5000', color: 'Sport Grey', zone: 'left-chest' },
+        { design: 'logo', template: 'Mug on a Desk', smartObject: 'Design Here' },
+        { design: 'logo', template: 'Mug on a Desk', smartObject: 'Design Here' },
       ]),
       [
         'logo-gildan-5000-sport-grey-left-chest.jpg',
         'logo-gildan-5000-black-front.jpg',
         'logo-gildan-5000-sport-grey-left-chest-2.jpg',
+        'logo-mug-on-a-desk-design-here.jpg',
+        'logo-mug-on-a-desk-design-here-2.jpg',
       ],
     );
   });

@@ -6665,7 +6665,7 @@ export interface components {
              */
             webhookUrl?: string;
         };
-        /** @description a template of the account (not available yet: answered 400) */
+        /** @description a ready template of the account: one item per design, in the smart object named (default: the largest) at its default placement */
         BulkTemplateTarget: {
             smartObjectId?: string;
             templateId: string;
