@@ -1,10 +1,10 @@
 import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
-import { createWriteStream } from 'node:fs';
+import { createReadStream, createWriteStream } from 'node:fs';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { randomSuffix } from '../ids';
-import { assertValidKey, contentTypeForKey, type Storage, type StoredObject } from './types';
+import { assertValidKey, contentTypeForKey, type Storage, type StoredObject, type StoredStream } from './types';
 
 /** Files under one directory. Writes go to a temp file and are renamed into place, so a reader never sees half a file. */
 export class LocalDiskStorage implements Storage {
@@ -42,6 +42,21 @@ export class LocalDiskStorage implements Storage {
     try {
       const body = await readFile(this.file(key));
       return { body, contentType: contentTypeForKey(key), size: body.length };
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      throw err;
+    }
+  }
+
+  async getStream(key: string): Promise<StoredStream | null> {
+    const file = this.file(key);
+    try {
+      const st = await stat(file);
+      if (!st.isFile()) return null;
+      // files are replaced by rename, never changed in place: the stream reads the file that was stat'ed
+      const body = createReadStream(file);
+      await new Promise<void>((resolve, reject) => body.once('open', () => resolve()).once('error', reject));
+      return { body, contentType: contentTypeForKey(key), size: st.size };
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
       throw err;

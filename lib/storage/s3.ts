@@ -12,8 +12,8 @@ import {
   S3ServiceException,
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
-import type { Readable } from 'node:stream';
-import { assertValidKey, contentTypeForKey, type Storage, type StoredObject } from './types';
+import { Readable } from 'node:stream';
+import { assertValidKey, contentTypeForKey, type Storage, type StoredObject, type StoredStream } from './types';
 
 export interface S3Options {
   bucket: string;
@@ -141,6 +141,18 @@ export class S3Storage implements Storage {
       const body = Buffer.from((await out.Body?.transformToByteArray()) ?? new Uint8Array());
       // Content-Type from the key, exactly as local disk does, so both drivers serve identical responses.
       return { body, contentType: contentTypeForKey(key), size: body.length };
+    } catch (err) {
+      if (S3Storage.notFound(err)) return null;
+      this.fail(err, `GET ${key}`);
+    }
+  }
+
+  async getStream(key: string): Promise<StoredStream | null> {
+    try {
+      const out = await this.client.send(new GetObjectCommand({ Bucket: this.opts.bucket, Key: this.key(key) }));
+      // in Node the SDK's body is the response's stream, read as the client reads it
+      if (!(out.Body instanceof Readable)) throw new Error(`GET ${key}: the response body is not a Node stream`);
+      return { body: out.Body, contentType: contentTypeForKey(key), size: out.ContentLength ?? 0 };
     } catch (err) {
       if (S3Storage.notFound(err)) return null;
       this.fail(err, `GET ${key}`);

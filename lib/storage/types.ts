@@ -1,7 +1,14 @@
-import type { Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 /** Where uploads, blanks and mockups live. Keys are slash-separated, e.g. `blanks/tee-classic/white-front.jpg`. */
 export interface StoredObject {
   body: Buffer;
+  contentType: string;
+  size: number;
+}
+
+/** An object being read as it comes (Storage.getStream). */
+export interface StoredStream {
+  body: Readable;
   contentType: string;
   size: number;
 }
@@ -13,6 +20,8 @@ export interface Storage {
   putStream?(key: string, body: Readable, contentType: string): Promise<void>;
   /** Returns null when the key does not exist. */
   get(key: string): Promise<StoredObject | null>;
+  /** Reads an object as a stream (a large ZIP served without holding it whole); null when the key does not exist. */
+  getStream?(key: string): Promise<StoredStream | null>;
   exists(key: string): Promise<boolean>;
   delete(key: string): Promise<void>;
 }
@@ -38,6 +47,13 @@ export function contentTypeForKey(key: string): string {
       zip: 'application/zip',
     }[ext] ?? 'application/octet-stream'
   );
+}
+
+/** Reads an object as a stream: streamed where the driver can, else read whole first. Null when it does not exist. */
+export async function getStream(storage: Storage, key: string): Promise<StoredStream | null> {
+  if (storage.getStream) return storage.getStream(key);
+  const obj = await storage.get(key);
+  return obj && { body: Readable.from([obj.body]), contentType: obj.contentType, size: obj.size };
 }
 
 /** Stores a stream: streamed where the driver can, else collected first. */

@@ -1,6 +1,9 @@
 // S3 storage through the AWS SDK against a real S3 server (MinIO, started by scripts/test.ts), and the whole
 // upload -> generate -> serve path of the API with STORAGE_DRIVER=s3.
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { HeadObjectCommand } from '@aws-sdk/client-s3';
 import sharp from 'sharp';
 import { fabricMapKeys } from '../../lib/compositing';
@@ -62,6 +65,25 @@ describe('S3 storage (AWS SDK) on a real S3 server', function () {
     await s3.put('mockups/one-part.jpg', small, 'image/jpeg');
     assert.doesNotMatch((await etag('mockups/one-part.jpg'))!, /-\d+"$/, 'up to one part: a single PUT');
     assert.ok((await s3.get('mockups/one-part.jpg'))!.body.equals(small));
+  });
+
+  it('reads an object as a stream (getStream), on S3 and on local disk alike; null when missing', async () => {
+    const big = Buffer.alloc(3 * 1024 * 1024 + 17);
+    for (let i = 0; i < big.length; i += 1024) big[i] = i % 251;
+    const dir = mkdtempSync(path.join(tmpdir(), 'stream-'));
+    for (const st of [storage(), new LocalDiskStorage(dir)]) {
+      await st.put('archives/blk_1_a.zip', big, 'application/zip');
+      const got = await st.getStream!('archives/blk_1_a.zip');
+      assert.ok(got, st.kind);
+      assert.equal(got.size, big.length);
+      assert.equal(got.contentType, 'application/zip');
+      const chunks: Buffer[] = [];
+      for await (const c of got.body) chunks.push(c as Buffer);
+      assert.ok(chunks.length > 1, `${st.kind}: read in several chunks`);
+      assert.ok(Buffer.concat(chunks).equals(big), st.kind);
+      assert.equal(await st.getStream!('archives/none.zip'), null, st.kind);
+    }
+    rmSync(dir, { recursive: true, force: true });
   });
 
   it('applies the key prefix', async () => {
