@@ -230,16 +230,19 @@ export async function studioPage(main, ctx) {
   /** @type {string | null} */
   let lastUrl = null;
   /** @returns {Schemas['GenerateRequest']} */
-  const body = () => ({
-    designUrl: state.design.url,
-    garmentId: state.garment.id,
-    garmentImageUrl: own.url() ?? state.color.imageUrl,
-    color: state.color.name,
-    zone: state.zone,
-    placement: { ...state.placement },
-    applyTexture: state.applyTexture,
-    ...(own.printArea() ? { printArea: own.printArea() } : {}),
-  });
+  const body = () => {
+    const area = own.printArea();
+    return {
+      designUrl: state.design.url,
+      garmentId: state.garment.id,
+      garmentImageUrl: own.url() ?? state.color.imageUrl,
+      color: state.color.name,
+      zone: state.zone,
+      placement: { ...state.placement },
+      applyTexture: state.applyTexture,
+      ...(area ? { printArea: area } : {}),
+    };
+  };
 
   /**
    * @param {boolean} on
