@@ -176,7 +176,12 @@ describe('bulk renders: POST /api/v1/generate/bulk', function () {
     assert.ok(done.archiveUrl, 'archiveUrl');
     const zipRes = await fetch(done.archiveUrl);
     assert.equal(zipRes.headers.get('content-type'), 'application/zip');
-    const entries = await zipEntries(Buffer.from(await zipRes.arrayBuffer()));
+    const zipBytes = Buffer.from(await zipRes.arrayBuffer());
+    // streamed from storage: its length announced, no ETag (that would need the whole body)
+    assert.equal(zipRes.headers.get('content-length'), String(zipBytes.length));
+    assert.equal(zipRes.headers.get('etag'), null);
+    assert.equal((await fetch(`${stack.baseUrl}/files/archives/blk_1_none.zip`)).status, 404);
+    const entries = await zipEntries(zipBytes);
     const g0 = garment.id.toLowerCase();
     assert.deepEqual(
       [...entries.keys()],
