@@ -3,6 +3,7 @@
 // with its own timeout and retry policy (set by the workflow from beginChatJob's plan). Every step is idempotent on
 // the job id: the refund is keyed by it, files are stored under keys derived from it (a re-run writes the same
 // bytes), and the record and failure steps leave a finished job as it is.
+import { ACCOUNT_DELETED } from '../lib/accounts/types';
 import { Context } from '@temporalio/activity';
 import { chatJobToStart, completeChatJob, failAndRefundChatJob, type FailOutcome } from '../db/chat';
 import { catalogueBlankZones } from '../db/garments';
@@ -153,7 +154,7 @@ export function createChatActivities(deps: ChatActivityDeps) {
           ...Array.from({ length: refs }, (_, i) => chatKeys.reference(r.jobId, i)),
         ];
         await Promise.all(keys.map((k) => storage.delete(k)));
-        if (out.status === 'account_deleted') throw fail(ChatErrors.JobState, 'The account was deleted');
+        if (out.status === 'account_deleted') throw fail(ChatErrors.JobState, ACCOUNT_DELETED);
         throw fail(ChatErrors.JobState, `render job ${r.jobId} does not exist`);
       }
       if (out.status === 'completed' && !out.duplicate)

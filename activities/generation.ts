@@ -1,6 +1,7 @@
 // Activities of the generation workflow (run as local activities). Each is idempotent on the generation id: a
 // retry, or a second run after a worker crash, finds the work done and returns the same result (one mockup, one
 // completion, one refund).
+import { ACCOUNT_DELETED } from '../lib/accounts/types';
 import { Context } from '@temporalio/activity';
 import { completeGeneration, failAndRefund, generationAccountGone, markGenerationProcessing } from '../db/generations';
 import { touchUploadLevels } from '../db/uploads';
@@ -46,8 +47,7 @@ interface Made {
   touched: Promise<unknown> | undefined;
 }
 
-/** The failure of a generation whose account's deletion was asked for while it ran (docs/accounts.md#deletion). */
-export const ACCOUNT_DELETED = 'The account was deleted';
+export { ACCOUNT_DELETED };
 
 export const mockupKeys = (generationId: string) => ({
   mockup: `mockups/${generationId}.jpg`,

@@ -19,6 +19,7 @@ import {
 import { forgetRecoveryPoint, type IdempotencyRef, type RecoveryPoint } from '../../db/idempotency';
 import { tokenBalance } from '../../db/ledger';
 import { GENERATION_FAILED, MODEL_COST, type ChatWorkflowInput, type ProviderName } from '../../lib/chat/types';
+import { ACCOUNT_DELETED } from '../../lib/accounts/types';
 import { timeId } from '../../lib/ids';
 import { within } from '../../lib/wait';
 import { fileUrl } from '../../lib/storage';
@@ -80,8 +81,12 @@ async function outcomeOf(deps: AppDeps, job: RenderJobRow): Promise<ChatOutcome>
   if (job.failure === 'insufficient_tokens')
     throw await insufficient(deps, job.userId, MODEL_COST[job.model], await tokenBalance(deps.sql, job.userId));
   if (job.failure === 'bad_input') throw badRequest(job.error ?? 'Invalid request');
+  if (job.error === ACCOUNT_DELETED) throw accountDeleted();
   throw new ApiError(500, 'internal_error', GENERATION_FAILED);
 }
+
+/** 410 (Part B's {error}; no Part A code of its own): the account was deleted while its job ran (failed, and erased or about to be). */
+const accountDeleted = () => new ApiError(410, 'not_found', ACCOUNT_DELETED);
 
 /** The 402 of a job the balance does not cover; it says so when the account's Free tokens wait for its email. */
 const insufficient = async (deps: AppDeps, userId: string, tokensNeeded: number, tokensAvailable: number) =>
@@ -146,7 +151,8 @@ export async function postChat(
     log.warn('could not wait for the chat job', { jobId, err });
     return undefined;
   });
-  const job = (await getRenderJob(deps.sql, jobId, userId))!;
+  const job = await getRenderJob(deps.sql, jobId, userId);
+  if (!job) throw accountDeleted(); // the job's row goes only with its account's erasure
   if (result === undefined) return { state: 'running', jobId };
   return outcomeOf(deps, job);
 }

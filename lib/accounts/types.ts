@@ -24,3 +24,6 @@ export type AccountDeletionWorkflow = (input: AccountDeletionInput) => Promise<A
 export function accountDeletionStart(workflow: AccountDeletionWorkflow, userId: string): InboundWorkflowStart {
   return inboundStart(workflow, `account-deletion-${userId}`, { userId }, userId);
 }
+
+/** The failure of a job (generation, chat, bulk) whose account's deletion was asked for while it ran (docs/accounts.md#deletion). */
+export const ACCOUNT_DELETED = 'The account was deleted';

@@ -181,13 +181,16 @@ describe('deletion while a generation runs: no file stored, no callback sent', f
     const a = await workflowResultWhenStarted<{ status: string; error?: string }>(stack.client, first.id);
     assert.equal(a.status, 'failed', JSON.stringify(a));
     assert.equal(a.error, 'The account was deleted');
-    assert.notEqual((await first.answer).status, 200);
+    const early = await first.answer;
+    assert.equal(early.status, 410, early.text); // the account's own answer, not a 500
+    assert.deepEqual(early.body, { error: 'The account was deleted' });
     openErasure();
     await workflowResultWhenStarted(stack.client, del.body.workflowId);
     release('/chat-late.png'); // recorded after the erasure
     const b = await workflowResultWhenStarted<{ status: string }>(stack.client, second.id);
     assert.equal(b.status, 'failed', JSON.stringify(b));
-    await second.answer;
+    const late = await second.answer;
+    assert.equal(late.status, 410, late.text); // its job row went with the erasure: still the account's answer
 
     for (const id of [first.id, second.id]) {
       const keys = [
