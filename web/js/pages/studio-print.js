@@ -108,6 +108,7 @@ export function printCheck() {
     if (timer) clearTimeout(timer);
     timer = setTimeout(async () => {
       timer = null;
+      if (!element.isConnected) return; // the studio was left (or the user signed out) meanwhile
       const mine = ++asked;
       try {
         /** @type {PrintPreflight} */
