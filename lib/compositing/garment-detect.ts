@@ -241,38 +241,7 @@ export function garmentRegion(
   }
   if (bestSize < MIN_GARMENT_AREA * n)
     return { ok: false, reason: 'nothing of a garment\u2019s size stands out from the backdrop' };
-  // fill holes: the outside is what the border reaches without crossing the region
-  const outside = new Uint8Array(n);
-  let sp = 0;
-  const push = (i: number) => {
-    if (label[i] !== best && !outside[i]) {
-      outside[i] = 1;
-      stack[sp++] = i;
-    }
-  };
-  for (let x = 0; x < w; x++) {
-    push(x);
-    push(n - w + x);
-  }
-  for (let y = 0; y < h; y++) {
-    push(y * w);
-    push(y * w + w - 1);
-  }
-  while (sp > 0) {
-    const i = stack[--sp]!;
-    const x = i % w;
-    if (x > 0) push(i - 1);
-    if (x < w - 1) push(i + 1);
-    if (i >= w) push(i - w);
-    if (i < n - w) push(i + w);
-  }
-  const out = new Uint8Array(n);
-  let area = 0;
-  for (let i = 0; i < n; i++) {
-    if (outside[i]) continue;
-    out[i] = 1;
-    area++;
-  }
+  const { mask: out, area } = filledRegion(label, best, w, h, stack);
   if (area > MAX_GARMENT_AREA * n) return { ok: false, reason: 'the garment cannot be told from the backdrop' };
   return { ok: true, mask: out };
 }
@@ -324,43 +293,58 @@ export function garmentRegions(mask: Uint8Array, w: number, h: number): (Garment
     .slice(0, MAX_REGIONS);
   const out: (GarmentRegion & { mask: Uint8Array })[] = [];
   for (const { id } of ids) {
-    // holes filled: the outside is what the border reaches without crossing the region
-    const outside = new Uint8Array(n);
-    let sp = 0;
-    const push = (i: number) => {
-      if (label[i] !== id && !outside[i]) {
-        outside[i] = 1;
-        stack[sp++] = i;
-      }
-    };
-    for (let x = 0; x < w; x++) {
-      push(x);
-      push(n - w + x);
-    }
-    for (let y = 0; y < h; y++) {
-      push(y * w);
-      push(y * w + w - 1);
-    }
-    while (sp > 0) {
-      const i = stack[--sp]!;
-      const x = i % w;
-      if (x > 0) push(i - 1);
-      if (x < w - 1) push(i + 1);
-      if (i >= w) push(i - w);
-      if (i < n - w) push(i + w);
-    }
-    const filled = new Uint8Array(n);
-    let area = 0;
-    for (let i = 0; i < n; i++)
-      if (!outside[i]) {
-        filled[i] = 1;
-        area++;
-      }
+    const { mask: filled, area } = filledRegion(label, id, w, h, stack);
     if (area > MAX_GARMENT_AREA * n) continue;
     const marks = landmarks(filled, w, h);
     out.push({ ...marks, shape: shapeOf(filled, w, h, marks.box), mask: filled });
   }
   return out;
+}
+
+/**
+ * Region `id` of `label` with its holes filled: everything the image border reaches without crossing the region is
+ * outside, the rest is the region. `stack` is scratch space of at least w * h entries.
+ */
+function filledRegion(
+  label: Int32Array,
+  id: number,
+  w: number,
+  h: number,
+  stack: Int32Array,
+): { mask: Uint8Array; area: number } {
+  const n = w * h;
+  const outside = new Uint8Array(n);
+  let sp = 0;
+  const push = (i: number) => {
+    if (label[i] !== id && !outside[i]) {
+      outside[i] = 1;
+      stack[sp++] = i;
+    }
+  };
+  for (let x = 0; x < w; x++) {
+    push(x);
+    push(n - w + x);
+  }
+  for (let y = 0; y < h; y++) {
+    push(y * w);
+    push(y * w + w - 1);
+  }
+  while (sp > 0) {
+    const i = stack[--sp]!;
+    const x = i % w;
+    if (x > 0) push(i - 1);
+    if (x < w - 1) push(i + 1);
+    if (i >= w) push(i - w);
+    if (i < n - w) push(i + w);
+  }
+  const mask = new Uint8Array(n);
+  let area = 0;
+  for (let i = 0; i < n; i++)
+    if (!outside[i]) {
+      mask[i] = 1;
+      area++;
+    }
+  return { mask, area };
 }
 
 /** A mask's shape: SHAPE_SIDE x SHAPE_SIDE samples (cell centres) over its bounding box (fractions of the image). */
