@@ -80,6 +80,7 @@ export function createTemplateActivities(deps: TemplateActivityDeps) {
             quad: s.quad,
             warp: s.warp,
             blendMode: s.blendMode,
+            printSize: s.printSize ?? null,
           })),
           fidelity,
           unsupported: parsed.unsupported.map((u) => ({ layer: u.layer, feature: u.feature })),

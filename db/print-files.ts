@@ -4,7 +4,10 @@ import type { Placement } from '../lib/compositing/placement';
 import { MOCKUP_PLACEMENTS, type ZoneRect } from '../lib/chat/mockup-plan';
 import { makePrintFile, printSourceId, type StoredPrintFile } from '../lib/print/make';
 import type { PreflightReport } from '../lib/print/preflight';
+import type { TemplateDesign } from '../lib/generation/types';
+import { TEMPLATE_PRINT_MAX_IN, TEMPLATE_PRINT_SIZE } from '../lib/print/sizes';
 import type { Storage } from '../lib/storage';
+import type { SmartObjectInfo } from '../lib/templates';
 import type { Sql } from './client';
 
 /** What a print file is made from. */
@@ -65,29 +68,22 @@ export async function generationPrintSource(
       widthIn: string | null;
       heightIn: string | null;
       templateId: string | null;
+      designs: TemplateDesign[] | null;
     }[]
   >`
     select g.user_id as "userId", g.status, g.template_id as "templateId", g.garment_id as "garmentId",
       ga.name as "garmentName", ga.sizes,
       g.color, c.hex, g.zone, g.placement, g.design_url as "designUrl", g.mockup_key as "mockupKey",
-      g.thumbnail_key as "thumbnailKey", z.max_width_in::text as "widthIn", z.max_height_in::text as "heightIn"
+      g.thumbnail_key as "thumbnailKey", g.designs, z.max_width_in::text as "widthIn", z.max_height_in::text as "heightIn"
     from generations g
     left join garments ga on ga.id = g.garment_id
     left join garment_colors c on c.garment_id = g.garment_id and c.name = g.color
     left join print_zones z on z.garment_id = g.garment_id and z.zone_id = g.zone
     where g.id = ${generationId} ${userId ? sql`and g.user_id = ${userId}` : sql``}`;
   if (!g) return { ok: false, reason: 'not_found', message: 'Generation not found' };
-  // a render on a customer's template: its smart objects carry no physical size (docs/production.md), whatever its state
-  if (g.templateId)
-    return {
-      ok: false,
-      reason: 'no_physical_size',
-      message:
-        `Generation ${generationId} is a render on template ${g.templateId}: a template's smart objects have no ` +
-        'physical print size, so it has no print file',
-    };
   if (g.status !== 'completed')
     return { ok: false, reason: 'not_completed', message: `Generation is ${g.status}, not completed` };
+  if (g.templateId) return templatePrintSource(sql, generationId, g);
   if (!g.widthIn || !g.heightIn)
     return {
       ok: false,
@@ -111,6 +107,67 @@ export async function generationPrintSource(
       zone: g.zone,
       zoneIn: { widthIn: Number(g.widthIn), heightIn: Number(g.heightIn) },
       placement: g.placement,
+      mockupKey: g.mockupKey,
+      thumbnailKey: g.thumbnailKey,
+    },
+  };
+}
+
+/**
+ * A render on a customer's template: its one design printed on its smart object's physical size (the resolution the
+ * PSD keeps with the smart object's content, recorded at import), with the render's own placement (the same semantics
+ * as a garment zone's). No print when the render fills several smart objects, the template is gone, or the smart
+ * object has no resolution or one that makes it larger than TEMPLATE_PRINT_MAX_IN (docs/production.md).
+ */
+async function templatePrintSource(
+  sql: Sql,
+  generationId: string,
+  g: {
+    userId: string;
+    templateId: string | null;
+    designs: TemplateDesign[] | null;
+    mockupKey: string | null;
+    thumbnailKey: string | null;
+  },
+): Promise<PrintSourceResult> {
+  const no = (message: string): PrintSourceResult => ({ ok: false, reason: 'no_physical_size', message });
+  const on = `Generation ${generationId} is a render on template ${g.templateId}`;
+  const designs = g.designs ?? [];
+  if (designs.length !== 1)
+    return no(`${on} that fills ${designs.length} smart objects: a print file is made for a render of one design`);
+  const d = designs[0]!;
+  const [t] = await sql<{ name: string; smartObjects: SmartObjectInfo[] }[]>`
+    select name, smart_objects as "smartObjects" from templates where id = ${g.templateId}`;
+  if (!t) return no(`${on}, which was deleted: its smart object's print size is gone with it`);
+  const so = t.smartObjects.find((s) => s.id === d.smartObjectId);
+  const size = so?.printSize;
+  if (!size)
+    return no(
+      `${on}: its smart object ${JSON.stringify(so?.name ?? d.smartObjectId)} keeps no resolution, so it has no ` +
+        'physical print size (re-import the template if it was imported before print sizes were read)',
+    );
+  if (size.widthIn > TEMPLATE_PRINT_MAX_IN || size.heightIn > TEMPLATE_PRINT_MAX_IN)
+    return no(
+      `${on}: its smart object ${JSON.stringify(so.name)} is ${size.widthIn} x ${size.heightIn} in at ${size.ppi} ppi, ` +
+        `larger than the ${TEMPLATE_PRINT_MAX_IN} in a print may be on a side (set its resolution in Photoshop)`,
+    );
+  return {
+    ok: true,
+    source: {
+      source: printSourceId.generation(generationId),
+      userId: g.userId,
+      generationId,
+      chatJobId: null,
+      designUrl: d.designUrl,
+      designKey: null,
+      garmentId: g.templateId!,
+      garmentName: t.name,
+      sizes: [TEMPLATE_PRINT_SIZE],
+      color: '',
+      garmentHex: null,
+      zone: `smart-object-${so.id}`,
+      zoneIn: { widthIn: size.widthIn, heightIn: size.heightIn },
+      placement: d.placement,
       mockupKey: g.mockupKey,
       thumbnailKey: g.thumbnailKey,
     },

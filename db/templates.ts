@@ -14,6 +14,8 @@ export interface TemplateSmartObject {
   quad: [[number, number], [number, number], [number, number], [number, number]];
   warp: string;
   blendMode: string;
+  /** absent on templates imported before print sizes were read */
+  printSize?: { widthIn: number; heightIn: number; ppi: number } | null;
 }
 
 export interface TemplateRow {

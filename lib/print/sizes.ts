@@ -27,3 +27,10 @@ export function zoneForSize(zone: { widthIn: number; heightIn: number }, size: s
   const k = printScaleForSize(size);
   return { widthIn: zone.widthIn * k, heightIn: zone.heightIn * k, scale: k };
 }
+
+/** A render on a customer's template prints at its smart object's own size: one size, whatever the garment's. */
+export const TEMPLATE_PRINT_SIZE = 'One size';
+
+/** The largest side of a template's print, inches (above it no press prints it: a 72 ppi screen mockup's smart object
+ * of 2000 px reads as 27.8 in). */
+export const TEMPLATE_PRINT_MAX_IN = 24;

@@ -8,7 +8,7 @@ import { isIdentityMesh, meshBox, type Geometry, type Warp } from './geometry';
 import type { Block, MaskBlock, SmartData, TNode } from './model';
 import { paintOwn } from './paint';
 import { rasterizeVectorMask, type VectorPath } from './vector';
-import type { Quad, RawImage, SmartObjectInfo, UnsupportedFeature } from './types';
+import type { PrintSize, Quad, RawImage, SmartObjectInfo, UnsupportedFeature } from './types';
 
 export interface ParsedTemplate {
   width: number;
@@ -36,6 +36,13 @@ function ensureCanvas(): void {
 }
 
 const num = (v: { value: number } | undefined, d: number) => (v ? v.value : d);
+
+/** A smart object's physical size from its content's resolution (ag-psd `placedLayer.resolution`, "Density" = ppi). */
+function printSizeOf(res: { units: string; value: number } | undefined, w: number, h: number): PrintSize | null {
+  if (!res || res.units !== 'Density' || !(res.value > 0) || !Number.isFinite(res.value)) return null;
+  const inches = (px: number) => Math.round((px / res.value) * 1000) / 1000;
+  return { widthIn: inches(w), heightIn: inches(h), ppi: res.value };
+}
 
 function quadOf(t: number[]): Quad {
   return [
@@ -260,6 +267,7 @@ export function parseTemplate(psdBytes: Buffer | Uint8Array, depth = 0): ParsedT
       quad,
       warp: style,
       blendMode: l.blendMode ?? 'normal',
+      printSize: printSizeOf(pl.resolution, cw, ch),
     };
     smart.push({ info, geometry, content, useStored, displace });
     return smart.length - 1;

@@ -16,6 +16,16 @@ export interface SmartObjectInfo {
    * 'wave' | 'fish' | 'rise' | 'fisheye' | 'inflate' | 'squeeze' | 'twist' | 'cylinder' */
   warp: string;
   blendMode: string;
+  /** the content's physical size, from the resolution Photoshop keeps with it (its pixels / ppi); absent or null when
+   * the file gives none (then a render on it has no print file) */
+  printSize?: PrintSize | null;
+}
+
+/** A smart object's physical size: inches, and the resolution they were read from (pixels per inch). */
+export interface PrintSize {
+  widthIn: number;
+  heightIn: number;
+  ppi: number;
 }
 
 export interface UnsupportedFeature {

@@ -23,8 +23,9 @@ function image(w: number, h: number, f: (x: number, y: number) => [number, numbe
 
 let ready = false;
 
-/** The template's bytes (width x height = 800 x 600 at scale 1). */
-export function perspectiveTemplatePsd(scale = 1): Buffer {
+/** The template's bytes (width x height = 800 x 600 at scale 1); `ppi`: the resolution kept with the smart object's
+ * 400 x 400 content (ag-psd writes 72 without it), which gives it its physical print size. */
+export function perspectiveTemplatePsd(scale = 1, opts: { ppi?: number } = {}): Buffer {
   if (!ready) {
     initializeCanvas(
       () => {
@@ -73,7 +74,15 @@ export function perspectiveTemplatePsd(scale = 1): Buffer {
         Math.ceil(Math.max(...ys)) - Math.floor(Math.min(...ys)),
         () => [0, 0, 0, 0],
       ) as never,
-      placedLayer: { id, type: 'raster', transform: q.flat(), nonAffineTransform: q.flat(), width: 400, height: 400 },
+      placedLayer: {
+        id,
+        type: 'raster',
+        transform: q.flat(),
+        nonAffineTransform: q.flat(),
+        width: 400,
+        height: 400,
+        ...(opts.ppi ? { resolution: { units: 'Density' as const, value: opts.ppi } } : {}),
+      },
     },
     { name: 'Shadow', blendMode: 'multiply', imageData: shadow as never, left: 0, top: 0 },
     { name: 'Highlight', blendMode: 'screen', opacity: 0.7, imageData: highlight as never, left: 0, top: 0 },

@@ -292,33 +292,77 @@ describe('print files: GET /api/v1/generations/<id>/print-file', function () {
     assert.equal(res.body.error.code, 'conflict');
   });
 
-  it('answers 409 for a render on a template: its smart objects have no physical print size', async () => {
+  async function templateRender(ppi: number | undefined, placement?: object) {
     const form = new FormData();
-    form.append('file', new Blob([new Uint8Array(perspectiveTemplatePsd())]), 'Card on a wall.psd');
+    form.append('file', new Blob([new Uint8Array(perspectiveTemplatePsd(1, { ppi }))]), 'Card on a wall.psd');
     const tpl = await http(stack.baseUrl, 'POST', '/api/v1/templates', { key: acct.key, body: form });
     assert.equal(tpl.status, 201, tpl.text);
-    const design = await sharp({ create: { width: 600, height: 600, channels: 4, background: '#c03030' } })
+    const design = await sharp({ create: { width: 600, height: 300, channels: 4, background: '#c03030' } })
       .png()
       .toBuffer();
     const gen = await http(stack.baseUrl, 'POST', '/api/v1/generate', {
       key: acct.key,
-      json: { templateId: tpl.body.id, designUrl: await storeDesign(stack, design) },
+      json: { templateId: tpl.body.id, designUrl: await storeDesign(stack, design), ...(placement && { placement }) },
     });
     assert.equal(gen.status, 200, gen.text);
     assert.equal(gen.body.status, 'completed');
-    for (const q of ['', '?size=M']) {
-      const res = await http(stack.baseUrl, 'GET', `/api/v1/generations/${gen.body.id}/print-file${q}`, {
-        key: acct.key,
-      });
-      assert.equal(res.status, 409, res.text);
-      assert.equal(res.body.error.code, 'conflict');
-      assert.equal(
-        res.body.error.message,
-        `Generation ${gen.body.id} is a render on template ${tpl.body.id}: a template's smart objects have no ` +
-          'physical print size, so it has no print file',
-      );
-    }
-    const rows = await stack.sql`select id from print_files where generation_id = ${gen.body.id}`;
+    return { tpl: tpl.body, gen: gen.body };
+  }
+
+  it("makes a template render's print file on its smart object's physical size, the design where the render has it", async () => {
+    // the smart object's 400 x 400 px content kept at 100 ppi: 4 x 4 in, 1200 x 1200 px at 300 DPI
+    const placement = { x: 40, y: 55, scale: 0.5, rotation: 0 };
+    const { tpl, gen } = await templateRender(100, placement);
+    assert.deepEqual(tpl.smartObjects[0].printSize, { widthIn: 4, heightIn: 4, ppi: 100 });
+    const res = await http(stack.baseUrl, 'GET', `/api/v1/generations/${gen.id}/print-file`, { key: acct.key });
+    assert.equal(res.status, 200, res.text);
+    const f = res.body;
+    assert.deepEqual(
+      [f.widthPx, f.heightPx, f.dpi, f.widthIn, f.heightIn, f.size, f.zone, f.color, f.underbaseUrl],
+      [1200, 1200, 300, 4, 4, 'One size', 'smart-object-1', '', null],
+    );
+    assert.equal(f.fileName, `${gen.id}-smart-object-1-One_size.png`);
+    const png = await download(f.url);
+    const meta = await sharp(png).metadata();
+    assert.deepEqual([meta.width, meta.height, meta.density, meta.hasAlpha], [1200, 1200, 300, true]);
+    assert.ok(meta.icc!.includes(Buffer.from('s\0R\0G\0B', 'latin1')), 'an sRGB ICC profile');
+    // the 2:1 design fitted in half the smart object (600 x 600 px) is 600 x 300, centred at 40 %, 55 %
+    const box = await inkBox(png);
+    const want = { left: 480 - 300, top: 660 - 150, width: 600, height: 300 };
+    for (const k of ['left', 'top', 'width', 'height'] as const)
+      assert.ok(Math.abs(box[k] - want[k]) <= 12, `${k}: ${box[k]} vs ${want[k]} (1 % of the canvas)`);
+    assert.deepEqual(f.designBox, want);
+    // made once; one size only
+    const again = await http(stack.baseUrl, 'GET', `/api/v1/generations/${gen.id}/print-file?size=One%20size`, {
+      key: acct.key,
+    });
+    assert.equal(again.status, 200, again.text);
+    assert.equal(again.body.id, f.id);
+    const s = await http(stack.baseUrl, 'GET', `/api/v1/generations/${gen.id}/print-file?size=S`, { key: acct.key });
+    assert.equal(s.status, 400, s.text);
+    assert.equal(s.body.error.message, `size: S is not a size of ${tpl.name} (One size)`);
+  });
+
+  it('answers 409 for a template render whose smart object has no usable physical size', async () => {
+    // 10 ppi: the 400 px content reads as 40 x 40 in, larger than any press
+    const big = await templateRender(10);
+    let res = await http(stack.baseUrl, 'GET', `/api/v1/generations/${big.gen.id}/print-file`, { key: acct.key });
+    assert.equal(res.status, 409, res.text);
+    assert.equal(res.body.error.code, 'conflict');
+    assert.equal(
+      res.body.error.message,
+      `Generation ${big.gen.id} is a render on template ${big.tpl.id}: its smart object "Your design here" is 40 x 40 ` +
+        'in at 10 ppi, larger than the 24 in a print may be on a side (set its resolution in Photoshop)',
+    );
+    // a template imported before print sizes were read keeps none
+    const old = await templateRender(undefined);
+    assert.deepEqual(old.tpl.smartObjects[0].printSize, { widthIn: 5.556, heightIn: 5.556, ppi: 72 });
+    await stack.sql`update templates set smart_objects = smart_objects #- '{0,printSize}' where id = ${old.tpl.id}`;
+    res = await http(stack.baseUrl, 'GET', `/api/v1/generations/${old.gen.id}/print-file`, { key: acct.key });
+    assert.equal(res.status, 409, res.text);
+    assert.match(res.body.error.message, /smart object "Your design here" keeps no resolution/);
+    const rows =
+      await stack.sql`select id from print_files where generation_id in ${stack.sql([big.gen.id, old.gen.id])}`;
     assert.equal(rows.length, 0);
   });
 });

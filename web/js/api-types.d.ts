@@ -8034,6 +8034,12 @@ export interface components {
       /** @description none, custom, or a named warp style (arc, flag, cylinder, ...) */
       warp: string;
       blendMode: string;
+      /** @description the content's physical size from the resolution Photoshop keeps with it (pixels / ppi): a render on this smart object gets a print file of this size at 300 DPI; null when the file keeps none */
+      printSize?: {
+        widthIn: number;
+        heightIn: number;
+        ppi: number;
+      } | null;
     };
     TemplateUrlRequest: {
       /**
