@@ -5356,7 +5356,7 @@ export interface paths {
     };
     /**
      * The generation's print file for a garment size (free): made once, then kept
-     * @description The design alone on a transparent canvas of the print zone's physical size at 300 DPI (PNG, sRGB ICC profile, pHYs), placed exactly as on the mockup, with its preflight report; on a dark garment a white underbase PNG too. Sizes smaller than M print on a smaller zone (docs/production.md#print-sizes). The first call for a size makes the file (about a second); later calls answer the same file. A render on a template has none: 409 (a template's smart objects have no physical print size).
+     * @description The design alone on a transparent canvas of the print zone's physical size at 300 DPI (PNG, sRGB ICC profile, pHYs), placed exactly as on the mockup, with its preflight report; on a dark garment a white underbase PNG too. Sizes smaller than M print on a smaller zone (docs/production.md#print-sizes). The first call for a size makes the file (about a second); later calls answer the same file. A render on a template prints on its smart object's physical size (printSize, read from the PSD's resolution): 409 when it has none, or fills several smart objects.
      */
     get: {
       parameters: {
