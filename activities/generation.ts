@@ -267,7 +267,10 @@ export function createGenerationActivities(deps: GenerationDeps) {
       return { smartObjectId: d.smartObjectId, source, placement: d.placement, ownKey };
     });
     const touched = Promise.all(sources.map((s) => touch(generationId, s.ownKey)));
-    const img = await renderOnTemplate(prepared, sources, { displace: job.displace }).catch((err: unknown) => {
+    const img = await renderOnTemplate(prepared, sources, {
+      displace: job.displace,
+      background: job.background === true,
+    }).catch((err: unknown) => {
       if (err instanceof DesignImageError) throw fail('DesignImageError', `Design image: ${err.message}`);
       throw isBadInput(err) ? fail('BadInputError', err.message) : err;
     });

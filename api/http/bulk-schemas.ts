@@ -4,7 +4,7 @@
 import { z } from 'zod';
 import { cursorParam, pageLimitParam, pagination } from '../pagination';
 import { generationResource } from './resources';
-import { httpUrl, placementSchema, timestamp, zone } from './schemas';
+import { httpUrl, placementInput, timestamp, zone } from './schemas';
 
 /** Most designs, and most targets, in one bulk (the product of all is held to BULK_MAX_ITEMS, default 500). */
 export const MAX_BULK_DESIGNS = 100;
@@ -45,7 +45,7 @@ const templateTarget = z
   .meta({
     id: 'BulkTemplateTarget',
     description:
-      'a ready template of the account: one item per design, in the smart object named (default: the largest) at its default placement',
+      "a ready template of the account: one item per design, in the smart object named (default: the largest), at the bulk's placement within the smart object (default: centered, as large as fits)",
   });
 
 export const bulkBody = z
@@ -58,7 +58,13 @@ export const bulkBody = z
       .array(z.union([garmentTarget, templateTarget]), { message: 'must be an array of targets' })
       .min(1, 'must hold at least one target')
       .max(MAX_BULK_TARGETS, `must hold at most ${MAX_BULK_TARGETS} targets`),
-    placement: placementSchema.default({ x: 50, y: 35, scale: 0.8, rotation: 0 }),
+    placement: placementInput.optional().meta({
+      id: 'BulkPlacement',
+      description:
+        "shared by every item; a member left out takes the target's default: on a garment's print zone x 50, y 35, " +
+        "scale 0.8, rotation 0 (as POST /generate); in a template's smart object x 50, y 50, scale 1, rotation 0 " +
+        '(centered, as large as fits)',
+    }),
     applyTexture: z.boolean({ message: 'must be true or false' }).default(true),
     webhookUrl: httpUrl('webhookUrl')
       .optional()

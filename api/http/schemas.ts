@@ -24,6 +24,15 @@ const range = (min: number, max: number, def: number, description: string) =>
     .default(def)
     .meta({ description });
 
+/** A number in [min, max], optional, without a default. */
+const within = (min: number, max: number, description: string) =>
+  z
+    .number({ message: `must be a number from ${min} to ${max}` })
+    .min(min, `must be from ${min} to ${max}`)
+    .max(max, `must be from ${min} to ${max}`)
+    .optional()
+    .meta({ description });
+
 export const placementSchema = z
   .strictObject({
     x: range(0, 100, 50, "the design's center, in percent of the print zone's width (50 is centered)"),
@@ -32,6 +41,15 @@ export const placementSchema = z
     rotation: range(-180, 180, 0, 'degrees, clockwise, about the design center'),
   })
   .meta({ id: 'Placement', description: 'Where the design goes in the print zone (docs/compositing.md).' });
+
+/** A placement whose members are all optional and without defaults: a body shared by targets of different kinds (a
+ * bulk's garments and templates) fills the missing members with each target's own defaults. */
+export const placementInput = z.strictObject({
+  x: within(0, 100, "the design's center, in percent of the zone's (or smart object's) width"),
+  y: within(0, 100, "the design's center, in percent of the zone's (or smart object's) height"),
+  scale: within(0.1, 1, 'size: 1.0 is the largest size that fits the zone (or smart object)'),
+  rotation: within(-180, 180, 'degrees, clockwise, about the design center'),
+});
 
 const percent = (description: string, min: number, minOpen: boolean) =>
   z

@@ -36,9 +36,12 @@ import { startCharged } from './charged-start';
 import { itemWarnings, recordWarnings } from './design-warnings';
 import { cachedGarment } from './garment-cache';
 import {
+  GARMENT_PLACEMENT,
   newGeneration,
   newTemplateGeneration,
+  placementWith,
   templateDesigns,
+  TEMPLATE_PLACEMENT,
   type Caller,
   type NewGarmentGeneration,
 } from './generation-jobs';
@@ -95,8 +98,9 @@ function countItems(body: BulkRequest, garments: Map<string, GarmentRow>): numbe
  * POST /generate/bulk: validates and expands the request (every item checked before anything is charged), records and
  * charges every item with the bulk in one transaction (402 with required and available when short: nothing charged),
  * starts workflow bulk-<id> and answers the bulk, running. A template target is one item per design: the design in
- * the smart object named (default: the largest), at the smart object's default placement, as POST /generate with
- * templateId renders it.
+ * the smart object named (default: the largest), at the bulk's placement within it (the members left out take the
+ * smart object's defaults, centered and as large as fits), as POST /generate with templateId renders it. Every item
+ * waits in the compositing gate's background lane.
  */
 export async function createBulk(
   deps: AppDeps,
@@ -145,6 +149,10 @@ export async function createBulk(
     ...(d.darkDesignUrl ? [{ url: d.darkDesignUrl, field: `designs.${i}.darkDesignUrl` }] : []),
   ]);
   const designs = await designsOf(deps, urls);
+  // the shared placement, its missing members from each kind of target's defaults
+  const given = body.placement ?? {};
+  const onGarment = placementWith(GARMENT_PLACEMENT, given);
+  const onTemplate = placementWith(TEMPLATE_PLACEMENT, given);
 
   const rows: NewGeneration[] = [];
   const named: NamedItem[] = [];
@@ -160,13 +168,15 @@ export async function createBulk(
           row = newTemplateGeneration(caller, template, {
             designUrl: d.designUrl,
             smartObjectId: t.smartObjectId,
+            placement: onTemplate,
             displace: 'auto',
             webhookUrl: body.itemWebhooks ? (body.webhookUrl ?? null) : null,
+            // a bulk's renders wait in the compositing gate's background lane (lib/gate.ts)
+            background: true,
           });
         } catch (err) {
           throw at(`targets[${ti}]`, err);
         }
-        // (a render on a template does not go through the compositing gate: no background lane to wait in)
         const so = (row.job as TemplateRenderJob).designs[0]!.smartObjectId;
         rows.push(row);
         named.push({
@@ -189,7 +199,7 @@ export async function createBulk(
               designUrl,
               zone,
               color,
-              placement: body.placement,
+              placement: onGarment,
               applyTexture: body.applyTexture,
               webhookUrl: body.itemWebhooks ? (body.webhookUrl ?? null) : null,
             });

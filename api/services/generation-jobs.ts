@@ -149,6 +149,16 @@ export interface TemplateAsk {
 /** A smart object's default placement: centered, as large as fits inside it. */
 export const TEMPLATE_PLACEMENT: Placement = { x: 50, y: 50, scale: 1, rotation: 0 };
 
+/** A garment print zone's default placement (as POST /generate's). */
+export const GARMENT_PLACEMENT: Placement = { x: 50, y: 35, scale: 0.8, rotation: 0 };
+
+/** A placement shared by targets of different kinds: the members given, the target's defaults for the others. */
+export function placementWith(defaults: Placement, given: Partial<Record<keyof Placement, number | undefined>>) {
+  const out = { ...defaults };
+  for (const k of ['x', 'y', 'scale', 'rotation'] as const) if (given[k] !== undefined) out[k] = given[k];
+  return out;
+}
+
 const quadArea = (q: TemplateRow['smartObjects'][number]['quad']) =>
   Math.abs(q.reduce((a, p, i) => a + p[0] * q[(i + 1) % 4]![1] - q[(i + 1) % 4]![0] * p[1], 0)) / 2;
 
@@ -194,7 +204,7 @@ export function templateDesigns(template: TemplateRow, ask: TemplateAsk): Templa
 export function newTemplateGeneration(
   caller: Caller,
   template: TemplateRow,
-  ask: TemplateAsk & { webhookUrl: string | null },
+  ask: TemplateAsk & { webhookUrl: string | null; background?: boolean },
 ): NewGeneration {
   const designs = templateDesigns(template, ask);
   return {
@@ -212,6 +222,7 @@ export function newTemplateGeneration(
       designs,
       displace: ask.displace,
       ...(caller.livemode === false ? { livemode: false } : {}),
+      ...(ask.background ? { background: true } : {}),
     },
   };
 }

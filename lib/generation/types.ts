@@ -111,6 +111,8 @@ export interface TemplateRenderJob {
   /** 'auto': the template's Displace filter or a map derived from the layers under the smart object; 'off': none */
   displace: 'auto' | 'off';
   livemode?: boolean;
+  /** true: an item of a bulk render, rendered in the compositing gate's background lane (lib/gate.ts) */
+  background?: boolean;
 }
 
 export type RenderJob = GarmentRenderJob | TemplateRenderJob;

@@ -47,7 +47,7 @@ function unpad(p: PlacedDesign): RawImage {
 export async function renderOnTemplate(
   prepared: PreparedTemplate,
   designs: TemplateDesignSource[],
-  opts: { displace: 'auto' | 'off' },
+  opts: { displace: 'auto' | 'off'; background?: boolean },
 ): Promise<RawImage> {
   const fills = await Promise.all(
     designs.map(async (d) => {
@@ -56,8 +56,11 @@ export async function renderOnTemplate(
       return { smartObjectId: d.smartObjectId, design: unpad(placed), placement: d.placement };
     }),
   );
-  // the engine's CPU work takes a slot of the compositing gate, as a garment's composite does
-  return compositeGate.run(async () => renderTemplate(prepared, fills, { displace: opts.displace }));
+  // the engine's CPU work takes a slot of the compositing gate, as a garment's composite does (a bulk's item in the
+  // background lane)
+  return compositeGate.run(async () => renderTemplate(prepared, fills, { displace: opts.displace }), {
+    background: opts.background === true,
+  });
 }
 
 const jpeg = (img: sharp.Sharp, quality: number) =>

@@ -338,6 +338,70 @@ describe('bulk renders: POST /api/v1/generate/bulk', function () {
     assert.equal(t, 'two-cards');
   });
 
+  it("places a template item at the bulk's placement (missing members: the smart object's defaults) and renders every item in the background lane", async () => {
+    const acct = await account(stack.baseUrl);
+    await grantTokens(stack.sql, {
+      userId: acct.userId,
+      source: 'payg_purchase',
+      amount: 20,
+      reference: `t:${acct.userId}`,
+    });
+    const form = new FormData();
+    form.append(
+      'file',
+      new Blob([new Uint8Array(readFileSync(path.join(TEMPLATES, 'smart-objects-ag-psd.psd')))]),
+      'Cards.psd',
+    );
+    const imported = await http(stack.baseUrl, 'POST', '/api/v1/templates', { key: acct.key, body: form });
+    assert.equal(imported.status, 201, imported.text);
+    const tpl = imported.body;
+    const logo = await upload(acct, await solid(200, 30, 30), 'Logo.png');
+    const run = async (placement?: Record<string, number>) => {
+      const res = await bulk(acct, {
+        designs: [{ designUrl: logo }],
+        targets: [{ templateId: tpl.id }, { garmentId: garment.id, colors: ['White'] }],
+        ...(placement ? { placement } : {}),
+      });
+      assert.equal(res.status, 202, res.text);
+      const done = await ended(acct, res.body.id);
+      for (const g of done.generations) assert.equal(g.status, 'completed', g.error);
+      const items = await stack.sql<
+        { job: any }[]
+      >`select job from bulk_items where bulk_id = ${res.body.id} order by position`;
+      return { generations: done.generations as any[], jobs: items.map((i) => i.job) };
+    };
+    // a full placement: both kinds of item take it as given
+    const given = { x: 30, y: 60, scale: 0.5, rotation: 15 };
+    const full = await run(given);
+    assert.deepEqual(full.generations[0].designs[0].placement, given);
+    assert.deepEqual(full.generations[1].placement, given);
+    // none: each kind its own defaults
+    const none = await run();
+    assert.deepEqual(none.generations[0].designs[0].placement, { x: 50, y: 50, scale: 1, rotation: 0 });
+    assert.deepEqual(none.generations[1].placement, { x: 50, y: 35, scale: 0.8, rotation: 0 });
+    // part of one: the members given, each kind's defaults for the others
+    const part = await run({ scale: 0.4 });
+    assert.deepEqual(part.generations[0].designs[0].placement, { x: 50, y: 50, scale: 0.4, rotation: 0 });
+    assert.deepEqual(part.generations[1].placement, { x: 50, y: 35, scale: 0.4, rotation: 0 });
+    // the placement is what was rendered: the template's mockups differ
+    const [a, b] = await Promise.all(
+      [full, none].map(async (r) =>
+        sharp(await bytes(r.generations[0].mockupUrl))
+          .raw()
+          .toBuffer(),
+      ),
+    );
+    assert.ok(!a!.equals(b!), 'another placement, another picture');
+    // every item of a bulk, on a template or a garment, waits in the compositing gate's background lane
+    for (const r of [full, none, part]) {
+      assert.equal(r.jobs[0].kind, 'template');
+      assert.deepEqual(
+        r.jobs.map((j) => j.background),
+        [true, true],
+      );
+    }
+  });
+
   it('refuses above BULK_MAX_ITEMS, a short balance and bad input before anything is charged', async () => {
     const acct = await account(stack.baseUrl);
     const before = await tokenBalance(stack.sql, acct.userId);
