@@ -6648,11 +6648,22 @@ export interface components {
       /** @description print zones; default ["front"] */
       zones?: ('front' | 'back' | 'left-chest' | 'right-chest')[];
     };
+    /** @description shared by every item; a member left out takes the target's default: on a garment's print zone x 50, y 35, scale 0.8, rotation 0 (as POST /generate); in a template's smart object x 50, y 50, scale 1, rotation 0 (centered, as large as fits) */
+    BulkPlacement: {
+      /** @description the design's center, in percent of the zone's (or smart object's) width */
+      x?: number;
+      /** @description the design's center, in percent of the zone's (or smart object's) height */
+      y?: number;
+      /** @description size: 1.0 is the largest size that fits the zone (or smart object) */
+      scale?: number;
+      /** @description degrees, clockwise, about the design center */
+      rotation?: number;
+    };
     /** @description every design on every colour and zone of every target, one generation each (BULK_MAX_ITEMS, 500) */
     BulkRequest: {
       designs: components['schemas']['BulkDesign'][];
       targets: (components['schemas']['BulkGarmentTarget'] | components['schemas']['BulkTemplateTarget'])[];
-      placement?: components['schemas']['Placement'];
+      placement?: components['schemas']['BulkPlacement'];
       /** @default true */
       applyTexture?: boolean;
       /**
@@ -6666,7 +6677,7 @@ export interface components {
        */
       itemWebhooks?: boolean;
     };
-    /** @description a ready template of the account: one item per design, in the smart object named (default: the largest) at its default placement */
+    /** @description a ready template of the account: one item per design, in the smart object named (default: the largest), at the bulk's placement within the smart object (default: centered, as large as fits) */
     BulkTemplateTarget: {
       templateId: string;
       smartObjectId?: string;
