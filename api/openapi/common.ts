@@ -1,8 +1,9 @@
 // The pieces every part of the OpenAPI document uses (api/openapi/document.ts and its per-resource modules): the JSON
 // response, the error envelopes with their texts, the security schemes and the keyed headers.
-import type { ResponseConfig, RouteConfig } from '@asteasolutions/zod-to-openapi';
+import type { OpenAPIRegistry, ResponseConfig, RouteConfig } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
 import * as R from '../http/resources';
+import * as A from '../http/schemas';
 import { MODE_HEADER, modeHeader } from '../http/mode';
 
 export type Responses = RouteConfig['responses'];
@@ -73,3 +74,21 @@ export function withModeHeader(r: RouteConfig): RouteConfig {
   const merged = headers instanceof z.ZodObject ? headers.extend(mode) : z.object(mode);
   return { ...r, request: { ...r.request, headers: merged } };
 }
+
+/** How a per-resource module registers a route: keyed ones get the mode header. */
+export const routePath = (registry: OpenAPIRegistry) => (r: RouteConfig) => registry.registerPath(withModeHeader(r));
+
+/** The errors every keyed Part A route may answer, plus the route's own. */
+export const keyed = (statuses: number[]) => partAErrors(401, 403, 429, ...statuses);
+
+// ---------------------------------------------------------------- Idempotency-Key (upload, generate, batch, chat)
+export const idempotencyHeaders = z.object({ 'Idempotency-Key': A.idempotencyKeyHeader.optional() });
+export const REPLAYABLE_HEADERS = { ...KEYED_HEADERS, 'Idempotent-Replayed': ref('Idempotent-Replayed') };
+export const idempotencyErrors: Responses = {
+  409: json(
+    R.partAError,
+    'idempotency_conflict: the Idempotency-Key was used for a different request within 24 hours; ' +
+      'idempotency_key_in_use: a request with this key is still running (Retry-After)',
+    { 'Retry-After': ref('Retry-After') },
+  ),
+};
