@@ -2,7 +2,7 @@
 // and load the configuration its app services would get.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { ConfigError, loadConfig } from '../../lib/config';
 import { TEMPORAL_DEV_DYNAMIC_CONFIG } from '../../scripts/stand-ins/temporal';
@@ -83,9 +83,10 @@ const filledEnv = () => ({
   METRICS_TOKEN: randomBytes(16).toString('hex'),
 });
 
-/** Every variable of lib/config.ts's schema whose name starts with one of `prefixes`. */
+/** Every variable of lib/config.ts's schema (with its parts in lib/config/) whose name starts with one of `prefixes`. */
 const configVariables = (...prefixes: string[]) => {
-  const source = readFileSync(path.join(ROOT, 'lib/config.ts'), 'utf8');
+  const parts = readdirSync(path.join(ROOT, 'lib/config')).map((f) => `lib/config/${f}`);
+  const source = ['lib/config.ts', ...parts].map((f) => readFileSync(path.join(ROOT, f), 'utf8')).join('\n');
   const names = [...source.matchAll(/^ {2}([A-Z][A-Z0-9_]+):/gm)].map((m) => m[1]!);
   return [...new Set(names.filter((n) => prefixes.some((p) => n.startsWith(p))))];
 };
