@@ -254,8 +254,27 @@ export function meshBox(g: Omit<Geometry, 'box' | 'quad'>): [number, number, num
   return [x0, y0, x1, y1];
 }
 
+/** A bezier mesh's control points taken to the document by the transform (as Photoshop does: the patches are
+ * evaluated through the transformed points, which differs from transforming the evaluated surface under perspective). */
+const docMeshes = new WeakMap<Geometry, Geometry>();
+function docMesh(g: Geometry, H: Mat3): Geometry {
+  let d = docMeshes.get(g);
+  if (d) return d;
+  const w = g.warp as Extract<Warp, { kind: 'mesh' }>;
+  const [bx0, by0, bx1, by1] = g.box;
+  const points: number[] = [];
+  for (let i = 0; i < w.points.length; i += 2) {
+    const [X, Y] = apply3(H, (w.points[i]! - bx0) / (bx1 - bx0 || 1), (w.points[i + 1]! - by0) / (by1 - by0 || 1));
+    points.push(X, Y);
+  }
+  d = { ...g, warp: { ...w, points } };
+  docMeshes.set(g, d);
+  return d;
+}
+
 /** Document position of a content point. */
 export function contentToDoc(g: Geometry, H: Mat3, x: number, y: number): Point {
+  if (g.warp.kind === 'mesh') return warpPoint(docMesh(g, H), x, y);
   const [mx, my] = warpPoint(g, x, y);
   const [bx0, by0, bx1, by1] = g.box;
   return apply3(H, (mx - bx0) / (bx1 - bx0 || 1), (my - by0) / (by1 - by0 || 1));

@@ -30,6 +30,11 @@ const CASES: Case[] = [
     covers: 'two smart objects, embedded JPEGs reduced 2.3x, identity custom meshes',
     min: 35,
   },
+  {
+    file: 'warp-custom-photoshopapi-smart-objects-transformed.psd',
+    covers: 'custom bezier and quilt warps, with and without perspective (eleven smart objects, the top one shows)',
+    min: 35,
+  },
   { file: 'warp-cylinder-ag-psd.psd', covers: 'named warp: cylinder, embedded PSB', min: 30 },
   {
     file: 'blend-modes-smart-objects-psd-tools.psd',
@@ -50,6 +55,19 @@ const CASES: Case[] = [
 ];
 
 const table: string[] = [];
+
+/** An RGBA layer over black, opaque (a layer's own pixels compared where its shape matters, not hidden by white). */
+function overBlack(d: Uint8Array | Uint8ClampedArray, width: number, height: number) {
+  const o = Buffer.alloc(d.length);
+  for (let i = 0; i < d.length; i += 4) {
+    const a = d[i + 3]! / 255;
+    o[i] = d[i]! * a;
+    o[i + 1] = d[i + 1]! * a;
+    o[i + 2] = d[i + 2]! * a;
+    o[i + 3] = 255;
+  }
+  return { width, height, data: o };
+}
 
 describe('templates engine: fidelity on Photoshop files', function () {
   this.timeout(300000);
@@ -75,6 +93,30 @@ describe('templates engine: fidelity on Photoshop files', function () {
     assert.ok(Number.isFinite(v));
   });
 
+  // the layers of this file lie over each other, so the composite shows the top one only: each smart object is also
+  // compared with the pixels Photoshop stored for it
+  it('custom and quilt warps, perspective and rotation: every smart object >= 35 dB of its own stored pixels', () => {
+    const file = 'warp-custom-photoshopapi-smart-objects-transformed.psd';
+    const t = parseTemplate(readFileSync(path.join(FIX, file)));
+    const nodes: Extract<TNode, { kind: 'smart' }>[] = [];
+    const walk = (ns: TNode[], group: string) => {
+      for (const n of ns) {
+        if (n.kind === 'group') walk(n.children, `${n.name}/`);
+        else if (n.kind === 'smart') nodes.push({ ...n, name: `${group}${n.name}` });
+      }
+    };
+    walk(t.root, '');
+    assert.equal(nodes.length, 11);
+    assert.equal(nodes.filter((n) => t.smart[n.so]!.info.warp === 'custom').length, 8);
+    for (const node of nodes) {
+      const b = node.img!;
+      const own = paintOwn(t.smart[node.so]!, null, { x: b.x, y: b.y, w: b.w, h: b.h })!;
+      const v = psnr(overBlack(own, b.w, b.h), overBlack(b.data, b.w, b.h));
+      table.push(`| ${file} · ${node.name} | ${t.smart[node.so]!.info.warp} (the layer's pixels) | ${v.toFixed(2)} |`);
+      assert.ok(v >= 35, `${node.name}: PSNR ${v.toFixed(2)} dB`);
+    }
+  });
+
   it('custom bezier warp: the hidden smart object matches the pixels Photoshop stored for it (measured)', () => {
     const t = parseTemplate(readFileSync(path.join(FIX, 'warp-custom-ag-psd-mesh-transform.psd')));
     const node = t.root.find((n): n is Extract<TNode, { kind: 'smart' }> => n.kind === 'smart')!;
@@ -82,18 +124,7 @@ describe('templates engine: fidelity on Photoshop files', function () {
     const b = node.img!;
     const own = paintOwn(t.smart[node.so]!, null, { x: b.x, y: b.y, w: b.w, h: b.h })!;
     // over black: the content is white, so a comparison over white would hide the warp
-    const black = (d: Uint8Array | Uint8ClampedArray) => {
-      const o = Buffer.alloc(d.length);
-      for (let i = 0; i < d.length; i += 4) {
-        const a = d[i + 3]! / 255;
-        o[i] = d[i]! * a;
-        o[i + 1] = d[i + 1]! * a;
-        o[i + 2] = d[i + 2]! * a;
-        o[i + 3] = 255;
-      }
-      return { width: b.w, height: b.h, data: o };
-    };
-    const v = psnr(black(own), black(b.data));
+    const v = psnr(overBlack(own, b.w, b.h), overBlack(b.data, b.w, b.h));
     table.push(
       `| warp-custom-ag-psd-mesh-transform.psd | custom bezier mesh warp (layer pixels, the layer is hidden) | ${v.toFixed(2)} |`,
     );
