@@ -1,7 +1,8 @@
-// Regenerates the typed client's types, clients/typescript/src/schema.gen.ts, from the OpenAPI document the API serves
-// at GET /api/v1/openapi.json (built by the same function, with the default configuration, so the text does not
-// depend on this machine's environment). `npm run client:generate` writes it; test/unit/client-schema.test.ts fails
-// when the committed file differs from what this produces.
+// Regenerates the API's types, clients/typescript/src/schema.gen.ts, from the OpenAPI document the API serves at
+// GET /api/v1/openapi.json (built by the same function, with the default configuration, so the text does not depend
+// on this machine's environment). The one generated types file: the typed client is built on it, and the dashboard
+// type-checks its calls against it (web/js/api-paths.d.ts). `npm run client:generate` writes it;
+// test/unit/client-schema.test.ts fails when the committed file differs from what this produces.
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import openapiTS, { astToString } from 'openapi-typescript';

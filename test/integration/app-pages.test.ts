@@ -37,7 +37,7 @@ describe('dashboard pages as server paths', () => {
   });
 
   it("does not serve the dashboard's type-checking files (web/tsconfig.json, web/js/*.d.ts), only its code", async () => {
-    for (const p of ['/tsconfig.json', '/js/api-types.d.ts', '/js/types.d.ts']) {
+    for (const p of ['/tsconfig.json', '/js/api-paths.d.ts', '/js/types.d.ts']) {
       const res = await http(stack.baseUrl, 'GET', p);
       assert.equal(res.status, 404, p);
       assert.equal(res.body.error.code, 'not_found');

@@ -2,9 +2,9 @@
 // Part A routes accept it instead of an API key (docs/api-choices.md), so no key ever lives in the browser.
 
 /**
- * The API's answers and requests by schema name, generated from its OpenAPI document (api-types.d.ts, `npm run
- * web:types`): `Schemas['Generation']`.
- * @typedef {import('./api-types').components['schemas']} Schemas
+ * The API's answers and requests by schema name (`Schemas['Generation']`), from the types generated from its OpenAPI
+ * document (clients/typescript/src/schema.gen.ts, `npm run client:generate`; see api-paths.d.ts).
+ * @typedef {import('./api-paths').Schemas} Schemas
  */
 
 /** An answer other than 2xx (status 0: the service could not be reached). */
@@ -58,21 +58,26 @@ export function newIdempotencyKey() {
  */
 
 /**
- * fetch + JSON, throwing ApiError for any non-2xx answer. The answer is typed where it is used, by a JSDoc type
- * naming its schema (`Schemas['GarmentPage']`).
- * @param {string} method
- * @param {string} path
- * @param {unknown} [body] JSON, or FormData
- * @param {ApiOptions} [opts]
- * @returns {Promise<any>}
+ * fetch + JSON, throwing ApiError for any non-2xx answer. Typed by path and method from the OpenAPI document
+ * (api-paths.d.ts): `path` is a concrete path (`/api/v1/generations/${id}`) of one of its routes, `body` that route's
+ * request and the answer its 2xx response, so a wrong path, method or field fails `tsc -p web/tsconfig.json`.
+ * @template {import('./api-paths').Path} P
+ * @template {import('./api-paths').MethodOf<P>} M
+ * @template {ApiOptions} [O={}]
+ * @param {M} method
+ * @param {P} path
+ * @param {import('./api-paths').RequestBody<M, P>} [body] JSON
+ * @param {O} [opts]
+ * @returns {Promise<O extends { withResponse: true }
+ *   ? { data: import('./api-paths').Answer<M, P>, res: Response }
+ *   : import('./api-paths').Answer<M, P>>}
  */
-export async function api(method, path, body, opts = {}) {
+export async function api(method, path, body, opts = /** @type {O} */ ({})) {
   /** @type {Record<string, string>} */
   const headers = { accept: 'application/json', ...(opts.headers ?? {}) };
   /** @type {BodyInit | undefined} */
   let payload;
-  if (body instanceof FormData) payload = body;
-  else if (body !== undefined) {
+  if (body !== undefined) {
     headers['content-type'] = 'application/json';
     payload = JSON.stringify(body);
   }
@@ -87,7 +92,7 @@ export async function api(method, path, body, opts = {}) {
   if (!res.ok) throw new ApiError(res.status, data);
   const tokens = res.headers.get('x-tokens-remaining');
   if (tokens !== null) document.dispatchEvent(new CustomEvent('tokens', { detail: Number(tokens) }));
-  return opts.withResponse ? { data, res } : data;
+  return /** @type {any} */ (opts.withResponse ? { data, res } : data);
 }
 
 /**

@@ -17,9 +17,7 @@ export const session = { user: null };
  */
 export async function refreshUser() {
   try {
-    session.user = /** @type {import('./api.js').Schemas['SessionCheck']} */ (
-      await api('GET', '/api/auth/session')
-    ).user;
+    session.user = (await api('GET', '/api/auth/session')).user;
   } catch (err) {
     announce(errorMessage(err), 'error');
     session.user = null;

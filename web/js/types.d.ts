@@ -5,7 +5,7 @@
 export type Child = Node | string | number | null | undefined | false | Child[];
 
 /** The signed-in user, as GET /api/auth/session and the account routes answer it. */
-export type User = import('./api-types').components['schemas']['Account']['user'];
+export type User = import('./api-paths').Schemas['Account']['user'];
 
 /** What app.js gives a page when it renders it. */
 export interface PageContext {

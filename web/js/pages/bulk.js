@@ -7,6 +7,7 @@ import { listDesigns } from '../design-library.js';
 import { announce, busy, errorBox, h, heading, render } from '../dom.js';
 
 /** @typedef {import('../api.js').Schemas} Schemas */
+/** @typedef {NonNullable<Schemas['BulkGarmentTarget']['zones']>[number]} Zone a print zone a bulk target names (a garment's printZones ids are these) */
 
 /** How often a running bulk is read again. */
 const POLL_MS = 1000;
@@ -27,7 +28,7 @@ export async function bulkPage(view, ctx) {
 
   /** @type {Set<string>} design urls */
   const chosenDesigns = new Set();
-  /** @type {Map<string, { colors: Set<string>, zones: Set<string> }>} garment id -> choice */
+  /** @type {Map<string, { colors: Set<string>, zones: Set<Zone> }>} garment id -> choice */
   const chosenGarments = new Map();
 
   const cost = h('p', { class: 'bulk-cost', 'aria-live': 'polite' });
@@ -79,9 +80,10 @@ export async function bulkPage(view, ctx) {
     const details = h('div', { class: 'bulk-garment-options', hidden: true });
     const choice = {
       colors: new Set(g.colors.filter((c) => c.available).map((c) => c.name)),
-      zones: new Set(['front']),
+      zones: /** @type {Set<Zone>} */ (new Set(['front'])),
     };
-    const toggle = (/** @type {Set<string>} */ set, /** @type {string} */ v) => (/** @type {Event} */ e) => {
+    /** @template {string} T @param {Set<T>} set @param {T} v */
+    const toggle = (set, v) => (/** @type {Event} */ e) => {
       if (/** @type {HTMLInputElement} */ (e.target).checked) set.add(v);
       else set.delete(v);
       update();
@@ -114,7 +116,11 @@ export async function bulkPage(view, ctx) {
           h(
             'label',
             { class: 'bulk-choice' },
-            h('input', { type: 'checkbox', checked: z.id === 'front', onchange: toggle(choice.zones, z.id) }),
+            h('input', {
+              type: 'checkbox',
+              checked: z.id === 'front',
+              onchange: toggle(choice.zones, /** @type {Zone} */ (z.id)),
+            }),
             ` ${z.name}`,
           ),
         ),

@@ -62,9 +62,7 @@ export function mcpSection(opts = {}) {
   create.addEventListener('click', async () => {
     create.disabled = true;
     try {
-      const res = /** @type {{ key: string }} */ (
-        await api('POST', '/api/v1/keys', { name: 'MCP assistant (test)', mode: 'test' })
-      );
+      const res = await api('POST', '/api/v1/keys', { name: 'MCP assistant (test)', mode: 'test' });
       fill(res.key);
       render(
         status,

@@ -69,7 +69,7 @@ export async function storefrontPage(main, ctx) {
   );
 
   async function loadConnections() {
-    connections = /** @type {Schemas['StoreConnections']} */ (await api('GET', '/api/storefront/connect')).connections;
+    connections = (await api('GET', '/api/storefront/connect')).connections;
     render(
       connList,
       connections.length === 0
