@@ -113,6 +113,61 @@ export function field(label, control, hint) {
   return h('div', { class: 'field' }, h('label', { for: id }, label), control, hintEl);
 }
 
+/**
+ * Runs a user's action busy (see busy) and shows what it throws in `out`, where its result goes too.
+ * @param {HTMLButtonElement | null | undefined} button
+ * @param {Element} out
+ * @param {string} busyLabel
+ * @param {() => Promise<unknown>} action
+ */
+export function attempt(button, out, busyLabel, action) {
+  return busy(button, out, busyLabel, async () => {
+    try {
+      await action();
+    } catch (err) {
+      render(out, errorBox(err));
+    }
+  });
+}
+
+/**
+ * A form's submit listener: the page stays, and the action runs as attempt() runs it.
+ * @param {HTMLButtonElement} button
+ * @param {Element} out
+ * @param {string} busyLabel
+ * @param {() => Promise<unknown>} action
+ */
+export function onSubmit(button, out, busyLabel, action) {
+  return (/** @type {Event} */ e) => {
+    e.preventDefault();
+    return attempt(button, out, busyLabel, action);
+  };
+}
+
+/**
+ * A table: header cells for `columns`, `rows` as its body; `caption` is for screen readers, `label` its name.
+ * @param {{ caption?: string, label?: string, class?: string }} props
+ * @param {string[]} columns
+ * @param {Child} rows
+ */
+export function table(props, columns, rows) {
+  return h(
+    'table',
+    { class: props.class, 'aria-label': props.label },
+    props.caption ? h('caption', { class: 'sr-only' }, props.caption) : null,
+    h(
+      'thead',
+      {},
+      h(
+        'tr',
+        {},
+        columns.map((t) => h('th', { scope: 'col' }, t)),
+      ),
+    ),
+    h('tbody', {}, rows),
+  );
+}
+
 /** @param {string | null | undefined} iso */
 export const when = (iso) => (iso ? new Date(iso).toLocaleString() : '—');
 /**
@@ -210,64 +265,78 @@ export function scrollBox(label, ...children) {
 }
 
 /**
- * The shared pager of the dashboard's tables: a table (with a caption and header cells) whose rows come from a
- * cursor-paginated list (`pagination: {hasMore, nextCursor}`), with **Load more** under it while there is more.
- * `reload()` starts again from the first page (after a filter or the mode changed; `label` and `empty` are read
- * then); a reload's answer replaces the rows, an older one still arriving is dropped.
+ * @template T
+ * @typedef {(cursor: string | null) => Promise<{ items: T[], pagination: { hasMore: boolean, nextCursor: string | null } }>} FetchPage
+ */
+
+/**
+ * The shared pager of the dashboard's cursor-paginated lists (`pagination: {hasMore, nextCursor}`): **Load more**
+ * while there is more. `reload()` starts again from the first page; a reload's answer replaces what `show` drew (it
+ * is told `reset`), an older one still arriving is dropped. Loading more shows its error as an announcement.
  * @template T
  * @param {{
- *   label: () => string,
- *   columns: string[],
- *   empty: () => string,
- *   fetchPage: (cursor: string | null) => Promise<{ items: T[], pagination: { hasMore: boolean, nextCursor: string | null } }>,
- *   row: (item: T) => HTMLTableRowElement,
+ *   fetchPage: FetchPage<T>,
+ *   show: (items: T[], reset: boolean) => void,
  *   isCurrent: () => boolean,
+ *   region?: Element | null,
  * }} opts
  */
-export function pagedTable(opts) {
-  const box = scrollBox(opts.label());
+export function pager(opts) {
   const more = h('button', { type: 'button', hidden: true }, 'Load more');
   /** @type {string | null} */
   let cursor = null;
   let generation = 0;
-  const tbody = h('tbody');
-  const table = h(
-    'table',
-    {},
-    h(
-      'thead',
-      {},
-      h(
-        'tr',
-        {},
-        opts.columns.map((t) => h('th', { scope: 'col' }, t)),
-      ),
-    ),
-    tbody,
-  );
 
   /** @param {boolean} reset */
   async function load(reset) {
     const n = reset ? ++generation : generation;
     const page = await opts.fetchPage(reset ? null : cursor);
     if (!opts.isCurrent() || n !== generation) return;
-    if (reset) {
-      render(tbody);
-      table.setAttribute('aria-label', opts.label());
-      box.setAttribute('aria-label', opts.label());
-    }
-    for (const item of page.items) tbody.append(opts.row(item));
+    opts.show(page.items, reset);
     cursor = page.pagination.nextCursor;
     more.hidden = !page.pagination.hasMore;
-    if (tbody.children.length === 0) render(box, h('p', { class: 'muted' }, opts.empty()));
-    else if (table.parentElement !== box) render(box, table);
   }
   more.addEventListener('click', () =>
-    busy(more, box, 'Loading…', () => load(false).catch((err) => announce(errorMessage(err), 'error'))),
+    busy(more, opts.region, 'Loading…', () => load(false).catch((err) => announce(errorMessage(err), 'error'))),
   );
   return {
-    element: h('div', { class: 'paged' }, box, h('div', { class: 'pager' }, more)),
+    more,
     /** @returns {Promise<void>} */
     reload: () => load(true),
   };
+}
+
+/**
+ * The dashboard's paged tables: a table (with header cells) whose rows come from a pager, with **Load more** under
+ * it. `label` and `empty` are read at each reload (after a filter or the mode changed).
+ * @template T
+ * @param {{
+ *   label: () => string,
+ *   columns: string[],
+ *   empty: () => string,
+ *   fetchPage: FetchPage<T>,
+ *   row: (item: T) => HTMLTableRowElement,
+ *   isCurrent: () => boolean,
+ * }} opts
+ */
+export function pagedTable(opts) {
+  const box = scrollBox(opts.label());
+  const grid = table({}, opts.columns, []);
+  const tbody = grid.tBodies[0];
+  const { more, reload } = pager({
+    region: box,
+    isCurrent: opts.isCurrent,
+    fetchPage: opts.fetchPage,
+    show: (items, reset) => {
+      if (reset) {
+        render(tbody);
+        grid.setAttribute('aria-label', opts.label());
+        box.setAttribute('aria-label', opts.label());
+      }
+      for (const item of items) tbody.append(opts.row(item));
+      if (tbody.children.length === 0) render(box, h('p', { class: 'muted' }, opts.empty()));
+      else if (grid.parentElement !== box) render(box, grid);
+    },
+  });
+  return { element: h('div', { class: 'paged' }, box, h('div', { class: 'pager' }, more)), reload };
 }

@@ -1,11 +1,11 @@
 // Page: Developers (#/developers), the one place for everything a developer sets up (issue 39): the Test mode switch
 // (test keys and test history, docs/test-mode.md), Keys, Callbacks and history, the Request log, and AI assistants
-// (MCP, ./developers-mcp.js). Each section is a module that renders itself and loads its own data; this page puts them
+// (MCP, ./developers/mcp.js). Each section is a module that renders itself and loads its own data; this page puts them
 // in order and reloads them when the mode changes.
 import { announce, errorMessage, h, heading, render } from '../dom.js';
 import { callbacksSection } from './developers/callbacks.js';
 import { keysSection } from './developers/keys.js';
-import { mcpSection } from './developers-mcp.js';
+import { mcpSection } from './developers/mcp.js';
 import { requestLogSection } from './developers/request-log.js';
 import { isTestMode, setTestMode } from './test-mode.js';
 

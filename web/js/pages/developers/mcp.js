@@ -1,8 +1,8 @@
 // Developers page section: AI assistants (MCP, docs/mcp.md). The MCP URL of this service and a desktop client's
 // config, ready to copy, holding a test key: keys are stored hashed, so the section creates a new test key (shown
 // once, like every new key) to put in the config.
-import { api } from '../api.js';
-import { announce, copyFrom, errorBox, h, render } from '../dom.js';
+import { api } from '../../api.js';
+import { announce, copyFrom, errorBox, h, render } from '../../dom.js';
 
 const KEY_PLACEHOLDER = '<your API key>';
 

@@ -2,9 +2,9 @@
 // Download links, and the production queue: paid, unfulfilled orders in production, oldest first
 // (GET /api/storefront/production-queue). The files are the service's public file URLs (same origin), so the links
 // download.
-import { h, when } from '../dom.js';
+import { h, table, when } from '../../dom.js';
 
-/** @typedef {import('../api.js').Schemas} Schemas */
+/** @typedef {import('../../api.js').Schemas} Schemas */
 /** @typedef {Schemas['StoreOrder']} StoreOrder */
 /** @typedef {NonNullable<StoreOrder['production']>} Production */
 
@@ -111,39 +111,25 @@ export function productionBlock(o) {
  */
 export function queueTable(orders) {
   if (orders.length === 0) return h('p', { class: 'muted' }, 'Nothing waiting to be printed.');
-  return h(
-    'table',
-    { class: 'production-queue' },
-    h('caption', { class: 'sr-only' }, 'Production queue, oldest first'),
-    h(
-      'thead',
-      {},
-      h(
+  return table(
+    { class: 'production-queue', caption: 'Production queue, oldest first' },
+    ['Order', 'Placed', 'Items', 'Production', 'Files'],
+    orders.map((o) => {
+      const p = /** @type {Production} */ (o.production);
+      return h(
         'tr',
-        {},
-        ['Order', 'Placed', 'Items', 'Production', 'Files'].map((t) => h('th', { scope: 'col' }, t)),
-      ),
-    ),
-    h(
-      'tbody',
-      {},
-      orders.map((o) => {
-        const p = /** @type {Production} */ (o.production);
-        return h(
-          'tr',
-          { 'data-order-id': o.id },
-          h('td', {}, `${o.name} · ${o.shopDomain}`),
-          h('td', {}, when(o.createdAt)),
-          h('td', {}, o.lineItems.map((li) => `${li.quantity} × ${li.title}`).join(', ')),
-          h(
-            'td',
-            {},
-            h('span', { class: `badge ${BADGE[p.status]}` }, p.status),
-            p.status === 'failed' && p.error ? ` ${p.error}` : '',
-          ),
-          h('td', {}, downloads(o, p) ?? '—'),
-        );
-      }),
-    ),
+        { 'data-order-id': o.id },
+        h('td', {}, `${o.name} · ${o.shopDomain}`),
+        h('td', {}, when(o.createdAt)),
+        h('td', {}, o.lineItems.map((li) => `${li.quantity} × ${li.title}`).join(', ')),
+        h(
+          'td',
+          {},
+          h('span', { class: `badge ${BADGE[p.status]}` }, p.status),
+          p.status === 'failed' && p.error ? ` ${p.error}` : '',
+        ),
+        h('td', {}, downloads(o, p) ?? '—'),
+      );
+    }),
   );
 }

@@ -1,10 +1,10 @@
 // The studio's contrast check before Generate (issue 35): for the chosen design and garment, the server says for each
 // colour whether the design's ink is hard to see on it (GET /api/v1/uploads/{id}/contrast: the low_contrast warning a
 // generation would carry). The notice shows the current colour's warning; colours with one are marked in the picker.
-import { api } from '../api.js';
-import { h, render } from '../dom.js';
+import { api } from '../../api.js';
+import { h, render } from '../../dom.js';
 
-/** @typedef {import('../api.js').Schemas['DesignContrast']} DesignContrast */
+/** @typedef {import('../../api.js').Schemas['DesignContrast']} DesignContrast */
 
 export function contrastNotice() {
   const element = h('div', { class: 'contrast-notice', role: 'status', 'aria-live': 'polite' });

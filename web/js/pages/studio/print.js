@@ -3,10 +3,10 @@
 // (POST /api/v1/print-preflight, free, nothing kept); the warnings show under the controls. "Print view" draws that
 // print at 1:1 physical scale: the zone's inches as CSS inches (96 CSS px to the inch, the browser's physical unit;
 // a screen's real inch differs by its pixel density), the design where the print file puts it.
-import { api } from '../api.js';
-import { h, render } from '../dom.js';
+import { api } from '../../api.js';
+import { h, render } from '../../dom.js';
 
-/** @typedef {import('../api.js').Schemas} Schemas */
+/** @typedef {import('../../api.js').Schemas} Schemas */
 /** @typedef {Schemas['PrintPreflightRequest']} PrintPreflightRequest */
 /** @typedef {Schemas['PrintPreflight']} PrintPreflight */
 

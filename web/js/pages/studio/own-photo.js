@@ -4,7 +4,7 @@
 // out over that zone instead of the catalogue zone. When the preview warns (X-Warnings: garment_not_found,
 // zone_clipped), the warning is shown with a "Draw the print area" button: the user drags a rectangle over the photo
 // and it becomes the request's printArea (percent of the photo).
-import { field, h } from '../dom.js';
+import { field, h } from '../../dom.js';
 
 /** @typedef {{ left: number, top: number, width: number, height: number }} PixelBox */
 /** @typedef {{ x: number, y: number, width: number, height: number }} PercentRect percent of the stage */
