@@ -2,7 +2,19 @@
 // status, created, last use and expiry, Revoke and Delete (POST/GET /api/v1/keys, DELETE /api/v1/keys/<id>[?permanent=true]).
 // The only place keys are managed (issue 39: one place per task; the old #/keys address opens Developers).
 import { api } from '../../api.js';
-import { announce, busy, copyRow, errorBox, errorMessage, field, h, render, scrollBox, when } from '../../dom.js';
+import {
+  announce,
+  busy,
+  copyRow,
+  errorBox,
+  errorMessage,
+  field,
+  h,
+  render,
+  scrollBox,
+  table,
+  when,
+} from '../../dom.js';
 import { modeName } from '../test-mode.js';
 
 /** @typedef {import('../../api.js').Schemas} Schemas */
@@ -36,57 +48,42 @@ async function act(button, key, permanent, reload) {
 export function keysTable(keys, mode, onAction) {
   if (keys.length === 0)
     return h('p', { class: 'muted' }, `No ${mode} keys yet. Create one to call the API from your server.`);
-  return h(
-    'table',
-    { 'aria-label': `${mode} keys` },
-    h(
-      'thead',
-      {},
+  return table(
+    { label: `${mode} keys` },
+    ['Name', 'Key', 'Status', 'Created', 'Last used', 'Expires', 'Actions'],
+    keys.map((k) =>
       h(
         'tr',
-        {},
-        ['Name', 'Key', 'Status', 'Created', 'Last used', 'Expires', 'Actions'].map((t) =>
-          h('th', { scope: 'col' }, t),
-        ),
-      ),
-    ),
-    h(
-      'tbody',
-      {},
-      keys.map((k) =>
+        { 'data-key-id': k.id },
+        h('td', {}, k.name),
+        h('td', {}, h('code', {}, `${k.mode === 'test' ? 'test ' : ''}…${k.lastFour}`)),
+        h('td', {}, h('span', { class: `badge ${k.status}` }, k.status)),
+        h('td', {}, when(k.createdAt)),
+        h('td', {}, k.lastUsedAt ? when(k.lastUsedAt) : 'never'),
+        h('td', {}, k.expiresAt ? when(k.expiresAt) : 'never'),
         h(
-          'tr',
-          { 'data-key-id': k.id },
-          h('td', {}, k.name),
-          h('td', {}, h('code', {}, `${k.mode === 'test' ? 'test ' : ''}…${k.lastFour}`)),
-          h('td', {}, h('span', { class: `badge ${k.status}` }, k.status)),
-          h('td', {}, when(k.createdAt)),
-          h('td', {}, k.lastUsedAt ? when(k.lastUsedAt) : 'never'),
-          h('td', {}, k.expiresAt ? when(k.expiresAt) : 'never'),
+          'td',
+          { class: 'actions' },
+          k.status === 'active'
+            ? h(
+                'button',
+                {
+                  type: 'button',
+                  'aria-label': `Revoke ${k.name}`,
+                  onclick: (e) => onAction(e.currentTarget, k, false),
+                },
+                'Revoke',
+              )
+            : null,
           h(
-            'td',
-            { class: 'actions' },
-            k.status === 'active'
-              ? h(
-                  'button',
-                  {
-                    type: 'button',
-                    'aria-label': `Revoke ${k.name}`,
-                    onclick: (e) => onAction(e.currentTarget, k, false),
-                  },
-                  'Revoke',
-                )
-              : null,
-            h(
-              'button',
-              {
-                type: 'button',
-                class: 'danger',
-                'aria-label': `Delete ${k.name}`,
-                onclick: (e) => onAction(e.currentTarget, k, true),
-              },
-              'Delete',
-            ),
+            'button',
+            {
+              type: 'button',
+              class: 'danger',
+              'aria-label': `Delete ${k.name}`,
+              onclick: (e) => onAction(e.currentTarget, k, true),
+            },
+            'Delete',
           ),
         ),
       ),
