@@ -16,7 +16,7 @@ const CASES: Record<string, string> = {
     const g = await api('GET', \`/api/v1/generations/\${encodeURIComponent(id)}\`);
     const { deliveries } = await api('GET', \`/api/v1/generations/\${id}/deliveries\`);
     const { user } = await api('POST', '/api/auth/login', { email: 'a@example.com', password: 'secret' });
-    const { data, res } = await api('POST', '/api/v1/preview', { garmentId: 'tee', designUrl: 'x' }, { withResponse: true });
+    const { data, res } = await api('POST', '/api/v1/preview', { garmentId: 'tee', designUrl: 'x', garmentImageUrl: 'y' }, { withResponse: true });
     const plans = await api('GET', '/api/payments/plans');
     /** @type {Blob} */ const blob = data;
     return [page.garments[0]?.name, g.status, deliveries.length, user.email, blob.size, res.ok, plans];
