@@ -2,21 +2,23 @@
 // rotating its frame over the garment (or with the sliders, or the keyboard) while POST /api/v1/preview redraws the
 // real render (free, one request in flight, the latest placement wins); generate the mockup (1 token) and download
 // it; the history of generations with their status and webhook deliveries. This module keeps the page's state and
-// puts the sections of ./studio/ together: the choices (choices.js), the placement (placement.js), the live preview
-// (preview.js), the client's own photo (own-photo.js), the contrast and print checks (contrast.js, print.js) and the
-// history (history.js).
-import { allGarments, api, ApiError } from '../api.js';
+// puts the sections of ./studio/ together: the choices (choices.js), the stage (stage.js), the placement
+// (placement.js), the live preview (preview.js), the client's own photo (own-photo.js), the contrast and print checks
+// (contrast.js, print.js), Generate (generate.js) and the history (history.js).
+import { allGarments } from '../api.js';
 import { listDesigns } from '../design-library.js';
 import { onboardingChecklist } from '../onboarding.js';
 import { samplePicker } from '../samples.js';
-import { announce, busy, errorBox, errorMessage, field, h, heading, render } from '../dom.js';
+import { field, h, heading, render } from '../dom.js';
 import { colorRadios, designSelect, garmentSelect, zoneOptions } from './studio/choices.js';
 import { contrastNotice } from './studio/contrast.js';
-import { generationView, historySection } from './studio/history.js';
+import { generateButton } from './studio/generate.js';
+import { historySection } from './studio/history.js';
 import { ownPhotoControls } from './studio/own-photo.js';
-import { DEFAULT_PLACEMENT, frameBox, manipulate, placementSliders, placementWords } from './studio/placement.js';
+import { DEFAULT_PLACEMENT, manipulate, placementSliders } from './studio/placement.js';
 import { livePreview } from './studio/preview.js';
 import { printCheck } from './studio/print.js';
+import { studioStage } from './studio/stage.js';
 
 /** @typedef {import('../api.js').Schemas} Schemas */
 /** @typedef {import('./studio/choices.js').GarmentColor} GarmentColor */
@@ -78,33 +80,15 @@ export async function studioPage(main, ctx) {
   });
   const texture = h('input', { type: 'checkbox', checked: true, name: 'applyTexture' });
   const webhook = h('input', { type: 'url', name: 'webhookUrl', placeholder: 'https://example.com/hooks/mockups' });
-
-  // ---------------------------------------------------------------- stage
-  const previewImg = h('img', { class: 'preview', alt: '' });
-  const frame = h(
-    'div',
-    {
-      class: 'frame',
-      tabindex: '0',
-      role: 'group',
-      'aria-label': 'Design placement. Arrow keys move it, plus and minus resize it, [ and ] rotate it.',
-      'aria-describedby': 'placement-now',
-    },
-    h('span', { class: 'handle scale', 'aria-hidden': 'true', title: 'Drag to resize' }),
-    h('span', { class: 'handle rotate', 'aria-hidden': 'true', title: 'Drag to rotate' }),
-  );
-  const zoneBox = h('div', { class: 'zone', 'aria-hidden': 'true' });
   const own = ownPhotoControls({ onChange: () => blankChanged() });
   const contrast = contrastNotice();
   const print = printCheck();
-  const overlay = h('div', { class: 'overlay' }, ...own.overlays, zoneBox, frame);
-  const stageStatus = h('p', { class: 'stage-status', id: 'preview-status' });
-  const placementNow = h('p', { class: 'sr-only', id: 'placement-now', 'aria-live': 'polite' });
-  const stage = h('div', { class: 'stage', 'aria-describedby': 'preview-status' }, previewImg, overlay);
+  const stage = studioStage(own.overlays);
   const result = h('div', { class: 'result', 'aria-live': 'polite' });
 
   const currentZone = () => state.garment.printZones.find((z) => z.id === state.zone) ?? state.garment.printZones[0];
   const blankUrl = () => (currentZone()?.view === 'back' ? state.color.backImageUrl : state.color.imageUrl);
+  const zoneRegion = () => own.region() ?? currentZone().region;
 
   function fillGarment() {
     render(
@@ -119,28 +103,11 @@ export async function studioPage(main, ctx) {
       state.zone = /** @type {ZoneId} */ (state.garment.printZones[0].id);
   }
 
-  /** Positions the zone and the design's frame over the stage, in percent of the blank (the engine's geometry). */
   function layout() {
-    const z = currentZone();
-    if (!z) return;
-    const r = own.region() ?? z.region;
-    zoneBox.hidden = !!own.url();
-    zoneBox.style.left = `${r.x}%`;
-    zoneBox.style.top = `${r.y}%`;
-    zoneBox.style.width = `${r.width}%`;
-    zoneBox.style.height = `${r.height}%`;
-    const stageSize = { width: overlay.clientWidth || 1, height: overlay.clientHeight || 1 };
-    const box = frameBox(r, stageSize, state.design.dimensions, state.placement);
-    frame.style.width = `${box.width}px`;
-    frame.style.height = `${box.height}px`;
-    frame.style.left = `${box.left}px`;
-    frame.style.top = `${box.top}px`;
-    frame.style.transform = `rotate(${state.placement.rotation}deg)`;
+    if (currentZone()) stage.layout(zoneRegion(), !!own.url(), state.design.dimensions, state.placement);
   }
 
   // ---------------------------------------------------------------- live preview
-  /** @type {string | null} */
-  let lastUrl = null;
   /** @returns {Schemas['GenerateRequest']} */
   const body = () => {
     const area = own.printArea();
@@ -156,25 +123,22 @@ export async function studioPage(main, ctx) {
     };
   };
   const preview = livePreview({
-    stage,
-    status: stageStatus,
+    stage: stage.element,
+    status: stage.status,
     isCurrent: ctx.isCurrent,
     request: body,
     shown: (blob, headers) => {
       own.update(headers);
       layout();
-      const url = URL.createObjectURL(blob);
-      previewImg.src = url;
-      previewImg.alt = `Preview: ${state.design.name} on the ${state.color.name} ${state.garment.name}, ${state.zone}`;
-      if (lastUrl) URL.revokeObjectURL(lastUrl);
-      lastUrl = url;
+      const alt = `Preview: ${state.design.name} on the ${state.color.name} ${state.garment.name}, ${state.zone}`;
+      stage.showPreview(blob, alt);
     },
   });
 
   let frameRequested = false;
   function placementChanged() {
     sliders.sync(state.placement);
-    placementNow.textContent = placementWords(state.placement);
+    stage.showPlacement(state.placement);
     if (frameRequested) return;
     frameRequested = true;
     requestAnimationFrame(() => {
@@ -196,22 +160,18 @@ export async function studioPage(main, ctx) {
     void contrast.update(state.design.id, state.garment.id, state.color.name, colorFieldset);
     // an own photo shows up with the next preview (the studio only reads it through the API)
     if (!own.url()) {
-      previewImg.src =
-        state.color.thumbnailUrl && currentZone()?.view !== 'back' ? state.color.thumbnailUrl : blankUrl();
-      previewImg.alt = `${state.color.name} ${state.garment.name}`;
+      const thumb = state.color.thumbnailUrl && currentZone()?.view !== 'back' ? state.color.thumbnailUrl : null;
+      stage.showBlank(thumb ?? blankUrl(), `${state.color.name} ${state.garment.name}`);
     }
     placementChanged();
   }
 
-  manipulate(frame, {
+  manipulate(stage.frame, {
     placement: () => state.placement,
-    zoneSizePx: () => {
-      const r = own.region() ?? currentZone().region;
-      return { w: (r.width / 100) * overlay.clientWidth, h: (r.height / 100) * overlay.clientHeight };
-    },
+    zoneSizePx: () => stage.zoneSizePx(zoneRegion()),
     onChange: setPlacement,
   });
-  new ResizeObserver(() => layout()).observe(overlay);
+  new ResizeObserver(() => layout()).observe(stage.overlay);
 
   // ---------------------------------------------------------------- events of the selects
   designChoice.addEventListener('change', () => {
@@ -235,36 +195,20 @@ export async function studioPage(main, ctx) {
   });
 
   // ---------------------------------------------------------------- generate
-  const generate = h('button', { type: 'button', class: 'primary' }, 'Generate mockup (1 token)');
-  generate.addEventListener('click', () =>
-    busy(generate, result, 'Generating…', async () => {
-      render(result, h('p', {}, 'Rendering the full-size mockup: this takes a second or two.'));
-      try {
-        const req = body();
-        if (webhook.value.trim()) req.webhookUrl = webhook.value.trim();
-        let g = await api('POST', '/api/v1/generate', req);
-        for (let i = 0; i < 120 && (g.status === 'pending' || g.status === 'processing'); i++) {
-          await new Promise((r) => setTimeout(r, 1000));
-          g = await api('GET', `/api/v1/generations/${encodeURIComponent(g.id)}`);
-        }
-        render(result, generationView(g));
-        announce(
-          g.status === 'completed' ? 'Mockup ready' : `Generation ${g.status}`,
-          g.status === 'failed' ? 'error' : 'info',
-        );
-        void history.reload(); // it shows its own errors
-        void checklist.reload();
-      } catch (err) {
-        const extra =
-          err instanceof ApiError && err.code === 'insufficient_tokens'
-            ? ` You have ${err.details?.available ?? 0} tokens: see Billing.`
-            : '';
-        render(result, errorBox(new Error(errorMessage(err) + extra)));
-      }
-    }),
-  );
-
   const history = historySection(ctx);
+  const generate = generateButton({
+    request: () => {
+      const req = body();
+      if (webhook.value.trim()) req.webhookUrl = webhook.value.trim();
+      return req;
+    },
+    result,
+    generated: () => {
+      void history.reload(); // it shows its own errors
+      void checklist.reload();
+    },
+  });
+
   render(
     main,
     heading('Mockup studio'),
@@ -290,12 +234,12 @@ export async function studioPage(main, ctx) {
       h(
         'div',
         { class: 'stage-col' },
-        stage,
-        stageStatus,
+        stage.element,
+        stage.status,
         print.view,
         own.note,
         own.notice,
-        placementNow,
+        stage.placementNow,
         h(
           'p',
           { class: 'muted small' },
@@ -310,7 +254,5 @@ export async function studioPage(main, ctx) {
   );
   garmentChoice.value = state.garment.id;
   fillGarment();
-  sliders.sync(state.placement);
-  placementNow.textContent = placementWords(state.placement);
   blankChanged();
 }

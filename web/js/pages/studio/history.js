@@ -1,41 +1,8 @@
-// The studio's history: generations, newest first, with "Load more" and each one's webhook deliveries on demand; and
-// the view of a finished generation with its download.
+// The studio's history: generations, newest first, with "Load more" and each one's webhook deliveries on demand.
 import { api } from '../../api.js';
 import { busy, errorBox, h, pager, render, when } from '../../dom.js';
 
 /** @typedef {import('../../api.js').Schemas} Schemas */
-
-/**
- * A finished (or failed) generation: the mockup with a download link.
- * @param {Schemas['Generation']} g
- */
-export function generationView(g) {
-  if (g.status !== 'completed') {
-    return h(
-      'div',
-      { class: 'notice error' },
-      h('p', {}, `Generation ${g.id} ${g.status}${g.error ? `: ${g.error}` : ''}.`),
-    );
-  }
-  return h(
-    'figure',
-    { class: 'mockup' },
-    h(
-      'a',
-      { href: g.mockupUrl, target: '_blank', rel: 'noopener' },
-      h('img', { src: g.thumbnailUrl, alt: `Mockup ${g.id}` }),
-    ),
-    h(
-      'figcaption',
-      {},
-      h('a', { class: 'button primary', href: g.mockupUrl, download: `${g.id}.jpg` }, 'Download mockup'),
-      ' ',
-      h('a', { href: g.mockupUrl, target: '_blank', rel: 'noopener' }, 'Open full size'),
-      h('small', { class: 'muted' }, ` ${g.id}, ${g.tokensUsed} token`),
-      (g.warnings ?? []).map((w) => h('p', { class: 'notice warning' }, w.message)),
-    ),
-  );
-}
 
 /**
  * A generation's webhook deliveries, each with its attempts.
