@@ -84,7 +84,8 @@ function alignedMask(m: MaskBlock | null, r: Frame | Block): MaskBlock | null {
   return { x: r.x, y: r.y, w: r.w, h: r.h, data: Uint8Array.from(maskOver(m, r.x, r.y, r.w, r.h)), def: m.def };
 }
 
-/** The layers cropped to the frame; smart objects other than `keep` become their own content's pixels. */
+/** The layers cropped to the frame; smart objects other than `keep` carry their own content's pixels over the frame
+ * (`img`), drawn as they are unless a render fills them too. */
 function crop(nodes: TNode[], f: Frame, keep: number, paint: SmartPainter): TNode[] {
   return nodes.map((n): TNode => {
     if (n.hidden)
@@ -94,7 +95,7 @@ function crop(nodes: TNode[], f: Frame, keep: number, paint: SmartPainter): TNod
     if (n.kind === 'smart') {
       const data = paint(n.so, n, f);
       const img = data ? { ...f, data } : null;
-      return { ...n, kind: 'pixels', img, mask: img ? alignedMask(n.mask, img) : null };
+      return { ...n, img, mask: alignedMask(n.mask, f) };
     }
     const img = n.img ? cropBlock(n.img, f) : null;
     return { ...n, img, mask: img ? alignedMask(n.mask, img) : null };

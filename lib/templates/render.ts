@@ -1,7 +1,7 @@
 // Rendering a prepared template: the baseline, and over each filled smart object's frame the layers below
 // (flattened), the design mapped through the smart object's transform and warp, and the layers above.
 import { BadInputError } from '../errors';
-import { compositeList, type SmartPainter } from './composite';
+import { compositeList, type Frame, type SmartPainter } from './composite';
 import { DEFAULT_PLACEMENT, designSizeFor, paintImage, placementMatrix } from './paint';
 import type { PreparedTemplate } from './prepare';
 import type { RawImage, RenderOptions, TemplateFill, TemplatePlacement } from './types';
@@ -25,21 +25,72 @@ export function renderTemplate(p: PreparedTemplate, fills: TemplateFill[], opts:
     checkDesign(f.design);
     byIndex.set(i, f);
   }
-  // bottom first, so a smart object above another one is drawn after it
-  for (const [i, fill] of [...byIndex.entries()].sort((a, b) => a[0] - b[0])) {
-    const ps = p.smart[i]!;
-    const f = ps.frame;
+  // Bottom first. Each filled smart object's frame is composited from its own stack position up: the layers below
+  // it flattened, then every layer above with any other filled smart object there drawn with its design. Where the
+  // frame of a filled smart object lower in the stack reaches, that one's result (computed from further down, with
+  // this one's design in it) is kept: the flattened backdrop here still shows the lower one's own content.
+  const order = [...byIndex.entries()].sort((a, b) => a[0] - b[0]);
+  const maps = new Map(
+    order.map(([i, fill]) => {
+      const ps = p.smart[i]!;
+      const uv = displace === 'auto' && ps.uvDisplaced ? ps.uvDisplaced : ps.uv;
+      const g = ps.geometry;
+      const pl = fill.placement ?? DEFAULT_PLACEMENT;
+      return [i, { uv, m: placementMatrix(g.width, g.height, fill.design.width, fill.design.height, pl) }];
+    }),
+  );
+  const done: Frame[] = [];
+  for (const [i] of order) {
+    const f = p.smart[i]!.frame;
     if (!f) continue;
-    const pl = fill.placement ?? DEFAULT_PLACEMENT;
-    const m = placementMatrix(ps.geometry.width, ps.geometry.height, fill.design.width, fill.design.height, pl);
-    const uv = displace === 'auto' && ps.uvDisplaced ? ps.uvDisplaced : ps.uv;
-    const paint: SmartPainter = (so) => (so === i ? paintImage(uv, f, fill.design, m) : null);
-    const dst = ps.below.slice();
-    compositeList(ps.above, f, dst, paint);
-    for (let y = 0; y < f.h; y++)
-      data.set(dst.subarray(y * f.w * 4, (y + 1) * f.w * 4), ((f.y + y) * p.width + f.x) * 4);
+    const paint: SmartPainter = (so, node) => {
+      const fill = byIndex.get(so);
+      const ps = p.smart[so]!;
+      if (!fill || !ps.frame) return node.img ? (node.img.data as Uint8ClampedArray) : null;
+      const { uv, m } = maps.get(so)!;
+      return paintImage(so === i ? uv : mapOnFrame(uv, ps.frame, f), f, fill.design, m);
+    };
+    const dst = p.smart[i]!.below.slice();
+    compositeList(p.smart[i]!.above, f, dst, paint);
+    for (let y = 0; y < f.h; y++) {
+      const Y = f.y + y;
+      const lower = done.filter((d) => Y >= d.y && Y < d.y + d.h);
+      for (const [x0, x1] of spansOutside(f.x, f.x + f.w, lower))
+        data.set(dst.subarray((y * f.w + x0 - f.x) * 4, (y * f.w + x1 - f.x) * 4), (Y * p.width + x0) * 4);
+    }
+    done.push(f);
   }
   return { width: p.width, height: p.height, data };
+}
+
+/** A content map of frame `from` laid on frame `to` (empty where `from` does not reach). */
+function mapOnFrame(uv: Float32Array, from: Frame, to: Frame): Float32Array {
+  const out = new Float32Array(to.w * to.h * 2).fill(NaN);
+  const x0 = Math.max(from.x, to.x);
+  const x1 = Math.min(from.x + from.w, to.x + to.w);
+  if (x1 <= x0) return out;
+  for (let y = Math.max(from.y, to.y); y < Math.min(from.y + from.h, to.y + to.h); y++) {
+    const s = ((y - from.y) * from.w + (x0 - from.x)) * 2;
+    out.set(uv.subarray(s, s + (x1 - x0) * 2), ((y - to.y) * to.w + (x0 - to.x)) * 2);
+  }
+  return out;
+}
+
+/** The parts of the row span [a, b) outside every frame of `frames` (which all cover the row). */
+function spansOutside(a: number, b: number, frames: Frame[]): [number, number][] {
+  let spans: [number, number][] = [[a, b]];
+  for (const d of frames) {
+    const next: [number, number][] = [];
+    for (const [s, e] of spans) {
+      if (d.x + d.w <= s || d.x >= e) next.push([s, e]);
+      else {
+        if (d.x > s) next.push([s, d.x]);
+        if (d.x + d.w < e) next.push([d.x + d.w, e]);
+      }
+    }
+    spans = next;
+  }
+  return spans;
 }
 
 /** The template with each smart object's own embedded content (what Photoshop's composite shows). */

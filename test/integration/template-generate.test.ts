@@ -8,12 +8,13 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import sharp from 'sharp';
 import { tokenBalance } from '../../db/ledger';
-import { parseTemplate, psnr, type RawImage } from '../../lib/templates';
+import { parseTemplate, prepareTemplate, psnr, renderOwnContent, type RawImage } from '../../lib/templates';
 import { account, createKey, http } from '../helpers/http';
 import { mockupPsd } from '../helpers/psd';
 import { startCallbackReceiver } from '../helpers/receiver';
 import { startStack, storeDesign, type Stack } from '../helpers/stack';
 import { perspectiveTemplatePsd, PERSPECTIVE_QUAD, testDesign } from '../helpers/template-psd';
+import { gradient, overlappingTemplatePsd, stripes } from '../helpers/template-stack';
 
 const CORPUS = path.join(__dirname, '..', 'fixtures', 'templates');
 
@@ -217,6 +218,30 @@ describe('generate on a template (POST /api/v1/generate and /preview with templa
     const mid =
       (Math.round((q2![0]![1]! + q2![2]![1]!) / 2) * mb!.width + Math.round((q2![0]![0]! + q2![2]![0]!) / 2)) * 4;
     assert.ok(mb!.data[mid]! > 180 && mb!.data[mid + 1]! < 80, 'the middle of smart object 2 is red');
+  });
+
+  it('designs[] on smart objects that overlap: filled in layer order, with the layers between them', async () => {
+    const grey = stripes(100, 100, [128, 128, 128], [128, 128, 128]);
+    // smooth designs: the service resizes a design to its smart object with sharp, and the mockup is a JPEG
+    const a = gradient(100, 100, [220, 30, 40], [250, 200, 20]);
+    const b = gradient(100, 100, [30, 60, 220], [20, 200, 160]);
+    const id = await importTemplate(overlappingTemplatePsd(grey, grey), 'overlap.psd');
+    const [ua, ub] = await Promise.all([a, b].map(async (d) => storeDesign(stack, await png(d))));
+    const res = await generate({
+      templateId: id,
+      displace: 'off',
+      designs: [
+        { smartObjectId: '2', designUrl: ub },
+        { smartObjectId: '1', designUrl: ua },
+      ],
+    });
+    assert.equal(res.body.status, 'completed', res.text);
+    const mockup = await rgba(await fetchImage(res.body.mockupUrl));
+    // the oracle: the template written with the designs as its smart objects' content
+    const want = renderOwnContent(prepareTemplate(parseTemplate(overlappingTemplatePsd(a, b))));
+    const db = psnr(mockup, want);
+    // (drawn from the flattened backdrop, each smart object's own content kept where the other is: 29.5 dB)
+    assert.ok(db >= 34, `${db.toFixed(1)} dB of the template drawn with the designs as content (JPEG)`);
   });
 
   it('webhooks: a generation on a template sends generation.completed to its webhookUrl, like any generation', async () => {

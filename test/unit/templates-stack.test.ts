@@ -1,0 +1,95 @@
+// The templates engine with several designs and with displacement: smart objects that overlap are filled in layer
+// order (each at its own stack position, with the layers between them), and displace "auto" moves a design along the
+// folds of the photo under it while "off" maps it through the transform only. The oracle of a render is the same
+// template written with the designs as its smart objects' own content (test/helpers/template-stack.ts).
+import assert from 'node:assert/strict';
+import {
+  parseTemplate,
+  prepareTemplate,
+  psnr,
+  renderOwnContent,
+  renderTemplate,
+  type RawImage,
+} from '../../lib/templates';
+import { foldedTemplatePsd, overlappingTemplatePsd, stripes } from '../helpers/template-stack';
+
+const grey = stripes(100, 100, [128, 128, 128], [128, 128, 128]);
+const red = stripes(100, 100, [220, 30, 40], [250, 200, 20]);
+const blue = stripes(100, 100, [30, 60, 220], [20, 200, 160]);
+
+const prepared = (psd: Buffer) => prepareTemplate(parseTemplate(psd));
+const oracle = (psd: Buffer) => renderOwnContent(prepared(psd));
+
+/** Pixels (over the whole image) where two renders differ by more than `tol` in some channel. */
+function differing(a: RawImage, b: RawImage, tol = 8): number {
+  let n = 0;
+  for (let i = 0; i < a.data.length; i += 4)
+    for (let c = 0; c < 4; c++)
+      if (Math.abs(a.data[i + c]! - b.data[i + c]!) > tol) {
+        n++;
+        break;
+      }
+  return n;
+}
+
+describe('templates engine: overlapping smart objects and displacement', function () {
+  this.timeout(120000);
+
+  it('fills two overlapping smart objects in layer order, with the layers between them', () => {
+    const p = prepared(overlappingTemplatePsd(grey, grey));
+    assert.equal(p.smartObjects.length, 2);
+    const both = renderTemplate(
+      p,
+      [
+        { smartObjectId: '2', design: blue },
+        { smartObjectId: '1', design: red },
+      ],
+      { displace: 'off' },
+    );
+    const want = oracle(overlappingTemplatePsd(red, blue));
+    const v = psnr(both, want);
+    assert.ok(v >= 45, `both filled: ${v.toFixed(2)} dB of the template drawn with them as content`);
+    assert.ok(differing(both, want) < 40, `${differing(both, want)} pixels differ`);
+    // each alone: the other keeps its own content, above or below
+    for (const [id, mine] of [
+      ['1', overlappingTemplatePsd(red, grey)],
+      ['2', overlappingTemplatePsd(grey, blue)],
+    ] as const) {
+      const one = renderTemplate(p, [{ smartObjectId: id, design: id === '1' ? red : blue }], { displace: 'off' });
+      const w = psnr(one, oracle(mine));
+      assert.ok(w >= 45, `smart object ${id} alone: ${w.toFixed(2)} dB`);
+    }
+  });
+
+  it('displace "auto" moves the design along the folds under it; "off" maps it through the transform only', () => {
+    const design = stripes(100, 100, [220, 30, 40], [30, 60, 220]);
+    const folded = prepared(foldedTemplatePsd(grey, true));
+    const want = oracle(foldedTemplatePsd(design, true));
+    const off = renderTemplate(folded, [{ smartObjectId: '1', design }], { displace: 'off' });
+    const auto = renderTemplate(folded, [{ smartObjectId: '1', design }], { displace: 'auto' });
+    const dflt = renderTemplate(folded, [{ smartObjectId: '1', design }]);
+    assert.ok(psnr(off, want) >= 45, `off: ${psnr(off, want).toFixed(2)} dB of the undisplaced oracle`);
+    assert.deepEqual(dflt.data, auto.data, 'auto is the default');
+    const moved = differing(auto, off);
+    assert.ok(moved > 300, `auto moved ${moved} pixels`);
+    // the displacement follows the folds: rows where the backdrop's slope is steepest move, its crests barely
+    const rowMoves = (y0: number, y1: number) => {
+      let n = 0;
+      for (let y = y0; y < y1; y++) {
+        const a = { ...auto, height: 1, data: auto.data.subarray(y * auto.width * 4, (y + 1) * auto.width * 4) };
+        const o = { ...off, height: 1, data: off.data.subarray(y * off.width * 4, (y + 1) * off.width * 4) };
+        n += differing(a as RawImage, o as RawImage);
+      }
+      return n;
+    };
+    // backdrop luminance 170 + 70 sin(y / 9): steepest near y = 9 * 2 pi k (56.5, 113), flat at its crests (70.7)
+    assert.ok(rowMoves(110, 117) > 2 * rowMoves(68, 74), `steep ${rowMoves(110, 117)} vs crest ${rowMoves(68, 74)}`);
+    // a flat backdrop derives no displacement: auto is off
+    const flat = prepared(foldedTemplatePsd(grey, false));
+    const fa = renderTemplate(flat, [{ smartObjectId: '1', design }], { displace: 'auto' });
+    const fo = renderTemplate(flat, [{ smartObjectId: '1', design }], { displace: 'off' });
+    assert.deepEqual(fa.data, fo.data);
+    // and the own-content render (Photoshop's composite has no displacement) is never displaced
+    assert.ok(psnr(renderOwnContent(folded), oracle(foldedTemplatePsd(grey, true))) === Infinity);
+  });
+});
