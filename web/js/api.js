@@ -135,7 +135,6 @@ export async function allGarments() {
   let cursor;
   for (let page = 0; page < 20; page++) {
     const q = new URLSearchParams({ limit: '100', ...(cursor ? { cursor } : {}) });
-    /** @type {Schemas['GarmentPage']} */
     const data = await api('GET', `/api/v1/garments?${q}`);
     out.push(...data.garments);
     if (!data.pagination.hasMore || !data.pagination.nextCursor) break;

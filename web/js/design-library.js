@@ -19,7 +19,6 @@ export async function listDesigns(opts = {}) {
   let cursor;
   for (let page = 0; page < MAX_PAGES; page++) {
     const q = new URLSearchParams({ limit: '100', ...(opts.q ? { q: opts.q } : {}), ...(cursor ? { cursor } : {}) });
-    /** @type {import('./api.js').Schemas['UploadPage']} */
     const data = await api('GET', `/api/v1/uploads?${q}`);
     out.push(...data.uploads);
     if (!data.pagination.hasMore || !data.pagination.nextCursor) break;

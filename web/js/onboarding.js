@@ -63,7 +63,6 @@ export function checklistView(data, origin) {
 export function onboardingChecklist(ctx) {
   const section = h('section', { class: 'card checklist', 'aria-labelledby': 'checklist-h', hidden: true });
   async function reload() {
-    /** @type {Onboarding} */
     const data = await api('GET', '/api/onboarding');
     if (!ctx.isCurrent()) return;
     section.hidden = data.done;

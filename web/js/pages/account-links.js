@@ -19,7 +19,6 @@ export async function verifyEmailPage(main, ctx) {
   const out = h('div', { class: 'card narrow', 'aria-live': 'polite' }, 'Verifying…');
   render(main, heading('Verify your email'), out);
   try {
-    /** @type {{ user: { email: string, tokenBalance: number } }} */
     const { user } = await api('POST', '/api/auth/verify', { token });
     await refreshUser();
     render(
@@ -52,7 +51,6 @@ export async function forgotPasswordPage(main) {
         render(out);
         await busy(submit, out, 'Sending…', async () => {
           try {
-            /** @type {{ message: string }} */
             const r = await api('POST', '/api/auth/password/forgot', { email: email.value });
             render(out, h('p', { class: 'sent' }, r.message));
             announce(r.message);
@@ -146,7 +144,6 @@ export async function emailNotMePage(main, ctx) {
         render(out);
         await busy(submit, out, 'Securing…', async () => {
           try {
-            /** @type {{ message: string }} */
             const r = await api('POST', '/api/auth/email/not-me', { token });
             await refreshUser();
             render(out, h('p', { class: 'sent' }, r.message));

@@ -84,7 +84,6 @@ export async function accountSettingsPage(main) {
     ],
     'Change email',
     async (out) => {
-      /** @type {{ message: string }} */
       const r = await api('POST', '/api/auth/email/change', {
         newEmail: newEmail.value,
         password: emailPassword.value,

@@ -40,7 +40,6 @@ export function accountPage(mode) {
           render(out);
           await busy(submit, out, signup ? 'Creating…' : 'Signing in…', async () => {
             try {
-              /** @type {import('../api.js').Schemas['Account']} */
               const { user } = await api('POST', signup ? '/api/auth/signup' : '/api/auth/login', {
                 email: email.value,
                 password: password.value,

@@ -164,7 +164,6 @@ export async function bulkPage(view, ctx) {
     confirm.addEventListener('click', () =>
       busy(confirm, out, 'Starting…', async () => {
         try {
-          /** @type {Schemas['Bulk']} */
           const bulk = await api('POST', '/api/v1/generate/bulk', body, {
             headers: { 'idempotency-key': key },
           });
@@ -289,7 +288,7 @@ async function readAll(id) {
   let cursor = null;
   for (let i = 0; i < 20; i++) {
     const q = new URLSearchParams({ limit: '100', ...(cursor ? { cursor } : {}) });
-    /** @type {Schemas['BulkWithGenerations']} */
+    /** @type {Schemas['BulkWithGenerations']} (named: the loop's cursor would make its type circular) */
     const page = await api('GET', `/api/v1/generate/bulk/${encodeURIComponent(id)}?${q}`);
     if (!first) first = page;
     else first.generations.push(...page.generations);

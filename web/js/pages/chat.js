@@ -93,7 +93,6 @@ function gallery(m, store = null) {
  */
 async function storeState() {
   try {
-    /** @type {Schemas['StoreConnections']} */
     const { connections } = await api('GET', '/api/storefront/connect');
     return { active: connections.some((c) => c.status === 'active') };
   } catch {
@@ -110,7 +109,6 @@ export async function chatPage(main, ctx) {
   const threadId = ctx.params.get('thread');
 
   async function loadThreads() {
-    /** @type {Schemas['ChatThreads']} */
     const data = await api('GET', '/api/chat/threads');
     const threads = data.threads ?? [];
     render(
@@ -202,7 +200,6 @@ export async function chatPage(main, ctx) {
             };
             // a fresh Idempotency-Key per submit: a resent request (a retry, a second click) is answered from the
             // first job and charged once
-            /** @type {{ data: Schemas['ChatResult'] | Schemas['ChatJobRunning'], res: Response }} */
             const { data: first, res } = await api('POST', '/api/chat', body, {
               withResponse: true,
               headers: { 'idempotency-key': newIdempotencyKey() },
@@ -214,7 +211,6 @@ export async function chatPage(main, ctx) {
               const jobId = data.jobId;
               for (let i = 0; i < 300 && !('threadId' in data); i++) {
                 await new Promise((r) => setTimeout(r, 1000));
-                /** @type {Schemas['ChatResult'] | Schemas['ChatJobRunning']} */
                 const next = await api('GET', `/api/chat/jobs/${encodeURIComponent(jobId)}`);
                 data = next;
               }

@@ -140,7 +140,6 @@ export async function designsPage(main, ctx) {
     region.append(out);
     await busy(null, out, 'Analysing…', async () => {
       try {
-        /** @type {Schemas['Analysis']} */
         const a = await api('POST', '/api/v1/analyze', {
           imageUrl: design.url,
           quantity: Number(quantity.value) || 50,

@@ -81,7 +81,6 @@ export async function templatesPage(view, ctx) {
   const input = h('input', { type: 'file', accept: '.psd,.psb', name: 'template' });
 
   async function load() {
-    /** @type {Schemas['TemplatePage']} */
     const page = await api('GET', '/api/v1/templates?limit=100');
     if (!ctx.isCurrent()) return;
     if (page.templates.length === 0) {
@@ -186,7 +185,6 @@ async function templateView(view, ctx, id) {
   previewButton.addEventListener('click', () =>
     busy(previewButton, out, 'Rendering preview…', async () => {
       try {
-        /** @type {Blob} */
         const blob = await api('POST', '/api/v1/preview', body());
         render(
           out,
@@ -200,7 +198,6 @@ async function templateView(view, ctx, id) {
   generateButton.addEventListener('click', () =>
     busy(generateButton, out, 'Generating…', async () => {
       try {
-        /** @type {Schemas['Generation']} */
         let g = await api('POST', '/api/v1/generate', body(), { headers: { 'idempotency-key': newIdempotencyKey() } });
         while (g.status === 'pending' || g.status === 'processing') {
           await new Promise((r) => setTimeout(r, POLL_MS));

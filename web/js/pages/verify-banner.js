@@ -15,7 +15,6 @@ export function verifyBanner(user) {
     render(out);
     await busy(resend, out, 'Sending…', async () => {
       try {
-        /** @type {{ message: string }} */
         const r = await api('POST', '/api/auth/verify/resend');
         render(out, r.message);
         announce(r.message);

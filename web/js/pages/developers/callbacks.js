@@ -47,7 +47,6 @@ export function deliveriesView(id, deliveries, onResend) {
  */
 async function showDeliveries(id, box) {
   try {
-    /** @type {Schemas['DeliveryList']} */
     const { deliveries } = await api('GET', `/api/v1/generations/${id}/deliveries`, undefined, {
       headers: modeHeaders(),
     });
@@ -153,7 +152,6 @@ export function callbacksSection(ctx) {
     row: generationRow,
     fetchPage: async (cursor) => {
       const q = new URLSearchParams({ limit: '20', ...(cursor ? { cursor } : {}) });
-      /** @type {Schemas['GenerationPage']} */
       const page = await api('GET', `/api/v1/generations?${q}`, undefined, { headers: modeHeaders() });
       return { items: page.generations, pagination: page.pagination };
     },

@@ -100,7 +100,6 @@ export function keysSection(opts) {
   const created = h('div', { class: 'created', 'aria-live': 'polite' });
 
   async function load() {
-    /** @type {Schemas['ApiKeyList']} */
     const { keys: all } = await api('GET', '/api/v1/keys');
     if (!opts.isCurrent()) return;
     const keys = all.filter((k) => k.mode === modeName());
@@ -127,7 +126,6 @@ export function keysSection(opts) {
             /** @type {Schemas['CreateKeyRequest']} */
             const body = { name: name.value, mode: modeName() };
             if (days.value) body.expiresInDays = Number(days.value);
-            /** @type {Schemas['ApiKeyCreated']} */
             const res = await api('POST', '/api/v1/keys', body);
             const row = copyRow(res.key, 'Your new API key', 'new-key');
             render(

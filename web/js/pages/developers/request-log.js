@@ -71,7 +71,6 @@ export function requestLogSection(ctx) {
       if (statusSelect.value) q.set('status', statusSelect.value);
       if (routeSelect.value) q.set('route', routeSelect.value);
       if (cursor) q.set('cursor', cursor);
-      /** @type {Schemas['RequestLogPage']} */
       const page = await api('GET', `/api/v1/requests?${q}`, undefined, { headers: modeHeaders() });
       return { items: page.requests, pagination: page.pagination };
     },

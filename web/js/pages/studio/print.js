@@ -111,7 +111,6 @@ export function printCheck() {
       if (!element.isConnected) return; // the studio was left (or the user signed out) meanwhile
       const mine = ++asked;
       try {
-        /** @type {PrintPreflight} */
         const answer = await api('POST', '/api/v1/print-preflight', req);
         if (mine !== asked) return;
         last = { req, designUrl: req.designUrl, hex, rotation: req.placement?.rotation ?? 0, answer };
