@@ -4,48 +4,33 @@
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import { randomSuffix } from '../../lib/ids';
-import { checkEachTest, FRONT_PAGE, navigate, onPage, openBrowser, type BrowserSession } from '../helpers/browser';
+import { choosePng, FRONT_PAGE, navigate, onPage, signUpInBrowser, useJourney } from '../helpers/browser';
 import * as F from '../helpers/fixtures';
 import { linkIn, waitForMail } from '../helpers/mailpit';
-import { startStack, workflowResultWhenStarted, type Stack } from '../helpers/stack';
+import { workflowResultWhenStarted } from '../helpers/stack';
 
 describe('account journeys in a real browser', function () {
   this.timeout(240_000);
-  let stack: Stack;
-  let browser: BrowserSession | undefined;
+  const { stack, browser } = useJourney('account-browser', {
+    env: { EMAIL_VERIFICATION: 'required' },
+    artifacts: 'account',
+  });
   let page: Page;
   let origin: string;
   const password = 'Correct-Horse-42';
   const newPassword = 'Battery-Staple-77';
-  checkEachTest(() => browser);
-
-  before(async () => {
-    stack = await startStack('account-browser', { env: { EMAIL_VERIFICATION: 'required' } });
+  before(() => {
     origin = stack.baseUrl;
-    browser = await openBrowser('account', origin);
     page = browser.page;
-  });
-  after(async () => {
-    await browser?.close();
-    await stack?.stop();
   });
 
   /** A 4xx provoked on purpose is logged by Chromium: exactly those, and nothing else. */
   function expectLogged(what: RegExp) {
-    const problems = browser!.takeProblems();
+    const problems = browser.takeProblems();
     assert.ok(problems.length > 0 && problems.every((p) => what.test(p)), problems.join('\n'));
   }
 
-  async function signUp(p: Page, email: string) {
-    await p.goto(`${origin}/`);
-    await onPage(p, FRONT_PAGE);
-    await p.getByRole('link', { name: 'Create an account' }).click();
-    await onPage(p, /Create an account/);
-    await p.getByLabel('Email').fill(email);
-    await p.getByLabel('Password').fill(password);
-    await p.getByRole('button', { name: 'Create account' }).click();
-    await onPage(p, /Mockup studio/);
-  }
+  const signUp = (p: Page, email: string) => signUpInBrowser(p, origin, email, password);
 
   async function signIn(p: Page, email: string, pw: string) {
     await p.goto(`${origin}/#/signin`);
@@ -61,7 +46,7 @@ describe('account journeys in a real browser', function () {
     const banner = page.getByRole('region', { name: 'Verify your email' });
     await banner.getByText('Verify your email to receive your free tokens').waitFor();
     assert.match(await page.locator('#account-balance').innerText(), /^0 tokens/);
-    await browser!.shot('unverified');
+    await browser.shot('unverified');
     const link = linkIn(await waitForMail(email, /verify your email/), `${origin}/verify-email?token=`);
     await page.goto(link);
     await onPage(page, 'Verify your email');
@@ -70,17 +55,17 @@ describe('account journeys in a real browser', function () {
       .locator('#account-balance')
       .getByText(/^50 tokens/)
       .waitFor();
-    await browser!.shot('verified');
+    await browser.shot('verified');
     await navigate(page, 'Studio', 'Mockup studio');
     assert.equal(await banner.count(), 0, 'no banner once verified');
   });
 
   it('forgot → the mail → reset → the old session is gone, the new password signs in', async () => {
     const email = `reset-${randomSuffix(8)}@example.test`;
-    page = (await browser!.newPerson()).page; // a person of their own, signed out
+    page = (await browser.newPerson()).page; // a person of their own, signed out
     await signUp(page, email);
     // another person (a second browser profile) asks for the reset, signed out
-    const other = await browser!.newPerson();
+    const other = await browser.newPerson();
     await other.page.goto(`${origin}/`);
     await onPage(other.page, FRONT_PAGE);
     await other.page.getByRole('link', { name: 'Sign in', exact: true }).click();
@@ -99,7 +84,7 @@ describe('account journeys in a real browser', function () {
     await other.page.getByLabel('New password').fill(newPassword);
     await other.page.getByRole('button', { name: 'Set new password' }).click();
     await onPage(other.page, /Sign in/);
-    await browser!.shot('reset-done', other.page);
+    await browser.shot('reset-done', other.page);
 
     // the first browser's session ended: a reload lands on Sign in
     await page.reload();
@@ -113,14 +98,10 @@ describe('account journeys in a real browser', function () {
 
   it('delete with typed confirmation → cannot sign in, the files are gone', async () => {
     const email = `delete-${randomSuffix(8)}@example.test`;
-    page = (await browser!.newPerson()).page;
+    page = (await browser.newPerson()).page;
     await signUp(page, email);
     await navigate(page, 'Designs');
-    await page.locator('input[type=file]').setInputFiles({
-      name: 'logo.png',
-      mimeType: 'image/png',
-      buffer: await F.crispLogo(600, 750),
-    });
+    await choosePng(page, 'logo.png', await F.crispLogo(600, 750));
     await page.locator('.upload-result').getByRole('heading', { name: 'logo.png' }).waitFor();
     const [up] = await stack.sql<{ key: string; userId: string }[]>`
       select u.storage_key as key, u.user_id as "userId" from uploads u join users a on a.id = u.user_id
@@ -132,7 +113,7 @@ describe('account journeys in a real browser', function () {
     const form = page.getByRole('form', { name: 'Delete account' });
     await form.getByLabel('Type DELETE to confirm').fill('DELETE');
     await form.getByLabel('Current password').fill(password);
-    await browser!.shot('delete');
+    await browser.shot('delete');
     await form.getByRole('button', { name: 'Delete my account' }).click();
     await onPage(page, /Sign in/);
 

@@ -3,51 +3,20 @@
 // finished mockup appearing, and Download all giving the ZIP of the four mockups.
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
-import yauzl from 'yauzl';
 import { randomSuffix } from '../../lib/ids';
-import { checkEachTest, navigate, openBrowser, signUpInBrowser, type BrowserSession } from '../helpers/browser';
+import { choosePng, navigate, signUpInBrowser, useJourney } from '../helpers/browser';
 import * as F from '../helpers/fixtures';
-import { startStack, type Stack } from '../helpers/stack';
-
-const zipNames = (buf: Buffer) =>
-  new Promise<string[]>((resolve, reject) =>
-    yauzl.fromBuffer(buf, { lazyEntries: true }, (err, zip) => {
-      if (err || !zip) return reject(err);
-      const names: string[] = [];
-      zip.on('entry', (e: yauzl.Entry) => {
-        names.push(e.fileName);
-        zip.readEntry();
-      });
-      zip.on('end', () => resolve(names));
-      zip.on('error', reject);
-      zip.readEntry();
-    }),
-  );
+import { zipNames } from '../helpers/zip';
 
 describe('journey: a bulk render from the dashboard', function () {
   this.timeout(240_000);
-  let stack: Stack;
-  let browser: BrowserSession | undefined;
-  checkEachTest(() => browser);
-
-  before(async () => {
-    stack = await startStack('bulk-journey');
-    browser = await openBrowser('bulk-journey', stack.baseUrl);
-  });
-  after(async () => {
-    await browser?.close();
-    await stack?.stop();
-  });
+  const { stack, browser } = useJourney('bulk-journey');
 
   it('chooses a design, colours and zones, sees the cost, follows the progress and downloads the ZIP', async () => {
-    const { page, shot } = browser!;
+    const { page, shot } = browser;
     await signUpInBrowser(page, stack.baseUrl, `bulk-${randomSuffix(8)}@example.test`, 'Correct-Horse-42');
     await navigate(page, 'Designs');
-    await page.locator('input[type=file]').setInputFiles({
-      name: 'Team crest.png',
-      mimeType: 'image/png',
-      buffer: await F.crispLogo(600, 750),
-    });
+    await choosePng(page, 'Team crest.png', await F.crispLogo(600, 750));
     await page.locator('.gallery').getByRole('heading', { name: 'Team crest' }).waitFor({ timeout: 30_000 });
 
     await navigate(page, 'Bulk');

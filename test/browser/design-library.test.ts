@@ -5,44 +5,20 @@
 import assert from 'node:assert/strict';
 import sharp from 'sharp';
 import { randomSuffix } from '../../lib/ids';
-import {
-  checkEachTest,
-  FRONT_PAGE,
-  navigate,
-  onPage,
-  openBrowser,
-  signUpInBrowser,
-  type BrowserSession,
-} from '../helpers/browser';
+import { choosePng, FRONT_PAGE, navigate, onPage, signUpInBrowser, useJourney } from '../helpers/browser';
 import * as F from '../helpers/fixtures';
-import { startStack, type Stack } from '../helpers/stack';
 
 describe('journey: the design library across browsers', function () {
   this.timeout(240_000);
-  let stack: Stack;
-  let browser: BrowserSession | undefined;
-  checkEachTest(() => browser);
-
-  before(async () => {
-    stack = await startStack('design-library');
-    browser = await openBrowser('design-library', stack.baseUrl);
-  });
-  after(async () => {
-    await browser?.close();
-    await stack?.stop();
-  });
+  const { stack, browser } = useJourney('design-library');
 
   it('uploads in one browser, finds, renames and deletes the design in another', async () => {
-    const { page, shot } = browser!;
+    const { page, shot } = browser;
     const email = `library-${randomSuffix(8)}@example.test`;
     const password = 'Correct-Horse-42';
     await signUpInBrowser(page, stack.baseUrl, email, password);
     await navigate(page, 'Designs');
-    await page.locator('input[type=file]').setInputFiles({
-      name: 'Team crest.png',
-      mimeType: 'image/png',
-      buffer: await F.crispLogo(900, 1125),
-    });
+    await choosePng(page, 'Team crest.png', await F.crispLogo(900, 1125));
     await page.locator('.upload-result').getByText('2 colours').waitFor({ timeout: 30_000 });
     const gallery = page.locator('.gallery');
     await gallery.getByRole('heading', { name: 'Team crest' }).waitFor();
@@ -51,7 +27,7 @@ describe('journey: the design library across browsers', function () {
     assert.ok(designUrl);
 
     // another computer: a separate browser profile, signed in to the same account
-    const other = await browser!.newPerson();
+    const other = await browser.newPerson();
     await other.page.goto(`${stack.baseUrl}/`);
     await onPage(other.page, FRONT_PAGE);
     await other.page.getByRole('link', { name: 'Sign in', exact: true }).click();
@@ -112,7 +88,7 @@ describe('journey: the design library across browsers', function () {
   });
 
   it('warns in the studio, before Generate, that a navy design is hard to see on black', async () => {
-    const { page, shot } = browser!;
+    const { page, shot } = browser;
     const navy = await sharp({
       create: { width: 600, height: 600, channels: 4, background: { r: 0, g: 0, b: 0, alpha: 0 } },
     })
@@ -126,7 +102,7 @@ describe('journey: the design library across browsers', function () {
       .png()
       .toBuffer();
     await navigate(page, 'Designs');
-    await page.locator('input[type=file]').setInputFiles({ name: 'navy.png', mimeType: 'image/png', buffer: navy });
+    await choosePng(page, 'navy.png', navy);
     await page.locator('.upload-result').getByRole('link', { name: 'Place on a garment' }).click();
     await onPage(page, 'Mockup studio');
     const notice = page.locator('.contrast-notice');

@@ -5,15 +5,14 @@ import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import sharp from 'sharp';
 import { randomSuffix } from '../../lib/ids';
-import { checkEachTest, navigate, onPage, openBrowser, signUpInBrowser, type BrowserSession } from '../helpers/browser';
+import { navigate, onPage, signUpInBrowser, useJourney } from '../helpers/browser';
 import { createKey, http, sessionCookie } from '../helpers/http';
 import { startCallbackReceiver, type CallbackReceiver } from '../helpers/receiver';
-import { startStack, storeDesign, type Stack } from '../helpers/stack';
+import { storeDesign } from '../helpers/stack';
 
 describe('Developers page: test mode, request log, deliveries and Resend (browser)', function () {
   this.timeout(240_000);
-  let stack: Stack;
-  let browser: BrowserSession | undefined;
+  const { stack, browser } = useJourney('developers-journey', { env: { ALLOW_PRIVATE_URLS: 'true' } });
   let page: Page;
   let receiver: CallbackReceiver;
   const email = `dev-${randomSuffix(8)}@example.test`;
@@ -23,20 +22,12 @@ describe('Developers page: test mode, request log, deliveries and Resend (browse
   let testGen = '';
   let liveGen = '';
 
-  checkEachTest(() => browser);
-
   before(async () => {
-    stack = await startStack('developers-journey', { env: { ALLOW_PRIVATE_URLS: 'true' } });
     receiver = await startCallbackReceiver();
-    browser = await openBrowser('developers-journey', stack.baseUrl);
     page = browser.page;
     await signUpInBrowser(page, stack.baseUrl, email, password);
   });
-  after(async () => {
-    await browser?.close();
-    await receiver?.close();
-    await stack?.stop();
-  });
+  after(async () => receiver?.close());
 
   it('switches to Test mode and creates a test key there', async () => {
     await navigate(page, 'Developers');
@@ -49,7 +40,7 @@ describe('Developers page: test mode, request log, deliveries and Resend (browse
     testKey = await shown.inputValue();
     assert.match(testKey, /^amk_test_[0-9a-f]{64}$/);
     await page.getByRole('table', { name: 'test keys' }).getByText('sandbox').waitFor();
-    await browser!.shot('test-mode-key');
+    await browser.shot('test-mode-key');
   });
 
   it('shows test history only in Test mode; deliveries with their status; Resend sends a new signed delivery', async () => {
@@ -92,7 +83,7 @@ describe('Developers page: test mode, request log, deliveries and Resend (browse
     const until = Date.now() + 30_000;
     while (receiver.count(testGen) < 2 && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
     assert.equal(receiver.count(testGen), 2, 'the resend reached the receiver');
-    await browser!.shot('deliveries-resend');
+    await browser.shot('deliveries-resend');
 
     // back to live mode: the live generation, not the test one
     await page.getByRole('switch', { name: 'Test mode' }).uncheck();
@@ -122,7 +113,7 @@ describe('Developers page: test mode, request log, deliveries and Resend (browse
       );
       return cells.length > 0 && [...cells].every((c: any) => c.textContent === '/api/v1/generate');
     });
-    await browser!.shot('request-log');
+    await browser.shot('request-log');
     await onPage(page, 'Developers');
   });
 });

@@ -6,27 +6,15 @@
 import assert from 'node:assert/strict';
 import sharp from 'sharp';
 import { randomSuffix } from '../../lib/ids';
-import { checkEachTest, navigate, onPage, openBrowser, signUpInBrowser, type BrowserSession } from '../helpers/browser';
+import { choosePng, navigate, onPage, signUpInBrowser, useJourney } from '../helpers/browser';
 import * as F from '../helpers/fixtures';
-import { startStack, type Stack } from '../helpers/stack';
 
 describe('journey: upload → place → generate → download', function () {
   this.timeout(240_000);
-  let stack: Stack;
-  let browser: BrowserSession | undefined;
-  checkEachTest(() => browser);
-
-  before(async () => {
-    stack = await startStack('generate-journey');
-    browser = await openBrowser('generate-journey', stack.baseUrl);
-  });
-  after(async () => {
-    await browser?.close();
-    await stack?.stop();
-  });
+  const { stack, browser } = useJourney('generate-journey');
 
   it('a fresh account uploads a design, places it, generates the mockup and downloads it', async () => {
-    const { page, shot } = browser!;
+    const { page, shot } = browser;
     const email = `journey-${randomSuffix(8)}@example.test`;
     await signUpInBrowser(page, stack.baseUrl, email, 'Correct-Horse-42');
     await page
@@ -38,11 +26,7 @@ describe('journey: upload → place → generate → download', function () {
     // Designs: pick the file; it uploads and is analysed
     await navigate(page, 'Designs');
     await shot('designs');
-    await page.locator('input[type=file]').setInputFiles({
-      name: 'logo.png',
-      mimeType: 'image/png',
-      buffer: await F.crispLogo(1200, 1500),
-    });
+    await choosePng(page, 'logo.png', await F.crispLogo(1200, 1500));
     const result = page.locator('.upload-result');
     await result.getByRole('heading', { name: 'logo.png' }).waitFor();
     await result.getByText('2 colours').waitFor({ timeout: 30_000 });
@@ -91,17 +75,13 @@ describe('journey: upload → place → generate → download', function () {
   });
 
   it('the studio checks the print before Generate (low resolution, underbase on black) and shows it at 1:1', async () => {
-    const { shot } = browser!;
-    const { page } = await browser!.newPerson();
+    const { shot } = browser;
+    const { page } = await browser.newPerson();
     await signUpInBrowser(page, stack.baseUrl, `print-${randomSuffix(8)}@example.test`, 'Correct-Horse-42');
 
     // a 600 x 750 design: at the default size on a 12 x 16 in front zone it prints at about 63 DPI
     await navigate(page, 'Designs');
-    await page.locator('input[type=file]').setInputFiles({
-      name: 'small.png',
-      mimeType: 'image/png',
-      buffer: await F.crispLogo(600, 750),
-    });
+    await choosePng(page, 'small.png', await F.crispLogo(600, 750));
     const result = page.locator('.upload-result');
     await result.getByRole('heading', { name: 'small.png' }).waitFor();
     await result.getByRole('link', { name: 'Place on a garment' }).click();

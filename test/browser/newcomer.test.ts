@@ -13,16 +13,13 @@ import {
   ARTIFACTS,
   assertAccessible,
   assertNoSideways,
-  checkEachTest,
   FRONT_PAGE,
   navigate,
   onPage,
   openAccountMenu,
-  openBrowser,
-  type BrowserSession,
+  useJourney,
 } from '../helpers/browser';
 import { http } from '../helpers/http';
-import { startStack, type Stack } from '../helpers/stack';
 
 /** Pages a signed-in person reaches from the top bar or the account menu: [link, page title]. */
 const SIGNED_IN_PAGES = [
@@ -40,25 +37,16 @@ const DOCS_IMAGES = path.resolve(__dirname, '../../docs/images');
 
 describe("A newcomer's first five minutes (browser)", function () {
   this.timeout(300_000);
-  let stack: Stack;
+  const { stack, browser } = useJourney('newcomer');
   let origin: string;
-  let browser: BrowserSession | undefined;
   let page: Page;
   const email = `newcomer-${randomSuffix(8)}@example.test`;
   const password = 'Correct-Horse-42';
   let key = '';
 
-  checkEachTest(() => browser);
-
-  before(async () => {
-    stack = await startStack('newcomer', {});
+  before(() => {
     origin = stack.baseUrl;
-    browser = await openBrowser('newcomer', origin);
     page = browser.page;
-  });
-  after(async () => {
-    await browser?.close();
-    await stack?.stop();
   });
 
   /**
@@ -66,7 +54,7 @@ describe("A newcomer's first five minutes (browser)", function () {
    * docs/images (the pictures docs/dashboard.md shows).
    */
   async function docShot(name: string) {
-    await browser!.shot(name);
+    await browser.shot(name);
     if (!process.env.UPDATE_DOCS_SCREENSHOTS) return;
     const dir = path.join(ARTIFACTS, 'newcomer');
     const file = readdirSync(dir)
@@ -149,7 +137,7 @@ describe("A newcomer's first five minutes (browser)", function () {
     const checklist = page.getByRole('region', { name: 'Getting started' });
     await checklist.getByText('0 of 4 done.').waitFor();
     await page.getByRole('button', { name: 'Try Retro sunset' }).waitFor();
-    await browser!.shot('studio-new-account');
+    await browser.shot('studio-new-account');
 
     let clicks = 0;
     // 1: the sample
@@ -244,7 +232,7 @@ describe("A newcomer's first five minutes (browser)", function () {
     await openAccountMenu(page);
     await assertNoSideways(page, 'the open account menu at 390 px');
     await assertAccessible(page, 'the open account menu at 390 px');
-    await browser!.shot('phone-menu');
+    await browser.shot('phone-menu');
     await page.keyboard.press('Escape');
     await page.setViewportSize({ width: 1280, height: 900 });
   });

@@ -5,23 +5,18 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomSuffix } from '../../lib/ids';
-import { checkEachTest, navigate, onPage, openBrowser, signUpInBrowser, type BrowserSession } from '../helpers/browser';
+import { choosePng, navigate, onPage, signUpInBrowser, useJourney } from '../helpers/browser';
 import { busyPhoto, framedPhoto, ownBlank } from '../helpers/customer-photos';
 import * as F from '../helpers/fixtures';
-import { startStack, type Stack } from '../helpers/stack';
 
 describe('journey: the studio on the customer’s own blank photo', function () {
   this.timeout(240_000);
-  let stack: Stack;
-  let browser: BrowserSession | undefined;
+  const { stack, browser } = useJourney('own-photo-journey', { env: { ALLOW_PRIVATE_URLS: 'true' } });
   let origin: Server;
   let photoUrl: string;
   let busyUrl: string;
-  checkEachTest(() => browser);
 
   before(async () => {
-    stack = await startStack('own-photo-journey', { env: { ALLOW_PRIVATE_URLS: 'true' } });
-    browser = await openBrowser('own-photo-journey', stack.baseUrl);
     const blank = await ownBlank('tee', 'front', '#1F2A44', 1000);
     const photo = await framedPhoto(blank, {
       width: 1600,
@@ -39,21 +34,13 @@ describe('journey: the studio on the customer’s own blank photo', function () 
     photoUrl = `http://127.0.0.1:${(origin.address() as AddressInfo).port}/my-tee.jpg`;
     busyUrl = `http://127.0.0.1:${(origin.address() as AddressInfo).port}/busy.jpg`;
   });
-  after(async () => {
-    origin?.close();
-    await browser?.close();
-    await stack?.stop();
-  });
+  after(() => origin?.close());
 
   it('types the photo URL: the preview renders on it, the garment found and the fitted zone are outlined', async () => {
-    const { page, shot } = browser!;
+    const { page, shot } = browser;
     await signUpInBrowser(page, stack.baseUrl, `own-photo-${randomSuffix(8)}@example.test`, 'Correct-Horse-42');
     await navigate(page, 'Designs');
-    await page.locator('input[type=file]').setInputFiles({
-      name: 'logo.png',
-      mimeType: 'image/png',
-      buffer: await F.crispLogo(1200, 1500),
-    });
+    await choosePng(page, 'logo.png', await F.crispLogo(1200, 1500));
     const result = page.locator('.upload-result');
     await result.getByRole('link', { name: 'Place on a garment' }).click({ timeout: 60_000 });
     await onPage(page, 'Mockup studio');
@@ -75,7 +62,7 @@ describe('journey: the studio on the customer’s own blank photo', function () 
   });
 
   it('a busy photo: the studio shows garment_not_found; "Draw the print area" and a drag set printArea', async () => {
-    const { page, shot } = browser!;
+    const { page, shot } = browser;
     const input = page.getByLabel('Your own blank photo (URL, optional)');
     await input.fill(busyUrl);
     await input.press('Tab');

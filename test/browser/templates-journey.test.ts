@@ -5,43 +5,19 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import sharp from 'sharp';
 import { randomSuffix } from '../../lib/ids';
-import {
-  assertAccessible,
-  checkEachTest,
-  navigate,
-  onPage,
-  openBrowser,
-  signUpInBrowser,
-  type BrowserSession,
-} from '../helpers/browser';
+import { assertAccessible, choosePng, navigate, onPage, signUpInBrowser, useJourney } from '../helpers/browser';
 import * as F from '../helpers/fixtures';
-import { startStack, type Stack } from '../helpers/stack';
 import { perspectiveTemplatePsd } from '../helpers/template-psd';
 
 describe('journey: a Photoshop template from the dashboard', function () {
   this.timeout(240_000);
-  let stack: Stack;
-  let browser: BrowserSession | undefined;
-  checkEachTest(() => browser);
-
-  before(async () => {
-    stack = await startStack('templates-journey');
-    browser = await openBrowser('templates-journey', stack.baseUrl);
-  });
-  after(async () => {
-    await browser?.close();
-    await stack?.stop();
-  });
+  const { stack, browser } = useJourney('templates-journey');
 
   it('uploads a PSD, sees its smart object and fidelity, previews a design in it, generates and downloads', async () => {
-    const { page, shot } = browser!;
+    const { page, shot } = browser;
     await signUpInBrowser(page, stack.baseUrl, `templates-${randomSuffix(8)}@example.test`, 'Correct-Horse-42');
     await navigate(page, 'Designs');
-    await page.locator('input[type=file]').setInputFiles({
-      name: 'Team crest.png',
-      mimeType: 'image/png',
-      buffer: await F.crispLogo(600, 750),
-    });
+    await choosePng(page, 'Team crest.png', await F.crispLogo(600, 750));
     await page.locator('.gallery').getByRole('heading', { name: 'Team crest' }).waitFor({ timeout: 30_000 });
 
     await page.getByRole('link', { name: 'Templates', exact: true }).click();

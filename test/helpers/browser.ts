@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { lateBound, startStack, type Stack, type StackOptions } from './stack';
 
 export const ARTIFACTS = path.resolve(__dirname, '../../test-artifacts');
 
@@ -178,4 +179,36 @@ export async function assertNoSideways(page: Page, where: string): Promise<void>
     return w.document.documentElement.scrollWidth - w.innerWidth;
   });
   assert.ok(overflow <= 1, `${where} is ${overflow} px wider than the screen`);
+}
+
+export interface Journey {
+  /** the stack, readable once the suite's before hook ran */
+  stack: Stack;
+  /** the browser, readable once the suite's before hook ran */
+  browser: BrowserSession;
+}
+
+/**
+ * A stack and a browser for the calling suite's journeys: started in its `before` hook (the browser's screenshots
+ * under test-artifacts/<artifacts, default name>/), closed in its `after` hook; each test is checked by
+ * checkEachTest.
+ */
+export function useJourney(name: string, opts: StackOptions & { artifacts?: string } = {}): Journey {
+  const stack = lateBound<Stack>(`the stack '${name}'`);
+  const browser = lateBound<BrowserSession>(`the browser of '${name}'`);
+  checkEachTest(() => browser.get());
+  before(async () => {
+    stack.set(await startStack(name, opts));
+    browser.set(await openBrowser(opts.artifacts ?? name, stack.ref.baseUrl));
+  });
+  after(async () => {
+    await browser.get()?.close();
+    await stack.get()?.stop();
+  });
+  return { stack: stack.ref, browser: browser.ref };
+}
+
+/** Chooses a PNG in the page's file input, as a person picking a file does. */
+export async function choosePng(page: Page, name: string, buffer: Buffer): Promise<void> {
+  await page.locator('input[type=file]').setInputFiles({ name, mimeType: 'image/png', buffer });
 }

@@ -1,7 +1,9 @@
 // The real stack for integration tests: the run's PostgreSQL and Temporal server (started by scripts/test.ts),
 // a Worker on a task queue unique to the test file, and the API listening on a random port. Tests talk HTTP.
+import { spawn, type ChildProcess } from 'node:child_process';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import path from 'node:path';
 import { Client, Connection, WorkflowNotFoundError } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import {
@@ -108,6 +110,8 @@ export interface Stack {
   storage: Storage;
   client: Client;
   taskQueue: string;
+  /** the environment the stack was started with besides the run's (StackOptions.env) */
+  env: Partial<Record<keyof Env, string>>;
   /** the Worker on taskQueue (the one on the template queue, config.templates.taskQueue, runs beside it) */
   worker?: Worker;
   /** Starts (or restarts) the worker on this stack's task queue, with some activities replaced if given. */
@@ -153,6 +157,7 @@ export async function startStack(name: string, opts: StackOptions = {}): Promise
     storage,
     client,
     taskQueue,
+    env: { ...opts.env },
     async startWorker(activityOverrides?: Partial<Activities>) {
       nativeConnection ??= await NativeConnection.connect({ address: config.temporal.address! });
       const [worker, ...rest] = await createWorkers({
@@ -249,4 +254,69 @@ export async function workflowResultWhenStarted<T = unknown>(
       await new Promise((r) => setTimeout(r, 50));
     }
   }
+}
+
+/**
+ * An object a suite names before its `before` hook made it: `ref` reads (and writes) through to the value given to
+ * `set`, so a suite can declare `const stack = useStack(...)` at the top and use it in its tests; reading it before
+ * the hook ran throws.
+ */
+export function lateBound<T extends object>(what: string): { ref: T; set(value: T): void; get(): T | undefined } {
+  let target: T | undefined;
+  const real = (): T => {
+    if (!target) throw new Error(`${what} is used before the before() hook made it`);
+    return target;
+  };
+  const ref = new Proxy({} as T, {
+    get: (_, key) => Reflect.get(real(), key),
+    set: (_, key, v) => Reflect.set(real(), key, v),
+    has: (_, key) => Reflect.has(real(), key),
+    // so that `{ ...ref }` copies the value's own fields
+    ownKeys: () => Reflect.ownKeys(real()),
+    getOwnPropertyDescriptor: (_, key) => {
+      const d = Reflect.getOwnPropertyDescriptor(real(), key);
+      return d && { ...d, configurable: true };
+    },
+  });
+  return { ref, set: (v) => void (target = v), get: () => target };
+}
+
+/** One stack for the calling suite: started in its `before` hook, stopped in its `after` hook. */
+export function useStack(name: string, opts: StackOptions = {}): Stack {
+  const s = lateBound<Stack>(`the stack '${name}'`);
+  before(async () => s.set(await startStack(name, opts)));
+  after(async () => s.get()?.stop());
+  return s.ref;
+}
+
+const ROOT = path.resolve(__dirname, '../..');
+
+/**
+ * The real worker process (worker/main.ts) on the stack's task queue, with the run's environment and `env` (often
+ * `stack.env`, the stack's own): what a crash test kills mid-work. Its output goes nowhere but its errors.
+ */
+export function spawnWorkerProcess(
+  stack: Pick<Stack, 'taskQueue' | 'baseUrl'>,
+  env: Partial<Record<keyof Env, string>> = {},
+): ChildProcess {
+  return spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'worker/main.ts')], {
+    cwd: ROOT,
+    env: {
+      ...process.env,
+      ...env,
+      TEMPORAL_TASK_QUEUE: stack.taskQueue,
+      PUBLIC_BASE_URL: stack.baseUrl,
+      ALLOW_PRIVATE_URLS: 'true',
+      LOG_LEVEL: 'warn',
+    },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+}
+
+/** Kills a process without warning (SIGKILL) and waits until it is gone. */
+export async function killNow(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((r) => child.once('exit', r));
+  child.kill('SIGKILL');
+  await exited;
 }
