@@ -96,15 +96,18 @@ export async function api(method, path, body, opts = /** @type {O} */ ({})) {
 }
 
 /**
- * Multipart upload with progress events (fetch has none for request bodies). Resolves the upload resource.
+ * A file sent as multipart (its `file` field) with progress events (fetch has none for request bodies): a design to
+ * POST /api/v1/upload, a template to POST /api/v1/templates. Resolves the answer, typed by the path as api()'s are.
+ * @template {'/api/v1/upload' | '/api/v1/templates'} P
+ * @param {P} path
  * @param {File} file
  * @param {(fraction: number) => void} onProgress
- * @returns {Promise<Schemas['Upload']>}
+ * @returns {Promise<import('./api-paths').Answer<'POST', P>>}
  */
-export function uploadWithProgress(file, onProgress) {
+export function uploadWithProgress(path, file, onProgress) {
   return new Promise((resolve, reject) => {
     const xhr = new XMLHttpRequest();
-    xhr.open('POST', '/api/v1/upload');
+    xhr.open('POST', path);
     xhr.responseType = 'json';
     xhr.setRequestHeader('accept', 'application/json');
     xhr.upload.addEventListener('progress', (e) => {

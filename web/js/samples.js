@@ -19,7 +19,7 @@ async function trySample(sample, button, out) {
       if (!res.ok) throw new Error(`The sample ${sample.name} could not be read (HTTP ${res.status})`);
       // the library names an upload after its file
       const file = new File([await res.blob()], `${sample.name} (sample).png`, { type: 'image/png' });
-      const upload = await uploadWithProgress(file, () => {});
+      const upload = await uploadWithProgress('/api/v1/upload', file, () => {});
       const next = `#/studio?design=${encodeURIComponent(upload.id)}`;
       // the same bytes again are the same upload: already on its page, the Studio opens it afresh
       if (location.hash === next) window.dispatchEvent(new HashChangeEvent('hashchange'));

@@ -162,7 +162,7 @@ export async function designsPage(main, ctx) {
     const label = h('span', {}, `Uploading ${file.name}…`);
     render(progress, label, bar);
     try {
-      const upload = await uploadWithProgress(file, (f) => {
+      const upload = await uploadWithProgress('/api/v1/upload', file, (f) => {
         bar.value = Math.round(f * 100);
         label.textContent = `Uploading ${file.name}: ${Math.round(f * 100)} %`;
       });

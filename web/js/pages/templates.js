@@ -3,7 +3,7 @@
 // with its smart objects outlined and its fidelity against Photoshop's composite, then place a design of the library
 // in a smart object with a free preview (POST /api/v1/preview with templateId) and Generate (POST /api/v1/generate
 // with templateId, 1 token) and download the mockup.
-import { api, ApiError, newIdempotencyKey } from '../api.js';
+import { api, newIdempotencyKey, uploadWithProgress } from '../api.js';
 import { listDesigns } from '../design-library.js';
 import { announce, busy, errorBox, errorMessage, field, h, heading, render } from '../dom.js';
 
@@ -11,33 +11,6 @@ import { announce, busy, errorBox, errorMessage, field, h, heading, render } fro
 
 const POLL_MS = 1000;
 const SVG = 'http://www.w3.org/2000/svg';
-
-/**
- * The upload with progress events (fetch has none for request bodies); resolves the template (201 ready, or 202
- * processing: the caller polls).
- * @param {File} file
- * @param {(fraction: number) => void} onProgress
- * @returns {Promise<Schemas['Template']>}
- */
-function uploadTemplate(file, onProgress) {
-  return new Promise((resolve, reject) => {
-    const xhr = new XMLHttpRequest();
-    xhr.open('POST', '/api/v1/templates');
-    xhr.responseType = 'json';
-    xhr.setRequestHeader('accept', 'application/json');
-    xhr.upload.addEventListener('progress', (e) => {
-      if (e.lengthComputable) onProgress(e.loaded / e.total);
-    });
-    xhr.addEventListener('load', () => {
-      if (xhr.status >= 200 && xhr.status < 300) resolve(xhr.response);
-      else reject(new ApiError(xhr.status, xhr.response));
-    });
-    xhr.addEventListener('error', () => reject(new ApiError(0, { error: 'Upload failed: network error' })));
-    const form = new FormData();
-    form.append('file', file);
-    xhr.send(form);
-  });
-}
 
 /**
  * The template's preview with each smart object's quad outlined (an SVG over the image, in template pixels).
@@ -112,7 +85,7 @@ export async function templatesPage(view, ctx) {
     const label = h('p', {}, `Uploading ${file.name}…`);
     render(progress, label, bar);
     try {
-      let t = await uploadTemplate(file, (f) => (bar.value = Math.round(f * 100)));
+      let t = await uploadWithProgress('/api/v1/templates', file, (f) => (bar.value = Math.round(f * 100)));
       label.textContent = `Importing ${file.name}…`;
       bar.removeAttribute('value');
       while (t.status === 'processing') {
