@@ -46,15 +46,26 @@ export function createTemplateActivities(deps: TemplateActivityDeps) {
       if (!source) throw nonRetryable('BadInputError', 'The uploaded file is no longer in storage');
       const keys = templateKeys(templateId);
       const written: string[] = [];
+      // milliseconds per step, logged with the import (bench/templates.ts reads them)
+      const ms: Record<string, number> = {};
+      let t0 = performance.now();
+      const step = (name: string) => {
+        const now = performance.now();
+        ms[name] = Math.round(now - t0);
+        t0 = now;
+        heartbeat(name);
+      };
+      step('read');
       try {
         checkTemplateFile(source.body);
-        heartbeat('parse');
+        step('limits');
         const parsed = parseTemplate(source.body);
-        heartbeat('prepare');
+        step('parse');
         const prepared = prepareTemplate(parsed);
+        step('prepare');
         const stored = await storePrepared(storage, templateId, prepared);
         written.push(...stored.keys);
-        heartbeat('render');
+        step('store');
         const own = renderOwnContent(prepared);
         const fidelity = parsed.photoshopComposite
           ? {
@@ -68,6 +79,7 @@ export function createTemplateActivities(deps: TemplateActivityDeps) {
           storage.put(keys.thumbnail, thumb.body, thumb.mimeType),
         ]);
         written.push(keys.preview, keys.thumbnail);
+        step('preview');
         const done = await completeTemplateImport(sql, templateId, {
           previewKey: keys.preview,
           thumbnailKey: keys.thumbnail,
@@ -94,7 +106,8 @@ export function createTemplateActivities(deps: TemplateActivityDeps) {
           return;
         }
         templates.put(stored.key, prepared, stored.bytes);
-        log.info('template imported', { templateId, smartObjects: parsed.smartObjects.length, fidelity });
+        step('complete');
+        log.info('template imported', { templateId, smartObjects: parsed.smartObjects.length, fidelity, ms });
       } catch (err) {
         if (isBadInput(err))
           throw nonRetryable(err.name === 'TemplateLimitError' ? err.name : 'BadInputError', err.message);
