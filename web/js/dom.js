@@ -131,7 +131,8 @@ export function attempt(button, out, busyLabel, action) {
 }
 
 /**
- * A form's submit listener: the page stays, and the action runs as attempt() runs it.
+ * A form's submit listener: the page stays, `out` (the form's answer) is emptied, and the action runs as attempt()
+ * runs it.
  * @param {HTMLButtonElement} button
  * @param {Element} out
  * @param {string} busyLabel
@@ -140,6 +141,7 @@ export function attempt(button, out, busyLabel, action) {
 export function onSubmit(button, out, busyLabel, action) {
   return (/** @type {Event} */ e) => {
     e.preventDefault();
+    render(out);
     return attempt(button, out, busyLabel, action);
   };
 }

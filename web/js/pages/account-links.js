@@ -3,7 +3,7 @@
 // signed in or out: the token in the link is the proof.
 import { api } from '../api.js';
 import { refreshUser, session } from '../state.js';
-import { announce, busy, errorBox, field, h, heading, render } from '../dom.js';
+import { announce, errorBox, field, h, heading, onSubmit, render } from '../dom.js';
 
 /**
  * @typedef {{ params: URLSearchParams }} PageContext
@@ -46,19 +46,11 @@ export async function forgotPasswordPage(main) {
     'form',
     {
       class: 'card narrow',
-      onsubmit: async (/** @type {Event} */ e) => {
-        e.preventDefault();
-        render(out);
-        await busy(submit, out, 'Sending…', async () => {
-          try {
-            const r = await api('POST', '/api/auth/password/forgot', { email: email.value });
-            render(out, h('p', { class: 'sent' }, r.message));
-            announce(r.message);
-          } catch (err) {
-            render(out, errorBox(err));
-          }
-        });
-      },
+      onsubmit: onSubmit(submit, out, 'Sending…', async () => {
+        const r = await api('POST', '/api/auth/password/forgot', { email: email.value });
+        render(out, h('p', { class: 'sent' }, r.message));
+        announce(r.message);
+      }),
     },
     field('Email', email, 'We mail a link to reset the password (it works once, for 1 hour).'),
     submit,
@@ -88,24 +80,16 @@ export async function resetPasswordPage(main, ctx) {
     'form',
     {
       class: 'card narrow',
-      onsubmit: async (/** @type {Event} */ e) => {
-        e.preventDefault();
-        render(out);
-        await busy(submit, out, 'Saving…', async () => {
-          try {
-            await api('POST', '/api/auth/password/reset', {
-              token,
-              password: password.value,
-              revokeKeys: revokeKeys.checked,
-            });
-            await refreshUser();
-            announce('Password changed: sign in with it');
-            location.hash = '#/signin';
-          } catch (err) {
-            render(out, errorBox(err));
-          }
+      onsubmit: onSubmit(submit, out, 'Saving…', async () => {
+        await api('POST', '/api/auth/password/reset', {
+          token,
+          password: password.value,
+          revokeKeys: revokeKeys.checked,
         });
-      },
+        await refreshUser();
+        announce('Password changed: sign in with it');
+        location.hash = '#/signin';
+      }),
     },
     field('New password', password, 'At least 10 characters, mixing two of: lowercase, uppercase, digits, symbols.'),
     h(
@@ -139,21 +123,13 @@ export async function emailNotMePage(main, ctx) {
     'form',
     {
       class: 'card narrow',
-      onsubmit: async (/** @type {Event} */ e) => {
-        e.preventDefault();
-        render(out);
-        await busy(submit, out, 'Securing…', async () => {
-          try {
-            const r = await api('POST', '/api/auth/email/not-me', { token });
-            await refreshUser();
-            render(out, h('p', { class: 'sent' }, r.message));
-            submit.remove();
-            announce(r.message);
-          } catch (err) {
-            render(out, errorBox(err));
-          }
-        });
-      },
+      onsubmit: onSubmit(submit, out, 'Securing…', async () => {
+        const r = await api('POST', '/api/auth/email/not-me', { token });
+        await refreshUser();
+        render(out, h('p', { class: 'sent' }, r.message));
+        submit.remove();
+        announce(r.message);
+      }),
     },
     h(
       'p',

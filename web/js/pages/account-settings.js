@@ -2,7 +2,7 @@
 // confirmation). docs/accounts.md.
 import { api } from '../api.js';
 import { refreshUser, session, setUser } from '../state.js';
-import { announce, busy, errorBox, field, h, heading, render } from '../dom.js';
+import { announce, errorBox, field, h, heading, onSubmit, render } from '../dom.js';
 
 /**
  * @param {string} name
@@ -27,17 +27,9 @@ function formCard(title, fields, label, action) {
     {
       class: 'card',
       'aria-label': title,
-      onsubmit: async (/** @type {Event} */ e) => {
-        e.preventDefault();
-        render(out);
-        await busy(submit, out, 'Working…', async () => {
-          try {
-            await action(out);
-          } catch (err) {
-            render(out, errorBox(err));
-          }
-        });
-      },
+      onsubmit: onSubmit(submit, out, 'Working…', async () => {
+        await action(out);
+      }),
     },
     h('h2', {}, title),
     ...fields,

@@ -6,10 +6,10 @@ import {
   announce,
   busy,
   copyRow,
-  errorBox,
   errorMessage,
   field,
   h,
+  onSubmit,
   render,
   scrollBox,
   table,
@@ -118,34 +118,26 @@ export function keysSection(opts) {
     {
       class: 'filters',
       'aria-label': 'Create a key',
-      onsubmit: async (e) => {
-        e.preventDefault();
-        render(created);
-        await busy(submit, created, 'Creating…', async () => {
-          try {
-            /** @type {Schemas['CreateKeyRequest']} */
-            const body = { name: name.value, mode: modeName() };
-            if (days.value) body.expiresInDays = Number(days.value);
-            const res = await api('POST', '/api/v1/keys', body);
-            const row = copyRow(res.key, 'Your new API key', 'new-key');
-            render(
-              created,
-              h(
-                'div',
-                { class: 'notice', role: 'alert' },
-                h('h3', {}, `${modeName() === 'test' ? 'Test key' : 'Key'} "${res.metadata.name}" created`),
-                h('p', {}, res.warning),
-                row,
-              ),
-            );
-            form.reset();
-            await load();
-            row.querySelector('input')?.focus();
-          } catch (err) {
-            render(created, errorBox(err));
-          }
-        });
-      },
+      onsubmit: onSubmit(submit, created, 'Creating…', async () => {
+        /** @type {Schemas['CreateKeyRequest']} */
+        const body = { name: name.value, mode: modeName() };
+        if (days.value) body.expiresInDays = Number(days.value);
+        const res = await api('POST', '/api/v1/keys', body);
+        const row = copyRow(res.key, 'Your new API key', 'new-key');
+        render(
+          created,
+          h(
+            'div',
+            { class: 'notice', role: 'alert' },
+            h('h3', {}, `${modeName() === 'test' ? 'Test key' : 'Key'} "${res.metadata.name}" created`),
+            h('p', {}, res.warning),
+            row,
+          ),
+        );
+        form.reset();
+        await load();
+        row.querySelector('input')?.focus();
+      }),
     },
     field('Key name', name, 'A label, e.g. the server that uses it'),
     field('Expires after (days)', days, 'Optional, 1 to 365; empty: never'),
