@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import { CHAT_MODELS, DEFAULT_CHAT_MODEL, MAX_CHAT_URLS, MAX_PROMPT_LENGTH } from '../../lib/chat/types';
 import { cursorParam, pageLimitParam } from '../pagination';
-import { validShopDomain } from '../services/storefront';
+import { validShopDomain } from '../services/storefront/common';
 
 export const credentialsBody = z
   .object({

@@ -23,16 +23,12 @@ import {
   appLaunch,
   completeCallback,
   connections,
-  costEstimate,
-  dataRequests,
   disconnectConnection,
-  fulfill,
-  orders,
-  products,
-  publish,
-  receiveWebhook,
   startInstall,
-} from '../services/storefront';
+} from '../services/storefront/connect';
+import { dataRequests, fulfill, orders } from '../services/storefront/orders';
+import { costEstimate, products, publish } from '../services/storefront/publish';
+import { receiveWebhook } from '../services/storefront/webhooks';
 
 export function storefrontRoutes(deps: AppDeps): Router {
   const r = Router();
@@ -101,7 +97,7 @@ export function storefrontRoutes(deps: AppDeps): Router {
   r.post('/storefront/webhooks/orders', express.raw({ type: () => true, limit: '1mb' }), async (req, res) => {
     const raw = Buffer.isBuffer(req.body) ? req.body.toString('utf8') : '';
     if (!raw) throw badRequest('Empty body');
-    const { dispatch } = await receiveWebhook(deps, req, res, raw);
+    const { dispatch } = await receiveWebhook(deps, { rawBody: raw, headers: req.headers });
     res.status(200).json({ ok: true });
     afterAnswer(deps.log, 'starting the Shopify webhook workflow', dispatch, {
       webhookId: req.headers['x-shopify-webhook-id'],

@@ -3,7 +3,7 @@ import { productionQueue } from '../../db/production';
 import { getOrder, type OrderRow } from '../../db/storefront';
 import type { AppDeps } from '../context';
 import { notFound } from '../errors';
-import { orders } from './storefront';
+import { orders } from './storefront/orders';
 
 /** GET /storefront/orders/<id>: one of the user's orders, with its production. */
 export async function oneOrder(deps: AppDeps, userId: string, orderId: string) {

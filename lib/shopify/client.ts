@@ -95,6 +95,14 @@ export interface ShopifyGateway {
   redirectUri(): string;
   /** The OAuth callback query's hmac, checked by the library (hex HMAC-SHA256 of the sorted other parameters). */
   validCallbackHmac(query: Record<string, string>): Promise<boolean>;
+  /**
+   * An incoming webhook, checked by the library: X-Shopify-Hmac-Sha256 over the raw body, and the headers a delivery
+   * must carry (`missingHeaders` when some are absent).
+   */
+  validWebhook(
+    rawBody: string,
+    headers: Record<string, string | string[] | undefined>,
+  ): ReturnType<Shopify['webhooks']['validate']>;
   /** POST https://<shop>/admin/oauth/access_token {client_id, client_secret, code} → {access_token, scope}. */
   exchangeCode(shop: string, code: string): Promise<{ accessToken: string; scope: string }>;
   /** One Admin GraphQL operation; throws ShopifyTransientError or ShopifyRefusedError. */
@@ -138,6 +146,11 @@ export function createShopifyGateway(settings: ShopifySettings): ShopifyGateway 
       } catch {
         return false; // missing hmac, timestamp missing or outside the library's tolerance
       }
+    },
+    validWebhook(rawBody, headers) {
+      // the node adapter reads only the request's headers, method and url
+      const rawRequest = { headers, method: 'POST', url: '/api/storefront/webhooks/orders' };
+      return api.webhooks.validate({ rawBody, rawRequest });
     },
     async exchangeCode(shop, code) {
       let res: Response;
