@@ -3,7 +3,7 @@
 import type { Client } from '@temporalio/client';
 import type { Sql } from '../db/client';
 import { waitingStripeEvents } from '../db/payments';
-import { waitingWebhooks } from '../db/storefront';
+import { waitingWebhooks } from '../db/shopify-webhooks';
 import type { AccountDeletionWorkflow } from '../lib/accounts/types';
 import { startInboundWorkflow, type InboundWorkflowStart } from '../lib/inbound';
 import type { SendMailWorkflow } from '../lib/mail/types';

@@ -1,18 +1,9 @@
 // Activities of the shopifyWebhook workflow and the webhook retention: a stored Shopify webhook applied by topic
 // (orders, app/uninstalled, the compliance topics), and raw bodies and exports erased after their retention.
-import {
-  connectionsOfShop,
-  customerOrders,
-  disconnect,
-  eraseExpiredWebhookData,
-  finishWebhook,
-  forgetWebhookSubscriptions,
-  getWebhook,
-  publishedByShopifyIds,
-  redactCustomer,
-  redactShop,
-  upsertOrder,
-} from '../db/storefront';
+import { connectionsOfShop, disconnect, forgetWebhookSubscriptions } from '../db/storefront';
+import { customerOrders, redactCustomer, redactShop, upsertOrder } from '../db/storefront-orders';
+import { eraseExpiredWebhookData, finishWebhook, getWebhook } from '../db/shopify-webhooks';
+import { publishedByShopifyIds } from '../db/storefront-products';
 import { randomSuffix } from '../lib/ids';
 import type { ProductionWorkflowInput } from '../lib/production/types';
 import { parseCompliance, parseOrder } from '../lib/storefront/orders';

@@ -1,16 +1,9 @@
 // Activities of the storefront workflows: publish a mockup as a Shopify product (productSet, upsert by handle so a
 // re-run updates the same product), send fulfillment tracking; a stored Shopify webhook's in shopify-webhooks.ts. Shopify refusals
 // and missing rows are non-retryable (StorefrontErrors); network trouble, 429 and 5xx are retried by the workflow.
-import {
-  getConnection,
-  getOrder,
-  getPublishedProduct,
-  markOrderFulfilled,
-  markPublished,
-  markPublishFailed,
-  productMediaKey,
-  type ConnectionRow,
-} from '../db/storefront';
+import { getConnection, type ConnectionRow } from '../db/storefront';
+import { getOrder, markOrderFulfilled } from '../db/storefront-orders';
+import { getPublishedProduct, markPublished, markPublishFailed, productMediaKey } from '../db/storefront-products';
 import { gatewayFor, ShopifyRefusedError, userErrorMessage, type ShopifyGateway } from '../lib/shopify/client';
 import {
   FULFILLABLE_STATUSES,

@@ -3,7 +3,7 @@
 import type { StoredPrintFile } from '../lib/print/make';
 import type { PreflightReport } from '../lib/print/preflight';
 import type { Sql } from './client';
-import type { LineItem, OrderRow } from './storefront';
+import type { LineItem, OrderRow } from './storefront-orders';
 
 export type ProductionStatus = 'queued' | 'ready' | 'failed';
 

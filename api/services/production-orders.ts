@@ -1,6 +1,6 @@
 // One order and the production queue (issue 36, docs/production.md), presented as every storefront order is.
 import { productionQueue } from '../../db/production';
-import { getOrder, type OrderRow } from '../../db/storefront';
+import { getOrder, type OrderRow } from '../../db/storefront-orders';
 import type { AppDeps } from '../context';
 import { notFound } from '../errors';
 import { orders } from './storefront/orders';

@@ -7,13 +7,8 @@ import { getRenderJob, jobAssets } from '../../../db/chat';
 import { garmentOfBlankKey, getGarment, type GarmentRow } from '../../../db/garments';
 import { getGeneration } from '../../../db/generations';
 import { mockupPrintSource } from '../../../db/print-files';
-import {
-  getConnection,
-  getPublishedProduct,
-  insertPublishedProduct,
-  listPublishedProducts,
-  type PublishedProductRow,
-} from '../../../db/storefront';
+import { getConnection } from '../../../db/storefront';
+import { getPublishedProduct, insertPublishedProduct, listPublishedProducts, type PublishedProductRow } from '../../../db/storefront-products';
 import { ownFileKey } from '../../../lib/fetch/own-files';
 import { randomSuffix } from '../../../lib/ids';
 import { productAdminUrl } from '../../../lib/shopify/client';

@@ -1,6 +1,7 @@
 // Shopify's webhooks: the signed delivery checked, stored once, answered, and its workflow started after the answer.
 import { createHash } from 'node:crypto';
-import { connectionsOfShop, storeWebhook } from '../../../db/storefront';
+import { connectionsOfShop } from '../../../db/storefront';
+import { storeWebhook } from '../../../db/shopify-webhooks';
 import { startInboundWorkflow } from '../../../lib/inbound';
 import { shopifyWebhookStart } from '../../../lib/storefront/start';
 import { parseJsonKeepingBigIntegers } from '../../../lib/shopify/json';
