@@ -11,7 +11,8 @@ export {
   type PixelInput,
 } from './analyze-pixels';
 export { AnalysisPool, analysisPool } from './pool';
-export { extractPalette, PALETTE_TUNING, type Palette, type InkColor } from './palette';
+export { extractPalette, type Palette, type InkColor } from './palette';
+export { PALETTE_TUNING } from './palette-tuning';
 export { screenPrice, dtgPrice, orderTotals, SCREEN_MODEL, DTG_MODEL, CURRENCY } from './pricing';
 export { recommend, complexityOf, LIMITS, type Technique, type Complexity, type DesignFacts } from './recommend';
 export { nearestPantone, pantoneLabel, PANTONE_TABLE, PANTONE_MAX_DE } from './pantone';
