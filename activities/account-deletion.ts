@@ -19,7 +19,7 @@ import { preparedKey } from '../lib/images/design-levels';
 import { preparedKeys } from '../lib/template-import/prepared-store';
 import type { Config } from '../lib/config';
 import type { Logger } from '../lib/log';
-import { createStripeClient } from '../lib/payments/stripe';
+import { createStripeGateway } from '../lib/payments/gateway';
 import { gatewayFor, userErrorMessage } from '../lib/shopify/client';
 import {
   SUBSCRIPTION_GONE,
@@ -51,16 +51,16 @@ export function createAccountDeletionActivities({
   temporal,
   inboundWorkflows,
 }: AccountDeletionDeps) {
+  const stripe = createStripeGateway(config.payments);
   return {
     /** Cancels every subscription of the account at Stripe (at once, not at the period's end). */
     async cancelAccountSubscriptions(input: AccountDeletionInput): Promise<{ cancelled: number }> {
       const ids = await liveSubscriptionsOf(sql, input.userId);
       if (ids.length === 0) return { cancelled: 0 };
-      const stripe = createStripeClient(config.payments);
       let cancelled = 0;
       for (const id of ids) {
         try {
-          await stripe.subscriptions.cancel(id, {}, { idempotencyKey: `account-deletion-${input.userId}-${id}` });
+          await stripe.cancelSubscription(id, { idempotencyKey: `account-deletion-${input.userId}-${id}` });
           cancelled++;
         } catch (err) {
           // one Stripe no longer has, or already cancelled, charges nothing
@@ -78,11 +78,10 @@ export function createAccountDeletionActivities({
     async expireAccountCheckouts(input: AccountDeletionInput): Promise<{ expired: number }> {
       const ids = await openCheckoutSessionsOf(sql, input.userId);
       if (ids.length === 0) return { expired: 0 };
-      const stripe = createStripeClient(config.payments);
       let expired = 0;
       for (const id of ids) {
         try {
-          await stripe.checkout.sessions.expire(id, {}, { idempotencyKey: `account-deletion-expire-${id}` });
+          await stripe.expireCheckoutSession(id, { idempotencyKey: `account-deletion-expire-${id}` });
           expired++;
         } catch (err) {
           // completed, already expired, or unknown at Stripe: nothing left to pay
@@ -97,11 +96,10 @@ export function createAccountDeletionActivities({
     async deleteStripeCustomers(input: AccountDeletionInput): Promise<{ deleted: number }> {
       const ids = await stripeCustomersOf(sql, input.userId);
       if (ids.length === 0) return { deleted: 0 };
-      const stripe = createStripeClient(config.payments);
       let deleted = 0;
       for (const id of ids) {
         try {
-          await stripe.customers.del(id);
+          await stripe.deleteCustomer(id);
           deleted++;
         } catch (err) {
           const e = err as { statusCode?: number; code?: string };

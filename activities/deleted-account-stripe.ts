@@ -6,7 +6,7 @@
 import type { Sql } from '../db/client';
 import { recordDeletedAccountUndo, type DeletedAccountUndo } from '../db/deleted-account-events';
 import type { Logger } from '../lib/log';
-import type { Stripe } from '../lib/payments/stripe';
+import type { StripeGateway } from '../lib/payments/gateway';
 
 const gone = (err: unknown) => {
   const e = err as { statusCode?: number; code?: string };
@@ -14,21 +14,17 @@ const gone = (err: unknown) => {
 };
 
 export async function undoForDeletedAccount(
-  deps: { sql: Sql; log: Logger; stripe: () => Stripe },
+  deps: { sql: Sql; log: Logger; stripe: StripeGateway },
   eventId: string,
   undo: DeletedAccountUndo,
 ): Promise<NonNullable<DeletedAccountUndo['done']>> {
   if (undo.done) return undo.done;
-  const stripe = deps.stripe();
+  const { stripe } = deps;
   let cancelled = false;
   let refundId: string | null = null;
   if (undo.subscriptionId) {
     try {
-      await stripe.subscriptions.cancel(
-        undo.subscriptionId,
-        {},
-        { idempotencyKey: `deleted-account-cancel-${eventId}` },
-      );
+      await stripe.cancelSubscription(undo.subscriptionId, { idempotencyKey: `deleted-account-cancel-${eventId}` });
       cancelled = true;
     } catch (err) {
       if (!gone(err)) throw err;
@@ -36,7 +32,7 @@ export async function undoForDeletedAccount(
   }
   if (undo.paymentIntent) {
     try {
-      const refund = await stripe.refunds.create(
+      const refund = await stripe.createRefund(
         { payment_intent: undo.paymentIntent, reason: 'requested_by_customer', metadata: { eventId } },
         { idempotencyKey: `deleted-account-refund-${eventId}` },
       );
@@ -57,23 +53,19 @@ export async function undoForDeletedAccount(
 const INVOICES_LOOKED_AT = 20;
 
 /** Refunds every paid invoice of the subscription (each of its payments), once per payment; the refunds' ids. */
-async function refundPaidInvoices(stripe: Stripe, subscriptionId: string): Promise<string[]> {
+async function refundPaidInvoices(stripe: StripeGateway, subscriptionId: string): Promise<string[]> {
   const ids: string[] = [];
-  const invoices = await stripe.invoices.list({
-    subscription: subscriptionId,
-    status: 'paid',
-    limit: INVOICES_LOOKED_AT,
-  });
-  for (const invoice of invoices.data) {
+  const invoices = await stripe.paidInvoices(subscriptionId, INVOICES_LOOKED_AT);
+  for (const invoice of invoices) {
     if (!invoice.id || invoice.status !== 'paid' || !invoice.amount_paid) continue;
-    const payments = await stripe.invoicePayments.list({ invoice: invoice.id, status: 'paid', limit: 10 });
-    for (const p of payments.data) {
+    const payments = await stripe.paidInvoicePayments(invoice.id);
+    for (const p of payments) {
       const idOf = (x: string | { id: string } | null | undefined) => (typeof x === 'string' ? x : (x?.id ?? null));
       const paymentIntent = idOf(p.payment.payment_intent);
       const charge = idOf(p.payment.charge);
       if (!paymentIntent && !charge) continue;
       try {
-        const refund = await stripe.refunds.create(
+        const refund = await stripe.createRefund(
           {
             ...(paymentIntent ? { payment_intent: paymentIntent } : { charge: charge! }),
             reason: 'requested_by_customer',

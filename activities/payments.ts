@@ -18,7 +18,8 @@ import {
   subscriptionFacts,
   type LineItemFacts,
 } from '../lib/payments/events';
-import { createStripeClient, type Stripe } from '../lib/payments/stripe';
+import { createStripeGateway } from '../lib/payments/gateway';
+import type { Stripe } from '../lib/payments/stripe';
 import { PaymentErrors, type StripeEventResult, type StripeRead, type SubscriptionFacts } from '../lib/payments/types';
 import { nonRetryable as fail, type BookkeepingDeps } from './deps';
 import { undoForDeletedAccount } from './deleted-account-stripe';
@@ -38,8 +39,7 @@ export function createPaymentActivities({
   temporal,
   inboundWorkflows,
 }: PaymentActivityDeps) {
-  let stripe: Stripe | undefined;
-  const client = () => (stripe ??= createStripeClient(config.payments));
+  const stripe = createStripeGateway(config.payments);
 
   // The plans table changes only with a migration: read once per worker, then every minute at most.
   let plansCache: { at: number; map: Map<string, PlanRow> } | undefined;
@@ -60,7 +60,7 @@ export function createPaymentActivities({
     subscriptionId: string;
   }): Promise<SubscriptionFacts> {
     try {
-      const sub = await client().subscriptions.retrieve(subscriptionId, { expand: ['latest_invoice'] });
+      const sub = await stripe.retrieveSubscription(subscriptionId);
       let facts: SubscriptionFacts;
       try {
         facts = subscriptionFacts(sub, Math.floor(Date.now() / 1000));
@@ -69,7 +69,7 @@ export function createPaymentActivities({
       }
       if (!facts.firstInvoiceId) {
         const invoices: { id?: string; billing_reason: string | null; created: number }[] = [];
-        for await (const inv of client().invoices.list({ subscription: subscriptionId, limit: 100 })) {
+        for await (const inv of stripe.subscriptionInvoices(subscriptionId)) {
           invoices.push({ id: inv.id, billing_reason: inv.billing_reason, created: inv.created });
           if (inv.billing_reason === 'subscription_create') break;
         }
@@ -92,7 +92,7 @@ export function createPaymentActivities({
   async function listCheckoutLineItems({ sessionId }: { sessionId: string }): Promise<LineItemFacts[]> {
     try {
       const items: LineItemFacts[] = [];
-      for await (const li of client().checkout.sessions.listLineItems(sessionId, { limit: 100 }))
+      for await (const li of stripe.checkoutLineItems(sessionId))
         items.push({ priceId: li.price?.id ?? null, quantity: li.quantity ?? 0 });
       return items;
     } catch (err) {
@@ -184,7 +184,7 @@ export function createPaymentActivities({
           ? { status: 'needs_subscription', subscriptionId: r.need.subscriptionId }
           : { status: 'needs_line_items', sessionId: r.need.lineItemsOf };
       const { applied } = r;
-      if (applied.undo) await undoForDeletedAccount({ sql, log, stripe: client }, input.eventId, applied.undo);
+      if (applied.undo) await undoForDeletedAccount({ sql, log, stripe }, input.eventId, applied.undo);
       // Applied before (a retry, or a second run): nothing granted now.
       const granted = r.kind === 'applied' ? applied.granted : 0;
       if (granted > 0)

@@ -36,7 +36,7 @@ export function paymentRoutes(deps: AppDeps): Router {
   // The raw bytes are what Stripe signed: parsed only after the signature check.
   r.post('/payments/webhook', express.raw({ type: () => true, limit: EVENT_BODY_LIMIT }), async (req, res) => {
     const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
-    const { eventId, dispatch } = await receiveStripeEvent(deps, req, raw);
+    const { eventId, dispatch } = await receiveStripeEvent(deps, req.headers['stripe-signature'], raw);
     res.status(200).json({ received: true });
     afterAnswer(deps.log, 'starting the Stripe event workflow', dispatch, { eventId });
   });

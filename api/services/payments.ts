@@ -2,7 +2,6 @@
 // receiver. An event is verified, stored, answered, and only then handed to its workflow (stripe-event-<id>); the
 // inbound sweep starts that workflow if this process could not.
 import { randomUUID } from 'node:crypto';
-import type { Request } from 'express';
 import { z } from 'zod';
 import {
   currentSubscription,
@@ -17,20 +16,21 @@ import { packForPrice, planForPrice, priceForPlan } from '../../lib/payments/cat
 import { MAX_STRIPE_SECONDS, checkoutNeeds } from '../../lib/payments/events';
 import { stripeEventStart } from '../../lib/payments/start';
 import { stripeEvent } from '../../workflows';
-import { createStripeClient, verifyStripeEvent, type Stripe } from '../../lib/payments/stripe';
+import { createStripeGateway, type StripeGateway } from '../../lib/payments/gateway';
+import { verifyStripeEvent, type Stripe } from '../../lib/payments/stripe';
 import type { AppDeps } from '../context';
 import type { CheckoutBody } from '../http/app-schemas';
 import { ApiError, badRequest, conflict } from '../errors';
 
-const clients = new WeakMap<AppDeps['config'], Stripe>();
+const gateways = new WeakMap<AppDeps['config'], StripeGateway>();
 
 const notConfigured = () => new ApiError(503, 'service_unavailable', 'Payments are not configured');
 
-function stripe(deps: AppDeps): Stripe {
+function stripe(deps: AppDeps): StripeGateway {
   if (!deps.config.payments.secretKey) throw notConfigured();
-  let c = clients.get(deps.config);
-  if (!c) clients.set(deps.config, (c = createStripeClient(deps.config.payments)));
-  return c;
+  let g = gateways.get(deps.config);
+  if (!g) gateways.set(deps.config, (g = createStripeGateway(deps.config.payments)));
+  return g;
 }
 
 /** Stripe could not be reached or refused a request we built: the client sees a 502 without Stripe's details. */
@@ -67,7 +67,7 @@ async function ensureCustomer(deps: AppDeps, user: { id: string; email: string }
   const stored = await customerOf(deps.sql, user.id);
   if (stored) return stored;
   const customer = await callStripe(deps, 'customers.create', () =>
-    stripe(deps).customers.create(
+    stripe(deps).createCustomer(
       { email: user.email, metadata: { userId: user.id } },
       { idempotencyKey: `customer-${user.id}` },
     ),
@@ -112,7 +112,7 @@ export async function checkout(
   const metadata: Record<string, string> = { userId: user.id };
   if (pack) metadata.tokens = String(pack.tokens);
   const session = await callStripe(deps, 'checkout.sessions.create', () =>
-    stripe(deps).checkout.sessions.create(
+    stripe(deps).createCheckoutSession(
       {
         mode: body.mode,
         customer,
@@ -136,7 +136,7 @@ export async function checkout(
 export async function portal(deps: AppDeps, user: { id: string; email: string }): Promise<{ url: string }> {
   const customer = await ensureCustomer(deps, user);
   const session = await callStripe(deps, 'billingPortal.sessions.create', () =>
-    stripe(deps).billingPortal.sessions.create(
+    stripe(deps).createPortalSession(
       { customer, return_url: `${deps.config.publicBaseUrl}/billing?portal=returned` },
       { idempotencyKey: `portal-${user.id}-${randomUUID()}` },
     ),
@@ -172,8 +172,7 @@ const storedEvent = z.object({
  * POST /api/payments/webhook: verifies the signature over the raw bytes (Stripe's library, 300 s tolerance), stores
  * the event (unique by id) and returns the step that starts its workflow, which the route runs after answering.
  */
-export async function receiveStripeEvent(deps: AppDeps, req: Request, raw: Buffer) {
-  const header = req.headers['stripe-signature'];
+export async function receiveStripeEvent(deps: AppDeps, header: string | string[] | undefined, raw: Buffer) {
   if (typeof header !== 'string' || header.length === 0) throw badRequest('Missing Stripe-Signature header');
   if (header.length > 2000) throw badRequest('Invalid Stripe-Signature header');
   const secret = deps.config.payments.webhookSecret;
