@@ -10,14 +10,9 @@ import { startInboundWorkflow } from '../lib/inbound';
 import { mailStart } from '../lib/mail/start';
 import { tokenMoves } from '../lib/metrics';
 import type { PlanRow } from '../lib/payments/catalog';
-import {
-  checkoutNeeds,
-  firstInvoiceOf,
-  interpretEvent,
-  MalformedStripeEventError,
-  subscriptionFacts,
-  type LineItemFacts,
-} from '../lib/payments/events';
+import { checkoutNeeds, firstInvoiceOf, subscriptionFacts } from '../lib/payments/event-reads';
+import { interpretEvent, type LineItemFacts } from '../lib/payments/events';
+import { MalformedStripeEventError } from '../lib/payments/event-values';
 import { createStripeGateway } from '../lib/payments/gateway';
 import type { Stripe } from '../lib/payments/stripe';
 import { PaymentErrors, type StripeEventResult, type StripeRead, type SubscriptionFacts } from '../lib/payments/types';

@@ -2,14 +2,13 @@
 // transaction (applyStoredStripeEvent): the subscription, the grant, the user's plan and the event's own status change
 // together, so a retried activity or a repeated event finds the work done and changes nothing.
 import type { PlanRow } from '../lib/payments/catalog';
+import { checkoutSessionOf, type KnownSession } from '../lib/payments/event-reads';
 import {
-  checkoutSessionOf,
   DISPUTE_RETURNING_STATUSES,
   PLAN_HOLDING_STATUSES,
   refundedCents,
   refundShare,
   type EventOutcome,
-  type KnownSession,
   type MoneyBack,
   type Purchase,
   type UserRef,

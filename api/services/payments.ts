@@ -13,7 +13,8 @@ import {
 } from '../../db/payments';
 import { startInboundWorkflow } from '../../lib/inbound';
 import { packForPrice, planForPrice, priceForPlan } from '../../lib/payments/catalog';
-import { MAX_STRIPE_SECONDS, checkoutNeeds } from '../../lib/payments/events';
+import { MAX_STRIPE_SECONDS } from '../../lib/payments/event-values';
+import { checkoutNeeds } from '../../lib/payments/event-reads';
 import { stripeEventStart } from '../../lib/payments/start';
 import { stripeEvent } from '../../workflows';
 import { createStripeGateway, type StripeGateway } from '../../lib/payments/gateway';

@@ -2,7 +2,9 @@
 // The activity (activities/payments.ts) reads the stored event, asks this, and applies the answer in one transaction.
 import type Stripe from 'stripe';
 import { packForPrice, planForPrice, type PlanRow, type PriceCatalog } from './catalog';
-import type { LineItemFacts, StripeRead, SubscriptionFacts } from './types';
+import type { LineItemFacts, SubscriptionFacts } from './types';
+import { idOf, MalformedStripeEventError, seconds, cents } from './event-values';
+import { subscriptionFacts, oneMonthAfter, type KnownSession } from './event-reads';
 
 export type { LineItemFacts };
 
@@ -65,12 +67,6 @@ export type MoneyBack =
     }
   | { kind: 'dispute'; paymentIntent: string; disputeId: string; amount: number; status: string; closed: boolean };
 
-/** A checkout the service recorded when it created the session (db: checkout_sessions). */
-export interface KnownSession {
-  userId: string;
-  mode: string;
-}
-
 export type EventOutcome =
   | { kind: 'ignore'; reason: string }
   | {
@@ -100,113 +96,6 @@ export interface EventContext {
 /** Statuses in which the subscription's plan is the user's plan. */
 export const PLAN_HOLDING_STATUSES = ['active', 'trialing', 'past_due'];
 
-const idOf = (v: string | { id: string } | null | undefined): string | null =>
-  v == null ? null : typeof v === 'string' ? v : v.id;
-
-/**
- * An event that can never be applied as it is (a subscription checkout without a subscription, a time out of range).
- * The activity turns this, and anything else this engine throws on an event, into a non-retryable failure and marks
- * the stored event `failed`.
- */
-export class MalformedStripeEventError extends Error {
-  override name = 'MalformedStripeEventError';
-}
-
-/** Latest second PostgreSQL and JavaScript dates both hold comfortably: 9999-12-31T23:59:59Z. */
-export const MAX_STRIPE_SECONDS = 253_402_300_799;
-
-/** A Stripe time in seconds, or null when absent; anything else is malformed. */
-function seconds(v: unknown, what: string): number | null {
-  if (v == null) return null;
-  if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v > MAX_STRIPE_SECONDS)
-    throw new MalformedStripeEventError(`${what} is not a time in seconds: ${JSON.stringify(v)}`);
-  return v;
-}
-
-const isCheckout = (event: Stripe.Event) =>
-  event.type === 'checkout.session.completed' || event.type === 'checkout.session.async_payment_succeeded';
-
-/** The checkout session an event is about (its recorded row decides whose it is), if it is a checkout event. */
-export function checkoutSessionOf(event: Stripe.Event): string | null {
-  if (!isCheckout(event)) return null;
-  const id = (event.data.object as { id?: unknown }).id;
-  return typeof id === 'string' ? id : null;
-}
-
-/**
- * What a stored checkout event needs read from Stripe before it can be applied, if anything: the subscription of a
- * subscription checkout, the line items of a paid pack checkout. Nothing for a session this service did not create
- * (it is ignored) or a pack not paid yet.
- */
-export function checkoutNeeds(event: Stripe.Event, session: KnownSession | null): StripeRead | null {
-  if (!isCheckout(event) || !session) return null;
-  const s = event.data.object as Stripe.Checkout.Session;
-  if (s.mode !== session.mode) return null;
-  if (s.mode === 'subscription') {
-    const id = idOf(s.subscription);
-    return id ? { subscriptionId: id } : null;
-  }
-  if (s.mode === 'payment' && s.payment_status === 'paid') return { lineItemsOf: s.id };
-  return null;
-}
-
-/** The subscription a stored event needs read from Stripe before it can be applied, if any. */
-export function subscriptionToRetrieve(event: Stripe.Event, session: KnownSession | null): string | null {
-  const need = checkoutNeeds(event, session);
-  return need && 'subscriptionId' in need ? need.subscriptionId : null;
-}
-
-/** The facts kept of a subscription object (from the API or from a customer.subscription.* event). */
-export function subscriptionFacts(sub: Stripe.Subscription, asOf: number): SubscriptionFacts {
-  const item = sub.items?.data?.[0];
-  const start = seconds(item?.current_period_start, 'current_period_start');
-  const end = seconds(item?.current_period_end, 'current_period_end');
-  // A period whose end is not after its start is no period (stripe-mock's fixture has one): kept as unknown.
-  const usable = start != null && end != null && end > start;
-  const latest = sub.latest_invoice;
-  return {
-    id: sub.id,
-    customerId: idOf(sub.customer),
-    status: sub.status,
-    cancelAtPeriodEnd: Boolean(sub.cancel_at_period_end),
-    priceId: item?.price?.id ?? null,
-    periodStart: usable ? start : null,
-    periodEnd: usable ? end : null,
-    // Known from the subscription alone only while its latest invoice (expanded) is the one that created it.
-    firstInvoiceId:
-      latest && typeof latest === 'object' && latest.billing_reason === 'subscription_create'
-        ? (latest.id ?? null)
-        : null,
-    userId: sub.metadata?.userId ?? null,
-    asOf,
-  };
-}
-
-/**
- * A subscription's first invoice among all of its invoices: the one with billing_reason `subscription_create`, else
- * the oldest (a subscription's first invoice is the one made when it was created).
- */
-export function firstInvoiceOf(
-  invoices: readonly { id?: string | null; billing_reason?: string | null; created: number }[],
-): string | null {
-  const create = invoices.find((i) => i.billing_reason === 'subscription_create' && i.id);
-  if (create) return create.id!;
-  let oldest: { id?: string | null; created: number } | undefined;
-  for (const i of invoices) if (i.id && (!oldest || i.created < oldest.created)) oldest = i;
-  return oldest?.id ?? null;
-}
-
-/** Seconds: the same day and time one calendar month later (UTC), clamped to the month's last day. */
-export function oneMonthAfter(seconds: number): number {
-  const d = new Date(seconds * 1000);
-  const target = new Date(
-    Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1, d.getUTCHours(), d.getUTCMinutes(), d.getUTCSeconds()),
-  );
-  const lastDay = new Date(Date.UTC(target.getUTCFullYear(), target.getUTCMonth() + 1, 0)).getUTCDate();
-  target.setUTCDate(Math.min(d.getUTCDate(), lastDay));
-  return Math.floor(target.getTime() / 1000);
-}
-
 function planGrant(plan: PlanRow | undefined, reference: string, periodEnd: number | null): GrantIntent | undefined {
   if (!plan?.tokensPerMonth) return undefined;
   return {
@@ -215,14 +104,6 @@ function planGrant(plan: PlanRow | undefined, reference: string, periodEnd: numb
     expiresAt: plan.rollover ? null : periodEnd,
     reference,
   };
-}
-
-/** A count of cents, or null when absent; anything else is malformed. */
-function cents(v: unknown, what: string): number | null {
-  if (v == null) return null;
-  if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v > 1e12)
-    throw new MalformedStripeEventError(`${what} is not an amount in cents: ${JSON.stringify(v)}`);
-  return v;
 }
 
 /** The tokens of the packs on a session's line items (price × quantity); 0 when none is a pack of the catalogue. */

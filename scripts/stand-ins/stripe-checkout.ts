@@ -28,7 +28,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { oneMonthAfter } from '../../lib/payments/events';
+import { oneMonthAfter } from '../../lib/payments/event-reads';
 import { paidInvoice, postEvent, signedEvent, subscription as subscriptionObject } from './stripe-events';
 
 const LABEL = 'Local stand-in for Stripe (development only)';

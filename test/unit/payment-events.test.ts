@@ -5,14 +5,12 @@ import type { PlanRow } from '../../lib/payments/catalog';
 import {
   checkoutNeeds,
   firstInvoiceOf,
-  interpretEvent,
-  MalformedStripeEventError,
   oneMonthAfter,
-  refundedCents,
-  refundShare,
   subscriptionFacts,
   subscriptionToRetrieve,
-} from '../../lib/payments/events';
+} from '../../lib/payments/event-reads';
+import { interpretEvent, refundedCents, refundShare } from '../../lib/payments/events';
+import { MalformedStripeEventError } from '../../lib/payments/event-values';
 import {
   checkoutSession,
   dispute,
