@@ -3,7 +3,19 @@
 import type { z } from 'zod';
 import type { connectionResource } from '../../http/resources';
 import { randomBytes } from 'node:crypto';
-import { activateConnection, consumeOAuthState, disconnectForUser, forgetWebhookSubscriptions, insertOAuthState, listConnections, recordWebhookSubscription, storeConnectionToken, upsertConnection, webhookSubscriptionsOf, type ConnectionRow } from '../../../db/storefront';
+import {
+  activateConnection,
+  consumeOAuthState,
+  disconnectForUser,
+  forgetWebhookSubscriptions,
+  insertOAuthState,
+  listConnections,
+  recordWebhookSubscription,
+  storeConnectionToken,
+  upsertConnection,
+  webhookSubscriptionsOf,
+  type ConnectionRow,
+} from '../../../db/storefront';
 import { randomSuffix } from '../../../lib/ids';
 import { gatewayFor, shopAdminPage, ShopifyRefusedError, userErrorMessage } from '../../../lib/shopify/client';
 import {

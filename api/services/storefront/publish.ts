@@ -8,7 +8,12 @@ import { garmentOfBlankKey, getGarment, type GarmentRow } from '../../../db/garm
 import { getGeneration } from '../../../db/generations';
 import { mockupPrintSource } from '../../../db/print-files';
 import { getConnection } from '../../../db/storefront';
-import { getPublishedProduct, insertPublishedProduct, listPublishedProducts, type PublishedProductRow } from '../../../db/storefront-products';
+import {
+  getPublishedProduct,
+  insertPublishedProduct,
+  listPublishedProducts,
+  type PublishedProductRow,
+} from '../../../db/storefront-products';
 import { ownFileKey } from '../../../lib/fetch/own-files';
 import { randomSuffix } from '../../../lib/ids';
 import { productAdminUrl } from '../../../lib/shopify/client';
