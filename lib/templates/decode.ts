@@ -18,7 +18,11 @@ export function kindOf(data: Uint8Array): 'png' | 'jpeg' | 'psd' | 'other' {
 
 /** 8-bit RGBA from whatever ag-psd decoded (8, 16 or 32 bits per channel). */
 export function to8bit(data: ArrayLike<number>, width: number, height: number): Buffer {
-  const out = Buffer.alloc(width * height * 4);
+  const n = width * height * 4;
+  // 8-bit pixels as ag-psd read them: a view, not a copy (a 200 MB file's layers would otherwise be held twice)
+  if ((data instanceof Uint8ClampedArray || data instanceof Uint8Array) && data.length === n)
+    return Buffer.from(data.buffer, data.byteOffset, n);
+  const out = Buffer.alloc(n);
   if (data instanceof Uint16Array) for (let i = 0; i < out.length; i++) out[i] = data[i]! >> 8;
   else if (data instanceof Float32Array)
     for (let i = 0; i < out.length; i++) out[i] = Math.round(Math.min(1, Math.max(0, data[i]!)) * 255);

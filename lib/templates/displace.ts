@@ -1,7 +1,7 @@
 // Displacement: the design follows the surface under the smart object. Derived from the flattened layers below it
 // (their luminance, blurred, as a height field: its gradient moves the design a few pixels along folds), as the
 // blank renderer does (lib/compositing/maps.ts). A template's Displace smart filter sets the strength from its
-// horizontal/vertical scales.
+// horizontal/vertical scales; when the filter's map is embedded in the file, the map itself drives it (mapDisplacement).
 import type { DisplaceFilter } from './model';
 import type { Rect } from './sample';
 
@@ -102,4 +102,50 @@ export function displacedMap(uv: Float32Array, f: Rect, off: Float32Array): Floa
       }
     }
   return out;
+}
+
+/** Pixels a Displace filter at 100 % moves content at most (a map value of 0 or 255). */
+export const DISPLACE_MAP_FULL = 128;
+
+/** The largest shift a Displace filter's scales allow, in pixels. */
+export function mapReach(f: Pick<DisplaceFilter, 'horizontalScale' | 'verticalScale'>): number {
+  return (Math.max(Math.abs(f.horizontalScale), Math.abs(f.verticalScale)) / 100) * DISPLACE_MAP_FULL;
+}
+
+/**
+ * Per frame pixel (dx, dy) from a Displace filter's own map, as Photoshop's Displace reads it: the map stretched over
+ * the smart object's bounds `b` (or tiled from its corner), red for x and green for y, 128 = no shift, 0 and 255 the
+ * largest shift (scale % of 128 px); the content seen at a pixel comes from (x + dx, y + dy). Bilinear in the map.
+ */
+export function mapDisplacement(f: DisplaceFilter, frame: Rect, b: Rect): Float32Array | null {
+  const m = f.map;
+  if (!m || m.width < 1 || m.height < 1 || b.w < 1 || b.h < 1) return null;
+  const kx = f.horizontalScale / 100 / 128;
+  const ky = f.verticalScale / 100 / 128;
+  const off = new Float32Array(frame.w * frame.h * 2);
+  const at = (x: number, y: number, c: number) => m.data[(y * m.width + x) * 4 + c]!;
+  for (let y = 0; y < frame.h; y++)
+    for (let x = 0; x < frame.w; x++) {
+      // position in the map (its pixel centres), clamped at its edges
+      let u = f.tile ? frame.x + x - b.x : ((frame.x + x - b.x + 0.5) / b.w) * m.width - 0.5;
+      let v = f.tile ? frame.y + y - b.y : ((frame.y + y - b.y + 0.5) / b.h) * m.height - 0.5;
+      if (f.tile) {
+        u = ((u % m.width) + m.width) % m.width;
+        v = ((v % m.height) + m.height) % m.height;
+      }
+      u = Math.min(m.width - 1, Math.max(0, u));
+      v = Math.min(m.height - 1, Math.max(0, v));
+      const x0 = Math.floor(u);
+      const y0 = Math.floor(v);
+      const x1 = Math.min(m.width - 1, x0 + 1);
+      const y1 = Math.min(m.height - 1, y0 + 1);
+      const fx = u - x0;
+      const fy = v - y0;
+      const sample = (c: number) =>
+        (at(x0, y0, c) * (1 - fx) + at(x1, y0, c) * fx) * (1 - fy) +
+        (at(x0, y1, c) * (1 - fx) + at(x1, y1, c) * fx) * fy;
+      off[(y * frame.w + x) * 2] = (sample(0) - 128) * 128 * kx;
+      off[(y * frame.w + x) * 2 + 1] = (sample(1) - 128) * 128 * ky;
+    }
+  return off;
 }

@@ -44,6 +44,8 @@ export interface DisplaceFilter {
   verticalScale: number;
   /** the map (RGBA) when the file carries it; red drives x, green y, as Photoshop's Displace filter */
   map: RawImage | null;
+  /** how the map covers the layer: stretched over it (default) or tiled from its corner */
+  tile?: boolean;
 }
 
 export interface SmartData {

@@ -251,6 +251,7 @@ export function parseTemplate(psdBytes: Buffer | Uint8Array, depth = 0): ParsedT
           horizontalScale: f.filter.horizontalScale,
           verticalScale: f.filter.verticalScale,
           map: mapFile?.data ? decodeEmbedded(mapFile.data) : null,
+          tile: f.filter.displacementMap === 'tile',
         };
         if (!displace.map && !hidden)
           note(name ?? 'displace', 'displacement map file not embedded (auto displacement used)');

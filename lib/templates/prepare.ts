@@ -3,7 +3,7 @@
 // flattened over that frame, the layers above it kept (cropped to the frame, with modes, masks and clips), its
 // content map, and the displacement derived from what lies under it.
 import { compositeList, maskOver, type Frame, type SmartPainter } from './composite';
-import { autoDisplacement, displacedMap } from './displace';
+import { autoDisplacement, displacedMap, mapDisplacement, mapReach } from './displace';
 import type { Geometry } from './geometry';
 import type { Block, DisplaceFilter, MaskBlock, TNode } from './model';
 import { blockOnFrame, frameOf, paintOwn } from './paint';
@@ -114,7 +114,9 @@ export function prepareTemplate(t: ParsedTemplate, opts: PrepareOptions = {}): P
   const baseline = new Uint8ClampedArray(t.width * t.height * 4);
   compositeList(t.root, full, baseline, paint);
   const smart = t.smart.map((sd, so): PreparedSmart => {
-    const frame = frameOf(sd.geometry, t.width, t.height, FRAME_MARGIN + (sd.displace ? 8 : 4));
+    // a Displace filter's map can move the content up to its scale's reach (at most 64 px here)
+    const reach = sd.displace?.map ? Math.min(64, Math.ceil(mapReach(sd.displace))) : sd.displace ? 8 : 4;
+    const frame = frameOf(sd.geometry, t.width, t.height, FRAME_MARGIN + reach);
     const common = {
       info: sd.info,
       geometry: sd.geometry,
@@ -136,7 +138,11 @@ export function prepareTemplate(t: ParsedTemplate, opts: PrepareOptions = {}): P
     compositeList(t.root.slice(0, top), frame, below, paint);
     const above = crop(t.root.slice(top), frame, so, paint);
     const uv = contentMap(sd.geometry, frame);
-    const offsets = autoDisplacement(below, frame, sd.displace);
+    const bounds = sd.displace?.map ? frameOf(sd.geometry, t.width, t.height, 0) : null;
+    const offsets =
+      sd.displace?.map && bounds
+        ? mapDisplacement(sd.displace, frame, bounds)
+        : autoDisplacement(below, frame, sd.displace);
     return { ...common, frame, below, above, uv, uvDisplaced: offsets ? displacedMap(uv, frame, offsets) : null };
   });
   return {

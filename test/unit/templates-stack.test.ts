@@ -92,4 +92,36 @@ describe('templates engine: overlapping smart objects and displacement', functio
     // and the own-content render (Photoshop's composite has no displacement) is never displaced
     assert.ok(psnr(renderOwnContent(folded), oracle(foldedTemplatePsd(grey, true))) === Infinity);
   });
+
+  it("a Displace smart filter's own map drives the displacement: red x, green y, 128 still, scale % of 128 px", () => {
+    const design = stripes(100, 100, [220, 30, 40], [30, 60, 220]);
+    // a flat backdrop: without the map, auto would move nothing
+    const t = parseTemplate(foldedTemplatePsd(grey, false));
+    // the map as the filter would carry it: its left half 255 (the largest shift), its right half 128 (none)
+    const mw = 140;
+    const mh = 110;
+    const map = Buffer.alloc(mw * mh * 4);
+    for (let i = 0; i < mw * mh; i++) (map.fill(i % mw < mw / 2 ? 255 : 128, i * 4, i * 4 + 3), (map[i * 4 + 3] = 255));
+    t.smart[0]!.displace = { horizontalScale: 5, verticalScale: 5, map: { width: mw, height: mh, data: map } };
+    const p = prepareTemplate(t);
+    const auto = renderTemplate(p, [{ smartObjectId: '1', design }]);
+    const off = renderTemplate(p, [{ smartObjectId: '1', design }], { displace: 'off' });
+    const W = auto.width;
+    const meanDiff = (x0: number, x1: number, y0: number, y1: number, shift: number) => {
+      let sum = 0;
+      let n = 0;
+      for (let y = y0; y < y1; y++)
+        for (let x = x0; x < x1; x++)
+          for (let c = 0; c < 3; c++) {
+            sum += Math.abs(auto.data[(y * W + x) * 4 + c]! - off.data[((y + shift) * W + x + shift) * 4 + c]!);
+            n++;
+          }
+      return sum / n;
+    };
+    // the smart object spans x 40..180: on the left half the content comes from 127/128 x 5 % x 128 = 6.35 px
+    // further right and down; the right half stays
+    assert.ok(meanDiff(60, 95, 70, 120, 0) > 40, `left half moved: ${meanDiff(60, 95, 70, 120, 0).toFixed(1)}`);
+    assert.ok(meanDiff(60, 95, 70, 120, 6) < 12, `by about 6 px: ${meanDiff(60, 95, 70, 120, 6).toFixed(1)}`);
+    assert.equal(meanDiff(125, 160, 70, 120, 0), 0, 'the right half (128) does not move');
+  });
 });
