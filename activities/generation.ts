@@ -29,7 +29,7 @@ import {
 import { isBadInput } from '../lib/errors';
 import type { GenerationWarning } from '../lib/generation/warnings';
 import type { PreparedTemplateCache } from '../lib/template-import/prepared-store';
-import { encodeTemplateMockup, renderOnTemplate } from '../lib/template-import/render';
+import { templateMockup } from '../lib/template-import/render';
 import { nonRetryable as fail, type ImageActivityDeps } from './deps';
 
 export interface GenerationDeps extends ImageActivityDeps {
@@ -267,17 +267,15 @@ export function createGenerationActivities(deps: GenerationDeps) {
       return { smartObjectId: d.smartObjectId, source, placement: d.placement, ownKey };
     });
     const touched = Promise.all(sources.map((s) => touch(generationId, s.ownKey)));
-    const img = await renderOnTemplate(prepared, sources, {
+    const enc = await templateMockup(prepared, sources, {
       displace: job.displace,
       background: job.background === true,
     }).catch((err: unknown) => {
       if (err instanceof DesignImageError) throw fail('DesignImageError', `Design image: ${err.message}`);
       throw isBadInput(err) ? fail('BadInputError', err.message) : err;
     });
-    lap('render');
-    const enc = await encodeTemplateMockup(img);
     let out = { mockup: enc.mockup, thumbnail: enc.thumbnail! };
-    lap('encode');
+    lap('render');
     if (job.livemode === false) {
       const [mockup, thumbnail] = await Promise.all([
         watermarkTest(out.mockup, JPEG_QUALITY),

@@ -14,7 +14,7 @@ import { ApiError, badRequest, notFound } from '../errors';
 import type { previewBody, templatePreviewBody } from '../http/schemas';
 import { getTemplate } from '../../db/templates';
 import { createPreparedTemplateCache } from '../../lib/template-import/prepared-store';
-import { encodeTemplateMockup, renderOnTemplate } from '../../lib/template-import/render';
+import { templateMockup } from '../../lib/template-import/render';
 import { designsOf } from './upload-library';
 import { cachedGarment } from './garment-cache';
 import { resolveBlank, templateDesigns, zoneOf, type Caller } from './generation-jobs';
@@ -156,8 +156,11 @@ export function createTemplatePreviewer(deps: Pick<AppDeps, 'config' | 'sql' | '
       ).source,
     }));
     try {
-      const img = await renderOnTemplate(prepared, sources, { displace: body.displace });
-      const out = await encodeTemplateMockup(img, { maxSide: PREVIEW_MAX_SIDE, thumbnail: false });
+      const out = await templateMockup(prepared, sources, {
+        displace: body.displace,
+        maxSide: PREVIEW_MAX_SIDE,
+        thumbnail: false,
+      });
       return { jpeg: out.mockup, width: out.width, height: out.height };
     } catch (err) {
       throw asApiError(err, 'Design image');

@@ -2,9 +2,10 @@
 // meta and named raw buffers) is stored once under templates/<id>/: a manifest (prepared.json) naming each buffer's
 // key, and the buffers as they are. Renders read it through a per-process cache bounded in bytes (least recently
 // used first out), so a ready template is decoded once per worker and a render composites only what the design
-// changes.
+// changes; what the render path derives from it (its render plan and thumbnail) counts against the same bound.
 import { deserializePrepared, serializePrepared, type PreparedTemplate } from '../templates';
 import type { Storage } from '../storage';
+import { warmTemplate } from './render';
 import { templateKeys } from './types';
 
 interface Manifest {
@@ -103,9 +104,19 @@ export function createPreparedTemplateCache(storage: Storage, maxBytes: number):
     put(key, prepared, bytes) {
       cache.delete(key);
       if (bytes > maxBytes) return;
-      entries.set(key, { prepared, bytes });
+      const entry = { prepared, bytes };
+      entries.set(key, entry);
       total += bytes;
       evict();
+      // what renders keep with it (render.ts warmTemplate: the render plan, the baseline's thumbnail), made once
+      // after this turn (a render that comes first makes it itself) and counted against the bound
+      setImmediate(() => {
+        if (entries.get(key) !== entry) return;
+        const extra = warmTemplate(prepared);
+        entry.bytes += extra;
+        total += extra;
+        evict();
+      });
     },
     delete(key) {
       const e = entries.get(key);

@@ -1,13 +1,23 @@
 // A render on a template (issue 32, docs/templates.md), one way for the worker's generations and the API's preview:
 // each design read through the compositing engine's design cache (prepared levels of uploads, decoded once) at the
 // size its smart object needs (designSize: no more pixels than the smart object shows, so the engine never reduces a
-// large design itself), then the prepared template rendered with them, and the result encoded like a garment mockup.
+// large design itself), then the prepared template rendered with them as RGB (its baseline copied, only the smart
+// objects' frames recomputed), and encoded like a garment mockup: the JPEG from the RGB, the thumbnail from the
+// baseline's own with only the changed frames reduced again.
 import sharp from 'sharp';
 import { JPEG_QUALITY, placeDesign, THUMB_QUALITY, type DesignSource, type PlacedDesign } from '../compositing';
 import { JPEG_OPTIMIZE_CODING } from '../compositing/composite';
-import { compositeGate } from '../compositing/config';
-import { THUMB_TARGET } from '../compositing/prepared';
-import { designSize, renderTemplate, type PreparedTemplate, type RawImage, type TemplatePlacement } from '../templates';
+import { compositeGate, outputPool } from '../compositing/config';
+import { reduceInto, THUMB_TARGET } from '../compositing/prepared';
+import {
+  designSize,
+  renderPlan,
+  renderTemplateRgb,
+  type PreparedTemplate,
+  type RawImage,
+  type TemplateFill,
+  type TemplatePlacement,
+} from '../templates';
 
 export interface TemplateDesignSource {
   smartObjectId: string;
@@ -43,53 +53,118 @@ function unpad(p: PlacedDesign): RawImage {
   return { width: p.width, height: p.height, data };
 }
 
-/** The template rendered with each design in its smart object (RGBA at the template's size). */
-export async function renderOnTemplate(
-  prepared: PreparedTemplate,
-  designs: TemplateDesignSource[],
-  opts: { displace: 'auto' | 'off'; background?: boolean },
-): Promise<RawImage> {
-  const fills = await Promise.all(
+/** The placed designs of a render, each at the size its smart object needs. */
+async function fillsOf(prepared: PreparedTemplate, designs: TemplateDesignSource[]): Promise<TemplateFill[]> {
+  return Promise.all(
     designs.map(async (d) => {
       const box = designBox(prepared, d.smartObjectId, d.placement);
       const placed = await placeDesign(d.source, box.width, box.height);
       return { smartObjectId: d.smartObjectId, design: unpad(placed), placement: d.placement };
     }),
   );
-  // the engine's CPU work takes a slot of the compositing gate, as a garment's composite does (a bulk's item in the
-  // background lane)
-  return compositeGate.run(async () => renderTemplate(prepared, fills, { displace: opts.displace }), {
-    background: opts.background === true,
-  });
 }
 
 const jpeg = (img: sharp.Sharp, quality: number) =>
   img.jpeg({ quality, mozjpeg: false, optimizeCoding: JPEG_OPTIMIZE_CODING, chromaSubsampling: '4:2:0' }).toBuffer();
 
+interface Thumb {
+  data: Buffer;
+  width: number;
+  height: number;
+  factor: number;
+}
+
+/** The baseline's thumbnail (at most THUMB_TARGET on its long side, an integer box reduction), made once per
+ * prepared template: a render's thumbnail is a copy with only the frames it changed reduced again. */
+const thumbs = new WeakMap<PreparedTemplate, Thumb>();
+function baselineThumb(prepared: PreparedTemplate): Thumb {
+  let t = thumbs.get(prepared);
+  if (t) return t;
+  const { width, height } = prepared;
+  const factor = Math.max(1, Math.ceil(Math.max(width, height) / THUMB_TARGET));
+  const tw = Math.max(1, Math.floor(width / factor));
+  const th = Math.max(1, Math.floor(height / factor));
+  const data = Buffer.allocUnsafe(tw * th * 3);
+  const rgb = renderPlan(prepared).rgb;
+  if (factor === 1) rgb.copy(data);
+  else reduceInto(rgb, width, data, tw, factor, 0, 0, tw, th);
+  t = { data, width: tw, height: th, factor };
+  thumbs.set(prepared, t);
+  return t;
+}
+
 /**
- * The mockup (JPEG at the template's size, or at most `maxSide` on its long side) and its thumbnail (JPEG, at most
- * 400 px), transparent areas of the template on white as Photoshop shows them.
+ * What the render path keeps with a prepared template besides its stored buffers (the engine's render plan and the
+ * baseline's thumbnail), made now rather than by the first render; its bytes, for the cache's bound.
  */
-export async function encodeTemplateMockup(
-  img: RawImage,
-  opts: { maxSide?: number; thumbnail?: boolean } = {},
+export function warmTemplate(prepared: PreparedTemplate): number {
+  return renderPlan(prepared).bytes + baselineThumb(prepared).data.length;
+}
+
+/**
+ * A mockup on a template: each design placed at the size its smart object needs, the template rendered as RGB over
+ * white (lib/templates/fast.ts: a copy of its baseline with only the smart objects' frames recomputed), the JPEG at
+ * the template's size (or at most `maxSide` on its long side) and its thumbnail (at most 400 px: the baseline's
+ * thumbnail with the changed frames reduced again), both encoded side by side. All of it in one slot of the
+ * compositing gate, as a garment's composite (a bulk's item in the background lane).
+ */
+export async function templateMockup(
+  prepared: PreparedTemplate,
+  designs: TemplateDesignSource[],
+  opts: { displace: 'auto' | 'off'; background?: boolean; maxSide?: number; thumbnail?: boolean },
 ): Promise<{ mockup: Buffer; thumbnail: Buffer | null; width: number; height: number }> {
-  const raw = { raw: { width: img.width, height: img.height, channels: 4 as const } };
-  const flat = () => sharp(img.data, raw).flatten({ background: '#ffffff' });
-  let width = img.width;
-  let height = img.height;
-  let main = flat();
-  if (opts.maxSide && Math.max(width, height) > opts.maxSide) {
-    const s = opts.maxSide / Math.max(width, height);
-    width = Math.max(1, Math.round(width * s));
-    height = Math.max(1, Math.round(height * s));
-    main = main.resize(width, height, { fit: 'fill' });
-  }
-  const [mockup, thumbnail] = await Promise.all([
-    jpeg(main, JPEG_QUALITY),
-    opts.thumbnail === false
-      ? null
-      : jpeg(flat().resize(THUMB_TARGET, THUMB_TARGET, { fit: 'inside', withoutEnlargement: true }), THUMB_QUALITY),
-  ]);
-  return { mockup, thumbnail, width, height };
+  return compositeGate.run(
+    async () => {
+      const fills = await fillsOf(prepared, designs);
+      const W = prepared.width;
+      const H = prepared.height;
+      const out = outputPool.take(W * H * 3);
+      try {
+        const img = renderTemplateRgb(prepared, fills, { displace: opts.displace }, out);
+        let thumb: Thumb | null = null;
+        if (opts.thumbnail !== false) {
+          const base = baselineThumb(prepared);
+          thumb = { ...base, data: Buffer.from(base.data) };
+          const f = base.factor;
+          for (const r of img.frames) {
+            if (f === 1) {
+              for (let y = r.y; y < r.y + r.h; y++)
+                out.copy(thumb.data, (y * W + r.x) * 3, (y * W + r.x) * 3, (y * W + r.x + r.w) * 3);
+              continue;
+            }
+            reduceInto(
+              out,
+              W,
+              thumb.data,
+              base.width,
+              f,
+              Math.floor(r.x / f),
+              Math.floor(r.y / f),
+              Math.min(base.width, Math.ceil((r.x + r.w) / f)),
+              Math.min(base.height, Math.ceil((r.y + r.h) / f)),
+            );
+          }
+        }
+        let width = W;
+        let height = H;
+        let main = sharp(out, { raw: { width: W, height: H, channels: 3 } });
+        if (opts.maxSide && Math.max(W, H) > opts.maxSide) {
+          const s = opts.maxSide / Math.max(W, H);
+          width = Math.max(1, Math.round(W * s));
+          height = Math.max(1, Math.round(H * s));
+          main = main.resize(width, height, { fit: 'fill' });
+        }
+        const [mockup, thumbnail] = await Promise.all([
+          jpeg(main, JPEG_QUALITY),
+          thumb
+            ? jpeg(sharp(thumb.data, { raw: { width: thumb.width, height: thumb.height, channels: 3 } }), THUMB_QUALITY)
+            : null,
+        ]);
+        return { mockup, thumbnail, width, height };
+      } finally {
+        outputPool.give(out);
+      }
+    },
+    { background: opts.background === true },
+  );
 }

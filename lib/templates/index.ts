@@ -5,3 +5,4 @@ export { prepareTemplate, type PreparedTemplate } from './prepare';
 export { serializePrepared, deserializePrepared } from './serialize';
 export { renderTemplate, renderOwnContent, psnr, designSize } from './render';
 export type * from './types';
+export { renderPlan, renderTemplateRgb, type RenderPlan, type RgbRender } from './fast';

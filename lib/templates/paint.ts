@@ -75,8 +75,15 @@ export function reductionOf(uv: Float32Array, f: Rect, m: number[]): [number, nu
   return [ru[Math.floor(ru.length * 0.1)]!, rv[Math.floor(rv.length * 0.1)]!];
 }
 
-/** Frame-sized RGBA of an image sampled at the content map `uv` (image pixels = m x content pixels). */
-export function paintImage(uv: Float32Array, frame: Rect, img: RawImage, m: number[]): Uint8ClampedArray {
+/** The image ready to be sampled at the content map `uv` over `frame`: reduced where the map shows it smaller (an
+ * integer box from the bytes for the bulk of a large reduction, then Lanczos-3 to about one image pixel per output
+ * pixel), premultiplied, with its mip pyramid, and the affine `mm` taking content pixels to its base level's pixels. */
+export function designLevels(
+  uv: Float32Array,
+  frame: Rect,
+  img: RawImage,
+  m: number[],
+): { mips: ReturnType<typeof buildMips>; mm: number[] } {
   const [ru, rv] = reductionOf(uv, frame, m);
   // the bulk of a large reduction by an integer box straight from the bytes (the design is read once)
   const k = Math.max(1, Math.floor(Math.min(ru, rv) / 1.5));
@@ -111,8 +118,14 @@ export function paintImage(uv: Float32Array, frame: Rect, img: RawImage, m: numb
     w = r.w;
     h = r.h;
   }
+  return { mips: buildMips(pm, w, h), mm };
+}
+
+/** Frame-sized RGBA of an image sampled at the content map `uv` (image pixels = m x content pixels). */
+export function paintImage(uv: Float32Array, frame: Rect, img: RawImage, m: number[]): Uint8ClampedArray {
+  const { mips, mm } = designLevels(uv, frame, img, m);
   const out = new Uint8ClampedArray(frame.w * frame.h * 4);
-  sampleMap(uv, frame, buildMips(pm, w, h), mm, out);
+  sampleMap(uv, frame, mips, mm, out);
   return out;
 }
 
