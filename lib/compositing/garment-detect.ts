@@ -5,6 +5,7 @@
 import sharp from 'sharp';
 import { MAX_INPUT_PIXELS } from '../images/limits';
 import { segmentByOutline } from './garment-segment';
+import { seededGarmentMask } from './garment-seeded';
 import { garmentRegions, median, type GarmentLandmarks, type GarmentRegion } from './garment-regions';
 
 export {
@@ -30,7 +31,7 @@ export type GarmentDetection =
   | ({
       found: true;
       /** alpha: a cut-out's transparency; backdrop: a colour unlike the backdrop's; outline: edges and texture */
-      source: 'alpha' | 'backdrop' | 'outline';
+      source: 'alpha' | 'backdrop' | 'outline' | 'seeded';
       backdrop: [number, number, number] | null;
       tolerance: number | null;
       /** the regions large enough to be the garment, largest first (the top-level landmarks are the first's) */
@@ -79,7 +80,7 @@ export function locateGarment(px: { data: Uint8Array; width: number; height: num
 } {
   const none = (reason: string) => ({ detection: { found: false as const, reason }, masks: [] });
   const found = (
-    source: 'alpha' | 'backdrop' | 'outline',
+    source: 'alpha' | 'backdrop' | 'outline' | 'seeded',
     backdrop: [number, number, number] | null,
     tolerance: number | null,
     withMasks: (GarmentRegion & { mask: Uint8Array })[],
@@ -114,13 +115,21 @@ export function locateGarment(px: { data: Uint8Array; width: number; height: num
     const regions = garmentRegions(outline.seg.mask, w, h);
     if (regions.length) return found('outline', outline.seg.backdrop, null, regions);
   }
-  // the colour path: what differs from the backdrop's median colour, for a backdrop too uneven for the smooth model
+  // the colour path: what differs from the backdrop's median colour, for a backdrop too uneven for the smooth model;
+  // and the seeded path (garment-seeded.ts): the plain region holding the photo's centre, for a textured backdrop
+  // (a bed, a floor) that the outline path declined. Both give candidates; the caller takes the one of the garment's
+  // shape.
   const colour = colourMask(px, border);
-  if (colour.ok) {
-    const regions = garmentRegions(colour.mask, w, h);
-    if (regions.length) return found('backdrop', colour.bg, colour.tolerance, regions);
-    return none('nothing of a garment\u2019s size stands out from the backdrop');
+  const colourRegions = colour.ok ? garmentRegions(colour.mask, w, h) : [];
+  const seeded = outline.ok ? { ok: false as const } : seededGarmentMask(px);
+  const seededRegions = seeded.ok ? garmentRegions(seeded.mask, w, h).slice(0, 1) : [];
+  if (colourRegions.length || seededRegions.length) {
+    const regions = [...colourRegions, ...seededRegions].sort((a, b) => b.area - a.area);
+    return colourRegions.length
+      ? found('backdrop', colour.ok ? colour.bg : null, colour.ok ? colour.tolerance : null, regions)
+      : found('seeded', null, null, regions);
   }
+  if (colour.ok) return none('nothing of a garment\u2019s size stands out from the backdrop');
   return none(outline.ok ? 'nothing of a garment\u2019s size stands out from the backdrop' : outline.reason);
 }
 

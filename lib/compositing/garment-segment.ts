@@ -9,6 +9,7 @@
 //     does not reach is garment (and what the garment encloses);
 //   - the regions left are returned, largest first, for the caller to pick the one that looks like the garment.
 // Pure code on raw pixels: no sharp, no I/O.
+import { peelShadow } from './garment-shadow';
 import { box3, boxMean, evalSurface, fitSurface, quantile, refine, ring } from './segment-filters';
 
 export interface Pixels {
@@ -212,6 +213,8 @@ export function segmentByOutline(px: Pixels): { ok: true; seg: Segmentation } | 
     }
     front = next;
   }
+  // a soft drop shadow's steep part next to the garment, where the flood stopped: peeled off ring by ring
+  peelShadow(reached, ch, model, w, h, SHADOW_CHROMA);
   const mask = new Uint8Array(n);
   for (let i = 0; i < n; i++) mask[i] = reached[i] ? 0 : 1;
   // the outline to the pixel: the high-pass of a backdrop pixel next to the garment sees the garment, so the mask is a

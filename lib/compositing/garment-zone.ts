@@ -30,10 +30,16 @@ const REFERENCE_SIDE = 500;
 /** A fitted zone that the photo's edges cut to less than this share of its area is not used (fallback). */
 const MIN_VISIBLE_SHARE = 0.5;
 
-/** A region of a photo is taken for the catalogue garment when its shape matches the garment's this well (0..1). */
-export const MIN_SHAPE_MATCH = 0.8;
-/** ...and when its proportions are within this factor of the garment's (a region twice as wide is two garments). */
+/**
+ * A region of a photo is taken for the catalogue garment when its shape matches the garment's this well (0..1): real
+ * tees laid flat or hung (corpus (b)) match our tee's silhouette at 0.71-0.91, two tees over each other or a person
+ * wearing one far less.
+ */
+export const MIN_SHAPE_MATCH = 0.68;
+/** ...and when its proportions are at most this factor wider than the garment's (a region twice as wide is two)... */
 export const MAX_ASPECT_RATIO = 1.3;
+/** ...or at most this factor narrower (sleeves folded in or hanging: real tees are 0.6-0.95 of our tee's width). */
+export const MAX_NARROWER = 1.75;
 /** A fitted zone reaching outside the photo by more than this share of its area is reported as clipped. */
 const CLIP_TOLERANCE = 0.01;
 
@@ -83,7 +89,7 @@ export function chooseRegion(
     const aspect = (r.box.width * width) / (r.box.height * height);
     const m =
       shapeMatch(ref.shape, r.shape) *
-      (Math.max(aspect, refAspect) / Math.min(aspect, refAspect) <= MAX_ASPECT_RATIO ? 1 : 0.5);
+      (aspect / refAspect <= MAX_ASPECT_RATIO && refAspect / aspect <= MAX_NARROWER ? 1 : 0.5);
     if (m >= MIN_SHAPE_MATCH) return { region: r, match: m };
     best = Math.max(best, m);
   }
