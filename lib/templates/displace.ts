@@ -8,6 +8,10 @@ import type { Rect } from './sample';
 /** Largest displacement, as a fraction of the frame's long side, and the typical (95th percentile) one. */
 export const DISPLACE_MAX = 0.012;
 export const DISPLACE_P95 = 0.006;
+/** The slope (luminance change across the frame's long side, 0..1 per side) under which a backdrop counts as nearly
+ * flat: its displacement is scaled down in proportion, so a faint texture (a wall's grain) does not bend the design
+ * as much as a fold does. */
+export const DISPLACE_FLAT_SLOPE = 1;
 
 function boxBlur(src: Float32Array, w: number, h: number, r: number): Float32Array {
   const tmp = new Float32Array(w * h);
@@ -62,7 +66,7 @@ export function autoDisplacement(
   if (p95 < 1e-5) return null;
   const side = Math.max(w, h);
   const strength = filter ? Math.max(filter.horizontalScale, filter.verticalScale) / 10 : 1;
-  const gain = ((DISPLACE_P95 * side) / p95) * strength;
+  const gain = ((DISPLACE_P95 * side) / Math.max(p95, DISPLACE_FLAT_SLOPE / side)) * strength;
   const max = DISPLACE_MAX * side * strength;
   const sx = filter ? filter.horizontalScale / Math.max(filter.horizontalScale, filter.verticalScale, 1e-9) : 1;
   const sy = filter ? filter.verticalScale / Math.max(filter.horizontalScale, filter.verticalScale, 1e-9) : 1;
