@@ -30,9 +30,17 @@ import type { batchBody, generateBody, templateGenerateBody } from '../http/sche
 import type { FinishedNotice, GenerationNotices } from '../generation-notices';
 import { cachedGarment } from './garment-cache';
 import { checkDesigns, recordWarnings } from './design-warnings';
-import { newGeneration, newTemplateGeneration, type Caller, type NewGarmentGeneration } from './generation-jobs';
+import {
+  GARMENT_PLACEMENT,
+  newGeneration,
+  newTemplateGeneration,
+  placementWith,
+  TEMPLATE_PLACEMENT,
+  type Caller,
+  type NewGarmentGeneration,
+} from './generation-jobs';
 import { designsOf } from './upload-library';
-import { getTemplate } from '../../db/templates';
+import { getTemplate, type TemplateRow } from '../../db/templates';
 import type { GenerationWarning } from '../../lib/generation/warnings';
 import { within } from '../../lib/wait';
 
@@ -298,41 +306,65 @@ export async function createBatch(
   body: BatchRequest,
   opts: StartOptions,
 ): Promise<Started<{ batchId: string; generations: GenerationRow[] }>> {
-  const ids = [...new Set(body.items.map((it) => it.garmentId ?? body.garmentId!))];
+  const onTemplate = (it: BatchRequest['items'][number]) => it.templateId !== undefined;
+  const ids = [...new Set(body.items.filter((it) => !onTemplate(it)).map((it) => it.garmentId ?? body.garmentId!))];
+  const templateIds = [...new Set(body.items.flatMap((it) => (it.templateId !== undefined ? [it.templateId] : [])))];
   const garments = new Map<string, GarmentRow>();
-  await Promise.all(
-    ids.map(async (id) => {
+  const templates = new Map<string, TemplateRow>();
+  await Promise.all([
+    ...ids.map(async (id) => {
       const g = await cachedGarment(deps, id);
       if (g) garments.set(id, g);
     }),
-  );
+    ...templateIds.map(async (id) => {
+      const t = await getTemplate(deps.sql, caller.userId, id, caller.livemode !== false);
+      if (t) templates.set(id, t);
+    }),
+  ]);
 
-  // Every item is checked before anything is recorded or charged: one bad item refuses the whole batch.
-  const rows: NewGarmentGeneration[] = body.items.map((item, i) => {
+  // Every item is checked before anything is recorded or charged: one bad item refuses the whole batch. An item's
+  // placement replaces the shared one as a whole; the members left out take its kind's defaults.
+  const onGarments: { row: NewGarmentGeneration; garment: GarmentRow }[] = [];
+  const rows: NewGeneration[] = body.items.map((item, i) => {
+    const placement = item.placement ?? body.placement ?? {};
     try {
+      if (item.templateId !== undefined) {
+        const template = templates.get(item.templateId);
+        if (!template) throw notFound(`Template ${JSON.stringify(item.templateId)} not found`);
+        return newTemplateGeneration(caller, template, {
+          designUrl: body.designUrl,
+          smartObjectId: item.smartObjectId,
+          placement: placementWith(TEMPLATE_PLACEMENT, placement),
+          displace: item.displace ?? 'auto',
+          webhookUrl: body.webhookUrl ?? null,
+        });
+      }
       const gid = item.garmentId ?? body.garmentId!;
       const garment = garments.get(gid);
       if (!garment) throw notFound(`Garment ${JSON.stringify(gid)} not found`);
-      return newGeneration(deps, caller, garment, {
+      const row = newGeneration(deps, caller, garment, {
         designUrl: body.designUrl,
         zone: item.zone ?? body.zone,
         garmentImageUrl: item.garmentImageUrl,
         color: item.color,
-        placement: item.placement ?? body.placement,
+        placement: placementWith(GARMENT_PLACEMENT, placement),
         applyTexture: item.applyTexture ?? body.applyTexture,
         printArea: item.printArea ?? null,
         webhookUrl: body.webhookUrl ?? null,
       });
+      onGarments.push({ row, garment });
+      return row;
     } catch (err) {
       throw forItem(i, err);
     }
   });
 
-  // a deleted upload: 400; low_contrast warnings
+  // a deleted upload: 400; low_contrast warnings on the garments' colours (a template has none)
   const warnings = await checkDesigns(
     deps,
-    rows.map((row) => ({ ...row, designUrl: body.designUrl, garment: garments.get(row.garmentId)! })),
+    onGarments.map(({ row, garment }) => ({ ...row, designUrl: body.designUrl, garment })),
   );
+  if (onGarments.length === 0) await designsOf(deps, [{ url: body.designUrl, field: 'designUrl' }]);
   const genIds = rows.map((row) => row.id);
   const batchId = `batch-${genIds[0]}`;
   const charge = await insertAndChargeGenerations(deps.sql, {

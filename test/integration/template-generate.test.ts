@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import sharp from 'sharp';
-import { tokenBalance } from '../../db/ledger';
+import { grantTokens, tokenBalance } from '../../db/ledger';
 import { parseTemplate, prepareTemplate, psnr, renderOwnContent, type RawImage } from '../../lib/templates';
 import { account, createKey, http } from '../helpers/http';
 import { mockupPsd } from '../helpers/psd';
@@ -242,6 +242,60 @@ describe('generate on a template (POST /api/v1/generate and /preview with templa
     const db = psnr(mockup, want);
     // (drawn from the flattened backdrop, each smart object's own content kept where the other is: 29.5 dB)
     assert.ok(db >= 34, `${db.toFixed(1)} dB of the template drawn with the designs as content (JPEG)`);
+  });
+
+  it('POST /generate/batch with template items: one token each, as POST /generate renders them, beside garment items', async () => {
+    await grantTokens(stack.sql, { userId, source: 'payg_purchase', amount: 20, reference: `batch:${userId}` });
+    const garment = (await http(stack.baseUrl, 'GET', '/api/v1/garments?limit=1', { key })).body.garments[0];
+    const batch = (json: unknown) => http(stack.baseUrl, 'POST', '/api/v1/generate/batch', { key, json });
+    const before = await tokenBalance(stack.sql, userId);
+    // refused before anything is charged: an unknown template, a smart object it lacks, a garment field beside it
+    const unknown = await batch({ designUrl, items: [{ templateId: 'tpl_1_nope' }] });
+    assert.equal(unknown.status, 404, unknown.text);
+    assert.match(unknown.body.error.message, /items\[0\]/);
+    const badSo = await batch({
+      designUrl,
+      items: [
+        { garmentId: garment.id, color: garment.colors[0].name },
+        { templateId: ids.two, smartObjectId: '9' },
+      ],
+    });
+    assert.equal(badSo.status, 400, badSo.text);
+    assert.equal(badSo.body.error.details.field, 'items.1.smartObjectId');
+    const mixed = await batch({ designUrl, items: [{ templateId: ids.two, color: 'White' }] });
+    assert.equal(mixed.status, 400, mixed.text);
+    assert.match(mixed.text, /items\.0\.color/);
+    assert.equal(await tokenBalance(stack.sql, userId), before);
+
+    const res = await batch({
+      designUrl,
+      items: [
+        { templateId: ids.perspective },
+        { templateId: ids.two, smartObjectId: '2', placement: { scale: 0.5 }, displace: 'off' },
+        { garmentId: garment.id, color: garment.colors[0].name },
+      ],
+    });
+    assert.equal(res.status, 200, res.text);
+    const [onTpl, onTwo, onGarment] = res.body.generations;
+    for (const g of res.body.generations) assert.equal(g.status, 'completed', g.error);
+    assert.equal(await tokenBalance(stack.sql, userId), before - 3);
+    for (const g of res.body.generations) {
+      const debits = await stack.sql`select amount from token_debits where reference = ${g.id}`;
+      assert.equal(debits.length, 1, g.id);
+    }
+    assert.equal(onTpl.templateId, ids.perspective);
+    assert.deepEqual(onTpl.designs, [
+      { smartObjectId: '1', designUrl, placement: { x: 50, y: 50, scale: 1, rotation: 0 } },
+    ]);
+    assert.equal(onTwo.templateId, ids.two);
+    assert.deepEqual(onTwo.designs[0].placement, { x: 50, y: 50, scale: 0.5, rotation: 0 });
+    assert.equal(onGarment.garmentId, garment.id);
+    assert.deepEqual(onGarment.placement, { x: 50, y: 35, scale: 0.8, rotation: 0 });
+    // the same picture as the single generate of the same design on the template
+    const single = await generate({ templateId: ids.perspective, designUrl });
+    assert.equal(single.body.status, 'completed', single.text);
+    const [a, b] = await Promise.all([onTpl, single.body].map(async (g) => rgba(await fetchImage(g.mockupUrl))));
+    assert.ok(a!.data.equals(b!.data), 'a batch item on a template renders as POST /generate does');
   });
 
   it('webhooks: a generation on a template sends generation.completed to its webhookUrl, like any generation', async () => {

@@ -6563,22 +6563,52 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
-        /** @description one mockup; needs garmentImageUrl or color (or both) */
+        /** @description one mockup: on a garment (garmentImageUrl or color, or both), or with templateId in one of the account's ready templates (smartObjectId, placement and displace as POST /generate on a template) */
         BatchItem: {
             applyTexture?: boolean;
             color?: string;
+            /**
+             * @description with templateId: as POST /generate's displace (default 'auto')
+             * @enum {string}
+             */
+            displace?: "auto" | "off";
             garmentId?: string;
             /** Format: uri */
             garmentImageUrl?: string;
-            placement?: components["schemas"]["Placement"];
+            /** @description replaces the shared placement as a whole; a member left out takes the item's default (a garment's print zone: x 50, y 35, scale 0.8, rotation 0; a template's smart object: x 50, y 50, scale 1, rotation 0) */
+            placement?: {
+                /** @description degrees, clockwise, about the design center */
+                rotation?: number;
+                /** @description size: 1.0 is the largest size that fits the zone (or smart object) */
+                scale?: number;
+                /** @description the design's center, in percent of the zone's (or smart object's) width */
+                x?: number;
+                /** @description the design's center, in percent of the zone's (or smart object's) height */
+                y?: number;
+            };
             printArea?: components["schemas"]["PrintArea"];
+            /** @description with templateId: the smart object the design fills; default: the template's largest */
+            smartObjectId?: string;
+            /** @description a ready template of the account (GET /api/v1/templates), instead of garmentId */
+            templateId?: string;
             /**
              * @description print zone; the garment must offer it
              * @enum {string}
              */
             zone?: "front" | "back" | "left-chest" | "right-chest";
         };
-        /** @description one design on up to 25 garment colors and/or zones */
+        /** @description shared by the items without their own; a member left out takes the item's default (a garment's print zone: x 50, y 35, scale 0.8, rotation 0; a template's smart object: x 50, y 50, scale 1, rotation 0) */
+        BatchPlacement: {
+            /** @description degrees, clockwise, about the design center */
+            rotation?: number;
+            /** @description size: 1.0 is the largest size that fits the zone (or smart object) */
+            scale?: number;
+            /** @description the design's center, in percent of the zone's (or smart object's) width */
+            x?: number;
+            /** @description the design's center, in percent of the zone's (or smart object's) height */
+            y?: number;
+        };
+        /** @description one design on up to 25 garment colors and/or zones, or smart objects of the account's templates */
         BatchRequest: {
             /** @default true */
             applyTexture?: boolean;
@@ -6586,7 +6616,7 @@ export interface components {
             designUrl: string;
             garmentId?: string;
             items: components["schemas"]["BatchItem"][];
-            placement?: components["schemas"]["Placement"];
+            placement?: components["schemas"]["BatchPlacement"];
             /** Format: uri */
             webhookUrl?: string;
             /**
