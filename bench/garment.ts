@@ -4,10 +4,12 @@
 //   - a generation's render on a customer photo (zone fitted to the found garment) against our own blank:
 //     the first on a new photo (prepare + find + composite) and the next ones (prepared photo cached).
 // Photos: our tee blank reframed (half size, bottom-right of a 2400x2000 canvas) on its backdrop (JPEG) and on
-// transparency (PNG), and a tee filling an 840x859 frame like the photo of issue 27.
+// transparency (PNG), a tee filling an 840x859 frame like the photo of issue 27, and a real tee on a patterned bed
+// (corpus (b) of issue 38, when a copy of the dataset is at hand).
 //   node --import tsx bench/garment.ts            (BENCH_QUICK=1 for a short run)
 // Prints a table and writes bench/results/garment.json.
 import { mkdirSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import sharp from 'sharp';
 import {
@@ -20,6 +22,7 @@ import {
 } from '../lib/compositing';
 import { zonesFor } from '../lib/blanks';
 import { framedPhoto, ownBlank } from '../test/helpers/customer-photos';
+import { manifest, photoBytes } from '../test/helpers/garment-photos';
 import { makeBenchDesign } from './compositing';
 import { machineInfo, round, stats } from './lib';
 
@@ -60,6 +63,11 @@ async function main() {
       .jpeg({ quality: 90 })
       .toBuffer(),
   };
+  // corpus (b): a real photo of a plain tee on a textured bed (the seeded path), when a copy of the dataset is at hand
+  const bed = manifest().photos.find((p) => p.image.startsWith('39f48611'));
+  const bedBytes = bed ? photoBytes(bed) : null;
+  if (bedBytes) photos['real tee on a patterned bed, 400x533 JPEG (corpus b)'] = bedBytes;
+  else say('no copy of the clothing dataset: the real-photo row is left out');
   const design = await makeBenchDesign(1200, 1500);
   const files = new Map<string, Buffer>(Object.entries(photos).map(([k, v]) => [`url:${k}`, v]));
   files.set('ours', blank.jpeg);
@@ -131,6 +139,7 @@ async function main() {
   }
   const result = {
     when: new Date().toISOString(),
+    loadAverage: os.loadavg().map((v) => round(v)),
     machine: machineInfo(),
     runs: RUNS,
     referenceLandmarksFirstUseMs: round(refMs),
@@ -140,7 +149,9 @@ async function main() {
   mkdirSync(path.dirname(RESULTS), { recursive: true });
   writeFileSync(RESULTS, JSON.stringify(result, null, 2) + '\n');
 
-  console.log(`\nGarment detection on customer photos (${RUNS} runs each, p50 ms)\n`);
+  console.log(
+    `\nGarment detection on customer photos (${RUNS} runs each, p50 ms; load average ${result.loadAverage.join(', ')})\n`,
+  );
   console.log(
     '| photo | found | basis | find alone | find alone, CPU | prepare | prepare + find | cached get | first render | next renders |',
   );
