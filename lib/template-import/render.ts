@@ -12,7 +12,7 @@ import { reduceInto, THUMB_TARGET } from '../compositing/prepared';
 import {
   designSize,
   renderPlan,
-  renderTemplateRgb,
+  renderTemplateOrderedRgb,
   type PreparedTemplate,
   type RawImage,
   type TemplateFill,
@@ -120,7 +120,7 @@ export async function templateMockup(
       const H = prepared.height;
       const out = outputPool.take(W * H * 3);
       try {
-        const img = renderTemplateRgb(prepared, fills, { displace: opts.displace }, out);
+        const img = renderTemplateOrderedRgb(prepared, fills, { displace: opts.displace }, out);
         let thumb: Thumb | null = null;
         if (opts.thumbnail !== false) {
           const base = baselineThumb(prepared);

@@ -6,3 +6,4 @@ export { serializePrepared, deserializePrepared } from './serialize';
 export { renderTemplate, renderOwnContent, psnr, designSize } from './render';
 export type * from './types';
 export { renderPlan, renderTemplateRgb, type RenderPlan, type RgbRender } from './fast';
+export { renderTemplateOrderedRgb } from './ordered';

@@ -12,6 +12,7 @@ import {
   renderOwnContent,
   renderPlan,
   renderTemplate,
+  renderTemplateOrderedRgb,
   renderTemplateRgb,
   type PreparedTemplate,
   type RawImage,
@@ -43,7 +44,8 @@ function compare(a: Buffer, b: Buffer): { max: number; psnr: number } {
 }
 
 function check(p: PreparedTemplate, fills: TemplateFill[], displace: 'auto' | 'off') {
-  const fast = renderTemplateRgb(p, fills, { displace });
+  // the service's entry: the fast path, or renderTemplate's layer order where filled smart objects overlap
+  const fast = renderTemplateOrderedRgb(p, fills, { displace });
   const general = flat(renderTemplate(p, fills, { displace }));
   return { fast, ...compare(fast.data, general) };
 }

@@ -9,6 +9,7 @@ import {
   psnr,
   renderOwnContent,
   renderTemplate,
+  renderTemplateOrderedRgb,
   type RawImage,
 } from '../../lib/templates';
 import { foldedTemplatePsd, overlappingTemplatePsd, stripes } from '../helpers/template-stack';
@@ -50,6 +51,22 @@ describe('templates engine: overlapping smart objects and displacement', functio
     const v = psnr(both, want);
     assert.ok(v >= 45, `both filled: ${v.toFixed(2)} dB of the template drawn with them as content`);
     assert.ok(differing(both, want) < 40, `${differing(both, want)} pixels differ`);
+    // the service's RGB path (renderTemplateOrderedRgb: the fast path unless filled frames overlap) draws the same
+    const rgb = renderTemplateOrderedRgb(
+      p,
+      [
+        { smartObjectId: '1', design: red },
+        { smartObjectId: '2', design: blue },
+      ],
+      { displace: 'off' },
+    );
+    let worst = 0;
+    for (let i = 0, j = 0; i < want.data.length; i += 4, j += 3)
+      for (let c = 0; c < 3; c++) {
+        const flat = Math.round((want.data[i + c]! * want.data[i + 3]! + 255 * (255 - want.data[i + 3]!)) / 255);
+        worst = Math.max(worst, Math.abs(rgb.data[j + c]! - flat));
+      }
+    assert.ok(worst <= 1, `RGB path: ${worst} levels off`);
     // each alone: the other keeps its own content, above or below
     for (const [id, mine] of [
       ['1', overlappingTemplatePsd(red, grey)],
