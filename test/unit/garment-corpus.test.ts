@@ -69,12 +69,12 @@ describe('garment corpus (a): our blanks reframed on light backdrops', function 
     assert.deepEqual(bad, []);
   });
 
-  it('with a soft drop shadow: IoU >= 0.85, and >= 0.92 on average', () => {
+  it('with a soft drop shadow (its steep band peeled off): IoU >= 0.88, and >= 0.95 on average', () => {
     const shadowed = results.filter((r) => r.c.shadow);
-    const bad = shadowed.filter((r) => r.iou < 0.85).map(label);
+    const bad = shadowed.filter((r) => r.iou < 0.88).map(label);
     assert.deepEqual(bad, []);
     const mean = shadowed.reduce((s, r) => s + r.iou, 0) / shadowed.length;
-    assert.ok(mean >= 0.92, `mean IoU ${mean.toFixed(3)}`);
+    assert.ok(mean >= 0.95, `mean IoU ${mean.toFixed(3)}`);
   });
 
   it('the print centre lands within 3 % of the garment width of where it lands on our own blank', () => {
