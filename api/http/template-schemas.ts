@@ -49,15 +49,6 @@ export const smartObjectResource = z
     }),
     warp: z.string().meta({ description: 'none, custom, or a named warp style (arc, flag, cylinder, ...)' }),
     blendMode: z.string(),
-    printSize: z
-      .object({ widthIn: z.number(), heightIn: z.number(), ppi: z.number() })
-      .nullable()
-      .optional()
-      .meta({
-        description:
-          "the content's physical size from the resolution Photoshop keeps with it (pixels / ppi): a render on this " +
-          'smart object gets a print file of this size at 300 DPI; null when the file keeps none',
-      }),
   })
   .meta({ id: 'TemplateSmartObject' });
 

@@ -29,7 +29,16 @@ export function presentTemplate(deps: AppDeps, row: TemplateRow): TemplateResour
     height: row.height,
     previewUrl: url(row.previewKey),
     thumbnailUrl: url(row.thumbnailKey),
-    smartObjects: row.smartObjects,
+    // the fields exactly: the print size read at import stays inside (its print file tells it)
+    smartObjects: row.smartObjects.map((o) => ({
+      id: o.id,
+      name: o.name,
+      width: o.width,
+      height: o.height,
+      quad: o.quad,
+      warp: o.warp,
+      blendMode: o.blendMode,
+    })),
     fidelity: row.fidelity,
     unsupported: row.unsupported,
     ...(row.status === 'failed' ? { error: row.error ?? 'The import failed' } : {}),

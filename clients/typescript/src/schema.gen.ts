@@ -8048,12 +8048,6 @@ export interface components {
             id: string;
             /** @description the layer's name in Photoshop */
             name: string;
-            /** @description the content's physical size from the resolution Photoshop keeps with it (pixels / ppi): a render on this smart object gets a print file of this size at 300 DPI; null when the file keeps none */
-            printSize?: {
-                heightIn: number;
-                ppi: number;
-                widthIn: number;
-            } | null;
             /** @description the content's corners in template pixels: top-left, top-right, bottom-right, bottom-left */
             quad: [
                 [
