@@ -11,6 +11,7 @@ import { compositeGate, outputPool } from '../compositing/config';
 import { reduceInto, THUMB_TARGET } from '../compositing/prepared';
 import {
   designSize,
+  designTarget,
   renderPlan,
   renderTemplateOrderedRgb,
   type PreparedTemplate,
@@ -53,13 +54,50 @@ function unpad(p: PlacedDesign): RawImage {
   return { width: p.width, height: p.height, data };
 }
 
-/** The placed designs of a render, each at the size its smart object needs. */
-async function fillsOf(prepared: PreparedTemplate, designs: TemplateDesignSource[]): Promise<TemplateFill[]> {
+/** Placed designs resized per axis for a render (designTarget), kept as long as the placed design is (the design
+ * cache's entry): a design rendered again on the same smart object is not resized again. */
+const resized = new WeakMap<PlacedDesign, Map<string, RawImage>>();
+
+/** The placed design without its padding, resized (sharp, Lanczos-3) to `target` when that differs from its size. */
+async function sized(p: PlacedDesign, target: { width: number; height: number }): Promise<RawImage> {
+  if (target.width === p.width && target.height === p.height) return unpad(p);
+  const key = `${target.width}x${target.height}`;
+  let byTarget = resized.get(p);
+  const hit = byTarget?.get(key);
+  if (hit) return hit;
+  const data = await sharp(p.data, { raw: { width: p.width + 2, height: p.height + 2, channels: 4 } })
+    .extract({ left: 1, top: 1, width: p.width, height: p.height })
+    .resize(target.width, target.height, { fit: 'fill', kernel: 'lanczos3' })
+    .raw()
+    .toBuffer();
+  const img = { width: target.width, height: target.height, data };
+  if (!byTarget) resized.set(p, (byTarget = new Map()));
+  if (byTarget.size >= 4) byTarget.clear();
+  byTarget.set(key, img);
+  return img;
+}
+
+/**
+ * The placed designs of a render: each through the design cache at the size its smart object needs, then resized
+ * per axis to what the render samples (designTarget: where perspective or displacement shows it smaller along one
+ * axis), so the engine never reduces a design in JS.
+ */
+async function fillsOf(
+  prepared: PreparedTemplate,
+  designs: TemplateDesignSource[],
+  displace: 'auto' | 'off',
+): Promise<TemplateFill[]> {
   return Promise.all(
     designs.map(async (d) => {
       const box = designBox(prepared, d.smartObjectId, d.placement);
       const placed = await placeDesign(d.source, box.width, box.height);
-      return { smartObjectId: d.smartObjectId, design: unpad(placed), placement: d.placement };
+      const target = designTarget(prepared, d.smartObjectId, placed, d.placement, displace);
+      return {
+        smartObjectId: d.smartObjectId,
+        design: await sized(placed, target),
+        placement: d.placement,
+        placedAs: { width: placed.width, height: placed.height },
+      };
     }),
   );
 }
@@ -115,7 +153,7 @@ export async function templateMockup(
 ): Promise<{ mockup: Buffer; thumbnail: Buffer | null; width: number; height: number }> {
   return compositeGate.run(
     async () => {
-      const fills = await fillsOf(prepared, designs);
+      const fills = await fillsOf(prepared, designs, opts.displace);
       const W = prepared.width;
       const H = prepared.height;
       const out = outputPool.take(W * H * 3);

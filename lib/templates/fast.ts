@@ -13,10 +13,10 @@
 import { blendLut, FILL_INSIDE_MODES, isSeparable } from './blend';
 import { compositeList, maskOver, type Frame, type SmartPainter } from './composite';
 import { BadInputError } from '../errors';
-import { DEFAULT_PLACEMENT, designLevels, paintImage, placementMatrix } from './paint';
+import { DEFAULT_PLACEMENT, designLevels, fillMatrix, paintImage, placementMatrix, reductionOf } from './paint';
 import type { PreparedSmart, PreparedTemplate } from './prepare';
 import type { Mips } from './sample';
-import type { RenderOptions, TemplateFill } from './types';
+import type { RenderOptions, TemplateFill, TemplatePlacement } from './types';
 
 /** Fixed-point scales of the fold: gain (0..1) in 1/32768, offset (0..255) in 1/128. */
 const G_ONE = 32768;
@@ -195,6 +195,31 @@ export function renderPlan(p: PreparedTemplate): RenderPlan {
   return plan;
 }
 
+/**
+ * The size (per axis) a design placed as `design` needs for a render of smart object `smartObjectId` with
+ * `placement` and `displace`: about one design pixel per output pixel along each of its axes where the smart object
+ * shows it most enlarged (as the engine would reduce it itself), never larger than the design. A caller that resizes
+ * to it with a native resampler and passes `placedAs` spares the engine's own (JS) reduction.
+ */
+export function designTarget(
+  p: PreparedTemplate,
+  smartObjectId: string,
+  design: { width: number; height: number },
+  placement: TemplatePlacement = DEFAULT_PLACEMENT,
+  displace: 'auto' | 'off' = 'auto',
+): { width: number; height: number } {
+  const ps = p.smart.find((s) => s.info.id === smartObjectId);
+  if (!ps) throw new BadInputError(`no smart object ${smartObjectId} in this template`);
+  if (!ps.frame) return { width: design.width, height: design.height };
+  const uv = displace === 'auto' && ps.uvDisplaced ? ps.uvDisplaced : ps.uv;
+  const m = placementMatrix(ps.geometry.width, ps.geometry.height, design.width, design.height, placement);
+  const [ru, rv] = reductionOf(uv, ps.frame, m);
+  return {
+    width: Math.max(1, Math.min(design.width, Math.ceil(design.width / Math.max(1, ru)))),
+    height: Math.max(1, Math.min(design.height, Math.ceil(design.height / Math.max(1, rv)))),
+  };
+}
+
 /** A render as RGB over white, and the frames it changed (everything else is the baseline). */
 export interface RgbRender {
   width: number;
@@ -244,8 +269,7 @@ export function renderTemplateRgb(
     const f = ps.frame;
     if (!f || !sp) continue;
     frames.push(f);
-    const pl = fill.placement ?? DEFAULT_PLACEMENT;
-    const m = placementMatrix(ps.geometry.width, ps.geometry.height, fill.design.width, fill.design.height, pl);
+    const m = fillMatrix(ps.geometry.width, ps.geometry.height, fill);
     const useDisplaced = displace === 'auto' && ps.uvDisplaced !== null;
     const uv = useDisplaced ? ps.uvDisplaced! : ps.uv;
     if (sp.fold) {

@@ -5,5 +5,5 @@ export { prepareTemplate, type PreparedTemplate } from './prepare';
 export { serializePrepared, deserializePrepared } from './serialize';
 export { renderTemplate, renderOwnContent, psnr, designSize } from './render';
 export type * from './types';
-export { renderPlan, renderTemplateRgb, type RenderPlan, type RgbRender } from './fast';
+export { designTarget, renderPlan, renderTemplateRgb, type RenderPlan, type RgbRender } from './fast';
 export { renderTemplateOrderedRgb } from './ordered';

@@ -47,6 +47,25 @@ export function placementMatrix(cw: number, ch: number, dw: number, dh: number, 
   return [cos, sin, dw / 2 - cos * cx - sin * cy, -sin, cos, dh / 2 + sin * cx - cos * cy];
 }
 
+/** A fill's placement affine (content pixels to its design's pixels): computed for the size the design was placed
+ * as (`placedAs`), then scaled to the design's actual size (a design resized per axis for the render). */
+export function fillMatrix(
+  cw: number,
+  ch: number,
+  fill: {
+    design: { width: number; height: number };
+    placement?: TemplatePlacement;
+    placedAs?: { width: number; height: number };
+  },
+): number[] {
+  const d = fill.design;
+  const as = fill.placedAs ?? d;
+  const m = placementMatrix(cw, ch, as.width, as.height, fill.placement ?? DEFAULT_PLACEMENT);
+  const kx = d.width / as.width;
+  const ky = d.height / as.height;
+  return [m[0]! * kx, m[1]! * kx, m[2]! * kx, m[3]! * ky, m[4]! * ky, m[5]! * ky];
+}
+
 /** How many image pixels one output pixel spans along the image's x and y axes (a low percentile over the map,
  * so no part of the smart object is blurred more than it needs). */
 export function reductionOf(uv: Float32Array, f: Rect, m: number[]): [number, number] {

@@ -2,7 +2,7 @@
 // (flattened), the design mapped through the smart object's transform and warp, and the layers above.
 import { BadInputError } from '../errors';
 import { compositeList, type Frame, type SmartPainter } from './composite';
-import { DEFAULT_PLACEMENT, designSizeFor, paintImage, placementMatrix } from './paint';
+import { DEFAULT_PLACEMENT, designSizeFor, fillMatrix, paintImage } from './paint';
 import type { PreparedTemplate } from './prepare';
 import type { RawImage, RenderOptions, TemplateFill, TemplatePlacement } from './types';
 
@@ -34,9 +34,7 @@ export function renderTemplate(p: PreparedTemplate, fills: TemplateFill[], opts:
     order.map(([i, fill]) => {
       const ps = p.smart[i]!;
       const uv = displace === 'auto' && ps.uvDisplaced ? ps.uvDisplaced : ps.uv;
-      const g = ps.geometry;
-      const pl = fill.placement ?? DEFAULT_PLACEMENT;
-      return [i, { uv, m: placementMatrix(g.width, g.height, fill.design.width, fill.design.height, pl) }];
+      return [i, { uv, m: fillMatrix(ps.geometry.width, ps.geometry.height, fill) }];
     }),
   );
   const done: Frame[] = [];

@@ -53,6 +53,9 @@ export interface TemplateFill {
   smartObjectId: string;
   design: RawImage;
   placement?: TemplatePlacement;
+  /** the size the placement is computed for when `design` is that image resized to another
+   * aspect ratio (to designTarget's size, so the engine does not reduce it itself); default: the design's own size */
+  placedAs?: { width: number; height: number };
 }
 
 export interface RenderOptions {

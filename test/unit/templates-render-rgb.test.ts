@@ -2,11 +2,13 @@
 // renderTemplateRgb must be renderTemplate's picture flattened on white, exactly where it composites step by step
 // and within the 8-bit rounding of the folded layers where it folds them; only the smart objects' frames change.
 import assert from 'node:assert/strict';
+import sharp from 'sharp';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { mockupPsd } from '../helpers/psd';
 import { perspectiveTemplatePsd, testDesign } from '../helpers/template-psd';
 import {
+  designTarget,
   parseTemplate,
   prepareTemplate,
   renderOwnContent,
@@ -110,6 +112,29 @@ describe('templates engine: the RGB render (fast path)', function () {
       const folded = renderPlan(p).smart.some((s) => s?.fold);
       assert.ok(folded ? r.max <= 3 : r.max === 0, `${file}: max ${r.max} (folded: ${folded})`);
     }
+  });
+
+  it('a design resized per axis to designTarget (placedAs) renders as the design itself', async () => {
+    const p = prepareTemplate(parseTemplate(perspectiveTemplatePsd()));
+    const so = p.smartObjects[0]!.id;
+    const d = design(900, 700);
+    const placement = { x: 45, y: 55, scale: 0.8, rotation: 20 };
+    const target = designTarget(p, so, d, placement, 'auto');
+    assert.ok(target.width < 900 && target.height < 700, JSON.stringify(target));
+    assert.notEqual(target.width / target.height, 900 / 700, 'reduced more along one axis');
+    const small = await sharp(d.data, { raw: { width: 900, height: 700, channels: 4 } })
+      .resize(target.width, target.height, { fit: 'fill', kernel: 'lanczos3' })
+      .raw()
+      .toBuffer();
+    const direct = renderTemplateRgb(p, [{ smartObjectId: so, design: d, placement }]);
+    const sized = renderTemplateRgb(p, [
+      { smartObjectId: so, design: { ...target, data: small }, placement, placedAs: { width: 900, height: 700 } },
+    ]);
+    const r = compare(direct.data, sized.data);
+    assert.ok(r.psnr >= 35, `${r.psnr.toFixed(1)} dB`);
+    // without placedAs the placement is computed for the resized image: another picture
+    const wrong = renderTemplateRgb(p, [{ smartObjectId: so, design: { ...target, data: small }, placement }]);
+    assert.ok(compare(direct.data, wrong.data).psnr < r.psnr - 5);
   });
 
   it('only the filled smart objects’ frames change; no fill is the baseline', () => {
