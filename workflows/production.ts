@@ -2,9 +2,11 @@
 // and colour, then the job sheet PDF and the ZIP of sheet and files. Every step is keyed by the order and its line
 // item ids, so a retry or a worker restart makes each file once. A line that cannot be printed (no physical size,
 // a design that cannot be read) fails the production with the reason recorded. The lines are printed
-// PRODUCTION_LINE_CONCURRENCY at a time (in line order, each next line when one finishes); runs recorded before
-// that (one line after another) replay on the old path behind patched('production-lines-concurrent').
-import { ActivityFailure, patched, proxyActivities } from '@temporalio/workflow';
+// PRODUCTION_LINE_CONCURRENCY at a time (in line order, each next line when one finishes). The one-after-another
+// path that was behind patched('production-lines-concurrent') is gone (issue 34): a production runs for minutes (at
+// worst its lines' 8 attempts each), so none recorded before that patch (2026-11-27 16:43 UTC) can still be open;
+// the patch is deprecated where it was checked, so runs that recorded its marker replay.
+import { ActivityFailure, deprecatePatch, proxyActivities } from '@temporalio/workflow';
 import type { ProductionActivities } from '../activities/production';
 import {
   NON_RETRYABLE_PRODUCTION_ERRORS,
@@ -61,8 +63,8 @@ export async function production(input: ProductionWorkflowInput): Promise<Produc
   const { lineItemIds } = await db.beginProduction({ orderId: input.orderId });
   try {
     const print = (lineItemId: string) => image.printLineItem({ orderId: input.orderId, lineItemId });
-    if (patched('production-lines-concurrent')) await eachBounded(lineItemIds, PRODUCTION_LINE_CONCURRENCY, print);
-    else for (const lineItemId of lineItemIds) await print(lineItemId);
+    deprecatePatch('production-lines-concurrent');
+    await eachBounded(lineItemIds, PRODUCTION_LINE_CONCURRENCY, print);
     await image.packProduction({ orderId: input.orderId });
   } catch (err) {
     const error = reason(err);

@@ -5,8 +5,8 @@
 import {
   ActivityFailure,
   ApplicationFailure,
+  deprecatePatch,
   ParentClosePolicy,
-  patched,
   proxyActivities,
   startChild,
 } from '@temporalio/workflow';
@@ -51,20 +51,22 @@ export async function publishProduct(input: PublishWorkflowInput): Promise<Publi
 export async function shopifyWebhook(input: ShopifyWebhookInput): Promise<ShopifyWebhookResult> {
   const { status, topic, production: toProduce = [] } = await db.processShopifyWebhook({ webhookId: input.webhookId });
   // A paid order with items of published products: its production (production-<order id>) runs on its own,
-  // outliving this run; a second delivery finds it started already.
-  if (toProduce.length > 0 && patched('production-on-paid'))
-    for (const p of toProduce) {
-      try {
-        await startChild(production, {
-          workflowId: productionWorkflowId(p.orderId),
-          args: [p],
-          parentClosePolicy: ParentClosePolicy.ABANDON,
-          searchAttributes: { AccountId: [p.accountId] },
-        });
-      } catch (err) {
-        if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
-      }
+  // outliving this run; a second delivery finds it started already. The path without it, behind
+  // patched('production-on-paid'), is gone (issue 34): a run checks the patch as its last step and returns, so none
+  // that took the old path can still be open, and one still in its first step takes the new path as patched() would.
+  if (toProduce.length > 0) deprecatePatch('production-on-paid');
+  for (const p of toProduce) {
+    try {
+      await startChild(production, {
+        workflowId: productionWorkflowId(p.orderId),
+        args: [p],
+        parentClosePolicy: ParentClosePolicy.ABANDON,
+        searchAttributes: { AccountId: [p.accountId] },
+      });
+    } catch (err) {
+      if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
     }
+  }
   return { status, topic };
 }
 
