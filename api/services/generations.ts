@@ -258,11 +258,7 @@ async function awaitFinished(
   notice: FinishedNotice,
   workflowResult: () => Promise<GenerationWorkflowResult>,
 ): Promise<GenerationRow | undefined> {
-  let timer: NodeJS.Timeout | undefined;
   let fallbackTimer: NodeJS.Timeout | undefined;
-  const budget = new Promise<'timeout'>(
-    (resolve) => (timer = setTimeout(() => resolve('timeout'), deps.config.generateSyncTimeoutMs).unref()),
-  );
   const closed = new Promise<'closed'>((resolve, reject) => {
     const ask = () => {
       const result = workflowResult();
@@ -273,17 +269,18 @@ async function awaitFinished(
     else fallbackTimer = setTimeout(ask, Math.min(RESULT_FALLBACK_AFTER_MS, deps.config.generateSyncTimeoutMs)).unref();
   });
   closed.catch(() => {});
-  try {
-    let first = await Promise.race([notice.finished.then(() => 'notice' as const), closed, budget]);
-    while (first !== 'timeout') {
+  const finishedRow = async () => {
+    let first = await Promise.race([notice.finished.then(() => 'notice' as const), closed]);
+    for (;;) {
       const row = await getGeneration(deps.sql, userId, id);
       if (first === 'closed' || (row && (row.status === 'completed' || row.status === 'failed'))) return row;
       // a notice for a row that is not finished (cannot happen with the worker's statements): wait for the workflow
-      first = await Promise.race([closed, budget]);
+      first = await closed;
     }
-    return undefined;
+  };
+  try {
+    return await within(deps.config.generateSyncTimeoutMs, finishedRow());
   } finally {
-    clearTimeout(timer);
     clearTimeout(fallbackTimer);
   }
 }
