@@ -9,7 +9,7 @@
 import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { createSql, type Sql } from '../db/client';
-import { currentSubscription, recordCheckoutSession } from '../db/payments';
+import { currentSubscription, recordCheckoutSession } from '../db/billing';
 import { loadConfig, type Config } from '../lib/config';
 import { createStripeClient } from '../lib/payments/stripe';
 import { checkoutSession, paidInvoice, postEvent, signedEvent, subscription } from './stand-ins/stripe-events';

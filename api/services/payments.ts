@@ -3,14 +3,8 @@
 // inbound sweep starts that workflow if this process could not.
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import {
-  currentSubscription,
-  customerOf,
-  listPlans,
-  recordCheckoutSession,
-  storeCustomer,
-  storeStripeEvent,
-} from '../../db/payments';
+import { currentSubscription, customerOf, listPlans, recordCheckoutSession, storeCustomer } from '../../db/billing';
+import { storeStripeEvent } from '../../db/payments';
 import { startInboundWorkflow } from '../../lib/inbound';
 import { packForPrice, planForPrice, priceForPlan } from '../../lib/payments/catalog';
 import { MAX_STRIPE_SECONDS } from '../../lib/payments/event-values';

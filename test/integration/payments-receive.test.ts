@@ -5,7 +5,8 @@
 import assert from 'node:assert/strict';
 import { createPaymentActivities } from '../../activities/payments';
 import { createSql, type Sql } from '../../db/client';
-import { recordCheckoutSession, storeStripeEvent } from '../../db/payments';
+import { recordCheckoutSession } from '../../db/billing';
+import { storeStripeEvent } from '../../db/payments';
 import { randomSuffix } from '../../lib/ids';
 import { createLogger } from '../../lib/log';
 import { checkoutSession, signedEvent } from '../../scripts/stand-ins/stripe-events';
