@@ -17,7 +17,8 @@ import {
   type NewBulkItem,
 } from '../../db/bulk';
 import type { GarmentRow } from '../../db/garments';
-import { failAndRefund, insertAndChargeGenerations, type NewGeneration } from '../../db/generations';
+import { failAndRefund } from '../../db/generations';
+import { insertAndChargeGenerations, type NewGeneration } from '../../db/generation-inserts';
 import { getTemplate, type TemplateRow } from '../../db/templates';
 import type { RecoveryPoint } from '../../db/idempotency';
 import { darkColor } from '../../lib/analysis/contrast';

@@ -3,7 +3,7 @@
 // creating generations) record the result (db/generations.ts insertAndChargeGenerations) and hand its job to the
 // workflow, so the render never derives it again.
 import type { GarmentRow } from '../../db/garments';
-import type { NewGeneration } from '../../db/generations';
+import type { NewGeneration } from '../../db/generation-inserts';
 import type { TemplateRow } from '../../db/templates';
 import { ownFileKey } from '../../lib/fetch';
 import type { GarmentRenderJob, Placement, PrintArea, TemplateDesign } from '../../lib/generation/types';

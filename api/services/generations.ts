@@ -5,15 +5,8 @@
 import type { z } from 'zod';
 import { withVerificationReason } from './verification-gate';
 import type { GarmentRow } from '../../db/garments';
-import {
-  failAndRefund,
-  getGeneration,
-  getGenerations,
-  insertAndChargeGenerations,
-  type BatchChargeResult,
-  type NewGeneration,
-  type GenerationRow,
-} from '../../db/generations';
+import { failAndRefund, getGeneration, getGenerations, type GenerationRow } from '../../db/generations';
+import { insertAndChargeGenerations, type BatchChargeResult, type NewGeneration } from '../../db/generation-inserts';
 import type { IdempotencyRef, RecoveryPoint } from '../../db/idempotency';
 import type {
   GenerationBatchInput,

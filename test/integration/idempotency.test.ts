@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import sharp from 'sharp';
-import { insertAndChargeGenerations } from '../../db/generations';
+import { insertAndChargeGenerations } from '../../db/generation-inserts';
 import { claimIdempotencyKey, IdempotencyKeyLost } from '../../db/idempotency';
 import { debitTokens, grantTokens, tokenBalance } from '../../db/ledger';
 import { randomSuffix } from '../../lib/ids';

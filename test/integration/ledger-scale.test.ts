@@ -1,7 +1,8 @@
 // The failure path and the balance at scale, against the run's PostgreSQL.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { completeGeneration, failAndRefund, insertAndChargeGenerations } from '../../db/generations';
+import { completeGeneration, failAndRefund } from '../../db/generations';
+import { insertAndChargeGenerations } from '../../db/generation-inserts';
 import { grantTokens, tokenBalance } from '../../db/ledger';
 import { randomSuffix, timeId, userId } from '../../lib/ids';
 import { testSql } from '../helpers/stack';
