@@ -23,7 +23,7 @@ import {
 } from '../lib/compositing';
 import { JPEG_OPTIMIZE_CODING } from '../lib/compositing/composite';
 import { placeDesign } from '../lib/compositing/design';
-import { paste } from '../lib/compositing/composite';
+import { paste } from '../lib/compositing/paste';
 import { knitTexture } from '../lib/compositing/texture';
 import { clearBlankCache, renderBlank, zonesFor } from '../lib/blanks';
 import { machineInfo, reexecWithImageMalloc } from './lib';
