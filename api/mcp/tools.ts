@@ -13,14 +13,8 @@ import {
   generationResource,
   uploadResource,
 } from '../http/resources';
-import {
-  analyzeBody,
-  garmentListQuery,
-  generateBody,
-  generationIdParam,
-  templateGenerateBody,
-  uploadJsonBody,
-} from '../http/schemas';
+import { analyzeBody, garmentListQuery, generateBody, generationIdParam, uploadJsonBody } from '../http/schemas';
+import { templateGenerateBody } from '../http/template-generate-schemas';
 import { templateListQuery, templatePage as templatePageSchema } from '../http/template-schemas';
 import { bulkBody, bulkIdParam, bulkPageResource, bulkQuery, bulkResource } from '../http/bulk-schemas';
 import { uploadListQuery, uploadPage as uploadPageSchema } from '../http/upload-library-schemas';

@@ -6,6 +6,7 @@ import { z } from 'zod';
 import * as R from '../http/resources';
 import * as L from '../http/logs';
 import * as A from '../http/schemas';
+import * as TG from '../http/template-generate-schemas';
 import {
   idempotencyErrors,
   idempotencyHeaders,
@@ -43,7 +44,7 @@ export function registerGenerationPaths(registry: OpenAPIRegistry): void {
       headers: prefer,
       body: {
         required: true,
-        content: { 'application/json': { schema: z.union([A.generateBody, A.templateGenerateBody]) } },
+        content: { 'application/json': { schema: z.union([A.generateBody, TG.templateGenerateBody]) } },
       },
     },
     responses: {
@@ -88,7 +89,7 @@ export function registerGenerationPaths(registry: OpenAPIRegistry): void {
     request: {
       body: {
         required: true,
-        content: { 'application/json': { schema: z.union([A.previewBody, A.templatePreviewBody]) } },
+        content: { 'application/json': { schema: z.union([A.previewBody, TG.templatePreviewBody]) } },
       },
     },
     responses: {

@@ -4,7 +4,8 @@
 import { Router } from 'express';
 import type { AppDeps } from '../context';
 import { parse } from '../errors';
-import { namesTemplate, previewBody, templatePreviewBody } from '../http/schemas';
+import { namesTemplate, templatePreviewBody } from '../http/template-generate-schemas';
+import { previewBody } from '../http/schemas';
 import { isLive } from '../http/mode';
 import { jsonBody } from '../middleware/body';
 import { partA } from '../middleware/part-a';
