@@ -20,7 +20,7 @@ export const templatePlacementSchema = z
       "Where the design goes in the smart object's content, before its transform and warp (docs/templates.md).",
   });
 
-const smartObjectId = z
+export const smartObjectId = z
   .string({ message: 'must be a string' })
   .trim()
   .min(1, 'is required')
@@ -35,7 +35,7 @@ const templateDesign = z
   })
   .meta({ id: 'TemplateDesign', description: 'one smart object filled with a design' });
 
-const templateFields = {
+export const templateFields = {
   templateId: z
     .string({ message: 'must be a string' })
     .trim()

@@ -6,6 +6,7 @@ import { z } from 'zod';
 import * as R from '../http/resources';
 import * as L from '../http/logs';
 import * as A from '../http/schemas';
+import * as BS from '../http/batch-schemas';
 import * as TG from '../http/template-generate-schemas';
 import {
   idempotencyErrors,
@@ -66,7 +67,7 @@ export function registerGenerationPaths(registry: OpenAPIRegistry): void {
       'With an Idempotency-Key, a retry with the same body within 24 hours replays the first answer without a ' +
       'new charge.',
     security: KEY_OR_SESSION,
-    request: { headers: prefer, body: { required: true, content: { 'application/json': { schema: A.batchBody } } } },
+    request: { headers: prefer, body: { required: true, content: { 'application/json': { schema: BS.batchBody } } } },
     responses: {
       200: json(R.batchResult, 'all finished', REPLAYABLE_HEADERS),
       202: json(R.batchResult, 'accepted, still running', REPLAYABLE_HEADERS),

@@ -19,7 +19,8 @@ import { generation, generationBatch } from '../../workflows';
 import type { AppDeps } from '../context';
 import { startCharged } from './charged-start';
 import { ApiError, notFound } from '../errors';
-import type { batchBody, generateBody } from '../http/schemas';
+import type { batchBody } from '../http/batch-schemas';
+import type { generateBody } from '../http/schemas';
 import type { templateGenerateBody } from '../http/template-generate-schemas';
 import type { FinishedNotice, GenerationNotices } from '../generation-notices';
 import { cachedGarment } from './garment-cache';
@@ -40,7 +41,7 @@ import { within } from '../../lib/wait';
 
 export { resolveBlank, zoneOf, type Caller } from './generation-jobs';
 
-export { MAX_BATCH_ITEMS } from '../http/schemas';
+export { MAX_BATCH_ITEMS } from '../http/batch-schemas';
 
 /** POST /generate's body, as its schema parses it. */
 export type GenerateRequest = z.infer<typeof generateBody>;
