@@ -3,6 +3,8 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { z } from 'zod';
 import { IdempotencyKeyLost } from '../db/idempotency';
+import { isUrlFetchError } from '../lib/fetch';
+import { isImageError } from '../lib/images';
 
 /** Part A error codes (`error.code`); the OpenAPI document lists the same values. */
 export const ERROR_CODES = [
@@ -157,4 +159,22 @@ export function toApiError(err: unknown): ApiError {
   if (typeof status === 'number' && status >= 400 && status < 500 && e?.expose)
     return new ApiError(status, 'invalid_request', e.message ?? 'Bad request');
   return new ApiError(500, 'internal_error', 'Internal server error');
+}
+
+/**
+ * The one mapping of what a client sent that cannot be used to a 400 with its reason and details: an image that does
+ * not decode or breaks a limit (ImageError: "<what>: <problem>", or the problem alone without `what`), a URL that
+ * cannot be fetched (UrlFetchError: "<what, default url> could not be fetched: <problem>"). Anything else is
+ * returned unchanged. (A design URL read while rendering is not the client's fault once accepted: preview.ts's
+ * asApiError answers that 503, try again.)
+ */
+export function badInputFrom(err: unknown, what?: string): unknown {
+  if (isUrlFetchError(err))
+    return badRequest(`${what ?? 'url'} could not be fetched: ${err.message}`, { reason: err.reason, ...err.details });
+  if (!isImageError(err)) return err;
+  // Lower-case the first letter after `what`, but not an acronym ("SVG images ...").
+  const lowered = /^[A-Z][a-z]/.test(err.message)
+    ? `${err.message[0]!.toLowerCase()}${err.message.slice(1)}`
+    : err.message;
+  return badRequest(what ? `${what}: ${lowered}` : err.message, { reason: err.reason, ...err.details });
 }

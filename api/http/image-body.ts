@@ -11,7 +11,7 @@ import {
   MAX_NON_IMAGE_JSON_BYTES,
   WorkerPoolBusyError,
 } from '../../lib/images';
-import { ApiError, badRequest, parse } from '../errors';
+import { ApiError, badInputFrom, badRequest, parse } from '../errors';
 import { uploadJsonBody } from './schemas';
 
 const MAX_MB = MAX_IMAGE_BYTES / (1024 * 1024);
@@ -43,13 +43,7 @@ const MULTIPART_OVERHEAD = 64 * 1024;
  * it (e.g. which input was at fault). Other errors pass through unchanged.
  */
 export function imageProblem(err: unknown, context?: string): unknown {
-  if (!isImageError(err)) return err;
-  // Lower-case the first letter after the context, but not an acronym ("SVG images ...").
-  const lowered = /^[A-Z][a-z]/.test(err.message)
-    ? `${err.message[0]!.toLowerCase()}${err.message.slice(1)}`
-    : err.message;
-  const message = context ? `${context}: ${lowered}` : err.message;
-  return badRequest(message, { reason: err.reason, ...err.details });
+  return isImageError(err) ? badInputFrom(err, context) : err;
 }
 
 /**

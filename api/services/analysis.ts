@@ -4,7 +4,7 @@ import { analyzeImage } from '../../lib/analysis';
 import { isUrlFetchError, readUserUrl } from '../../lib/fetch';
 import { MAX_IMAGE_BYTES } from '../../lib/images';
 import type { AppDeps } from '../context';
-import { badRequest } from '../errors';
+import { badInputFrom, badRequest } from '../errors';
 import { busy, imageProblem } from '../http/image-body';
 import type { analysisResource } from '../http/resources';
 import type { z } from 'zod';
@@ -36,9 +36,7 @@ export async function readImageUrl(deps: AppDeps, url: string, field = 'imageUrl
     });
     return body;
   } catch (err) {
-    if (isUrlFetchError(err))
-      throw badRequest(`${field} could not be fetched: ${err.message}`, { reason: err.reason, ...err.details });
-    throw err;
+    throw isUrlFetchError(err) ? badInputFrom(err, field) : err;
   }
 }
 

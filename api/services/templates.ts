@@ -12,7 +12,7 @@ import { checkTemplateFile, TemplateLimitError, type TemplateScan } from '../../
 import { within } from '../../lib/wait';
 import { templateImport } from '../../workflows';
 import type { AppDeps } from '../context';
-import { ApiError, badRequest } from '../errors';
+import { ApiError, badInputFrom, badRequest } from '../errors';
 import { templateTooLarge, type TemplateBody } from '../http/template-body';
 import type { TemplateResource } from '../http/template-schemas';
 
@@ -58,7 +58,7 @@ async function templateBytes(deps: AppDeps, body: TemplateBody): Promise<{ bytes
   } catch (err) {
     if (isUrlFetchError(err)) {
       if (err.reason === 'too_large') throw templateTooLarge(maxBytes);
-      throw badRequest(`url could not be fetched: ${err.message}`, { reason: err.reason, ...err.details });
+      throw badInputFrom(err, 'url');
     }
     throw err;
   }
