@@ -10,57 +10,33 @@
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import sharp from 'sharp';
-import yauzl from 'yauzl';
 import { randomSuffix } from '../../lib/ids';
-import { startDevShop, type DevShop, type DevShopOptions } from '../../scripts/stand-ins/shopify-shop';
 import { checkEachTest, navigate, onPage, openBrowser, signUpInBrowser, type BrowserSession } from '../helpers/browser';
 import { GOOD_PASSWORD, uniqueEmail } from '../helpers/http';
-import { startStack, type Stack } from '../helpers/stack';
+import * as inspect from '../helpers/db-inspect';
+import { useShopStack } from '../helpers/storefront';
+import { zipNames } from '../helpers/zip';
 
-const API_KEY = 'journey-app';
-const API_SECRET = `journey-secret-${randomSuffix(16)}`;
-/** The entry names of a ZIP. */
-function zipNames(buf: Buffer): Promise<string[]> {
-  return new Promise((resolve, reject) =>
-    yauzl.fromBuffer(buf, (err, zip) => {
-      if (err || !zip) return reject(err ?? new Error('no zip'));
-      const names: string[] = [];
-      zip.on('entry', (e: yauzl.Entry) => names.push(e.fileName));
-      zip.on('end', () => resolve(names));
-      zip.on('error', reject);
-    }),
-  );
-}
 const INVALID_STATE = 'Invalid state: the authorization took too long or was abandoned';
 
 describe('storefront journeys in a real browser', function () {
   this.timeout(300_000);
-  let stack: Stack;
-  let shop: DevShop;
   let s: BrowserSession;
   let origin: string;
-  const shopOptions: DevShopOptions = { apiKey: API_KEY, apiSecret: API_SECRET };
+  after(async () => s?.close());
+  // the merchant's browser is sent to the dev shop itself (SHOPIFY_DEV_SHOP_URL), as under `npm start`
+  const t = useShopStack('storefront-journey', {
+    apiKey: 'journey-app',
+    tokenKey: false,
+    env: (shop) => ({ SHOPIFY_DEV_SHOP_URL: shop.url }),
+  });
+  const { stack, shop } = t;
 
   before(async () => {
-    shop = await startDevShop(shopOptions);
-    stack = await startStack('storefront-journey', {
-      env: {
-        ALLOW_PRIVATE_URLS: 'true',
-        SHOPIFY_API_KEY: API_KEY,
-        SHOPIFY_API_SECRET: API_SECRET,
-        SHOPIFY_SHOP_BASE_URL: shop.url,
-        SHOPIFY_DEV_SHOP_URL: shop.url,
-      },
-    });
     origin = stack.baseUrl;
-    shopOptions.appUrl = `${origin}/api/storefront/app`;
+    t.shopOptions.appUrl = `${origin}/api/storefront/app`;
     s = await openBrowser('storefront-journey', origin);
     s.allow(shop.url);
-  });
-  after(async () => {
-    await s?.close();
-    await stack?.stop();
-    await shop?.stop();
   });
   checkEachTest(() => s);
 
@@ -269,8 +245,7 @@ describe('storefront journeys in a real browser', function () {
     }
     await s.shot('attacker-nothing-connected', a.page);
     await s.shot('victim-nothing-connected', b.page);
-    const rows = await stack.sql`select id from shopify_connections where shop_domain = ${shopDomain}`;
-    assert.equal(rows.length, 0);
+    assert.deepEqual(await inspect.shopifyConnectionIds(shopDomain), []);
   });
   it('takes a signed-out merchant who opens the app from the store through sign-up, then Connect and Install', async () => {
     const shopDomain = `fromshop-${randomSuffix(6)}.myshopify.com`;

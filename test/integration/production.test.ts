@@ -4,61 +4,26 @@
 // `production` in GET /api/storefront/orders/<id>, GET /api/storefront/orders and the production queue; a worker
 // stopped mid-production and started again makes each line's file once.
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
 import { Context } from '@temporalio/activity';
 import { PDFDocument } from 'pdf-lib';
 import sharp from 'sharp';
-import yauzl from 'yauzl';
 import type { Activities } from '../../activities';
 import { createProductionActivities } from '../../activities/production';
-import { randomSuffix } from '../../lib/ids';
 import { createLogger } from '../../lib/log';
-import { startDevShop, type DevShop } from '../../scripts/stand-ins/shopify-shop';
 import { account, http } from '../helpers/http';
-import { startStack, storeDesign, type Stack } from '../helpers/stack';
+import * as inspect from '../helpers/db-inspect';
+import { storeDesign } from '../helpers/stack';
+import { newShopDomain, useShopStack } from '../helpers/storefront';
+import { sleep, until } from '../helpers/wait';
+import { zipEntries } from '../helpers/zip';
 
-const TOKEN_KEY = randomBytes(32).toString('base64');
-const API_KEY = 'test-app-key';
-const API_SECRET = `test-app-secret-${randomSuffix(16)}`;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function until<T>(what: string, f: () => Promise<T | undefined | false>, ms = 120_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await f();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await sleep(250);
-  }
-}
+/** how long production may take on a loaded machine, asked every 250 ms */
+const PRODUCTION = { ms: 120_000, every: 250 };
 
 const svgPng = (w: number, h: number, body: string) =>
   sharp(Buffer.from(`<svg xmlns="http://www.w3.org/2000/svg" width="${w}" height="${h}">${body}</svg>`))
     .png()
     .toBuffer();
-
-function zipEntries(buf: Buffer): Promise<Map<string, Buffer>> {
-  return new Promise((resolve, reject) => {
-    yauzl.fromBuffer(buf, { lazyEntries: true }, (err, zip) => {
-      if (err || !zip) return reject(err);
-      const out = new Map<string, Buffer>();
-      zip.on('entry', (e: yauzl.Entry) =>
-        zip.openReadStream(e, (err2, s) => {
-          if (err2 || !s) return reject(err2);
-          const chunks: Buffer[] = [];
-          s.on('data', (c: Buffer) => chunks.push(c));
-          s.on('end', () => {
-            out.set(e.fileName, Buffer.concat(chunks));
-            zip.readEntry();
-          });
-        }),
-      );
-      zip.on('end', () => resolve(out));
-      zip.on('error', reject);
-      zip.readEntry();
-    });
-  });
-}
 
 const fetchBytes = async (url: string) => {
   const res = await fetch(url);
@@ -68,41 +33,18 @@ const fetchBytes = async (url: string) => {
 
 describe('production: paid orders become print files, a job sheet and a ZIP', function () {
   this.timeout(600_000);
-  let stack: Stack;
-  let shop: DevShop;
+  const t = useShopStack('production');
+  const { stack, shop, connect } = t;
   let acct: { cookie: string; key: string; userId: string };
   let shopDomain: string;
   let tee: any;
 
   before(async () => {
-    shop = await startDevShop({ apiKey: API_KEY, apiSecret: API_SECRET });
-    stack = await startStack('production', {
-      env: {
-        ALLOW_PRIVATE_URLS: 'true',
-        SHOPIFY_API_KEY: API_KEY,
-        SHOPIFY_API_SECRET: API_SECRET,
-        SHOPIFY_SHOP_BASE_URL: shop.url,
-        TOKEN_ENCRYPTION_KEY: TOKEN_KEY,
-      },
-    });
     acct = await account(stack.baseUrl);
-    shopDomain = `prod-${randomSuffix(8)}.myshopify.com`;
-    const install = await http(stack.baseUrl, 'POST', '/api/storefront/connect/install', {
-      cookie: acct.cookie,
-      json: { shop: shopDomain },
-    });
-    assert.equal(install.status, 200, install.text);
-    const approved = await shop.approve(install.body.url);
-    const cb = await http(stack.baseUrl, 'GET', approved.location!.slice(stack.baseUrl.length), {
-      cookie: acct.cookie,
-    });
-    assert.equal(cb.status, 302, cb.text);
+    shopDomain = newShopDomain('prod');
+    await connect(acct.cookie, shopDomain);
     const list = await http(stack.baseUrl, 'GET', '/api/v1/garments?category=t-shirts&limit=1', { key: acct.key });
     tee = list.body.garments[0];
-  });
-  after(async () => {
-    await stack?.stop();
-    await shop?.stop();
   });
 
   const connectionId = async () =>
@@ -138,20 +80,28 @@ describe('production: paid orders become print files, a job sheet and a ZIP', fu
       [200, 200],
     );
     const gid = `gid://shopify/Order/${placed.order.id}`;
-    const order = await until('the order', async () => {
-      const r = await http(stack.baseUrl, 'GET', '/api/storefront/orders', { cookie: acct.cookie });
-      return r.body.orders.find((o: any) => o.shopifyOrderId === gid && o.status === 'paid');
-    });
+    const order = await until(
+      'the order',
+      async () => {
+        const r = await http(stack.baseUrl, 'GET', '/api/storefront/orders', { cookie: acct.cookie });
+        return r.body.orders.find((o: any) => o.shopifyOrderId === gid && o.status === 'paid');
+      },
+      PRODUCTION,
+    );
     return order.id;
   }
 
   const readyOrder = (orderId: string) =>
-    until('production ready', async () => {
-      const r = await http(stack.baseUrl, 'GET', `/api/storefront/orders/${orderId}`, { cookie: acct.cookie });
-      assert.equal(r.status, 200, r.text);
-      if (r.body.production?.status === 'failed') throw new Error(`production failed: ${r.body.production.error}`);
-      return r.body.production?.status === 'ready' ? r.body : undefined;
-    });
+    until(
+      'production ready',
+      async () => {
+        const r = await http(stack.baseUrl, 'GET', `/api/storefront/orders/${orderId}`, { cookie: acct.cookie });
+        assert.equal(r.status, 200, r.text);
+        if (r.body.production?.status === 'failed') throw new Error(`production failed: ${r.body.production.error}`);
+        return r.body.production?.status === 'ready' ? r.body : undefined;
+      },
+      PRODUCTION,
+    );
 
   it('makes a 5-line order its print files, job sheet and ZIP; listed, queued oldest first', async () => {
     const white = await published('White', '<rect width="2400" height="3000" fill="#b02030"/>', 'Red tee');
@@ -269,9 +219,7 @@ describe('production: paid orders become print files, a job sheet and a ZIP', fu
     await bothStuck;
     await sleep(1000); // a fifth line would start now if the bound let it
     assert.deepEqual([calls, mostAtOnce], [4, 2], 'two lines at a time: four started, never more than two at once');
-    const before = await stack.sql<{ position: number; printFileId: string; createdAt: Date }[]>`
-      select position, print_file_id as "printFileId", created_at as "createdAt"
-      from production_files where order_id = ${orderId} order by position`;
+    const before = await inspect.productionFiles(orderId);
     assert.deepEqual(
       before.map((f) => f.position),
       [0, 1, 2, 3],
@@ -281,20 +229,11 @@ describe('production: paid orders become print files, a job sheet and a ZIP', fu
     await stack.startWorker();
     const o = await readyOrder(orderId);
     assert.equal(o.production.files.length, 5);
-    const after = await stack.sql<{ position: number; printFileId: string; createdAt: Date }[]>`
-      select position, print_file_id as "printFileId", created_at as "createdAt"
-      from production_files where order_id = ${orderId} order by position`;
+    const after = await inspect.productionFiles(orderId);
     assert.equal(after.length, 5);
     assert.deepEqual(after.slice(0, 4), [...before], 'the lines made before the stop were not made again');
-    const files = await stack.sql`
-      select p.source, p.size, count(*)::int as n from production_files f join print_files p on p.id = f.print_file_id
-      where f.order_id = ${orderId} group by p.source, p.size`;
-    assert.equal(files.length, 5);
-    assert.ok(files.every((f) => f.n === 1));
-    const jobs = await stack.sql`select status from production_jobs where order_id = ${orderId}`;
-    assert.deepEqual(
-      jobs.map((j) => j.status),
-      ['ready'],
-    );
+    const kinds = new Set(after.map((f) => `${f.source} ${f.size}`));
+    assert.equal(kinds.size, 5, 'one file for each source and size');
+    assert.deepEqual(await inspect.productionJobStatuses(orderId), ['ready']);
   });
 });

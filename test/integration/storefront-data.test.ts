@@ -8,7 +8,7 @@
 // * a compliance body naming another shop than X-Shopify-Shop-Domain is refused (400) and nothing is done;
 // * a delivery triggered more than 48 hours ago is refused (400).
 import assert from 'node:assert/strict';
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { WorkflowNotFoundError } from '@temporalio/client';
@@ -16,40 +16,19 @@ import { createApp } from '../../api/app';
 import * as R from '../../api/http/resources';
 import { randomSuffix } from '../../lib/ids';
 import { createLogger } from '../../lib/log';
-import { signBody, startDevShop, type DevShop } from '../../scripts/stand-ins/shopify-shop';
+import { signBody } from '../../scripts/stand-ins/shopify-shop';
 import { inboundEventsSweep } from '../../workflows';
 import { account, http } from '../helpers/http';
-import { startStack, unreachableTemporal, workflowResultWhenStarted, type Stack } from '../helpers/stack';
-
-const API_KEY = 'test-app-key';
-const API_SECRET = `test-app-secret-${randomSuffix(16)}`;
+import * as inspect from '../helpers/db-inspect';
+import { unreachableTemporal } from '../helpers/stack';
+import { newShopDomain, useShopStack } from '../helpers/storefront';
 
 describe('storefront: Shopify data for the current owner, webhook replay and routing', function () {
   this.timeout(120_000);
-  let stack: Stack;
-  let shop: DevShop;
-  let url: string;
+  const t = useShopStack('storefront-data');
+  const { stack, shop, connect, webhookProcessed: processed } = t;
+  const url = () => `${stack.baseUrl}/api/storefront/webhooks/orders`;
 
-  before(async () => {
-    shop = await startDevShop({ apiKey: API_KEY, apiSecret: API_SECRET });
-    stack = await startStack('storefront-data', {
-      env: {
-        ALLOW_PRIVATE_URLS: 'true',
-        SHOPIFY_API_KEY: API_KEY,
-        SHOPIFY_API_SECRET: API_SECRET,
-        SHOPIFY_SHOP_BASE_URL: shop.url,
-        TOKEN_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
-      },
-    });
-    url = `${stack.baseUrl}/api/storefront/webhooks/orders`;
-  });
-  after(async () => {
-    await stack?.stop();
-    await shop?.stop();
-  });
-
-  const newShop = () => `data-${randomSuffix(8)}.myshopify.com`;
-  const processed = (webhookId: string) => workflowResultWhenStarted(stack.client, `shopify-webhook-${webhookId}`);
   const started = async (webhookId: string) => {
     try {
       await stack.client.workflow.getHandle(`shopify-webhook-${webhookId}`).describe();
@@ -59,26 +38,11 @@ describe('storefront: Shopify data for the current owner, webhook replay and rou
       throw err;
     }
   };
-  const stored = async (webhookId: string) =>
-    (await stack.sql`select 1 from shopify_webhooks where id = ${webhookId}`).length === 1;
-
-  /** install → the dev shop's consent → Install → the callback in the installing user's session: the connection. */
-  async function connect(cookie: string, shopDomain: string): Promise<string> {
-    const install = await http(stack.baseUrl, 'POST', '/api/storefront/connect/install', {
-      cookie,
-      json: { shop: shopDomain },
-    });
-    assert.equal(install.status, 200, install.text);
-    const approve = await shop.approve(install.body.url);
-    assert.equal(approve.status, 302);
-    const res = await http(stack.baseUrl, 'GET', approve.location!.slice(stack.baseUrl.length), { cookie });
-    assert.equal(res.status, 302, res.text);
-    return new URL(res.headers.get('location')!).searchParams.get('connected')!;
-  }
+  const stored = async (webhookId: string) => (await inspect.shopifyWebhook(webhookId)) !== undefined;
 
   /** Sends a signed webhook and waits for its workflow: its id. */
   async function deliver(shopDomain: string, topic: string, payload: unknown): Promise<string> {
-    const sent = await shop.sendWebhook(shopDomain, topic, payload, { url });
+    const sent = await shop.sendWebhook(shopDomain, topic, payload, { url: url() });
     assert.equal(sent.status, 200);
     await processed(sent.webhookId);
     return sent.webhookId;
@@ -98,7 +62,7 @@ describe('storefront: Shopify data for the current owner, webhook replay and rou
         ...(headers.eventId ? { 'x-shopify-event-id': headers.eventId } : {}),
         ...(headers.triggeredAt ? { 'x-shopify-triggered-at': headers.triggeredAt } : {}),
         'x-shopify-api-version': '2026-10',
-        'x-shopify-hmac-sha256': signBody(API_SECRET, body),
+        'x-shopify-hmac-sha256': signBody(t.apiSecret, body),
       },
       body,
     });
@@ -128,7 +92,7 @@ describe('storefront: Shopify data for the current owner, webhook replay and rou
     (await http(stack.baseUrl, 'GET', '/api/storefront/orders', { cookie })).body.orders as any[];
 
   it("lists a data request only to the user whose connection was active when it came, with that user's orders", async () => {
-    const shopDomain = newShop();
+    const shopDomain = newShopDomain('data');
     const email = `alan-${randomSuffix(6)}@example.test`;
     const request = (order: number) => ({
       shop_domain: shopDomain,
@@ -174,7 +138,7 @@ describe('storefront: Shopify data for the current owner, webhook replay and rou
     } finally {
       await new Promise((r) => server.close(r));
     }
-    await stack.sql`update shopify_webhooks set received_at = received_at - interval '1 minute' where id = ${late}`;
+    await inspect.backdateShopifyWebhook(late!, '1 minute');
 
     // B connects the same shop; B's own order of the same customer comes; then a request.
     await connect(b.cookie, shopDomain);
@@ -219,18 +183,18 @@ describe('storefront: Shopify data for the current owner, webhook replay and rou
 
   it('processes a captured delivery re-sent with a fresh webhook id only once; a retry is answered 200', async () => {
     const owner = await account(stack.baseUrl);
-    const shopDomain = newShop();
+    const shopDomain = newShopDomain('data');
     await connect(owner.cookie, shopDomain);
     const email = `grace-${randomSuffix(6)}@example.test`;
     const payload = orderPayload(920001, email);
 
-    const original = await shop.sendWebhook(shopDomain, 'orders/create', payload, { url });
+    const original = await shop.sendWebhook(shopDomain, 'orders/create', payload, { url: url() });
     assert.equal(original.status, 200);
     await processed(original.webhookId);
 
     // Shopify's retry of the same delivery (same webhook id and event id): 200, nothing new
     const retry = await shop.sendWebhook(shopDomain, 'orders/create', payload, {
-      url,
+      url: url(),
       webhookId: original.webhookId,
     });
     assert.equal(retry.eventId, original.eventId);
@@ -245,15 +209,13 @@ describe('storefront: Shopify data for the current owner, webhook replay and rou
     assert.equal(freshIds.status, 200, freshIds.text);
     // ... routed to another shop (the shop header is not signed): that shop's owner gets no order
     const victim = await account(stack.baseUrl);
-    const otherShop = newShop();
+    const otherShop = newShopDomain('data');
     await connect(victim.cookie, otherShop);
     const rerouted = await post(body, { topic: 'orders/create', shop: otherShop, eventId: randomUUID() });
     assert.equal(rerouted.status, 200, rerouted.text);
 
-    const rows = await stack.sql<{ id: string }[]>`select id from shopify_webhooks
-      where shop_domain in ${stack.sql([shopDomain, otherShop])} and topic = 'orders/create'`;
     assert.deepEqual(
-      rows.map((r) => r.id),
+      await inspect.shopifyWebhookIds([shopDomain, otherShop], 'orders/create'),
       [original.webhookId],
       'one delivery stored',
     );
@@ -268,14 +230,12 @@ describe('storefront: Shopify data for the current owner, webhook replay and rou
     );
     assert.deepEqual(await ordersOf(victim.cookie), [], 'the re-routed replay made no order');
     // nothing started for the replays (their webhook ids were never stored)
-    const workflows = await stack.sql<{ n: number }[]>`select count(*)::int as n from shopify_webhooks
-      where shop_domain = ${shopDomain}`;
-    assert.equal(workflows[0]!.n, 2, 'orders/create and orders/paid');
+    assert.equal((await inspect.shopifyWebhookIds([shopDomain])).length, 2, 'orders/create and orders/paid');
   });
 
   it('deduplicates on the event id, and on topic + body without one; repeated bodies with new events count', async () => {
     const owner = await account(stack.baseUrl);
-    const shopDomain = newShop();
+    const shopDomain = newShopDomain('data');
     await connect(owner.cookie, shopDomain);
     const body = JSON.stringify({ shop_domain: shopDomain, customer: { id: 72 }, orders_to_redact: [930001] });
 
@@ -309,18 +269,24 @@ describe('storefront: Shopify data for the current owner, webhook replay and rou
 
   it('refuses a compliance request whose body names another shop than its header (400), and does nothing', async () => {
     const owner = await account(stack.baseUrl);
-    const shopDomain = newShop();
+    const shopDomain = newShopDomain('data');
     await connect(owner.cookie, shopDomain);
     const email = `kept-${randomSuffix(6)}@example.test`;
     await deliver(shopDomain, 'orders/create', orderPayload(940001, email));
 
     // a shop/redact captured from another shop, sent under this shop's header
     const cases: [string, unknown][] = [
-      ['shop/redact', { shop_id: 1, shop_domain: newShop() }],
-      ['customers/redact', { shop_domain: newShop(), customer: { id: 71, email }, orders_to_redact: [940001] }],
-      ['customers/data_request', { shop_domain: newShop(), customer: { id: 71, email }, orders_requested: [940001] }],
+      ['shop/redact', { shop_id: 1, shop_domain: newShopDomain('data') }],
+      [
+        'customers/redact',
+        { shop_domain: newShopDomain('data'), customer: { id: 71, email }, orders_to_redact: [940001] },
+      ],
+      [
+        'customers/data_request',
+        { shop_domain: newShopDomain('data'), customer: { id: 71, email }, orders_requested: [940001] },
+      ],
       ['shop/redact', { shop_id: 1 }],
-      ['app/uninstalled', { id: 1, myshopify_domain: newShop() }],
+      ['app/uninstalled', { id: 1, myshopify_domain: newShopDomain('data') }],
     ];
     for (const [topic, payload] of cases) {
       const webhookId = randomUUID();
@@ -341,7 +307,7 @@ describe('storefront: Shopify data for the current owner, webhook replay and rou
   });
 
   it('refuses a delivery triggered more than 48 hours ago (Shopify retries for 48 hours), and a bad time', async () => {
-    const shopDomain = newShop();
+    const shopDomain = newShopDomain('data');
     const body = JSON.stringify(orderPayload(950001, 'late@example.test'));
     const hoursAgo = (h: number) => new Date(Date.now() - h * 3600_000).toISOString();
 
@@ -376,8 +342,7 @@ describe('storefront: Shopify data for the current owner, webhook replay and rou
     });
     assert.equal(late.status, 200, late.text);
     assert.ok(await stored(lateId));
-    const [row] = await stack.sql<{ triggeredAt: Date }[]>`select triggered_at as "triggeredAt" from shopify_webhooks
-      where id = ${lateId}`;
-    assert.ok(Math.abs(row!.triggeredAt.getTime() - (Date.now() - 47 * 3600_000)) < 60_000);
+    const row = await inspect.shopifyWebhook(lateId);
+    assert.ok(Math.abs(row!.triggeredAt!.getTime() - (Date.now() - 47 * 3600_000)) < 60_000);
   });
 });

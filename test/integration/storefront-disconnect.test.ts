@@ -6,70 +6,25 @@
 //   and its subscriptions on record for the next disconnect; a shop another user is still connected to keeps them;
 // - Shopify's documented orders/create sample (ids above 2^53), sent unchanged, shows as an order with its exact ids.
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { randomSuffix } from '../../lib/ids';
 import { parseJsonKeepingBigIntegers } from '../../lib/shopify/json';
 import { parseOrder } from '../../lib/storefront/orders';
-import { startDevShop, type DevShop, type DevShopOptions } from '../../scripts/stand-ins/shopify-shop';
 import { account, http } from '../helpers/http';
-import { startStack, workflowResultWhenStarted, type Stack } from '../helpers/stack';
-
-const TOKEN_KEY = randomBytes(32).toString('base64');
-const API_KEY = 'test-app-key';
-const API_SECRET = `test-app-secret-${randomSuffix(16)}`;
+import * as inspect from '../helpers/db-inspect';
+import { newShopDomain, useShopStack } from '../helpers/storefront';
 const TOPICS = ['orders/create', 'orders/paid', 'app/uninstalled'];
 const SAMPLE = path.resolve(__dirname, '../fixtures/shopify-orders-create-sample.json');
 
 describe('storefront: disconnect removes our webhooks at Shopify; 64-bit Shopify ids', function () {
   this.timeout(120_000);
-  let stack: Stack;
-  let shop: DevShop;
-  const shopOptions: DevShopOptions = {
-    apiKey: API_KEY,
-    apiSecret: API_SECRET,
+  const t = useShopStack('storefront-disconnect', {
     // kept in a file so that the shop can be stopped (unreachable) and started again with its subscriptions
-    stateFile: path.join(mkdtempSync(path.join(tmpdir(), 'storefront-disconnect-')), 'dev-shop-state.json'),
-  };
-
-  before(async () => {
-    shop = await startDevShop(shopOptions);
-    shopOptions.port = Number(new URL(shop.url).port); // a restart listens where the service expects the shop
-    stack = await startStack('storefront-disconnect', {
-      env: {
-        ALLOW_PRIVATE_URLS: 'true',
-        SHOPIFY_API_KEY: API_KEY,
-        SHOPIFY_API_SECRET: API_SECRET,
-        SHOPIFY_SHOP_BASE_URL: shop.url,
-        TOKEN_ENCRYPTION_KEY: TOKEN_KEY,
-      },
-    });
+    shop: { stateFile: path.join(mkdtempSync(path.join(tmpdir(), 'storefront-disconnect-')), 'dev-shop-state.json') },
   });
-  after(async () => {
-    await stack?.stop();
-    await shop?.stop();
-  });
-
-  const newShop = () => `dev-${randomSuffix(8)}.myshopify.com`;
+  const { stack, shop, connect, webhookProcessed } = t;
   const callbackUrl = () => `${stack.baseUrl}/api/storefront/webhooks/orders`;
-
-  /** install → the dev shop's Install → the signed callback, in the session of `cookie`: the connection's id. */
-  async function connect(cookie: string, shopDomain: string): Promise<string> {
-    const install = await http(stack.baseUrl, 'POST', '/api/storefront/connect/install', {
-      cookie,
-      json: { shop: shopDomain },
-    });
-    assert.equal(install.status, 200, install.text);
-    const approve = await shop.approve(install.body.url);
-    assert.equal(approve.status, 302);
-    const res = await http(stack.baseUrl, 'GET', approve.location!.slice(stack.baseUrl.length), { cookie });
-    assert.equal(res.status, 302, res.text);
-    const id = new URL(res.headers.get('location')!).searchParams.get('connected')!;
-    assert.match(id, /^shc_/);
-    return id;
-  }
 
   /** The dev shop's subscriptions of a shop: [topic, id], in order. */
   const atShop = (shopDomain: string) =>
@@ -79,21 +34,12 @@ describe('storefront: disconnect removes our webhooks at Shopify; 64-bit Shopify
     });
 
   /** Our record of a shop's subscriptions: [topic, id]. */
-  const onRecord = async (shopDomain: string) =>
-    (
-      await stack.sql<{ topic: string; id: string }[]>`select topic, subscription_id as id
-        from shopify_webhook_subscriptions where shop_domain = ${shopDomain} order by created_at, subscription_id`
-    ).map((r) => [r.topic, r.id]);
-
-  const connectionRow = async (id: string) =>
-    (
-      await stack.sql<{ status: string; token: Buffer | null }[]>`
-        select status, access_token_enc as token from shopify_connections where id = ${id}`
-    )[0]!;
+  const onRecord = inspect.shopifySubscriptionsOnRecord;
+  const connectionRow = async (id: string) => (await inspect.shopifyConnection(id))!;
 
   it('deletes the subscriptions at the shop and erases the token; a reconnect registers them again', async () => {
     const acct = await account(stack.baseUrl);
-    const shopDomain = newShop();
+    const shopDomain = newShopDomain();
     const id = await connect(acct.cookie, shopDomain);
 
     const registered = atShop(shopDomain);
@@ -161,7 +107,7 @@ describe('storefront: disconnect removes our webhooks at Shopify; 64-bit Shopify
 
   it('a shop unreachable during the disconnect: disconnected and token erased anyway; the next disconnect deletes them', async () => {
     const acct = await account(stack.baseUrl);
-    const shopDomain = newShop();
+    const shopDomain = newShopDomain();
     const id = await connect(acct.cookie, shopDomain);
     const registered = atShop(shopDomain);
 
@@ -170,7 +116,7 @@ describe('storefront: disconnect removes our webhooks at Shopify; 64-bit Shopify
     try {
       del = await http(stack.baseUrl, 'DELETE', `/api/storefront/connect/${id}`, { cookie: acct.cookie });
     } finally {
-      shop = await startDevShop(shopOptions);
+      await t.startShopAgain();
     }
     assert.equal(del.status, 200, del.text);
     assert.deepEqual(del.body, {
@@ -191,7 +137,7 @@ describe('storefront: disconnect removes our webhooks at Shopify; 64-bit Shopify
       line_items: [],
     });
     assert.equal(sent.status, 200);
-    assert.deepEqual(await workflowResultWhenStarted(stack.client, `shopify-webhook-${sent.webhookId}`), {
+    assert.deepEqual(await webhookProcessed(sent.webhookId), {
       status: 'ignored',
       topic: 'orders/create',
     });
@@ -208,7 +154,7 @@ describe('storefront: disconnect removes our webhooks at Shopify; 64-bit Shopify
   it("keeps a shop's subscriptions while another user's connection to it is active", async () => {
     const a = await account(stack.baseUrl);
     const b = await account(stack.baseUrl);
-    const shopDomain = newShop();
+    const shopDomain = newShopDomain();
     const ida = await connect(a.cookie, shopDomain);
     const idb = await connect(b.cookie, shopDomain);
     const registered = atShop(shopDomain);
@@ -244,14 +190,14 @@ describe('storefront: disconnect removes our webhooks at Shopify; 64-bit Shopify
 
   it("takes Shopify's documented orders/create sample unchanged: the order shows with its exact ids", async () => {
     const acct = await account(stack.baseUrl);
-    const shopDomain = newShop();
+    const shopDomain = newShopDomain();
     await connect(acct.cookie, shopDomain);
     const raw = readFileSync(SAMPLE, 'utf8');
     assert.match(raw, /"id": 820982911946154508,/, 'the id is a bare JSON number above 2^53, as Shopify sends it');
 
     const sent = await shop.sendWebhook(shopDomain, 'orders/create', raw);
     assert.equal(sent.status, 200);
-    assert.deepEqual(await workflowResultWhenStarted(stack.client, `shopify-webhook-${sent.webhookId}`), {
+    assert.deepEqual(await webhookProcessed(sent.webhookId), {
       status: 'processed',
       topic: 'orders/create',
     });
@@ -269,13 +215,10 @@ describe('storefront: disconnect removes our webhooks at Shopify; 64-bit Shopify
         ['IPod Nano - 8GB', 'gid://shopify/Product/632910392'],
       ],
     );
-    const [row] = await stack.sql<{ orderId: string; customerId: string }[]>`
-      select shopify_order_id as "orderId", customer_id as "customerId" from shopify_orders
-      where shop_domain = ${shopDomain}`;
+    const [row] = await inspect.shopifyOrderIds(shopDomain);
     assert.deepEqual(row, { orderId: 'gid://shopify/Order/820982911946154508', customerId: '115310627314723954' });
     // the stored body keeps the exact digits too (the compliance redactions match on them)
-    const [stored] = await stack.sql<{ id: string; customer: string }[]>`
-      select body->>'id' as id, body->'customer'->>'id' as customer from shopify_webhooks where id = ${sent.webhookId}`;
+    const stored = await inspect.shopifyWebhookBodyIds(sent.webhookId);
     assert.deepEqual(stored, { id: '820982911946154508', customer: '115310627314723954' });
 
     // a customers/data_request naming the order by its 64-bit id finds it
@@ -288,7 +231,7 @@ describe('storefront: disconnect removes our webhooks at Shopify; 64-bit Shopify
       { url: callbackUrl() },
     );
     assert.equal(dr.status, 200);
-    await workflowResultWhenStarted(stack.client, `shopify-webhook-${dr.webhookId}`);
+    await webhookProcessed(dr.webhookId);
     const requests = await http(stack.baseUrl, 'GET', '/api/storefront/data-requests', { cookie: acct.cookie });
     const req = requests.body.dataRequests.find((r: { id: string }) => r.id === dr.webhookId);
     assert.ok(req, requests.text);
