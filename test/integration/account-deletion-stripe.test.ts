@@ -3,9 +3,9 @@
 import assert from 'node:assert/strict';
 import { randomSuffix } from '../../lib/ids';
 import { createStripeClient } from '../../lib/payments/stripe';
-import { signedEvent, subscription } from '../../scripts/stand-ins/stripe-events';
+import { subscription } from '../../scripts/stand-ins/stripe-events';
 import { account, GOOD_PASSWORD, http } from '../helpers/http';
-import { packCheckoutSession } from '../helpers/payments';
+import { packCheckoutSession, sendStripeEvent, stripeEventProcessed } from '../helpers/payments';
 import { startStack, workflowResultWhenStarted, type Stack } from '../helpers/stack';
 import { startStripeProxy, type StripeProxy } from '../helpers/stripe-proxy';
 
@@ -23,16 +23,9 @@ describe('deletion at Stripe: open checkouts expired, customer deleted, late eve
   });
 
   async function deliver(type: string, object: Record<string, unknown>) {
-    const e = signedEvent(stack.config.payments.webhookSecret!, type, object);
-    const res = await http(stack.baseUrl, 'POST', '/api/payments/webhook', {
-      body: e.body,
-      headers: { 'content-type': 'application/json', 'stripe-signature': e.signature },
-    });
-    assert.equal(res.status, 200, res.text);
-    return {
-      id: e.id,
-      result: await workflowResultWhenStarted<Record<string, unknown>>(stack.client, `stripe-event-${e.id}`),
-    };
+    const r = await sendStripeEvent(stack, type, object);
+    assert.equal(r.status, 200, r.text);
+    return { id: r.id, result: (await stripeEventProcessed(stack, r.id)) as Record<string, unknown> };
   }
 
   async function deleteAccount(acct: { cookie: string; userId: string }) {

@@ -3,12 +3,12 @@
 import assert from 'node:assert/strict';
 import { debitTokens } from '../../db/ledger';
 import { randomSuffix } from '../../lib/ids';
-import { refundedCharge, signedEvent } from '../../scripts/stand-ins/stripe-events';
+import { refundedCharge } from '../../scripts/stand-ins/stripe-events';
 import { accountsSweep } from '../../workflows';
-import { account, http } from '../helpers/http';
+import { account } from '../helpers/http';
 import { mailsTo, waitForMail } from '../helpers/mailpit';
-import { packCheckoutSession } from '../helpers/payments';
-import { startStack, workflowResultWhenStarted, type Stack } from '../helpers/stack';
+import { deliverStripeEvent, packCheckoutSession } from '../helpers/payments';
+import { startStack, type Stack } from '../helpers/stack';
 
 describe('account mails: outbox sweep, tokens low, refund, payment failed', function () {
   this.timeout(120_000);
@@ -28,15 +28,7 @@ describe('account mails: outbox sweep, tokens low, refund, payment failed', func
     });
   }
 
-  async function deliver(type: string, object: Record<string, unknown>) {
-    const e = signedEvent(stack.config.payments.webhookSecret!, type, object);
-    const res = await http(stack.baseUrl, 'POST', '/api/payments/webhook', {
-      body: e.body,
-      headers: { 'content-type': 'application/json', 'stripe-signature': e.signature },
-    });
-    assert.equal(res.status, 200, res.text);
-    return workflowResultWhenStarted<Record<string, unknown>>(stack.client, `stripe-event-${e.id}`);
-  }
+  const deliver = (type: string, object: Record<string, unknown>) => deliverStripeEvent(stack, type, object);
 
   it('the sweep starts the mail of a row whose workflow never started, and it is sent once', async () => {
     const acct = await account(stack.baseUrl);
