@@ -2,14 +2,10 @@
 // its hash route with the same query; other paths stay 404 in the Part A envelope.
 import assert from 'node:assert/strict';
 import { http } from '../helpers/http';
-import { startStack, type Stack } from '../helpers/stack';
+import { useStack } from '../helpers/stack';
 
 describe('dashboard pages as server paths', () => {
-  let stack: Stack;
-  before(async () => {
-    stack = await startStack('app-pages', { worker: false });
-  });
-  after(async () => stack?.stop());
+  const stack = useStack('app-pages', { worker: false });
 
   it('redirects /billing?checkout=success to the billing page with the query', async () => {
     const res = await http(stack.baseUrl, 'GET', '/billing?checkout=success&session_id=cs_test_1');

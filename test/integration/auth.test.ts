@@ -1,13 +1,9 @@
 import assert from 'node:assert/strict';
 import { GOOD_PASSWORD, http, sessionCookie, signup, uniqueEmail } from '../helpers/http';
-import { startStack, type Stack } from '../helpers/stack';
+import { startStack, type Stack, useStack } from '../helpers/stack';
 
 describe('accounts and sessions (/api/auth)', () => {
-  let stack: Stack;
-  before(async () => {
-    stack = await startStack('auth', { worker: false });
-  });
-  after(async () => stack?.stop());
+  const stack = useStack('auth', { worker: false });
 
   it('signs up: 201, HttpOnly SameSite=Lax session cookie, Free plan with 50 tokens', async () => {
     const email = uniqueEmail();
@@ -146,7 +142,6 @@ describe('session cookie on an https public URL', () => {
     // PUBLIC_BASE_URL decides at start-up (the stack then points URLs in answers at its own address)
     stack = await startStack('auth-https', { worker: false, env: { PUBLIC_BASE_URL: 'https://mockups.example.com' } });
   });
-  after(async () => stack?.stop());
 
   it('sets Secure, under the __Host- name', async () => {
     const res = await http(stack.baseUrl, 'POST', '/api/auth/signup', {

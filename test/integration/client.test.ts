@@ -12,10 +12,10 @@ import {
 } from '../../clients/typescript/src';
 import { account, http } from '../helpers/http';
 import { startCallbackReceiver, type CallbackReceiver } from '../helpers/receiver';
-import { startStack, type Stack } from '../helpers/stack';
+import { useStack } from '../helpers/stack';
 
 describe('typed TypeScript client (clients/typescript) against the stack', () => {
-  let stack: Stack;
+  const stack = useStack('client', { env: { ALLOW_PRIVATE_URLS: 'true' } });
   let acct: Awaited<ReturnType<typeof account>>;
   let client: MockupClient;
   let receiver: CallbackReceiver;
@@ -24,14 +24,12 @@ describe('typed TypeScript client (clients/typescript) against the stack', () =>
   const made: string[] = [];
 
   before(async () => {
-    stack = await startStack('client', { env: { ALLOW_PRIVATE_URLS: 'true' } });
     receiver = await startCallbackReceiver();
     acct = await account(stack.baseUrl);
     client = createMockupClient({ baseUrl: stack.baseUrl, apiKey: acct.key });
   });
   after(async () => {
     await receiver?.close();
-    await stack?.stop();
   });
 
   const body = () => ({ designUrl, garmentId: garment.id, garmentImageUrl: garment.colors[0]!.imageUrl });

@@ -10,7 +10,7 @@ import { promisify } from 'node:util';
 import sharp from 'sharp';
 import { account, createKey, http } from '../helpers/http';
 import { startCallbackReceiver, type CallbackReceiver } from '../helpers/receiver';
-import { startStack, type Stack } from '../helpers/stack';
+import { useStack } from '../helpers/stack';
 
 const run = promisify(execFile);
 const ROOT = path.resolve(__dirname, '../..');
@@ -26,12 +26,11 @@ const steps = (stdout: string): Map<string, Step> =>
   );
 
 describe('examples/ (plain fetch and curl) against the stack', () => {
-  let stack: Stack;
+  const stack = useStack('examples', { env: { ALLOW_PRIVATE_URLS: 'true' } });
   let receiver: CallbackReceiver;
   let designFile: string;
 
   before(async () => {
-    stack = await startStack('examples', { env: { ALLOW_PRIVATE_URLS: 'true' } });
     receiver = await startCallbackReceiver();
     const dir = mkdtempSync(path.join(tmpdir(), 'examples-'));
     designFile = path.join(dir, 'logo.png');
@@ -44,7 +43,6 @@ describe('examples/ (plain fetch and curl) against the stack', () => {
   });
   after(async () => {
     await receiver?.close();
-    await stack?.stop();
   });
 
   /** Every step ran, and the ids it listed are exactly the generations the key can see. */

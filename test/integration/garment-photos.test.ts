@@ -10,7 +10,7 @@ import { tokenBalance } from '../../db/ledger';
 import { referenceLandmarks } from '../../lib/compositing';
 import { busyPhoto, framedPhoto, type Backdrop, type OwnBlank } from '../helpers/customer-photos';
 import { account, http } from '../helpers/http';
-import { startStack, storeDesign, type Stack } from '../helpers/stack';
+import { storeDesign, useStack } from '../helpers/stack';
 
 const GARMENT = 'gildan-5000-heavy-cotton-tee'; // silhouette tee
 const W = 2400;
@@ -18,7 +18,7 @@ const H = 2000;
 const SCALE = 0.5;
 
 describe("mockups on clients' own photos (garment detection, printArea, designBox, placementBasis)", () => {
-  let stack: Stack;
+  const stack = useStack('garment-photos', { env: { ALLOW_PRIVATE_URLS: 'true' } });
   let acct: Awaited<ReturnType<typeof account>>;
   let origin: Server;
   let originUrl: string;
@@ -28,7 +28,6 @@ describe("mockups on clients' own photos (garment detection, printArea, designBo
   const photos = new Map<string, Buffer>();
 
   before(async () => {
-    stack = await startStack('garment-photos', { env: { ALLOW_PRIVATE_URLS: 'true' } });
     acct = await account(stack.baseUrl);
     const g = await http(stack.baseUrl, 'GET', `/api/v1/garments/${GARMENT}`, { key: acct.key });
     const red = g.body.colors.find((c: { name: string }) => c.name === 'Red');
@@ -76,7 +75,6 @@ describe("mockups on clients' own photos (garment detection, printArea, designBo
   });
   after(async () => {
     origin?.close();
-    await stack?.stop();
   });
 
   const generate = (over: Record<string, unknown>) =>

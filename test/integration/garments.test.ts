@@ -1,16 +1,14 @@
 import assert from 'node:assert/strict';
 import sharp from 'sharp';
 import { account, http } from '../helpers/http';
-import { startStack, type Stack } from '../helpers/stack';
+import { useStack } from '../helpers/stack';
 
 describe('garment catalogue (/api/v1/garments)', () => {
-  let stack: Stack;
+  const stack = useStack('garments', { worker: false });
   let key: string;
   before(async () => {
-    stack = await startStack('garments', { worker: false });
     key = (await account(stack.baseUrl)).key;
   });
-  after(async () => stack?.stop());
 
   async function allGarments(query = '', limit = 5): Promise<any[]> {
     const out: any[] = [];

@@ -14,7 +14,7 @@ import * as F from '../helpers/fixtures';
 import { accountsSweep } from '../../workflows';
 import { account, http } from '../helpers/http';
 import { waitForMail } from '../helpers/mailpit';
-import { startStack, storeDesign, type Stack } from '../helpers/stack';
+import { storeDesign, useStack } from '../helpers/stack';
 
 /** A solid red 2:1 rectangle: easy to find again in the mockup. */
 async function redDesign(width = 600, height = 300): Promise<Buffer> {
@@ -52,7 +52,7 @@ async function redBox(
 }
 
 describe('mockup generation (POST /api/v1/generate, GET /api/v1/generations)', () => {
-  let stack: Stack;
+  const stack = useStack('generate', { env: { ALLOW_PRIVATE_URLS: 'true' } });
   let acct: Awaited<ReturnType<typeof account>>;
   let garment: any;
   let designUrl: string;
@@ -61,7 +61,6 @@ describe('mockup generation (POST /api/v1/generate, GET /api/v1/generations)', (
   const originHits: Record<string, number> = {};
 
   before(async () => {
-    stack = await startStack('generate', { env: { ALLOW_PRIVATE_URLS: 'true' } });
     acct = await account(stack.baseUrl);
     const list = await http(stack.baseUrl, 'GET', '/api/v1/garments?category=t-shirts&limit=1', { key: acct.key });
     garment = list.body.garments[0];
@@ -94,7 +93,6 @@ describe('mockup generation (POST /api/v1/generate, GET /api/v1/generations)', (
   });
   after(async () => {
     origin?.close();
-    await stack?.stop();
   });
 
   const body = (over: Record<string, unknown> = {}) => ({

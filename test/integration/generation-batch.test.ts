@@ -6,16 +6,15 @@ import { grantTokens, tokenBalance } from '../../db/ledger';
 import { randomSuffix } from '../../lib/ids';
 import { fileUrl } from '../../lib/storage';
 import { account, http } from '../helpers/http';
-import { startStack, storeDesign, type Stack } from '../helpers/stack';
+import { storeDesign, useStack } from '../helpers/stack';
 
 describe('batch generation (POST /api/v1/generate/batch)', () => {
-  let stack: Stack;
+  const stack = useStack('generate-batch', { env: { ALLOW_PRIVATE_URLS: 'true' } });
   let acct: Awaited<ReturnType<typeof account>>;
   let garment: any;
   let designUrl: string;
 
   before(async () => {
-    stack = await startStack('generate-batch', { env: { ALLOW_PRIVATE_URLS: 'true' } });
     acct = await account(stack.baseUrl);
     const list = await http(stack.baseUrl, 'GET', '/api/v1/garments?category=t-shirts&limit=1', { key: acct.key });
     garment = list.body.garments[0];
@@ -26,9 +25,6 @@ describe('batch generation (POST /api/v1/generate/batch)', () => {
       .png()
       .toBuffer();
     designUrl = await storeDesign(stack, design);
-  });
-  after(async () => {
-    await stack?.stop();
   });
 
   const count = async (userId: string) => {

@@ -1,15 +1,13 @@
 import assert from 'node:assert/strict';
 import { createKey, http, signup } from '../helpers/http';
-import { startStack, type Stack } from '../helpers/stack';
+import { useStack } from '../helpers/stack';
 
 describe('API keys (/api/v1/keys) and Bearer authentication', () => {
-  let stack: Stack;
+  const stack = useStack('keys', { worker: false });
   let cookie: string;
   before(async () => {
-    stack = await startStack('keys', { worker: false });
     cookie = (await signup(stack.baseUrl)).cookie;
   });
-  after(async () => stack?.stop());
 
   const KEY_RE = /^amk_live_[0-9a-f]{64}$/;
 

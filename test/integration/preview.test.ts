@@ -5,7 +5,7 @@ import sharp from 'sharp';
 import { tokenBalance } from '../../db/ledger';
 import * as F from '../helpers/fixtures';
 import { account, http } from '../helpers/http';
-import { startStack, storeDesign, type Stack } from '../helpers/stack';
+import { startStack, type Stack, storeDesign, useStack } from '../helpers/stack';
 
 /** A red disc and a navy bar on transparency, 1200x900: a shape whose place and turn are easy to measure. */
 async function markerDesign(): Promise<Buffer> {
@@ -62,13 +62,12 @@ async function meanAbsDiff(a: Buffer, b: Buffer): Promise<number> {
 }
 
 describe('placement preview (POST /api/v1/preview)', () => {
-  let stack: Stack;
+  const stack = useStack('preview');
   let acct: Awaited<ReturnType<typeof account>>;
   let garment: any;
   let designUrl: string;
 
   before(async () => {
-    stack = await startStack('preview');
     acct = await account(stack.baseUrl);
     const list = await http(stack.baseUrl, 'GET', '/api/v1/garments?category=t-shirts&limit=1', { key: acct.key });
     garment = list.body.garments[0];
@@ -78,9 +77,6 @@ describe('placement preview (POST /api/v1/preview)', () => {
     });
     assert.equal(up.status, 201, up.text);
     designUrl = up.body.url;
-  });
-  after(async () => {
-    await stack?.stop();
   });
 
   const body = (over: Record<string, unknown> = {}) => ({
@@ -281,9 +277,6 @@ describe('placement preview rate limit (own budget of 120 a minute per key)', ()
       select g.id, c.front_key as "frontKey", c.name from garments g join garment_colors c on c.garment_id = g.id
       where g.category = 't-shirts' order by g.sort_order, c.sort_order limit 1`;
     garment = { id: g!.id, imageUrl: `${stack.baseUrl}/files/${g!.frontKey}` };
-  });
-  after(async () => {
-    await stack?.stop();
   });
 
   it('counts previews in their own window, not in the key minute window; the 4th of 3 is 429 rate_limited', async () => {

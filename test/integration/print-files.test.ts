@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import sharp from 'sharp';
 import { account, http } from '../helpers/http';
-import { startStack, storeDesign, type Stack } from '../helpers/stack';
+import { storeDesign, useStack } from '../helpers/stack';
 import { perspectiveTemplatePsd } from '../helpers/template-psd';
 
 const svgPng = (w: number, h: number, body: string) =>
@@ -40,17 +40,15 @@ async function inkBox(png: Buffer) {
 
 describe('print files: GET /api/v1/generations/<id>/print-file', function () {
   this.timeout(180_000);
-  let stack: Stack;
+  const stack = useStack('print-files', { env: { ALLOW_PRIVATE_URLS: 'true' } });
   let acct: { key: string; cookie: string };
   let tee: any;
 
   before(async () => {
-    stack = await startStack('print-files', { env: { ALLOW_PRIVATE_URLS: 'true' } });
     acct = await account(stack.baseUrl);
     const list = await http(stack.baseUrl, 'GET', '/api/v1/garments?category=t-shirts&limit=1', { key: acct.key });
     tee = list.body.garments[0];
   });
-  after(async () => stack?.stop());
 
   async function generate(design: Buffer, color: any, placement: object) {
     const res = await http(stack.baseUrl, 'POST', '/api/v1/generate', {

@@ -9,20 +9,19 @@ import { createLogger } from '../../lib/log';
 import { verifyWebhookSignature } from '../../lib/webhooks/signature';
 import { account, createKey, http } from '../helpers/http';
 import { startCallbackReceiver, type CallbackReceiver } from '../helpers/receiver';
-import { startStack, storeDesign, type Stack } from '../helpers/stack';
+import { storeDesign, useStack } from '../helpers/stack';
 
 const RESENDS = 3;
 
 describe('request log and callback resend', () => {
-  let stack: Stack;
+  const stack = useStack('request-log', {
+    env: { ALLOW_PRIVATE_URLS: 'true', DELIVERY_RESENDS_PER_HOUR: String(RESENDS) },
+  });
   let receiver: CallbackReceiver;
   let garment: any;
   let designUrl: string;
 
   before(async () => {
-    stack = await startStack('request-log', {
-      env: { ALLOW_PRIVATE_URLS: 'true', DELIVERY_RESENDS_PER_HOUR: String(RESENDS) },
-    });
     receiver = await startCallbackReceiver();
     const a = await account(stack.baseUrl);
     garment = (await http(stack.baseUrl, 'GET', '/api/v1/garments?category=t-shirts&limit=1', { key: a.key })).body
@@ -36,7 +35,6 @@ describe('request log and callback resend', () => {
   });
   after(async () => {
     await receiver?.close();
-    await stack?.stop();
   });
 
   const body = (over: Record<string, unknown> = {}) => ({

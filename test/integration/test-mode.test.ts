@@ -8,7 +8,7 @@ import { randomSuffix } from '../../lib/ids';
 import { verifyWebhookSignature } from '../../lib/webhooks/signature';
 import { account, createKey, http } from '../helpers/http';
 import { startCallbackReceiver, type CallbackReceiver } from '../helpers/receiver';
-import { startStack, storeDesign, type Stack } from '../helpers/stack';
+import { storeDesign, useStack } from '../helpers/stack';
 
 const PER_DAY = 6;
 
@@ -23,7 +23,9 @@ async function redShare(jpeg: Buffer): Promise<number> {
 const download = async (url: string) => Buffer.from(await (await fetch(url)).arrayBuffer());
 
 describe('test mode: test keys, no charge, watermark, separation, limits', () => {
-  let stack: Stack;
+  const stack = useStack('test-mode', {
+    env: { ALLOW_PRIVATE_URLS: 'true', TEST_MODE_GENERATIONS_PER_DAY: String(PER_DAY) },
+  });
   let acct: Awaited<ReturnType<typeof account>>;
   let testKey: { key: string; id: string };
   let garment: any;
@@ -32,9 +34,6 @@ describe('test mode: test keys, no charge, watermark, separation, limits', () =>
   let receiver: CallbackReceiver;
 
   before(async () => {
-    stack = await startStack('test-mode', {
-      env: { ALLOW_PRIVATE_URLS: 'true', TEST_MODE_GENERATIONS_PER_DAY: String(PER_DAY) },
-    });
     receiver = await startCallbackReceiver();
     acct = await account(stack.baseUrl);
     testKey = await createKey(stack.baseUrl, acct.cookie, { name: 'sandbox', mode: 'test' });
@@ -51,7 +50,6 @@ describe('test mode: test keys, no charge, watermark, separation, limits', () =>
   });
   after(async () => {
     await receiver?.close();
-    await stack?.stop();
   });
 
   const body = (over: Record<string, unknown> = {}) => ({

@@ -6,23 +6,21 @@ import sharp from 'sharp';
 import { storageUsed } from '../../db/uploads';
 import * as F from '../helpers/fixtures';
 import { account, createKey, http } from '../helpers/http';
-import { startStack, type Stack } from '../helpers/stack';
+import { useStack } from '../helpers/stack';
 
 type Account = Awaited<ReturnType<typeof account>>;
 
 describe('design library: GET/PATCH/DELETE /api/v1/uploads', function () {
   this.timeout(180_000);
-  let stack: Stack;
+  const stack = useStack('upload-library');
   let acct: Account;
   let garment: any;
 
   before(async () => {
-    stack = await startStack('upload-library');
     acct = await account(stack.baseUrl);
     const list = await http(stack.baseUrl, 'GET', '/api/v1/garments?category=t-shirts&limit=1', { key: acct.key });
     garment = list.body.garments[0];
   });
-  after(async () => stack?.stop());
 
   const multipart = (key: string, png: Buffer, fileName: string) => {
     const form = new FormData();
