@@ -306,6 +306,8 @@ export async function stripeCustomerIds(userId: string): Promise<string[]> {
 
 /** A stored Stripe event, or undefined when none was stored under that id. */
 export async function stripeEvent(id: string): Promise<{ status: string; result: any } | undefined> {
-  const [row] = await sql()<{ status: string; result: any }[]>`select status, result from stripe_events where id = ${id}`;
+  const [row] = await sql()<
+    { status: string; result: any }[]
+  >`select status, result from stripe_events where id = ${id}`;
   return row;
 }
