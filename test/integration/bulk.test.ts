@@ -10,7 +10,6 @@ import type { AddressInfo } from 'node:net';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import sharp from 'sharp';
-import yauzl from 'yauzl';
 import { createBulkActivities } from '../../activities/bulk';
 import { createMaintenanceActivities } from '../../activities/maintenance';
 import { beginAccountDeletion } from '../../db/account-deletion';
@@ -23,33 +22,11 @@ import { verifyWebhookSignature } from '../../lib/webhooks/signature';
 import { account, http } from '../helpers/http';
 import { startCallbackReceiver, type CallbackReceiver } from '../helpers/receiver';
 import { startStack, type Stack } from '../helpers/stack';
+import { zipEntries } from '../helpers/zip';
 
 type Account = Awaited<ReturnType<typeof account>>;
 
 const TEMPLATES = path.join(__dirname, '..', 'fixtures', 'templates');
-
-function zipEntries(buf: Buffer): Promise<Map<string, Buffer>> {
-  return new Promise((resolve, reject) => {
-    yauzl.fromBuffer(buf, { lazyEntries: true }, (err, zip) => {
-      if (err || !zip) return reject(err);
-      const out = new Map<string, Buffer>();
-      zip.on('entry', (e: yauzl.Entry) =>
-        zip.openReadStream(e, (err2, s) => {
-          if (err2 || !s) return reject(err2);
-          const chunks: Buffer[] = [];
-          s.on('data', (c: Buffer) => chunks.push(c));
-          s.on('end', () => {
-            out.set(e.fileName, Buffer.concat(chunks));
-            zip.readEntry();
-          });
-        }),
-      );
-      zip.on('end', () => resolve(out));
-      zip.on('error', reject);
-      zip.readEntry();
-    });
-  });
-}
 
 const bytes = async (url: string) => Buffer.from(await (await fetch(url)).arrayBuffer());
 const solid = (r: number, g: number, b: number, w = 400, h = 300) =>
