@@ -8,17 +8,9 @@ import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import sharp from 'sharp';
 import { zonesFor } from '../../lib/blanks';
-import {
-  choosePrintZone,
-  chooseRegion,
-  DETECT_SIDE,
-  landmarks,
-  locateGarment,
-  referenceRegion,
-} from '../../lib/compositing';
-import { iou } from './garment-corpus';
+import { choosePrintZone, chooseRegion, landmarks, referenceRegion } from '../../lib/compositing';
+import { detectOn, iou } from './garment-corpus';
 
 export interface PhotoEntry {
   image: string;
@@ -122,16 +114,7 @@ export interface PhotoResult {
 
 /** Runs the detector and the zone fit (tee, front) on one photo and measures them against the hand-drawn mask. */
 export async function evaluatePhoto(p: PhotoEntry, bytes: Buffer): Promise<PhotoResult> {
-  const t0 = performance.now();
-  const { data, info } = await sharp(bytes)
-    .autoOrient()
-    .resize({ width: DETECT_SIDE, height: DETECT_SIDE, fit: 'inside', withoutEnlargement: true })
-    .toColorspace('srgb')
-    .ensureAlpha()
-    .raw()
-    .toBuffer({ resolveWithObject: true });
-  const { detection, masks } = locateGarment({ data, width: info.width, height: info.height, channels: 4 });
-  const ms = performance.now() - t0;
+  const { info, detection, masks, ms } = await detectOn(bytes);
   const { width: w, height: h } = info;
   const truth = rasterize(p.outline, w, h);
   const zone = zonesFor('tee').front!.rect;
