@@ -44,21 +44,30 @@ export function createBulkActivities(deps: BulkActivityDeps) {
       const refunded = await failPendingItems(sql, bulkId);
       if (refunded > 0) log.info('bulk items not rendered were refunded', { bulkId, refunded });
       // an account being deleted gets no archive and no bulk.completed (its files are being erased)
-      const gone = async (): Promise<BulkFinished> => {
-        log.info('bulk of a deleted account: no archive, no bulk.completed', { bulkId });
+      // what the workflow reports: the bulk's row as closed (or as read, for a deleted account's) and its counts now
+      const finished = async (
+        b: { status: string; total: number; tokensCharged: number },
+        rest: Pick<BulkFinished, 'archiveUrl' | 'finishedAt' | 'webhookUrl' | 'accountDeleted'>,
+      ): Promise<BulkFinished> => {
         const counts = await bulkCounts(sql, bulkId);
         return {
-          status: bulk.status === 'canceled' ? 'canceled' : 'completed',
-          total: bulk.total,
+          status: b.status === 'canceled' ? 'canceled' : 'completed',
+          total: b.total,
           completed: counts.completed,
           failed: counts.failed,
+          tokensCharged: b.tokensCharged,
+          tokensRefunded: b.tokensCharged - counts.tokensHeld,
+          ...rest,
+        };
+      };
+      const gone = async (): Promise<BulkFinished> => {
+        log.info('bulk of a deleted account: no archive, no bulk.completed', { bulkId });
+        return finished(bulk, {
           archiveUrl: null,
-          tokensCharged: bulk.tokensCharged,
-          tokensRefunded: bulk.tokensCharged - counts.tokensHeld,
           finishedAt: new Date().toISOString(),
           webhookUrl: null,
           accountDeleted: true,
-        };
+        });
       };
       if (!(await bulkAccount(sql, bulkId))) return gone();
       let archiveKey = bulk.archiveKey;
@@ -93,18 +102,11 @@ export function createBulkActivities(deps: BulkActivityDeps) {
         if (!(await getBulkById(sql, bulkId)) || !(await bulkAccount(sql, bulkId))) return gone();
         throw nonRetryable('BadInputError', `bulk ${bulkId} could not be closed`);
       }
-      const counts = await bulkCounts(sql, bulkId);
-      return {
-        status: row.status === 'canceled' ? 'canceled' : 'completed',
-        total: row.total,
-        completed: counts.completed,
-        failed: counts.failed,
+      return finished(row, {
         archiveUrl: row.archiveKey ? fileUrl(config, row.archiveKey) : null,
-        tokensCharged: row.tokensCharged,
-        tokensRefunded: row.tokensCharged - counts.tokensHeld,
         finishedAt: (row.finishedAt ?? new Date()).toISOString(),
         webhookUrl: row.webhookUrl,
-      };
+      });
     },
   };
 }
