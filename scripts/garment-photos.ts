@@ -51,12 +51,25 @@ async function main() {
     console.log(
       `| ${p.image.slice(0, 8)} | ${r.source} | ${r.iou.toFixed(2)} | ${r.onChest ? 'yes' : 'no'} | ${r.ms.toFixed(0)} |`,
     );
-  const ious = rows.map((x) => x.r.iou);
-  console.log(
-    `\n${rows.length} photos: IoU median ${median(ious).toFixed(2)}, min ${Math.min(...ious).toFixed(2)}, ` +
-      `>= 0.85: ${ious.filter((v) => v >= 0.85).length}; print on the chest: ${rows.filter((x) => x.r.onChest).length}; ` +
-      `detector median ${median(rows.map((x) => x.r.ms)).toFixed(0)} ms`,
+  const summary = (label: string, set: typeof rows) => {
+    const ious = set.map((x) => x.r.iou);
+    const chest = set.filter((x) => x.r.onChest).length;
+    console.log(
+      `${label}: ${set.length} photos: IoU median ${median(ious).toFixed(2)}, min ${Math.min(...ious).toFixed(2)}, ` +
+        `>= 0.85: ${ious.filter((v) => v >= 0.85).length}; print on the chest: ${chest} ` +
+        `(${Math.round((100 * chest) / set.length)} %); detector median ${median(set.map((x) => x.r.ms)).toFixed(0)} ms`,
+    );
+  };
+  console.log('');
+  summary(
+    'first pass',
+    rows.filter((x) => !x.p.round),
   );
+  summary(
+    'held out (round 2)',
+    rows.filter((x) => x.p.round === 2),
+  );
+  summary('all', rows);
 }
 
 main().catch((err: unknown) => {

@@ -1,11 +1,14 @@
-// A plain garment on a textured backdrop (a bed sheet, a rug, a wooden floor): neither a smooth backdrop for the
-// outline path (garment-segment.ts) nor one colour for the colour path (garment-detect.ts). What holds instead is
-// that the garment is one plain colour and lies in the middle of the photo: the garment's colour is taken from the
-// photo's centre, every pixel is scored by its distance to that colour (shading-tolerant: brightness counts less than
-// hue), and the region of near pixels that holds the centre, opened to cut thin bridges to look-alike patches of the
-// backdrop, holes filled, is the garment. Pure code on raw pixels.
-import { boxMean, quantile, ring } from './segment-filters';
+// A plain garment on a textured backdrop (a bed sheet, a rug, a wooden floor, patterned wallpaper): neither a smooth
+// backdrop for the outline path (garment-segment.ts) nor one colour for the colour path (garment-detect.ts). What holds
+// instead is that the garment is one plain colour and lies in the middle of the photo, and that the backdrop is what
+// the photo's border shows: a graph cut (garment-graphcut.ts) seeded by the photo's centre (garment) and its border
+// (backdrop) splits the photo where the two sides' colours differ and along the strongest edges between them, so a
+// white tee on a light patterned sheet, or a pink one on a floor of its colour, keeps its own outline; the boundary is
+// then refined to the pixel and the region holding the centre, holes filled, is the garment. A border of every hue
+// (no backdrop) or a centre that is not one plain colour (a print, a busy photo) is declined. Pure code on raw pixels.
+import { boxMean, quantile, refine, ring } from './segment-filters';
 import { labelComponents } from './garment-regions';
+import { graphCutMask } from './garment-graphcut';
 
 export interface SeededPixels {
   data: Uint8Array;
@@ -23,15 +26,10 @@ const SEED_MAX_SPREAD = 28;
  * levels) is no backdrop: declined. Floors, sheets and rugs of corpus (b): 14-23; a collage of random colours: 70+.
  */
 export const SEEDED_MAX_BORDER_HUE = 45;
-/** Near: within this many seed spreads (hue and brightness scored apart). */
-const NEAR = 3;
-/** Floors of the seed's spreads (levels): hue, brightness. */
-const HUE_FLOOR = 6;
-const LUMA_FLOOR = 14;
-/** Opening radius (share of the short side): bridges narrower than about twice this are cut. */
-const OPEN_SHARE = 0.012;
+/** Rounds of the boundary's pixel-level refinement (the cut runs on a half-size copy). */
+const REFINE_ROUNDS = 3;
 
-/** The mask (0/1) of the plain-coloured region holding the photo's centre, or why there is none. */
+/** The mask (0/1) of the plain garment holding the photo's centre, or why there is none. */
 export function seededGarmentMask(px: SeededPixels): { ok: true; mask: Uint8Array } | { ok: false; reason: string } {
   const { data, width: w, height: h, channels } = px;
   const n = w * h;
@@ -76,17 +74,19 @@ export function seededGarmentMask(px: SeededPixels): { ok: true; mask: Uint8Arra
   const sl = quantile(seed.map(lum), 0.75);
   if (Math.max(sh, sl) > SEED_MAX_SPREAD)
     return { ok: false, reason: 'the middle of the photo is not one plain colour' };
-  const th = NEAR * Math.max(HUE_FLOOR, sh);
-  const tl = NEAR * Math.max(LUMA_FLOOR, sl);
-  const near = new Float32Array(n);
-  for (let i = 0; i < n; i++) near[i] = hue(i) <= th && lum(i) <= tl ? 1 : 0;
-  // opening: erode (every pixel of the window near), then dilate
-  const k = Math.max(1, Math.round(Math.min(w, h) * OPEN_SHARE));
-  const eroded = boxMean(near, w, h, k);
-  for (let i = 0; i < n; i++) eroded[i] = eroded[i]! > 0.999 ? 1 : 0;
-  const opened = boxMean(eroded, w, h, k);
-  const mask = new Uint8Array(n);
-  for (let i = 0; i < n; i++) mask[i] = opened[i]! > 0.001 && near[i] ? 1 : 0;
+  // the garment's side of a graph cut seeded by the centre (garment) and the border (backdrop), its boundary then
+  // refined to the pixel on the full-size grid
+  const inSeed = new Uint8Array(n);
+  for (const i of seed) inSeed[i] = 1;
+  const inBorder = new Uint8Array(n);
+  for (const i of border) inBorder[i] = 1;
+  const mask = graphCutMask(px, { garment: inSeed, backdrop: inBorder });
+  const raw = [0, 1, 2].map((c) => {
+    const a = new Float32Array(n);
+    for (let i = 0; i < n; i++) a[i] = data[i * channels + c]!;
+    return a;
+  });
+  for (let round = 0; round < REFINE_ROUNDS; round++) refine(mask, raw, w, h);
   // the component that holds most of the seed
   const { label, sizes } = labelComponents(mask, w, h);
   const count = new Map<number, number>();

@@ -22,6 +22,8 @@ export interface PhotoEntry {
   height: number;
   /** the garment's outline drawn by hand: [x, y] in percent of the photo's width and height */
   outline: [number, number][];
+  /** 2: added in the second pass as a held-out set (not tuned on); absent: the first pass */
+  round?: number;
 }
 
 export interface PhotoManifest {

@@ -7,9 +7,9 @@
 import assert from 'node:assert/strict';
 import { evaluatePhoto, manifest, photoBytes, type PhotoResult } from '../helpers/garment-photos';
 
-/** The floors this corpus is held to (measured: docs/compositing.md). */
-const MIN_MEDIAN_IOU = 0.84;
-const MIN_ON_CHEST = 16;
+/** The floors this corpus is held to (measured: docs/compositing.md; the issue asks 0.85 and 90 %). */
+const MIN_MEDIAN_IOU = 0.9;
+const MIN_ON_CHEST_SHARE = 0.9;
 
 describe('garment corpus (b): real photos of plain tees, hand-drawn masks', function () {
   this.timeout(600_000);
@@ -31,9 +31,10 @@ describe('garment corpus (b): real photos of plain tees, hand-drawn masks', func
     assert.ok(median >= MIN_MEDIAN_IOU, `median IoU ${median.toFixed(3)}: ${ious.map((v) => v.toFixed(2)).join(' ')}`);
   });
 
-  it(`the print centre lands on the chest in at least ${MIN_ON_CHEST} of ${m.photos.length} photos`, () => {
+  const minOnChest = Math.ceil(MIN_ON_CHEST_SHARE * m.photos.length);
+  it(`the print centre lands on the chest in at least ${minOnChest} of ${m.photos.length} photos`, () => {
     const off = results.filter((x) => !x.r.onChest).map((x) => `${x.image} (${x.r.source}, IoU ${x.r.iou.toFixed(2)})`);
-    assert.ok(results.length - off.length >= MIN_ON_CHEST, `not on the chest: ${off.join(', ')}`);
+    assert.ok(results.length - off.length >= minOnChest, `not on the chest: ${off.join(', ')}`);
   });
 
   it('a print is never placed off the garment: every print centre that is placed lies inside the hand-drawn mask', () => {
