@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import sharp from 'sharp';
 import { chatKeys } from '../../lib/chat/plan';
 import { templateKeys } from '../../lib/template-import/types';
+import { ownedRowCounts, printFileKey, renderJobIds, templateStored } from '../helpers/db-inspect';
 import { account, GOOD_PASSWORD, http } from '../helpers/http';
 import { mockupPsd } from '../helpers/psd';
 import { startStack, storeDesign, workflowResultWhenStarted, type Stack } from '../helpers/stack';
@@ -25,16 +26,14 @@ describe('deletion erases templates, print files and chat references, rows and f
     const tpl = await http(stack.baseUrl, 'POST', '/api/v1/templates', { key: acct.key, body: form });
     assert.equal(tpl.status, 201, tpl.text);
     assert.equal(tpl.body.status, 'ready');
-    const [t] = await stack.sql<{ keys: (string | null)[]; prepared: string }[]>`
-      select array[source_key, preview_key, thumbnail_key] as keys, prepared_key as prepared
-      from templates where id = ${tpl.body.id}`;
-    const manifest = JSON.parse((await stack.storage.get(t!.prepared))!.body.toString('utf8')) as {
+    const t = await templateStored(tpl.body.id);
+    const manifest = JSON.parse((await stack.storage.get(t.prepared))!.body.toString('utf8')) as {
       buffers: { key: string }[];
     };
     assert.ok(manifest.buffers.length > 0);
     const templateFiles = [
-      ...t!.keys.filter((k): k is string => !!k),
-      t!.prepared,
+      ...t.keys.filter((k): k is string => !!k),
+      t.prepared,
       ...manifest.buffers.map((b) => b.key),
     ];
     for (const k of templateFiles) assert.ok(k.startsWith(templateKeys(tpl.body.id).prefix), k);
@@ -58,9 +57,8 @@ describe('deletion erases templates, print files and chat references, rows and f
     assert.equal(gen.status, 200, gen.text);
     const pf = await http(stack.baseUrl, 'GET', `/api/v1/generations/${gen.body.id}/print-file`, { key: acct.key });
     assert.equal(pf.status, 200, pf.text);
-    const [p] = await stack.sql<{ key: string }[]>`
-      select storage_key as key from print_files where generation_id = ${gen.body.id}`;
-    assert.ok(p && (await stack.storage.exists(p.key)));
+    const printFile = await printFileKey(gen.body.id);
+    assert.ok(printFile && (await stack.storage.exists(printFile)));
     for (const k of templateFiles) assert.ok(await stack.storage.exists(k), `${k} stored`);
 
     // a design chat job with a reference image: the normalized copy it stored, and its graphic
@@ -69,8 +67,8 @@ describe('deletion erases templates, print files and chat references, rows and f
       json: { prompt: 'A fox badge in the style of this logo', designUrls: [await storeDesign(stack, design)] },
     });
     assert.equal(chat.status, 200, chat.text);
-    const [job] = await stack.sql<{ id: string }[]>`select id from render_jobs where user_id = ${acct.userId}`;
-    const chatFiles = [chatKeys.reference(job!.id, 0), chatKeys.graphic(job!.id, 'local', 1, 'png')];
+    const [job] = await renderJobIds(acct.userId);
+    const chatFiles = [chatKeys.reference(job!, 0), chatKeys.graphic(job!, 'local', 1, 'png')];
     for (const k of chatFiles) assert.ok(await stack.storage.exists(k), `${k} stored`);
 
     const del = await http(stack.baseUrl, 'DELETE', '/api/auth/account', {
@@ -82,12 +80,13 @@ describe('deletion erases templates, print files and chat references, rows and f
       stack.client,
       del.body.workflowId,
     );
-    for (const k of [...templateFiles, p.key, ...chatFiles])
+    for (const k of [...templateFiles, printFile, ...chatFiles])
       assert.equal(await stack.storage.exists(k), false, `${k} deleted`);
     assert.equal((await fetch(pf.body.url)).status, 404);
-    const left = await stack.sql`
-      select (select count(*) from templates where user_id = ${acct.userId})::int as templates,
-             (select count(*) from print_files where user_id = ${acct.userId})::int as "printFiles"`;
-    assert.deepEqual(left[0], { templates: 0, printFiles: 0 }, JSON.stringify(result));
+    assert.deepEqual(
+      await ownedRowCounts(acct.userId, ['templates', 'print_files']),
+      { templates: 0, print_files: 0 },
+      JSON.stringify(result),
+    );
   });
 });

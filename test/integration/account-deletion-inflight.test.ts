@@ -12,6 +12,7 @@ import { mockupKeys } from '../../activities/generation';
 import { chatKeys } from '../../lib/chat/plan';
 import type { AccountDeletionInput } from '../../lib/accounts/types';
 import { createLogger } from '../../lib/log';
+import { generationState, generationStates, ownedRowCounts, renderJobIds } from '../helpers/db-inspect';
 import { account, GOOD_PASSWORD, http } from '../helpers/http';
 import { startCallbackReceiver, type CallbackReceiver } from '../helpers/receiver';
 import { startStack, workflowResultWhenStarted, type Stack } from '../helpers/stack';
@@ -106,8 +107,7 @@ describe('deletion while a generation runs: no file stored, no callback sent', f
     const late = await generate('late');
     // both renders are fetching their design: begun, charged, processing
     await waitFor('both design downloads', () => held.has('/early.png') && held.has('/late.png'));
-    const mid = await stack.sql<{ status: string }[]>`
-      select status from generations where id in (${early}, ${late})`;
+    const mid = await generationStates({ ids: [early, late] });
     assert.deepEqual(
       mid.map((r) => r.status),
       ['processing', 'processing'],
@@ -126,15 +126,14 @@ describe('deletion while a generation runs: no file stored, no callback sent', f
     const first = await workflowResultWhenStarted<{ status: string; error?: string }>(stack.client, early);
     assert.equal(first.status, 'failed', JSON.stringify(first));
     assert.equal(first.error, 'The account was deleted');
-    const [row] = await stack.sql<{ status: string; mockupKey: string | null }[]>`
-      select status, mockup_key as "mockupKey" from generations where id = ${early}`;
-    assert.deepEqual(row, { status: 'failed', mockupKey: null }, 'never completed for a deleted account');
+    const row = await generationState(early);
+    assert.deepEqual([row?.status, row?.mockupKey], ['failed', null], 'never completed for a deleted account');
 
     // the erasure runs, the deletion finishes; then the second render finishes, its rows gone
     openErasure();
     const deletion = await workflowResultWhenStarted<Record<string, unknown>>(stack.client, del.body.workflowId);
     assert.ok(deletion, 'the deletion finished');
-    assert.equal((await stack.sql`select 1 from generations where id = ${late}`).length, 0, 'erased');
+    assert.equal(await generationState(late), undefined, 'erased');
     release('/late.png');
     const second = await workflowResultWhenStarted<{ status: string; error?: string }>(stack.client, late);
     assert.equal(second.status, 'failed', JSON.stringify(second));
@@ -162,10 +161,9 @@ describe('deletion while a generation runs: no file stored, no callback sent', f
         json: { prompt: 'A lighthouse badge in two colours', designUrls: [`${originUrl}/${name}.png`] },
       });
       await waitFor(`the reference ${name}`, () => held.has(`/${name}.png`));
-      const [job] = await stack.sql<{ id: string }[]>`
-        select id from render_jobs where user_id = ${acct.userId} and request::text like ${`%/${name}.png%`}`;
+      const [job] = await renderJobIds(acct.userId, `/${name}.png`);
       assert.ok(job, `the job reading ${name}`);
-      return { id: job.id, answer: res };
+      return { id: job, answer: res };
     };
     const first = await ask('chat-early');
     const second = await ask('chat-late');
@@ -201,9 +199,9 @@ describe('deletion while a generation runs: no file stored, no callback sent', f
       ];
       for (const k of keys) assert.equal(await stack.storage.exists(k), false, `${k} was deleted`);
     }
-    const left = await stack.sql`
-      select (select count(*) from chat_messages where user_id = ${acct.userId})::int as messages,
-             (select count(*) from render_jobs where user_id = ${acct.userId})::int as jobs`;
-    assert.deepEqual(left[0], { messages: 0, jobs: 0 });
+    assert.deepEqual(await ownedRowCounts(acct.userId, ['chat_messages', 'render_jobs']), {
+      chat_messages: 0,
+      render_jobs: 0,
+    });
   });
 });

@@ -4,6 +4,17 @@ import assert from 'node:assert/strict';
 import { randomSuffix } from '../../lib/ids';
 import { createStripeClient } from '../../lib/payments/stripe';
 import { subscription } from '../../scripts/stand-ins/stripe-events';
+import {
+  grantsWithReference,
+  insertIdempotencyKey,
+  ownedRowCounts,
+  paidGrants,
+  stripeCustomerIds,
+  stripeEvent,
+  stripeEventIdsAbout,
+  subscriptionStored,
+  userRow,
+} from '../helpers/db-inspect';
 import { account, GOOD_PASSWORD, http } from '../helpers/http';
 import { packCheckoutSession, sendStripeEvent, stripeEventProcessed } from '../helpers/payments';
 import { startStack, workflowResultWhenStarted, type Stack } from '../helpers/stack';
@@ -49,14 +60,12 @@ describe('deletion at Stripe: open checkouts expired, customer deleted, late eve
       json: { priceId: pack.priceId, mode: 'payment' },
     });
     assert.equal(open.status, 200, open.text);
-    const [customer] = await stack.sql<{ id: string }[]>`
-      select customer_id as id from stripe_customers where user_id = ${acct.userId}`;
+    const [customer] = await stripeCustomerIds(acct.userId);
     assert.ok(customer);
     // something in the request log and an idempotency answer
     const up = await http(stack.baseUrl, 'GET', '/api/v1/garments?limit=1', { key: acct.key });
     assert.equal(up.status, 200);
-    await stack.sql`insert into idempotency_keys (account_id, key, fingerprint, expires_at)
-      values (${acct.userId}, ${`k-${randomSuffix(6)}`}, ${Buffer.from('x')}, now() + interval '1 day')`;
+    await insertIdempotencyKey(acct.userId, `k-${randomSuffix(6)}`);
     await new Promise((r) => setTimeout(r, 1500)); // the request log is written in batches
 
     const result = await deleteAccount(acct);
@@ -68,15 +77,14 @@ describe('deletion at Stripe: open checkouts expired, customer deleted, late eve
       ),
       'the open session was expired at Stripe',
     );
-    assert.ok(stripe.requests.some((r) => r.method === 'DELETE' && r.path === `/v1/customers/${customer.id}`));
-    const [ev] = await stack.sql<{ payload: Record<string, unknown> }[]>`
-      select payload from stripe_events where id = ${first.id}`;
+    assert.ok(stripe.requests.some((r) => r.method === 'DELETE' && r.path === `/v1/customers/${customer}`));
+    const ev = await stripeEvent(first.id);
     assert.equal(ev!.payload.erased, true);
     assert.doesNotMatch(JSON.stringify(ev!.payload), /customer|metadata|cus_/);
-    const left = await stack.sql`
-      select (select count(*) from api_request_log where user_id = ${acct.userId})::int as log,
-             (select count(*) from idempotency_keys where account_id = ${acct.userId})::int as keys`;
-    assert.deepEqual(left[0], { log: 0, keys: 0 });
+    assert.deepEqual(await ownedRowCounts(acct.userId, ['api_request_log', 'idempotency_keys']), {
+      api_request_log: 0,
+      idempotency_keys: 0,
+    });
   });
 
   it('an event for a deleted account grants nothing, makes no plan, and is undone at Stripe, recorded', async () => {
@@ -89,8 +97,7 @@ describe('deletion at Stripe: open checkouts expired, customer deleted, late eve
     assert.equal(late.result.status, 'ignored', JSON.stringify(late.result));
     assert.equal(late.result.granted, 0);
     assert.equal(late.result.reason, 'account deleted');
-    const grants =
-      await stack.sql`select 1 from token_grants where user_id = ${acct.userId} and source = 'payg_purchase'`;
+    const grants = (await paidGrants(acct.userId)).filter((g) => g.source === 'payg_purchase');
     assert.equal(grants.length, 0);
     const refund = stripe.requests.find((r) => r.method === 'POST' && r.path === '/v1/refunds');
     assert.ok(refund, 'the payment was refunded at Stripe');
@@ -103,12 +110,9 @@ describe('deletion at Stripe: open checkouts expired, customer deleted, late eve
     );
     assert.equal(sub.result.reason, 'account deleted');
     assert.ok(stripe.requests.some((r) => r.method === 'DELETE' && r.path === `/v1/subscriptions/${subId}`));
-    const rows = await stack.sql`select 1 from subscriptions where stripe_subscription_id = ${subId}`;
-    assert.equal(rows.length, 0, 'no plan for a deleted account');
-    const [u] = await stack.sql`select plan from users where id = ${acct.userId}`;
-    assert.equal(u!.plan, 'free');
-    const recorded = await stack.sql<{ result: any; payload: any }[]>`
-      select result, payload from stripe_events where id in (${late.id}, ${sub.id}) order by received_at`;
+    assert.equal(await subscriptionStored(subId), false, 'no plan for a deleted account');
+    assert.equal((await userRow(acct.userId))!.plan, 'free');
+    const recorded = [(await stripeEvent(late.id))!, (await stripeEvent(sub.id))!];
     assert.ok(recorded[0]!.result.undo.done.refundId, JSON.stringify(recorded[0]!.result));
     assert.equal(recorded[1]!.result.undo.done.cancelled, true);
     for (const r of recorded) assert.equal(r.payload.erased, true);
@@ -146,11 +150,10 @@ describe('deletion at Stripe: open checkouts expired, customer deleted, late eve
     const pi = payments.data[0]?.payment.payment_intent;
     assert.ok(typeof pi === 'string' && pi.startsWith('pi_'), JSON.stringify(payments.data));
 
-    const ids = await stack.sql<{ id: string }[]>`
-      select id from stripe_events where payload #>> '{data,object,id}' in (${open.body.sessionId}, ${subId}, ${invoiceId})`;
+    const ids = await stripeEventIdsAbout([open.body.sessionId, subId, invoiceId]);
     assert.equal(ids.length, 3, 'checkout completed, subscription created, invoice paid');
     const results = [];
-    for (const { id } of ids)
+    for (const id of ids)
       results.push(await workflowResultWhenStarted<Record<string, any>>(stack.client, `stripe-event-${id}`));
     for (const r of results) assert.equal(r.granted, 0, JSON.stringify(r));
     // the checkout's and the invoice's events name the account (the subscription's own creation is not used)
@@ -163,18 +166,15 @@ describe('deletion at Stripe: open checkouts expired, customer deleted, late eve
     assert.ok(ours.length >= 1, 'the first invoice was refunded at Stripe');
     assert.equal(new Set(ours.map((r) => r.headers['idempotency-key'])).size, 1, 'one refund, asked once per event');
     assert.equal(ours[0]!.form.get('metadata[invoiceId]'), invoiceId);
-    const recorded = await stack.sql<{ result: any }[]>`
-      select result from stripe_events where id in ${stack.sql(ids.map((i) => i.id))}`;
+    const recorded = await Promise.all(ids.map(async (id) => (await stripeEvent(id))!));
     assert.ok(
       recorded.some((r) => (r.result.undo?.done?.invoiceRefunds ?? []).length === 1),
       JSON.stringify(recorded.map((r) => r.result)),
     );
     // no plan, no tokens
-    assert.equal((await stack.sql`select 1 from subscriptions where stripe_subscription_id = ${subId}`).length, 0);
-    const [u] = await stack.sql`select plan from users where id = ${acct.userId}`;
-    assert.equal(u!.plan, 'free');
-    const grants = await stack.sql`select 1 from token_grants where reference = ${`stripe-invoice:${invoiceId}`}`;
-    assert.equal(grants.length, 0);
+    assert.equal(await subscriptionStored(subId), false);
+    assert.equal((await userRow(acct.userId))!.plan, 'free');
+    assert.equal((await grantsWithReference(`stripe-invoice:${invoiceId}`)).length, 0);
   });
 
   it('a late event of a subscription the account had before its deletion refunds nothing', async () => {

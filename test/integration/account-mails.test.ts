@@ -5,6 +5,13 @@ import { debitTokens } from '../../db/ledger';
 import { randomSuffix } from '../../lib/ids';
 import { refundedCharge } from '../../scripts/stand-ins/stripe-events';
 import { accountsSweep } from '../../workflows';
+import {
+  backdateUnsentMail,
+  insertUnstartedMail,
+  outboxMail,
+  outboxMailIds,
+  stripeCustomerIds,
+} from '../helpers/db-inspect';
 import { account } from '../helpers/http';
 import { mailsTo, waitForMail } from '../helpers/mailpit';
 import { deliverStripeEvent, packCheckoutSession } from '../helpers/payments';
@@ -20,8 +27,7 @@ describe('account mails: outbox sweep, tokens low, refund, payment failed', func
 
   /** The accounts sweep as its schedule runs it, after making the outbox rows of `userId` older than its grace. */
   async function sweep(userId: string) {
-    await stack.sql`update mail_outbox set created_at = now() - interval '1 minute'
-      where user_id = ${userId} and sent_at is null`;
+    await backdateUnsentMail(userId, '1 minute');
     return stack.client.workflow.execute(accountsSweep, {
       taskQueue: stack.taskQueue,
       workflowId: `accounts-sweep-test-${randomSuffix(8)}`,
@@ -33,18 +39,20 @@ describe('account mails: outbox sweep, tokens low, refund, payment failed', func
   it('the sweep starts the mail of a row whose workflow never started, and it is sent once', async () => {
     const acct = await account(stack.baseUrl);
     await waitForMail(acct.email, /verify your email/);
-    const [row] = await stack.sql<{ id: number }[]>`
-      insert into mail_outbox (user_id, kind, to_address, subject, text_body, html_body)
-      values (${acct.userId}, 'verify_email', ${acct.email}, 'Apparel mockups: left behind', 'text', '<p>html</p>')
-      returning id`;
+    const id = await insertUnstartedMail({
+      userId: acct.userId,
+      kind: 'verify_email',
+      to: acct.email,
+      subject: 'Apparel mockups: left behind',
+    });
     const r = await sweep(acct.userId);
     assert.ok(r.mailsStarted >= 1, JSON.stringify(r));
     await waitForMail(acct.email, /left behind/);
     const again = await sweep(acct.userId);
     assert.equal(again.mailsStarted, 0);
-    const [sent] = await stack.sql`select sent_at, text_body, attempts from mail_outbox where id = ${row!.id}`;
-    assert.ok(sent!.sent_at);
-    assert.equal(sent!.text_body, null, 'the body is erased once sent');
+    const sent = await outboxMail(id);
+    assert.ok(sent!.sentAt);
+    assert.equal(sent!.textBody, null, 'the body is erased once sent');
     assert.equal(sent!.attempts, 1);
     assert.equal((await mailsTo(acct.email)).filter((m) => /left behind/.test(m.Subject)).length, 1);
   });
@@ -56,8 +64,7 @@ describe('account mails: outbox sweep, tokens low, refund, payment failed', func
     assert.equal((await spend(40)).ok, true); // 50 -> 10: not under 5
     await spend(6); // 10 -> 4: crosses under 5
     await spend(1); // 4 -> 3: already mailed this period
-    const rows = await stack.sql`select kind from mail_outbox where user_id = ${acct.userId} and kind = 'tokens_low'`;
-    assert.equal(rows.length, 1);
+    assert.equal((await outboxMailIds(acct.userId, 'tokens_low')).length, 1);
     await sweep(acct.userId);
     const mail = await waitForMail(acct.email, /your tokens are running low/);
     assert.match(mail.Text, /Your balance is 4 tokens/);
@@ -81,13 +88,12 @@ describe('account mails: outbox sweep, tokens low, refund, payment failed', func
     const refundMail = await waitForMail(acct.email, /a refund took tokens back/);
     assert.match(refundMail.Text, new RegExp(`took ${pack.tokens} tokens back`));
 
-    const [c] = await stack.sql<{ id: string }[]>`
-      select customer_id as id from stripe_customers where user_id = ${acct.userId}`;
-    assert.ok(c, 'the checkout stored the customer');
+    const [customer] = await stripeCustomerIds(acct.userId);
+    assert.ok(customer, 'the checkout stored the customer');
     const failed = await deliver('invoice.payment_failed', {
       id: `in_test_${randomSuffix(10)}`,
       object: 'invoice',
-      customer: c.id,
+      customer,
       amount_due: 2900,
       currency: 'usd',
     });

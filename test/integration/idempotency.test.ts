@@ -11,6 +11,7 @@ import { claimIdempotencyKey, IdempotencyKeyLost } from '../../db/idempotency';
 import { debitTokens, grantTokens, tokenBalance } from '../../db/ledger';
 import { randomSuffix } from '../../lib/ids';
 import { maintenanceSweep } from '../../workflows';
+import { backdateIdempotencyKey, idempotencyKeyStored, ownedRowCounts } from '../helpers/db-inspect';
 import { account, http, type HttpResult } from '../helpers/http';
 import { startStack, storeDesign, type Stack } from '../helpers/stack';
 
@@ -91,22 +92,8 @@ describe('Idempotency-Key (POST /generate, /generate/batch, /upload)', function 
       json,
       headers: { ...headers, ...(idem !== undefined ? { 'idempotency-key': idem } : {}) },
     });
-  const generations = async (userId: string) =>
-    Number(
-      (
-        (await stack.sql`select count(*)::int as n from generations where user_id = ${userId}`) as unknown as [
-          { n: number },
-        ]
-      )[0].n,
-    );
-  const uploads = async (userId: string) =>
-    Number(
-      (
-        (await stack.sql`select count(*)::int as n from uploads where user_id = ${userId}`) as unknown as [
-          { n: number },
-        ]
-      )[0].n,
-    );
+  const generations = async (userId: string) => (await ownedRowCounts(userId, ['generations'])).generations;
+  const uploads = async (userId: string) => (await ownedRowCounts(userId, ['uploads'])).uploads;
   /** `replay` is `first` again, marked as a replay (`first` itself was one when it was a recovered answer). */
   const assertReplayOf = (replay: HttpResult, first: HttpResult, firstWasRecovered = false) => {
     assert.equal(replay.status, first.status, replay.text);
@@ -273,9 +260,7 @@ describe('Idempotency-Key (POST /generate, /generate/batch, /upload)', function 
       const k = randomUUID();
       const first = await post('/api/v1/generate', body(), k);
       assert.equal(first.status, 200, first.text);
-      await stack.sql`update idempotency_keys set created_at = now() - interval '25 hours',
-                        expires_at = now() - interval '1 hour'
-                      where account_id = ${acct.userId} and key = ${k}`;
+      await backdateIdempotencyKey(acct.userId, k, { created: '25 hours', expires: '1 hour' });
       const later = await post('/api/v1/generate', body(), k);
       assert.equal(later.status, 200, later.text);
       assert.equal(later.headers.get(REPLAYED), null);
@@ -283,15 +268,13 @@ describe('Idempotency-Key (POST /generate, /generate/batch, /upload)', function 
       // and its new answer replays
       assertReplayOf(await post('/api/v1/generate', body(), k), later);
 
-      await stack.sql`update idempotency_keys set expires_at = now() - interval '1 second'
-                      where account_id = ${acct.userId} and key = ${k}`;
+      await backdateIdempotencyKey(acct.userId, k, { expires: '1 second' });
       const sweep = await stack.client.workflow.execute(maintenanceSweep, {
         workflowId: `maintenance-idempotency-${randomSuffix(6)}`,
         taskQueue: stack.taskQueue,
       });
       assert.ok(sweep.idempotencyKeysPurged >= 1, JSON.stringify(sweep));
-      const left = await stack.sql`select 1 from idempotency_keys where account_id = ${acct.userId} and key = ${k}`;
-      assert.equal(left.length, 0);
+      assert.equal(await idempotencyKeyStored(acct.userId, k), false);
     });
 
     it('a key whose request charged and then lost its lock (a dead API) answers from what it created, charging nothing', async () => {
@@ -302,8 +285,7 @@ describe('Idempotency-Key (POST /generate, /generate/batch, /upload)', function 
       const firstP = post('/api/v1/generate', body({ designUrl: hold.url }), k);
       await hold.arrived;
       // as if the API process running the first request had died: its lock has run out
-      await stack.sql`update idempotency_keys set locked_until = now() - interval '1 second'
-                      where account_id = ${acct.userId} and key = ${k}`;
+      await backdateIdempotencyKey(acct.userId, k, { lockedUntil: '1 second' });
       const recovered = await post('/api/v1/generate', body({ designUrl: hold.url }), k);
       assert.equal(recovered.status, 202, recovered.text);
       assert.equal(recovered.headers.get(REPLAYED), 'true');
@@ -332,8 +314,7 @@ describe('Idempotency-Key (POST /generate, /generate/batch, /upload)', function 
       const a = await claim(fp);
       assert.equal(a.kind, 'acquired');
       assert.equal((await claim(fp)).kind, 'in_flight');
-      await stack.sql`update idempotency_keys set locked_until = now() - interval '1 second'
-                      where account_id = ${acct.userId} and key = ${k}`;
+      await backdateIdempotencyKey(acct.userId, k, { lockedUntil: '1 second' });
       const b = await claim(fp);
       assert.equal(b.kind, 'acquired');
       const before = await tokenBalance(stack.sql, acct.userId);

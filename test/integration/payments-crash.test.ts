@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { postEvent, signedEvent } from '../../scripts/stand-ins/stripe-events';
+import { backendAlive, blockedBehind, holdUserRowLock, paidGrants, stripeEvent } from '../helpers/db-inspect';
 import { account } from '../helpers/http';
 import { startStack, workflowResultWhenStarted, type Stack } from '../helpers/stack';
 import { packCheckoutSession } from '../helpers/payments';
@@ -40,16 +41,8 @@ describe('payments survive a worker killed mid-grant', () => {
 
     // Hold the account's row lock in an open transaction: the grant transaction (which locks the event, then the
     // account) stops there until the lock is released.
-    let lockerPid = 0;
-    let locked!: () => void;
-    const isLocked = new Promise<void>((r) => (locked = r));
-    const holding = stack.sql.begin(async (tx) => {
-      lockerPid = (await tx<{ pid: number }[]>`select pg_backend_pid() as pid`)[0]!.pid;
-      await tx`select id from users where id = ${acct.userId} for update`;
-      locked();
-      await new Promise<void>((r) => (releaseLock = r));
-    });
-    await isLocked;
+    const lock = await holdUserRowLock(acct.userId);
+    releaseLock = lock.release;
 
     const event = signedEvent(stack.config.payments.webhookSecret!, 'checkout.session.completed', session);
     const res = await postEvent(`${stack.baseUrl}/api/payments/webhook`, event);
@@ -58,19 +51,17 @@ describe('payments survive a worker killed mid-grant', () => {
     // The worker process starts (bundles its workflows), takes the event and blocks on the lock inside its grant.
     let waiting: { pid: number; query: string } | undefined;
     for (let i = 0; i < 2400 && !waiting; i++) {
-      [waiting] = await stack.sql<{ pid: number; query: string }[]>`
-        select pid, query from pg_stat_activity where ${lockerPid} = any(pg_blocking_pids(pid))`;
+      waiting = await blockedBehind(lock.pid);
       if (!waiting) await new Promise((r) => setTimeout(r, 50));
     }
     assert.ok(waiting, 'the worker process reached the grant');
     assert.match(waiting.query, /from users where id = [\s\S]* for update/, "blocked on the user's row lock");
-    const [mid] = await stack.sql<{ status: string }[]>`select status from stripe_events where id = ${event.id}`;
-    assert.equal(mid?.status, 'received');
+    assert.equal((await stripeEvent(event.id))?.status, 'received');
 
     child.kill('SIGKILL');
     await exited;
     releaseLock();
-    await holding;
+    await lock.done;
 
     await stack.startWorker();
     const result = await workflowResultWhenStarted<{ status: string; granted: number }>(
@@ -84,20 +75,18 @@ describe('payments survive a worker killed mid-grant', () => {
       pack.tokens,
       'the grant of the killed worker never committed; the second worker made it',
     );
-    const grants = await stack.sql<{ amount: number; reference: string }[]>`
-      select amount, reference from token_grants where user_id = ${acct.userId} and source = 'payg_purchase'`;
+    const grants = (await paidGrants(acct.userId)).filter((g) => g.source === 'payg_purchase');
     assert.deepEqual(
       grants.map((g) => [g.amount, g.reference]),
       [[pack.tokens, `stripe-checkout:${session.id}`]],
     );
-    const [done] = await stack.sql<{ status: string }[]>`select status from stripe_events where id = ${event.id}`;
-    assert.equal(done?.status, 'processed');
+    assert.equal((await stripeEvent(event.id))?.status, 'processed');
     // The killed worker's transaction was rolled back when PostgreSQL found its client gone: its session ends.
-    let orphan = 1;
-    for (let i = 0; i < 200 && orphan > 0; i++) {
-      orphan = (await stack.sql`select 1 from pg_stat_activity where pid = ${waiting.pid}`).length;
-      if (orphan > 0) await new Promise((r) => setTimeout(r, 50));
+    let orphan = true;
+    for (let i = 0; i < 200 && orphan; i++) {
+      orphan = await backendAlive(waiting.pid);
+      if (orphan) await new Promise((r) => setTimeout(r, 50));
     }
-    assert.equal(orphan, 0);
+    assert.equal(orphan, false);
   });
 });

@@ -5,12 +5,13 @@
 import assert from 'node:assert/strict';
 import { createPaymentActivities } from '../../activities/payments';
 import { createSql, type Sql } from '../../db/client';
-import { recordCheckoutSession } from '../../db/billing';
+import { recordCheckoutSession, storeCustomer } from '../../db/billing';
 import { storeStripeEvent } from '../../db/payments';
 import { randomSuffix } from '../../lib/ids';
 import { createLogger } from '../../lib/log';
 import { checkoutSession, signedEvent } from '../../scripts/stand-ins/stripe-events';
 import { inboundWorkflows } from '../../worker/create-worker';
+import { grantsWithReference, stripeEvent } from '../helpers/db-inspect';
 import { account, http } from '../helpers/http';
 import { startStack, workflowResultWhenStarted, type Stack } from '../helpers/stack';
 
@@ -68,7 +69,7 @@ describe('payments: Stripe events stored with their account, applied in one tran
   it("an event naming only a stored customer is the customer's user's; an event of no one's is `none`", async () => {
     const acct = await account(stack.baseUrl);
     const customer = `cus_${randomSuffix(12)}`;
-    await stack.sql`insert into stripe_customers (user_id, customer_id) values (${acct.userId}, ${customer})`;
+    assert.equal(await storeCustomer(stack.sql, acct.userId, customer), customer);
     const invoice = { id: `in_${randomSuffix(12)}`, object: 'invoice', customer, status: 'open' };
     assert.deepEqual(await accountIdOfWorkflow('invoice.payment_failed', invoice), [acct.userId]);
     const stranger = { ...invoice, id: `in_${randomSuffix(12)}`, customer: `cus_${randomSuffix(12)}` };
@@ -85,7 +86,7 @@ describe('payments: Stripe events stored with their account, applied in one tran
     const again = await counting(() => storeStripeEvent(counted, e.stored));
     assert.deepEqual(again.value, { inserted: false, status: 'received', accountId: acct.userId, session: null });
     assert.equal(again.sent.length, 1, again.sent.join('\n'));
-    assert.equal((await stack.sql`select 1 from stripe_events where id = ${e.id}`).length, 1);
+    assert.ok(await stripeEvent(e.id), 'stored once (its id is the key)');
   });
 
   it("a paid pack's workflow starts knowing it must read the line items: read and applied in one step", async () => {
@@ -163,7 +164,7 @@ describe('payments: Stripe events stored with their account, applied in one tran
     const again = await counting(() => activities.applyStripeEvent({ eventId, subscription: null, lineItems }));
     assert.deepEqual(again.value, { status: 'processed', type: 'checkout.session.completed', granted: 0 });
     assert.equal(again.sent.length, 3, again.sent.join('\n'));
-    const grants = await stack.sql`select amount from token_grants where reference = ${reference}`;
+    const grants = await grantsWithReference(reference);
     assert.deepEqual(
       grants.map((g) => g.amount),
       [tokens],

@@ -7,6 +7,7 @@ import { createMaintenanceActivities } from '../../activities/maintenance';
 import { createRequestLogActivities } from '../../activities/request-log';
 import { createLogger } from '../../lib/log';
 import { verifyWebhookSignature } from '../../lib/webhooks/signature';
+import { insertRequestLogEntry, requestLogCount, seedRequestLog } from '../helpers/db-inspect';
 import { account, createKey, http } from '../helpers/http';
 import { startCallbackReceiver, type CallbackReceiver } from '../helpers/receiver';
 import { storeDesign, useStack } from '../helpers/stack';
@@ -154,13 +155,8 @@ describe('request log and callback resend', () => {
 
   it('keeps 1,000 requests per key and 30 days: reads never show more, the maintenance sweep deletes the rest', async () => {
     const a = await account(stack.baseUrl);
-    await stack.sql`
-      insert into api_request_log (user_id, api_key_id, livemode, method, route, status, duration_ms, request_id, created_at)
-      select ${a.userId}, ${a.keyId}, true, 'GET', '/api/v1/garments', 200, 1, 'seeded-' || n, now() - n * interval '1 second'
-      from generate_series(1, 1005) n`;
-    await stack.sql`
-      insert into api_request_log (user_id, api_key_id, livemode, method, route, status, duration_ms, request_id, created_at)
-      values (${a.userId}, null, true, 'GET', '/api/v1/garments', 200, 1, 'old', now() - interval '31 days')`;
+    await seedRequestLog(a.userId, a.keyId, 1005);
+    await insertRequestLogEntry(a.userId, 'old', '31 days');
     let count = 0;
     let cursor: string | null = null;
     do {
@@ -182,12 +178,8 @@ describe('request log and callback resend', () => {
       log: createLogger({ level: 'error' }),
     }).purgeRequestLog();
     assert.ok(purged >= 6, `purged ${purged}`);
-    const [left] = await stack.sql<{ n: number }[]>`
-      select count(*)::int as n from api_request_log where user_id = ${a.userId} and api_key_id = ${a.keyId}`;
-    assert.equal(left!.n, 1000);
-    const [old] = await stack.sql<{ n: number }[]>`
-      select count(*)::int as n from api_request_log where user_id = ${a.userId} and request_id = 'old'`;
-    assert.equal(old!.n, 0);
+    assert.equal(await requestLogCount(a.userId, { keyId: a.keyId }), 1000);
+    assert.equal(await requestLogCount(a.userId, { requestId: 'old' }), 0);
     assert.ok(createMaintenanceActivities, 'the sweep module still loads');
   });
 

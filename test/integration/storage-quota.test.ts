@@ -9,6 +9,14 @@ import { configureDesignCache } from '../../lib/compositing';
 import { randomSuffix } from '../../lib/ids';
 import { preparedBytes, preparedKey } from '../../lib/images';
 import { maintenanceSweep } from '../../workflows';
+import {
+  backdateUpload,
+  levelsBackfillDryRun,
+  skewStorageUsage,
+  uploadSize,
+  uploadSizes,
+  type UploadSizes,
+} from '../helpers/db-inspect';
 import * as F from '../helpers/fixtures';
 import { account as newAccount, http } from '../helpers/http';
 import { startStack, type Stack } from '../helpers/stack';
@@ -40,11 +48,8 @@ describe('storage per account: quota, deduplication, retention of prepared level
   const upload = (acct: Account, bytes: Buffer) =>
     http(stack.baseUrl, 'POST', '/api/v1/upload', { key: acct.key, json: { imageData: F.toDataUrl(bytes) } });
   const keyOf = (url: string) => decodeURIComponent(new URL(url).pathname.replace(/^\/files\//, ''));
-  const rows = (userId: string) =>
-    stack.sql<{ id: string; size_bytes: number; thumbnail_bytes: number; levels_bytes: number }[]>`
-      select id, size_bytes, thumbnail_bytes, levels_bytes from uploads where user_id = ${userId} order by created_at`;
-  const rowBytes = (r: { size_bytes: number; thumbnail_bytes: number; levels_bytes: number }) =>
-    r.size_bytes + r.thumbnail_bytes + r.levels_bytes;
+  const rows = uploadSizes;
+  const rowBytes = (r: UploadSizes) => r.sizeBytes + r.thumbnailBytes + r.levelsBytes;
   /** Every file under the stored uploads and prepared levels (local disk: the test stack's driver). */
   const storedFiles = (): string[] => {
     const root = path.join(stack.config.dataDir, 'files');
@@ -64,11 +69,11 @@ describe('storage per account: quota, deduplication, retention of prepared level
     const res = await upload(acct, png);
     assert.equal(res.status, 201, res.text);
     const [row] = await rows(acct.userId);
-    assert.equal(row!.size_bytes, png.length);
+    assert.equal(row!.sizeBytes, png.length);
     const thumb = await stack.storage.get(keyOf(res.body.thumbnailUrl));
     const levels = await stack.storage.get(preparedKey(keyOf(res.body.url)));
-    assert.equal(row!.thumbnail_bytes, thumb!.size);
-    assert.equal(row!.levels_bytes, levels!.size);
+    assert.equal(row!.thumbnailBytes, thumb!.size);
+    assert.equal(row!.levelsBytes, levels!.size);
     assert.equal(levels!.size, preparedBytes({ width: 1000, height: 1200 }));
     assert.equal(await storageUsed(stack.sql, acct.userId), png.length + thumb!.size + levels!.size);
   });
@@ -212,25 +217,9 @@ describe('storage per account: quota, deduplication, retention of prepared level
     // (levels or none, several sizes) as they are
     const migration = readFileSync(path.join(__dirname, '../../db/migrations/011_storage_quota.sql'), 'utf8');
     const backfill = /update uploads u set levels_bytes[\s\S]*?;/.exec(migration)![0];
-    const rollback = new Error('rollback');
-    const changed = await stack.sql
-      .begin(async (tx) => {
-        await tx`create temp table before_backfill on commit drop as select id, levels_bytes from uploads`;
-        await tx.unsafe(backfill);
-        const diff = await tx`
-          select u.id, b.levels_bytes as recorded, u.levels_bytes as computed, u.width, u.height
-          from uploads u join before_backfill b using (id)
-          where u.user_id = any(${mine}::text[]) and u.levels_bytes <> b.levels_bytes`;
-        const withLevels = await tx`
-          select count(*)::int as n from uploads where user_id = any(${mine}::text[]) and levels_bytes > 0`;
-        assert.ok(withLevels[0]!.n >= 5);
-        throw Object.assign(rollback, { diff });
-      })
-      .catch((err: unknown) => {
-        if (err !== rollback) throw err;
-        return (err as Error & { diff: unknown[] }).diff;
-      });
-    assert.deepEqual([...changed], []);
+    const { changed, withLevels } = await levelsBackfillDryRun(backfill, mine);
+    assert.ok(withLevels >= 5);
+    assert.deepEqual(changed, []);
   });
 
   describe('retention of prepared levels (maintenance sweep)', () => {
@@ -261,11 +250,7 @@ describe('storage per account: quota, deduplication, retention of prepared level
         workflowId: `storage-sweep-test-${randomSuffix(6)}`,
         taskQueue: stack.taskQueue,
       });
-    const levelsOf = async (id: string) =>
-      (
-        await stack.sql<{ levels_bytes: number; used: Date | null }[]>`
-        select levels_bytes, levels_used_at as used from uploads where id = ${id}`
-      )[0]!;
+    const levelsOf = uploadSize;
 
     it('deletes levels no generation used for 30 days, gives their bytes back, and the design still renders the same', async () => {
       const png = pngVariant(await F.crispLogo(1600, 2000), `retention-${randomSuffix(6)}`);
@@ -273,18 +258,17 @@ describe('storage per account: quota, deduplication, retention of prepared level
       assert.equal(up.status, 201, up.text);
       const levelsKey = preparedKey(keyOf(up.body.url));
       const before = await generate(up.body.url);
-      const { levels_bytes: levelsBytes } = await levelsOf(up.body.id);
+      const { levelsBytes } = await levelsOf(up.body.id);
       assert.ok(levelsBytes > 0);
       const used = await storageUsed(stack.sql, acct.userId);
 
       // last used 31 days ago
-      await stack.sql`update uploads set created_at = now() - interval '40 days', levels_used_at = now() - interval '31 days'
-                      where id = ${up.body.id}`;
+      await backdateUpload(up.body.id, { created: '40 days', levelsUsed: '31 days' });
       const result = await sweep();
       assert.ok(result.storage.levelsExpired >= 1, JSON.stringify(result));
       assert.ok(result.storage.bytesReleased >= levelsBytes, JSON.stringify(result));
       assert.equal(await stack.storage.exists(levelsKey), false, 'the levels file is deleted');
-      assert.equal((await levelsOf(up.body.id)).levels_bytes, 0);
+      assert.equal((await levelsOf(up.body.id)).levelsBytes, 0);
       assert.equal(await storageUsed(stack.sql, acct.userId), used - levelsBytes, 'their bytes are released');
       assert.equal(await stack.storage.exists(keyOf(up.body.url)), true, 'the original stays');
 
@@ -303,14 +287,17 @@ describe('storage per account: quota, deduplication, retention of prepared level
       const fresh = await upload(acct, pngVariant(await F.crispLogo(1000, 1200), `fresh-${randomSuffix(6)}`));
       assert.equal(old.status, 201, old.text);
       assert.equal(fresh.status, 201, fresh.text);
-      await stack.sql`update uploads set created_at = now() - interval '60 days' where id = ${old.body.id}`;
+      await backdateUpload(old.body.id, { created: '60 days' });
       // the generation records the use
       await generate(old.body.url);
       const used = await levelsOf(old.body.id);
-      assert.ok(used.used && Date.now() - used.used.getTime() < 3600_000, 'the generation recorded the use');
+      assert.ok(
+        used.levelsUsedAt && Date.now() - used.levelsUsedAt.getTime() < 3600_000,
+        'the generation recorded the use',
+      );
       await sweep();
       for (const u of [old, fresh]) {
-        assert.ok((await levelsOf(u.body.id)).levels_bytes > 0);
+        assert.ok((await levelsOf(u.body.id)).levelsBytes > 0);
         assert.equal(await stack.storage.exists(preparedKey(keyOf(u.body.url))), true);
       }
     });
@@ -320,9 +307,8 @@ describe('storage per account: quota, deduplication, retention of prepared level
       const busy = await account(stack.baseUrl);
       for (const a of [quiet, busy]) assert.equal((await upload(a, await F.crispLogo(600, 750))).status, 201);
       const actual = rowBytes((await rows(quiet.userId))[0]!);
-      await stack.sql`update storage_usage set used_bytes = used_bytes + 5000000, updated_at = now() - interval '2 hours'
-                      where user_id = ${quiet.userId}`;
-      await stack.sql`update storage_usage set used_bytes = used_bytes + 5000000 where user_id = ${busy.userId}`;
+      await skewStorageUsage(quiet.userId, 5_000_000, '2 hours');
+      await skewStorageUsage(busy.userId, 5_000_000);
       const result = await sweep();
       assert.ok(result.storage.usageCorrected >= 1, JSON.stringify(result));
       assert.equal(await storageUsed(stack.sql, quiet.userId), actual);
