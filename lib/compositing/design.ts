@@ -32,6 +32,9 @@ export interface PlacedDesign {
   /** size without the padding */
   width: number;
   height: number;
+  /** names these pixels in the design cache (the design's identity and placed size) when it was cached: what is
+   * derived from them (derivedOf) is kept under keys that begin with it */
+  key?: string;
 }
 
 /**
@@ -51,34 +54,34 @@ export const DEFAULT_DESIGN_CACHE_BYTES = 64 * 1024 * 1024;
 /** How many designs' dimensions are remembered (tiny entries; they let a hit skip reading the bytes). */
 const MAX_KNOWN_DESIGNS = 1024;
 
-/** LRU by bytes over levels and placed designs. */
-class ByteLru<V extends { data: Buffer }> {
-  private readonly map = new Map<string, V>();
+/** LRU by bytes over levels, placed designs and what callers derive from them (derivedOf). */
+class ByteLru {
+  private readonly map = new Map<string, { v: unknown; bytes: number }>();
   private total = 0;
   constructor(public maxBytes: number) {}
 
-  get(key: string): V | undefined {
-    const v = this.map.get(key);
-    if (v) {
+  get(key: string): unknown {
+    const e = this.map.get(key);
+    if (e) {
       this.map.delete(key);
-      this.map.set(key, v);
+      this.map.set(key, e);
     }
-    return v;
+    return e?.v;
   }
 
-  set(key: string, v: V): void {
-    if (v.data.length > this.maxBytes / 2) return; // one entry must not flush the whole cache
+  set(key: string, v: unknown, bytes: number): void {
+    if (bytes > this.maxBytes / 2) return; // one entry must not flush the whole cache
     const old = this.map.get(key);
     if (old) {
-      this.total -= old.data.length;
+      this.total -= old.bytes;
       this.map.delete(key);
     }
-    this.map.set(key, v);
-    this.total += v.data.length;
+    this.map.set(key, { v, bytes });
+    this.total += bytes;
     for (const [k, e] of this.map) {
       if (this.total <= this.maxBytes) break;
       this.map.delete(k);
-      this.total -= e.data.length;
+      this.total -= e.bytes;
     }
   }
 
@@ -92,7 +95,8 @@ class ByteLru<V extends { data: Buffer }> {
   }
 }
 
-const cache = new ByteLru<Level | PlacedDesign>(DEFAULT_DESIGN_CACHE_BYTES);
+const cache = new ByteLru(DEFAULT_DESIGN_CACHE_BYTES);
+const keep = (key: string, v: { data: Buffer }) => cache.set(key, v, v.data.length);
 /** design id -> upright size (after EXIF orientation) */
 const known = new Map<string, { width: number; height: number }>();
 /** decodes in progress, by level key: a batch of colors asking for the same level waits for one decode */
@@ -105,6 +109,22 @@ export function configureDesignCache(opts: { maxBytes?: number; clear?: boolean 
     cache.clear();
     known.clear();
   }
+}
+
+/**
+ * What callers derive from a cached design's pixels (a resized copy, a template render's mip pyramid), kept in the
+ * design cache and counted in its bound (LRU with levels and placed designs). A key begins with the placed design's
+ * key (PlacedDesign.key) and says what else the value depends on; `bytes` is what the value holds (one over half the
+ * bound is not kept).
+ */
+export const derivedCache = {
+  get: <V>(key: string): V | undefined => cache.get(key) as V | undefined,
+  set: (key: string, value: unknown, bytes: number): void => cache.set(key, value, bytes),
+};
+
+/** Bytes the design cache holds now. */
+export function designCacheBytes(): number {
+  return cache.bytes;
 }
 
 /**
@@ -145,8 +165,8 @@ export async function placeDesign(
   const placedKey = `${id}|P${target.width}x${target.height}`;
   const hit = cache.get(placedKey);
   if (hit) return hit as PlacedDesign;
-  const placed = await place(src, id, size, target, true, have);
-  cache.set(placedKey, placed);
+  const placed: PlacedDesign = { ...(await place(src, id, size, target, true, have)), key: placedKey };
+  keep(placedKey, placed);
   return placed;
 }
 
@@ -222,7 +242,7 @@ async function getLevel(
     if (prepared === undefined && !have.bytes && src.loadPrepared) prepared = await src.loadPrepared();
     if (prepared && prepared.src.width === size.width && prepared.src.height === size.height) {
       // keep every prepared level: the next sizes of this design will want them too
-      if (caching) for (const [j, l] of prepared.levels) if (j !== k) cache.set(levelKey(id, l), l);
+      if (caching) for (const [j, l] of prepared.levels) if (j !== k) keep(levelKey(id, l), l);
       const level = prepared.levels.get(k);
       if (level) return checked(level);
     }
@@ -237,7 +257,7 @@ async function getLevel(
   })();
   if (caching) {
     pending.set(key, p);
-    p.then((l) => cache.set(key, l))
+    p.then((l) => keep(key, l))
       .catch(() => {})
       .finally(() => pending.delete(key));
   }

@@ -25,6 +25,8 @@ export {
   DesignImageError,
   configureDesignCache,
   DEFAULT_DESIGN_CACHE_BYTES,
+  derivedCache,
+  designCacheBytes,
   placeDesign,
   type DesignSource,
   type PlacedDesign,

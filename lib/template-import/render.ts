@@ -5,7 +5,14 @@
 // objects' frames recomputed), and encoded like a garment mockup: the JPEG from the RGB, the thumbnail from the
 // baseline's own with only the changed frames reduced again.
 import sharp from 'sharp';
-import { JPEG_QUALITY, placeDesign, THUMB_QUALITY, type DesignSource, type PlacedDesign } from '../compositing';
+import {
+  derivedCache,
+  JPEG_QUALITY,
+  placeDesign,
+  THUMB_QUALITY,
+  type DesignSource,
+  type PlacedDesign,
+} from '../compositing';
 import { JPEG_OPTIMIZE_CODING } from '../compositing/composite';
 import { compositeGate, outputPool } from '../compositing/config';
 import { reduceInto, THUMB_TARGET } from '../compositing/prepared';
@@ -18,6 +25,8 @@ import {
   type RawImage,
   type TemplateFill,
   type TemplatePlacement,
+  type LevelsCache,
+  type DesignLevels,
 } from '../templates';
 
 export interface TemplateDesignSource {
@@ -54,28 +63,38 @@ function unpad(p: PlacedDesign): RawImage {
   return { width: p.width, height: p.height, data };
 }
 
-/** Placed designs resized per axis for a render (designTarget), kept as long as the placed design is (the design
- * cache's entry): a design rendered again on the same smart object is not resized again. */
-const resized = new WeakMap<PlacedDesign, Map<string, RawImage>>();
-
-/** The placed design without its padding, resized (sharp, Lanczos-3) to `target` when that differs from its size. */
+/** The placed design without its padding, resized (sharp, Lanczos-3) to `target` when that differs from its size;
+ * kept in the design cache (counted in its bound) under the placed design's key and the size, so a design rendered
+ * again on the same smart object is not unpadded or resized again. */
 async function sized(p: PlacedDesign, target: { width: number; height: number }): Promise<RawImage> {
-  if (target.width === p.width && target.height === p.height) return unpad(p);
-  const key = `${target.width}x${target.height}`;
-  let byTarget = resized.get(p);
-  const hit = byTarget?.get(key);
+  const make = async (): Promise<RawImage> => {
+    if (target.width === p.width && target.height === p.height) return unpad(p);
+    const data = await sharp(p.data, { raw: { width: p.width + 2, height: p.height + 2, channels: 4 } })
+      .extract({ left: 1, top: 1, width: p.width, height: p.height })
+      .resize(target.width, target.height, { fit: 'fill', kernel: 'lanczos3' })
+      .raw()
+      .toBuffer();
+    return { width: target.width, height: target.height, data };
+  };
+  const key = p.key && `${p.key}|S${target.width}x${target.height}`;
+  if (!key) return make();
+  const hit = derivedCache.get<RawImage>(key);
   if (hit) return hit;
-  const data = await sharp(p.data, { raw: { width: p.width + 2, height: p.height + 2, channels: 4 } })
-    .extract({ left: 1, top: 1, width: p.width, height: p.height })
-    .resize(target.width, target.height, { fit: 'fill', kernel: 'lanczos3' })
-    .raw()
-    .toBuffer();
-  const img = { width: target.width, height: target.height, data };
-  if (!byTarget) resized.set(p, (byTarget = new Map()));
-  if (byTarget.size >= 4) byTarget.clear();
-  byTarget.set(key, img);
+  const img = await make();
+  derivedCache.set(key, img, img.data.length);
   return img;
 }
+
+/** The name of a placed design's pixels after sized(), for the levels cache; null when it was not cached. */
+const sizedKey = (p: PlacedDesign, d: RawImage) => (p.key ? `${p.key}|S${d.width}x${d.height}` : undefined);
+
+/** The designs' levels (mip pyramids) between renders, in the design cache and counted in its bound: a design
+ * rendered again at the same size on a template (or on another whose smart object shows it as much) is not
+ * premultiplied and reduced again. */
+const levelsCache: LevelsCache = {
+  get: (key) => derivedCache.get<DesignLevels>(key),
+  set: (key, levels, bytes) => derivedCache.set(key, levels, bytes),
+};
 
 /**
  * The placed designs of a render: each through the design cache at the size its smart object needs, then resized
@@ -92,11 +111,13 @@ async function fillsOf(
       const box = designBox(prepared, d.smartObjectId, d.placement);
       const placed = await placeDesign(d.source, box.width, box.height);
       const target = designTarget(prepared, d.smartObjectId, placed, d.placement, displace);
+      const design = await sized(placed, target);
       return {
         smartObjectId: d.smartObjectId,
-        design: await sized(placed, target),
+        design,
         placement: d.placement,
         placedAs: { width: placed.width, height: placed.height },
+        designKey: sizedKey(placed, design),
       };
     }),
   );
@@ -158,7 +179,7 @@ export async function templateMockup(
       const H = prepared.height;
       const out = outputPool.take(W * H * 3);
       try {
-        const img = renderTemplateOrderedRgb(prepared, fills, { displace: opts.displace }, out);
+        const img = renderTemplateOrderedRgb(prepared, fills, { displace: opts.displace }, out, levelsCache);
         let thumb: Thumb | null = null;
         if (opts.thumbnail !== false) {
           const base = baselineThumb(prepared);

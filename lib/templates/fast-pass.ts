@@ -20,6 +20,51 @@ export interface Fold {
   /** the rows' spans of mapped pixels of the content map, and of the displaced one */
   plain: Int32Array;
   displaced: Int32Array | null;
+  /** their steps per block of pixels (footprints()) */
+  plainSteps: Float32Array;
+  displacedSteps: Float32Array | null;
+}
+
+/** Pixels per block of a row in footprints(). */
+export const STEP_BLOCK = 16;
+
+/**
+ * Per block of STEP_BLOCK pixels of a row, the largest squared step (content pixels) from a mapped pixel to the
+ * neighbours foldedPass measures its footprint with (right or left, below or above). Times the placement's largest
+ * stretch it bounds the footprint of every pixel of the block: a block the design is not shrunk in (most of them)
+ * skips the per-pixel footprint, with the same outcome.
+ */
+export function footprints(uv: Float32Array, f: Frame, spans: Int32Array): Float32Array {
+  const fw = f.w;
+  const fh = f.h;
+  const nb = Math.ceil(fw / STEP_BLOCK);
+  const out = new Float32Array(fh * nb);
+  for (let y = 0; y < fh; y++) {
+    for (let x = spans[y * 2]!, k = y * fw + x; x < spans[y * 2 + 1]!; x++, k++) {
+      const cx = uv[k * 2]!;
+      if (cx !== cx) continue;
+      const cy = uv[k * 2 + 1]!;
+      const kx = x + 1 < fw ? k + 1 : k - 1;
+      const ky = y + 1 < fh ? k + fw : k - fw;
+      let max = 0;
+      const ax = uv[kx * 2]!;
+      if (ax === ax) {
+        const du = ax - cx;
+        const dv = uv[kx * 2 + 1]! - cy;
+        max = du * du + dv * dv;
+      }
+      const ay = uv[ky * 2]!;
+      if (ay === ay) {
+        const du = ay - cx;
+        const dv = uv[ky * 2 + 1]! - cy;
+        const e = du * du + dv * dv;
+        if (e > max) max = e;
+      }
+      const b = y * nb + ((x / STEP_BLOCK) | 0);
+      if (max > out[b]!) out[b] = max;
+    }
+  }
+  return out;
 }
 
 const acc = new Float64Array(4);
@@ -81,6 +126,7 @@ export function foldedPass(
   f: Frame,
   uv: Float32Array,
   spans: Int32Array,
+  steps: Float32Array,
   mips: Mips,
   mm: number[],
   below: Uint8ClampedArray,
@@ -100,9 +146,18 @@ export function foldedPass(
   const OI = 1 / O_ONE;
   const fw = f.w;
   const fh = f.h;
+  // the placement's largest stretch, squared (the larger eigenvalue of AtA, A its 2x2 part): a block whose steps
+  // (footprints()) stay under `lim` has every footprint under the bilinear threshold (with a margin against rounding)
+  const q11 = m0 * m0 + m3 * m3;
+  const q22 = m1 * m1 + m4 * m4;
+  const q12 = m0 * m1 + m3 * m4;
+  const stretch2 = (q11 + q22) / 2 + Math.sqrt(((q11 - q22) / 2) ** 2 + q12 * q12);
+  const lim = (1.5625 / stretch2) * (1 - 1e-6);
+  const nb = Math.ceil(fw / STEP_BLOCK);
   for (let y = 0; y < fh; y++) {
     const xa = spans[y * 2]!;
     const xb = spans[y * 2 + 1]!;
+    const rb = y * nb;
     let o = ((f.y + y) * W + f.x + xa) * 3;
     for (let x = xa, k = y * fw + xa; x < xb; x++, k++, o += 3) {
       const cx = uv[k * 2]!;
@@ -110,26 +165,29 @@ export function foldedPass(
       const cy = uv[k * 2 + 1]!;
       const ix = m0 * cx + m1 * cy + m2;
       const iy = m3 * cx + m4 * cy + m5;
-      // footprint: design pixels per output pixel (squared), from the neighbours' content coordinates
-      const kx = x + 1 < fw ? k + 1 : k - 1;
-      const ky = y + 1 < fh ? k + fw : k - fw;
+      // footprint: design pixels per output pixel (squared), from the neighbours' content coordinates, where the
+      // block's bound does not settle it
       let f2 = 0;
-      const ax = uv[kx * 2]!;
-      if (ax === ax) {
-        const du = ax - cx;
-        const dv = uv[kx * 2 + 1]! - cy;
-        const p = m0 * du + m1 * dv;
-        const q = m3 * du + m4 * dv;
-        f2 = p * p + q * q;
-      }
-      const ay = uv[ky * 2]!;
-      if (ay === ay) {
-        const du = ay - cx;
-        const dv = uv[ky * 2 + 1]! - cy;
-        const p = m0 * du + m1 * dv;
-        const q = m3 * du + m4 * dv;
-        const g2 = p * p + q * q;
-        if (g2 > f2) f2 = g2;
+      if (steps[rb + ((x / STEP_BLOCK) | 0)]! >= lim) {
+        const kx = x + 1 < fw ? k + 1 : k - 1;
+        const ky = y + 1 < fh ? k + fw : k - fw;
+        const ax = uv[kx * 2]!;
+        if (ax === ax) {
+          const du = ax - cx;
+          const dv = uv[kx * 2 + 1]! - cy;
+          const p = m0 * du + m1 * dv;
+          const q = m3 * du + m4 * dv;
+          f2 = p * p + q * q;
+        }
+        const ay = uv[ky * 2]!;
+        if (ay === ay) {
+          const du = ay - cx;
+          const dv = uv[ky * 2 + 1]! - cy;
+          const p = m0 * du + m1 * dv;
+          const q = m3 * du + m4 * dv;
+          const g2 = p * p + q * q;
+          if (g2 > f2) f2 = g2;
+        }
       }
       let pr: number;
       let pg: number;

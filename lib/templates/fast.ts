@@ -14,10 +14,18 @@
 import { blendLut, FILL_INSIDE_MODES, isSeparable } from './blend';
 import { compositeList, maskOver, type Frame, type SmartPainter } from './composite';
 import { BadInputError } from '../errors';
-import { DEFAULT_PLACEMENT, designLevels, fillMatrix, paintImage, placementMatrix, reductionOf } from './paint';
+import {
+  DEFAULT_PLACEMENT,
+  designLevels,
+  fillMatrix,
+  paintImage,
+  placementMatrix,
+  reductionOf,
+  type LevelsCache,
+} from './paint';
 import type { PreparedSmart, PreparedTemplate } from './prepare';
 import type { RenderOptions, TemplateFill, TemplatePlacement } from './types';
-import { foldedPass, G_ONE, O_ONE, type Fold } from './fast-pass';
+import { foldedPass, footprints, G_ONE, O_ONE, type Fold } from './fast-pass';
 
 /** Modes of layers above a smart object that fold (affine in the backdrop). */
 const FOLDABLE = new Set(['normal', 'multiply', 'screen']);
@@ -72,7 +80,11 @@ function spansOf(uv: Float32Array, f: Frame): Int32Array {
 }
 
 /** The layers above smart object `so` folded into gain and offset per pixel, or null when they do not fold. */
-function foldOf(ps: PreparedSmart, so: number, f: Frame): Omit<Fold, 'plain' | 'displaced'> | null {
+function foldOf(
+  ps: PreparedSmart,
+  so: number,
+  f: Frame,
+): Omit<Fold, 'plain' | 'displaced' | 'plainSteps' | 'displacedSteps'> | null {
   const below = ps.below;
   for (let i = 3; i < below.length; i += 4) if (below[i] !== 255) return null;
   const [top, ...rest] = ps.above;
@@ -148,11 +160,18 @@ function smartPlan(ps: PreparedSmart, so: number): SmartPlan | null {
   const empty = new Uint8Array(f.w * f.h * 3);
   flattenRow(dst, 0, empty, 0, f.w * f.h);
   const fold = foldOf(ps, so, f);
+  if (!fold) return { empty, fold: null };
+  const plain = spansOf(ps.uv, f);
+  const displaced = ps.uvDisplaced ? spansOf(ps.uvDisplaced, f) : null;
   return {
     empty,
-    fold: fold
-      ? { ...fold, plain: spansOf(ps.uv, f), displaced: ps.uvDisplaced ? spansOf(ps.uvDisplaced, f) : null }
-      : null,
+    fold: {
+      ...fold,
+      plain,
+      displaced,
+      plainSteps: footprints(ps.uv, f, plain),
+      displacedSteps: ps.uvDisplaced && displaced ? footprints(ps.uvDisplaced, f, displaced) : null,
+    },
   };
 }
 
@@ -173,6 +192,7 @@ export function renderPlan(p: PreparedTemplate): RenderPlan {
     if (!fo) continue;
     bytes += fo.gain.byteLength + fo.offset.byteLength + (fo.mask?.byteLength ?? 0);
     bytes += fo.plain.byteLength + (fo.displaced?.byteLength ?? 0);
+    bytes += fo.plainSteps.byteLength + (fo.displacedSteps?.byteLength ?? 0);
   }
   plan = { rgb, smart, bytes };
   plans.set(p, plan);
@@ -232,12 +252,14 @@ export function fillsByIndex(p: PreparedTemplate, fills: TemplateFill[]): [numbe
  * The template rendered with each design in its smart object, as RGB over white (transparent areas of the template
  * show white, as the mockup does). The same picture as renderTemplate flattened on white, within the 8-bit rounding
  * of the layers folded (docs/templates.md#render-speed). `out`, when given, receives it (width x height x 3 bytes).
+ * `levels`, when given, keeps the designs' mip pyramids between renders (for fills with a designKey).
  */
 export function renderTemplateRgb(
   p: PreparedTemplate,
   fills: TemplateFill[],
   opts: RenderOptions = {},
   out?: Buffer,
+  levels?: LevelsCache,
 ): RgbRender {
   const displace = opts.displace ?? 'auto';
   if (displace !== 'auto' && displace !== 'off') throw new BadInputError(`displace must be "auto" or "off"`);
@@ -259,9 +281,13 @@ export function renderTemplateRgb(
     if (sp.fold) {
       for (let y = 0; y < f.h; y++)
         data.set(sp.empty.subarray(y * f.w * 3, (y + 1) * f.w * 3), ((f.y + y) * W + f.x) * 3);
-      const spans = useDisplaced && sp.fold.displaced ? sp.fold.displaced : sp.fold.plain;
-      const { mips, mm } = designLevels(uv, f, fill.design, m);
-      foldedPass(data, W, f, uv, spans, mips, mm, ps.below, sp.fold);
+      const fo = sp.fold;
+      const displaced = useDisplaced && fo.displaced && fo.displacedSteps;
+      const spans = displaced ? fo.displaced! : fo.plain;
+      const steps = displaced ? fo.displacedSteps! : fo.plainSteps;
+      const key = levels && fill.designKey;
+      const { mips, mm } = designLevels(uv, f, fill.design, m, key ? { cache: levels, key } : undefined);
+      foldedPass(data, W, f, uv, spans, steps, mips, mm, ps.below, fo);
       continue;
     }
     // the general compositor over the frame, flattened on white

@@ -7,3 +7,4 @@ export { renderTemplate, renderOwnContent, psnr, designSize } from './render';
 export type * from './types';
 export { designTarget, renderPlan, renderTemplateRgb, type RenderPlan, type RgbRender } from './fast';
 export { renderTemplateOrderedRgb } from './ordered';
+export { levelsBytes, type DesignLevels, type LevelsCache } from './paint';

@@ -4,6 +4,7 @@
 // layer order (each at its own stack position, with the layers between them), flattened on white like the fast path.
 import type { Frame } from './composite';
 import { renderPlan, renderTemplateRgb, type RgbRender } from './fast';
+import type { LevelsCache } from './paint';
 import type { PreparedTemplate } from './prepare';
 import { renderTemplate } from './render';
 import type { RenderOptions, TemplateFill } from './types';
@@ -30,9 +31,10 @@ export function renderTemplateOrderedRgb(
   fills: TemplateFill[],
   opts: RenderOptions = {},
   out?: Buffer,
+  levels?: LevelsCache,
 ): RgbRender {
   const { frames, overlap } = filledFrames(p, fills);
-  if (!overlap) return renderTemplateRgb(p, fills, opts, out);
+  if (!overlap) return renderTemplateRgb(p, fills, opts, out, levels);
   const img = renderTemplate(p, fills, opts);
   const rgb = renderPlan(p).rgb;
   const data = out ?? Buffer.allocUnsafe(rgb.length);

@@ -94,50 +94,102 @@ export function reductionOf(uv: Float32Array, f: Rect, m: number[]): [number, nu
   return [ru[Math.floor(ru.length * 0.1)]!, rv[Math.floor(rv.length * 0.1)]!];
 }
 
-/** The image ready to be sampled at the content map `uv` over `frame`: reduced where the map shows it smaller (an
- * integer box from the bytes for the bulk of a large reduction, then Lanczos-3 to about one image pixel per output
- * pixel), premultiplied, with its mip pyramid, and the affine `mm` taking content pixels to its base level's pixels. */
+/** How an image is reduced before it is sampled at a content map (designLevels): an integer box `k` (1: none) from
+ * the bytes, then to `tw` x `th` (Lanczos-3) when that is smaller still. Fixed by the image's size and how much the
+ * map shrinks it, so images of the same pixels with the same plan have the same levels. */
+export interface LevelsPlan {
+  k: number;
+  tw: number;
+  th: number;
+}
+
+/** An image's levels for a plan: its mip pyramid (premultiplied) and the two scalings of the placement affine, per
+ * axis, that take the image's pixels to the pyramid's base (the box's, then the Lanczos reduction's). */
+export interface DesignLevels {
+  mips: ReturnType<typeof buildMips>;
+  scale: [number, number, number, number];
+}
+
+/**
+ * Where renders keep the levels of designs they see again (the caller's cache, bounded by it): `key` names the
+ * design's pixels (TemplateFill.designKey) and the plan. get answers what set kept, or undefined.
+ */
+export interface LevelsCache {
+  get(key: string): DesignLevels | undefined;
+  set(key: string, levels: DesignLevels, bytes: number): void;
+}
+
+/** The plan for an image sampled at `uv` over `frame` with the placement affine `m`. */
+export function levelsPlan(uv: Float32Array, frame: Rect, img: { width: number; height: number }, m: number[]) {
+  const [ru, rv] = reductionOf(uv, frame, m);
+  // the bulk of a large reduction by an integer box straight from the bytes (the design is read once)
+  const k = Math.max(1, Math.floor(Math.min(ru, rv) / 1.5));
+  const w = k > 1 ? Math.max(1, Math.floor(img.width / k)) : img.width;
+  const h = k > 1 ? Math.max(1, Math.floor(img.height / k)) : img.height;
+  const ru2 = ru / (img.width / w);
+  const rv2 = rv / (img.height / h);
+  const reduce = ru2 > 1.05 || rv2 > 1.05;
+  return {
+    k,
+    tw: reduce ? Math.max(1, Math.min(w, Math.round(w / Math.max(1, ru2)))) : w,
+    th: reduce ? Math.max(1, Math.min(h, Math.round(h / Math.max(1, rv2)))) : h,
+  };
+}
+
+/** An image's levels for a plan: reduced (an integer box from the bytes for the bulk of a large reduction, then
+ * Lanczos-3 to about one image pixel per output pixel), premultiplied, with its mip pyramid. */
+export function buildLevels(img: RawImage, plan: LevelsPlan): DesignLevels {
+  let w = img.width;
+  let h = img.height;
+  let pm: Float32Array;
+  const scale: [number, number, number, number] = [1, 1, 1, 1];
+  if (plan.k > 1) {
+    const r = boxFromBytes(img.data, w, h, plan.k);
+    scale[0] = r.w / w;
+    scale[1] = r.h / h;
+    pm = r.data;
+    w = r.w;
+    h = r.h;
+  } else pm = premultiply(img);
+  if (plan.tw !== w || plan.th !== h) {
+    const r = reduce(pm, w, h, plan.tw, plan.th);
+    scale[2] = r.w / w;
+    scale[3] = r.h / h;
+    pm = r.data;
+    w = r.w;
+    h = r.h;
+  }
+  return { mips: buildMips(pm, w, h), scale };
+}
+
+/** The bytes levels hold. */
+export const levelsBytes = (l: DesignLevels) => l.mips.levels.reduce((n, L) => n + L.data.byteLength, 0);
+
+/**
+ * The image ready to be sampled at the content map `uv` over `frame` (buildLevels for its plan), and the affine `mm`
+ * taking content pixels to its base level's pixels. With a cache and a key naming the image's pixels, levels made
+ * for the same pixels and plan before are used again (the same levels: they depend on nothing else).
+ */
 export function designLevels(
   uv: Float32Array,
   frame: Rect,
   img: RawImage,
   m: number[],
+  cached?: { cache: LevelsCache; key: string },
 ): { mips: ReturnType<typeof buildMips>; mm: number[] } {
-  const [ru, rv] = reductionOf(uv, frame, m);
-  // the bulk of a large reduction by an integer box straight from the bytes (the design is read once)
-  const k = Math.max(1, Math.floor(Math.min(ru, rv) / 1.5));
-  let w = img.width;
-  let h = img.height;
-  let pm: Float32Array;
-  let mm = m;
-  if (k > 1) {
-    const r = boxFromBytes(img.data, w, h, k);
-    mm = [
-      m[0]! * (r.w / w),
-      m[1]! * (r.w / w),
-      m[2]! * (r.w / w),
-      m[3]! * (r.h / h),
-      m[4]! * (r.h / h),
-      m[5]! * (r.h / h),
-    ];
-    pm = r.data;
-    w = r.w;
-    h = r.h;
-  } else pm = premultiply(img);
-  const ru2 = ru / (img.width / w);
-  const rv2 = rv / (img.height / h);
-  if (ru2 > 1.05 || rv2 > 1.05) {
-    const tw = Math.max(1, Math.min(w, Math.round(w / Math.max(1, ru2))));
-    const th = Math.max(1, Math.min(h, Math.round(h / Math.max(1, rv2))));
-    const r = reduce(pm, w, h, tw, th);
-    const kx = r.w / w;
-    const ky = r.h / h;
-    mm = [mm[0]! * kx, mm[1]! * kx, mm[2]! * kx, mm[3]! * ky, mm[4]! * ky, mm[5]! * ky];
-    pm = r.data;
-    w = r.w;
-    h = r.h;
+  const plan = levelsPlan(uv, frame, img, m);
+  const key = cached && `${cached.key}|B${plan.k}|${plan.tw}x${plan.th}`;
+  let lv = key ? cached.cache.get(key) : undefined;
+  if (!lv) {
+    lv = buildLevels(img, plan);
+    if (key) cached.cache.set(key, lv, levelsBytes(lv));
   }
-  return { mips: buildMips(pm, w, h), mm };
+  // the box's scaling, then the reduction's (applied in that order, as the levels were made)
+  const [ax, ay, bx, by] = lv.scale;
+  let mm = m;
+  if (plan.k > 1) mm = [m[0]! * ax, m[1]! * ax, m[2]! * ax, m[3]! * ay, m[4]! * ay, m[5]! * ay];
+  if (bx !== 1 || by !== 1) mm = [mm[0]! * bx, mm[1]! * bx, mm[2]! * bx, mm[3]! * by, mm[4]! * by, mm[5]! * by];
+  return { mips: lv.mips, mm };
 }
 
 /** Frame-sized RGBA of an image sampled at the content map `uv` (image pixels = m x content pixels). */

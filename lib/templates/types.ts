@@ -56,6 +56,8 @@ export interface TemplateFill {
   /** the size the placement is computed for when `design` is that image resized to another
    * aspect ratio (to designTarget's size, so the engine does not reduce it itself); default: the design's own size */
   placedAs?: { width: number; height: number };
+  /** names the design's pixels (same key, same pixels) for a render's levels cache (fast.ts); none: not cached */
+  designKey?: string;
 }
 
 export interface RenderOptions {

@@ -20,6 +20,8 @@ import {
   type RawImage,
   type TemplateFill,
 } from '../../lib/templates';
+import { foldedPass, footprints, STEP_BLOCK } from '../../lib/templates/fast-pass';
+import { designLevels, fillMatrix } from '../../lib/templates/paint';
 
 const FIX = path.join(__dirname, '../fixtures/templates');
 
@@ -160,5 +162,46 @@ describe('templates engine: the RGB render (fast path)', function () {
     const again = renderTemplateRgb(p, [{ smartObjectId: p.smartObjects[0]!.id, design: design(500, 500) }], {}, out);
     assert.equal(again.data, out);
     assert.ok(out.equals(r.data));
+  });
+
+  it('the footprint bound per block of pixels settles only blocks where every pixel samples bilinearly', () => {
+    const p = prepareTemplate(
+      parseTemplate(
+        mockupPsd({
+          width: 700,
+          height: 600,
+          quad: [150, 120, 560, 140, 540, 520, 170, 500],
+          content: { width: 400, height: 400 },
+        }),
+      ),
+    );
+    const ps = p.smart[0]!;
+    const f = ps.frame!;
+    const fold = renderPlan(p).smart[0]!.fold!;
+    assert.ok(ps.uvDisplaced && fold.displaced && fold.displacedSteps, 'the displaced map has its own bounds');
+    assert.equal(fold.plainSteps.length, f.h * Math.ceil(f.w / STEP_BLOCK));
+    assert.deepEqual(footprints(ps.uv, f, fold.plain), fold.plainSteps);
+    for (const [uv, spans, steps] of [
+      [ps.uv, fold.plain, fold.plainSteps],
+      [ps.uvDisplaced, fold.displaced, fold.displacedSteps],
+    ] as const) {
+      // about its size (bilinear nearly everywhere), rotated, and far larger (trilinear over the mips)
+      for (const [size, placement] of [
+        [420, { x: 50, y: 50, scale: 1, rotation: 0 }],
+        [380, { x: 40, y: 55, scale: 0.7, rotation: 30 }],
+        [1800, { x: 50, y: 50, scale: 1, rotation: 0 }],
+      ] as const) {
+        const d = design(size, size);
+        const m = fillMatrix(ps.geometry.width, ps.geometry.height, { design: d, placement });
+        const { mips, mm } = designLevels(uv, f, d, m);
+        const bounded = Buffer.from(renderPlan(p).rgb);
+        const everywhere = Buffer.from(renderPlan(p).rgb);
+        foldedPass(bounded, p.width, f, uv, spans, steps, mips, mm, ps.below, fold);
+        // no block settled: the footprint of every pixel measured
+        const none = new Float32Array(steps.length).fill(Infinity);
+        foldedPass(everywhere, p.width, f, uv, spans, none, mips, mm, ps.below, fold);
+        assert.ok(bounded.equals(everywhere), `${size} px at ${placement.rotation} deg: the same pixels`);
+      }
+    }
   });
 });
