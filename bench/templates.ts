@@ -95,7 +95,12 @@ async function main() {
     const form = new FormData();
     form.append('file', new Blob([new Uint8Array(file)]), 'render-2000.psd');
     const imp = await fetch(`${api}/api/v1/templates`, { method: 'POST', headers: auth, body: form });
-    const tpl = (await imp.json()) as { id: string; status: string };
+    let tpl = (await imp.json()) as { id: string; status: string };
+    // under load the import can outlast the sync wait (202): poll until it is ready
+    for (let i = 0; tpl.status === 'processing' && i < 600; i++) {
+      await new Promise((r) => setTimeout(r, 200));
+      tpl = (await (await fetch(`${api}/api/v1/templates/${tpl.id}`, { headers: auth })).json()) as typeof tpl;
+    }
     if (tpl.status !== 'ready') throw new Error(`template import: ${imp.status} ${JSON.stringify(tpl)}`);
     // the design: a 1000x1000 PNG upload (its levels prepared at upload, as a customer's design would be)
     const png = await sharp({ create: { width: 1000, height: 1000, channels: 4, background: '#1d4ed8' } })
