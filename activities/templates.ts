@@ -23,10 +23,11 @@ export interface TemplateActivityDeps extends BookkeepingDeps {
 /** PSNR of identical images is infinite; JSON has no Infinity: a perfect match is reported as this many dB. */
 export const PSNR_IDENTICAL = 100;
 
-/** The preview: the render of the template's own content as a lossless PNG at full size (fast zlib level). */
+/** The preview: the render of the template's own content as a lossless PNG at full size, encoded for speed (zlib
+ * level 1, no row filters: about 40 % less CPU than level 3, for 1.7x the bytes on the bench's noisy 3600x2700 file). */
 export function encodePreview(img: RawImage): Promise<Buffer> {
   return sharp(img.data, { raw: { width: img.width, height: img.height, channels: 4 } })
-    .png({ compressionLevel: 3, adaptiveFiltering: false })
+    .png({ compressionLevel: 1, adaptiveFiltering: false })
     .toBuffer();
 }
 
@@ -63,23 +64,28 @@ export function createTemplateActivities(deps: TemplateActivityDeps) {
         step('parse');
         const prepared = prepareTemplate(parsed);
         step('prepare');
-        const stored = await storePrepared(storage, templateId, prepared);
-        written.push(...stored.keys);
-        step('store');
+        // The prepared buffers are written and the preview's PNG and thumbnail encoded (on libuv's threads) while this
+        // thread compares the render with the composite Photoshop saved.
         const own = renderOwnContent(prepared);
+        const storing = storePrepared(storage, templateId, prepared);
+        const encoding = Promise.all([encodePreview(own), makeThumbnailFromRaw(own)]);
+        const both = Promise.all([storing, encoding]);
+        both.catch(() => {}); // awaited below; a rejection before then is not unhandled
         const fidelity = parsed.photoshopComposite
           ? {
               psnr: Math.min(PSNR_IDENTICAL, Math.round(psnr(own, parsed.photoshopComposite) * 100) / 100),
               comparedTo: 'photoshop-composite' as const,
             }
           : null;
-        const [preview, thumb] = await Promise.all([encodePreview(own), makeThumbnailFromRaw(own)]);
+        step('fidelity');
+        const [stored, [preview, thumb]] = await both;
+        written.push(...stored.keys);
         await Promise.all([
           storage.put(keys.preview, preview, 'image/png'),
           storage.put(keys.thumbnail, thumb.body, thumb.mimeType),
         ]);
         written.push(keys.preview, keys.thumbnail);
-        step('preview');
+        step('store');
         const done = await completeTemplateImport(sql, templateId, {
           previewKey: keys.preview,
           thumbnailKey: keys.thumbnail,

@@ -230,6 +230,12 @@ export interface BlendArgs {
   clip?: Float32Array | null;
 }
 
+/** Whether the n RGBA pixels from byte `i` on are all opaque. */
+function opaqueRun(src: Uint8Array | Uint8ClampedArray, i: number, n: number): boolean {
+  for (let k = i + 3, end = i + n * 4; k < end; k += 4) if (src[k] !== 255) return false;
+  return true;
+}
+
 /** Blend a source onto the backdrop in place. */
 export function blendInto(a: BlendArgs): void {
   const { dst, dw, src, sw, sh, sx, sy, mode, mask, clip } = a;
@@ -246,9 +252,15 @@ export function blendInto(a: BlendArgs): void {
   const x1 = Math.min(sw, dw - sx);
   const y1 = Math.min(sh, dh - sy);
   if (op <= 0) return;
+  // a plain opaque layer (a photo's background) replaces the backdrop: its rows copied where they are opaque
+  const copyOpaque = mode === 'normal' && op >= 1 && !mask && !clip;
   for (let y = y0; y < y1; y++) {
     let si = (y * sw + x0) * 4;
     let di = ((y + sy) * dw + x0 + sx) * 4;
+    if (copyOpaque && x1 > x0 && opaqueRun(src, si, x1 - x0)) {
+      dst.set(src.subarray(si, si + (x1 - x0) * 4), di);
+      continue;
+    }
     for (let x = x0; x < x1; x++, si += 4, di += 4) {
       let as = (src[si + 3]! / 255) * op;
       if (mask) as *= mask[si >> 2]! / 255;

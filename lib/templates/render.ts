@@ -91,9 +91,14 @@ function spansOutside(a: number, b: number, frames: Frame[]): [number, number][]
   return spans;
 }
 
-/** The template with each smart object's own embedded content (what Photoshop's composite shows). */
+/** The template with each smart object's own embedded content (what Photoshop's composite shows): the prepared
+ * baseline itself, not a copy (read it; a render starts from its own copy). */
 export function renderOwnContent(p: PreparedTemplate): RawImage {
-  return { width: p.width, height: p.height, data: Buffer.from(p.baseline) };
+  return {
+    width: p.width,
+    height: p.height,
+    data: Buffer.from(p.baseline.buffer, p.baseline.byteOffset, p.baseline.byteLength),
+  };
 }
 
 /** PSNR in dB over RGB, both images composited over white (transparent areas compare as white). */
@@ -101,7 +106,17 @@ export function psnr(a: RawImage, b: RawImage): number {
   if (a.width !== b.width || a.height !== b.height) throw new RangeError('psnr: images differ in size');
   let se = 0;
   const n = a.width * a.height;
+  const A = a.data;
+  const B = b.data;
   for (let i = 0; i < n * 4; i += 4) {
+    if (A[i + 3] === 255 && B[i + 3] === 255) {
+      // both opaque (most pixels): the same differences in integers
+      const dr = A[i]! - B[i]!;
+      const dg = A[i + 1]! - B[i + 1]!;
+      const db = A[i + 2]! - B[i + 2]!;
+      se += dr * dr + dg * dg + db * db;
+      continue;
+    }
     const aa = a.data[i + 3]! / 255;
     const ba = b.data[i + 3]! / 255;
     for (let c = 0; c < 3; c++) {
