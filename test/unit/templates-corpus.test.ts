@@ -117,17 +117,30 @@ describe('templates engine: fidelity on Photoshop files', function () {
     }
   });
 
-  it('custom bezier warp: the hidden smart object matches the pixels Photoshop stored for it (measured)', () => {
+  it('custom bezier warp: the hidden smart object against the pixels Photoshop stored for it; the gap is its 0.22 % larger shape', () => {
     const t = parseTemplate(readFileSync(path.join(FIX, 'warp-custom-ag-psd-mesh-transform.psd')));
     const node = t.root.find((n): n is Extract<TNode, { kind: 'smart' }> => n.kind === 'smart')!;
-    assert.equal(t.smart[node.so]!.info.warp, 'custom');
+    const sd = t.smart[node.so]!;
+    assert.equal(sd.info.warp, 'custom');
     const b = node.img!;
-    const own = paintOwn(t.smart[node.so]!, null, { x: b.x, y: b.y, w: b.w, h: b.h })!;
+    const f = { x: b.x, y: b.y, w: b.w, h: b.h };
     // over black: the content is white, so a comparison over white would hide the warp
-    const v = psnr(overBlack(own, b.w, b.h), overBlack(b.data, b.w, b.h));
+    const measure = (s: typeof sd) => psnr(overBlack(paintOwn(s, null, f)!, b.w, b.h), overBlack(b.data, b.w, b.h));
+    const v = measure(sd);
     table.push(
       `| warp-custom-ag-psd-mesh-transform.psd | custom bezier mesh warp (layer pixels, the layer is hidden) | ${v.toFixed(2)} |`,
     );
-    assert.ok(v >= 25, `PSNR ${v.toFixed(2)} dB`);
+    assert.ok(v >= 27.5, `PSNR ${v.toFixed(2)} dB`);
+    // Photoshop's stored shape is the mesh's scaled by 1.0022 about the transform's top-left corner (its right edge
+    // 0.84 px and its bottom 0.43 px further out, its left and top edges where ours are), a scale neither the
+    // transform nor the mesh in the file carries. Drawn at that scale, the same mesh, sampler and edge antialiasing
+    // are within the issue's 35 dB: what is left at the outline is geometry, not filtering.
+    const [x0, y0] = sd.geometry.quad[0];
+    const quad = sd.geometry.quad.map(([x, y]) => [
+      x0 + (x - x0) * 1.0022,
+      y0 + (y - y0) * 1.0022,
+    ]) as typeof sd.geometry.quad;
+    const scaled = measure({ ...sd, geometry: { ...sd.geometry, quad } });
+    assert.ok(scaled >= 35, `at Photoshop's scale: PSNR ${scaled.toFixed(2)} dB`);
   });
 });
