@@ -74,21 +74,27 @@ describe('the seeded path: a plain tee on a backdrop that shares its colour', fu
     return data;
   };
 
-  /** Our tee cut out (700 px) in the middle of the backdrop, shaded by `shade(x, y)` (a factor), as a JPEG. */
-  const photo = async (hex: string, bg: Buffer, shade: (x: number, y: number) => number) => {
-    const blank = await ownBlank('tee', 'front', hex, 1000);
-    const cut = await framedPhoto(blank, {
-      width: 700,
-      height: 700,
-      scale: 0.7,
-      left: 0,
-      top: 0,
-      backdrop: 'transparent',
-    });
-    const left = 100;
-    const top = 200;
+  /** Our tees cut out (700 px), placed at (left, top) on the backdrop, shaded by `shade(x, y)` (a factor), as a JPEG. */
+  const photoOf = async (
+    tees: { hex: string; left: number; top: number }[],
+    bg: Buffer,
+    shade: (x: number, y: number) => number,
+  ) => {
+    const layers: sharp.OverlayOptions[] = [];
+    for (const t of tees) {
+      const blank = await ownBlank('tee', 'front', t.hex, 1000);
+      const cut = await framedPhoto(blank, {
+        width: 700,
+        height: 700,
+        scale: 0.7,
+        left: 0,
+        top: 0,
+        backdrop: 'transparent',
+      });
+      layers.push({ input: cut.image, left: t.left, top: t.top });
+    }
     const { data } = await sharp(bg, { raw: { width: W, height: H, channels: 3 } })
-      .composite([{ input: cut.image, left, top }])
+      .composite(layers)
       .removeAlpha()
       .raw()
       .toBuffer({ resolveWithObject: true });
@@ -97,11 +103,17 @@ describe('the seeded path: a plain tee on a backdrop that shares its colour', fu
         const k = shade(x, y);
         for (let c = 0; c < 3; c++) data[(y * W + x) * 3 + c] = Math.round(data[(y * W + x) * 3 + c]! * k);
       }
-    const jpeg = await sharp(data, { raw: { width: W, height: H, channels: 3 } })
+    return sharp(data, { raw: { width: W, height: H, channels: 3 } })
       .jpeg({ quality: 85 })
       .toBuffer();
-    return { jpeg, left, top, side: 700 };
   };
+  /** One tee in the middle of the backdrop. */
+  const photo = async (hex: string, bg: Buffer, shade: (x: number, y: number) => number) => ({
+    jpeg: await photoOf([{ hex, left: 100, top: 200 }], bg, shade),
+    left: 100,
+    top: 200,
+    side: 700,
+  });
 
   /** The print centre's distance from where it lands on the tee, in tee widths, and the detection's source. */
   const printError = async (p: Awaited<ReturnType<typeof photo>>) => {
@@ -147,5 +159,30 @@ describe('the seeded path: a plain tee on a backdrop that shares its colour', fu
     const { err, source } = await printError(p);
     assert.equal(source, 'seeded');
     assert.ok(err <= 0.05, `print centre ${(err * 100).toFixed(1)} % of the tee's width off`);
+  });
+
+  it('two tees over each other on a rose wooden floor: no region of a tee\u2019s shape, garment_not_found, never a print across the two', async () => {
+    const bg = backdrop((x, y) => {
+      const plank = Math.floor(y / 60);
+      const g = 14 * Math.sin(x / 9 + plank * 2.1) + 8 * Math.sin(x / 3.1 + plank);
+      return [200 + g, 128 + g, 122 + g];
+    });
+    const jpeg = await photoOf(
+      [
+        { hex: '#1F2A44', left: -120, top: 150 },
+        { hex: '#1F2A44', left: 300, top: 260 },
+      ],
+      bg,
+      () => 1,
+    );
+    const found = await detectGarmentInImage(jpeg);
+    const chosen = await choosePrintZone({
+      blank: { width: W, height: H, garment: found },
+      zone,
+      silhouette: 'tee',
+      view: 'front',
+    });
+    assert.equal(chosen.basis, 'image', JSON.stringify(found.found ? found.source : found.reason));
+    assert.equal(chosen.warning?.code, 'garment_not_found');
   });
 });
