@@ -6,9 +6,12 @@
 //     sweep and on the soft ramps of a drop shadow, and high on a garment's edges, seams, folds and knit;
 //   - the backdrop is flooded from the image's border through pixels that are smooth and either of the backdrop's
 //     colour or a shadow of it (darker, same chromaticity); the outline, closed by one pixel, stops it, so whatever it
-//     does not reach is garment (and what the garment encloses);
+//     does not reach is garment (and what the garment encloses); a drop shadow's steep band next to the garment is
+//     peeled off (garment-shadow.ts) and the pockets of backdrop between a sleeve and the body opened
+//     (garment-pockets.ts);
 //   - the regions left are returned, largest first, for the caller to pick the one that looks like the garment.
 // Pure code on raw pixels: no sharp, no I/O.
+import { openPockets } from './garment-pockets';
 import { peelShadow } from './garment-shadow';
 import { box3, boxMean, evalSurface, fitSurface, quantile, refine, ring } from './segment-filters';
 
@@ -215,6 +218,8 @@ export function segmentByOutline(px: Pixels): { ok: true; seg: Segmentation } | 
   }
   // a soft drop shadow's steep part next to the garment, where the flood stopped: peeled off ring by ring
   peelShadow(reached, ch, model, w, h, SHADOW_CHROMA);
+  // pockets of backdrop and shadow between a sleeve and the body, whose narrow mouth the flood did not pass
+  openPockets(reached, fine, hp, edge, ch, model, w, h);
   const mask = new Uint8Array(n);
   for (let i = 0; i < n; i++) mask[i] = reached[i] ? 0 : 1;
   // the outline to the pixel: the high-pass of a backdrop pixel next to the garment sees the garment, so the mask is a

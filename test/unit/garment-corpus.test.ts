@@ -64,21 +64,73 @@ describe('garment corpus (a): our blanks reframed on light backdrops', function 
     for (const r of results) assert.equal(r.source, 'outline', label(r));
   });
 
-  it('without a drop shadow: IoU >= 0.92 with the true silhouette', () => {
-    const bad = results.filter((r) => !r.c.shadow && r.iou < 0.92).map(label);
+  it('without a drop shadow: IoU >= 0.95 with the true silhouette', () => {
+    const bad = results.filter((r) => !r.c.shadow && r.iou < 0.95).map(label);
     assert.deepEqual(bad, []);
   });
 
-  it('with a soft drop shadow (its steep band peeled off): IoU >= 0.88, and >= 0.95 on average', () => {
+  it('with a soft drop shadow (its steep band peeled off, the gaps opened): IoU >= 0.91, and >= 0.97 on average', () => {
     const shadowed = results.filter((r) => r.c.shadow);
-    const bad = shadowed.filter((r) => r.iou < 0.88).map(label);
+    const bad = shadowed.filter((r) => r.iou < 0.91).map(label);
     assert.deepEqual(bad, []);
     const mean = shadowed.reduce((s, r) => s + r.iou, 0) / shadowed.length;
-    assert.ok(mean >= 0.95, `mean IoU ${mean.toFixed(3)}`);
+    assert.ok(mean >= 0.97, `mean IoU ${mean.toFixed(3)}`);
   });
 
-  it('the print centre lands within 3 % of the garment width of where it lands on our own blank', () => {
-    const bad = results.filter((r) => !(r.centreError <= 0.03)).map(label);
+  it('the print centre lands within 2 % of the garment width of where it lands on our own blank', () => {
+    const bad = results.filter((r) => !(r.centreError <= 0.02)).map(label);
     assert.deepEqual(bad, []);
+  });
+});
+
+// Photos of the full corpus (scripts/garment-corpus.ts, the same seeds) that the pockets of garment-pockets.ts decide:
+// the drop shadow in the narrow gap between a sleeve and the body (white, sand, heather), and a garment of the
+// backdrop's own colour whose fabric the pocket flood gets into through its outline.
+describe('garment corpus (a): the shadowed gap between a sleeve and the body', function () {
+  this.timeout(300_000);
+  const backdrop = (name: string) => BACKDROPS.find((b) => b.name === name)!;
+  const at = (
+    silhouette: CorpusCase['silhouette'],
+    colorName: string,
+    on: string,
+    shadow: boolean,
+    scale: number,
+    corner: CorpusCase['corner'],
+    quality: number,
+    landscape: boolean,
+    seed: number,
+  ): CorpusCase => ({
+    silhouette,
+    view: 'front',
+    colorName,
+    colorHex: hex(colorName),
+    backdrop: backdrop(on),
+    shadow,
+    scale,
+    corner,
+    quality,
+    width: landscape ? 1000 : 800,
+    height: landscape ? 800 : 1000,
+    seed,
+  });
+
+  // IoU before the pockets were opened: 0.893, 0.895, 0.905, 0.901, 0.896
+  const gaps = [
+    at('longsleeve', 'White', 'pure white', true, 0.625, 'centre', 75, false, 421),
+    at('crewneck', 'White', 'pure white', true, 0.625, 'centre', 75, false, 271),
+    at('hoodie', 'White', 'pure white', true, 0.625, 'top-left', 75, false, 151),
+    at('crewneck', 'Sand', 'pure white', true, 0.625, 'top-right', 75, false, 331),
+    at('crewneck', 'Heather Grey', 'light grey', true, 0.5, 'top-left', 75, false, 325),
+  ];
+  for (const c of gaps)
+    it(`${c.silhouette} ${c.colorName} on ${c.backdrop.name} with a drop shadow (q${c.quality}): the gap under each sleeve is backdrop, IoU >= 0.92`, async () => {
+      const r = await evaluateCase(c);
+      assert.ok(r.iou >= 0.92, `IoU ${r.iou.toFixed(3)}`);
+      assert.ok(r.centreError <= 0.03, `centre ${(r.centreError * 100).toFixed(1)} %`);
+    });
+
+  it('a sand hoodie on sand paper keeps its fabric: the pocket flood runs into the garment there, so nothing is opened (0.868 without that guard)', async () => {
+    const r = await evaluateCase(at('hoodie', 'Sand', 'own colour', false, 0.875, 'bottom-left', 90, true, 238));
+    assert.ok(r.iou >= 0.92, `IoU ${r.iou.toFixed(3)}`);
   });
 });
