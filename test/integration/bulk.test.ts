@@ -19,6 +19,7 @@ import { createLogger } from '../../lib/log';
 import { putStream, type Storage } from '../../lib/storage';
 import { activeSigningSecrets } from '../../db/webhook-secrets';
 import { verifyWebhookSignature } from '../../lib/webhooks/signature';
+import * as inspect from '../helpers/db-inspect';
 import { account, http } from '../helpers/http';
 import { startCallbackReceiver, type CallbackReceiver } from '../helpers/receiver';
 import { startStack, type Stack } from '../helpers/stack';
@@ -96,7 +97,6 @@ describe('bulk renders: POST /api/v1/generate/bulk', function () {
       await new Promise((r) => setTimeout(r, 150));
     }
   };
-  const count = async (q: Promise<unknown>) => ((await q) as unknown as { n: number }[])[0]!.n;
 
   it('renders designs x colours x zones, the dark variant on dark colours, one ZIP and one signed bulk.completed', async () => {
     const acct = await account(stack.baseUrl);
@@ -268,8 +268,7 @@ describe('bulk renders: POST /api/v1/generate/bulk', function () {
     // one debit per item, keyed by its generation id
     for (const g of done.generations) {
       assert.equal(g.status, 'completed', g.error);
-      const debits = await stack.sql`select amount from token_debits where reference = ${g.id}`;
-      assert.equal(debits.length, 1, g.id);
+      assert.equal((await inspect.debitAmounts(g.id)).length, 1, g.id);
     }
     const onTemplate = done.generations.filter((g: any) => g.templateId);
     assert.equal(onTemplate.length, 4);
@@ -342,10 +341,7 @@ describe('bulk renders: POST /api/v1/generate/bulk', function () {
       assert.equal(res.status, 202, res.text);
       const done = await ended(acct, res.body.id);
       for (const g of done.generations) assert.equal(g.status, 'completed', g.error);
-      const items = await stack.sql<
-        { job: any }[]
-      >`select job from bulk_items where bulk_id = ${res.body.id} order by position`;
-      return { generations: done.generations as any[], jobs: items.map((i) => i.job) };
+      return { generations: done.generations as any[], jobs: await inspect.bulkItemJobs(res.body.id) };
     };
     // a full placement: both kinds of item take it as given
     const given = { x: 30, y: 60, scale: 0.5, rotation: 15 };
@@ -411,7 +407,7 @@ describe('bulk renders: POST /api/v1/generate/bulk', function () {
     // 402 with required and available; nothing recorded or charged
     const poor = await account(stack.baseUrl);
     const zones = ['front', 'back'];
-    await stack.sql`delete from token_grants where user_id = ${poor.userId}`;
+    await inspect.expireGrants(poor.userId);
     await grantTokens(stack.sql, { userId: poor.userId, source: 'free', amount: 3, reference: `t:${poor.userId}` });
     const short = await bulk(poor, {
       designs: [{ designUrl }],
@@ -421,8 +417,8 @@ describe('bulk renders: POST /api/v1/generate/bulk', function () {
     assert.equal(short.body.error.code, 'insufficient_tokens');
     assert.deepEqual([short.body.error.details.required, short.body.error.details.available], [4, 3]);
     assert.equal(await tokenBalance(stack.sql, poor.userId), 3);
-    assert.equal(await count(stack.sql`select count(*)::int as n from bulk_jobs where user_id = ${poor.userId}`), 0);
-    assert.equal(await count(stack.sql`select count(*)::int as n from generations where user_id = ${poor.userId}`), 0);
+    assert.equal(await inspect.bulkCount(poor.userId), 0);
+    assert.equal(await inspect.generationCount(poor.userId), 0);
     assert.equal(await tokenBalance(stack.sql, acct.userId), before);
   });
 
@@ -537,7 +533,7 @@ describe('bulk renders: POST /api/v1/generate/bulk', function () {
     // the moment before its last step: items rendered, no archive, the row open
     const key = `archives/${res.body.id}.zip`;
     await stack.storage.delete(key);
-    await stack.sql`update bulk_jobs set status = 'running', archive_key = null, finished_at = null where id = ${res.body.id}`;
+    await inspect.reopenBulk(res.body.id);
 
     // the deletion is asked for while the archive is being written (after the check before it)
     let writes = 0;
@@ -565,8 +561,7 @@ describe('bulk renders: POST /api/v1/generate/bulk', function () {
     assert.equal(finished.webhookUrl, null, 'no bulk.completed');
     assert.equal(finished.archiveUrl, null);
     assert.equal(await stack.storage.exists(key), false, 'the archive written meanwhile was deleted');
-    const [row] = await stack.sql`select archive_key, finished_at from bulk_jobs where id = ${res.body.id}`;
-    assert.deepEqual([row!.archive_key, row!.finished_at], [null, null]);
+    assert.deepEqual(await inspect.bulkArchive(res.body.id), { archiveKey: null, finishedAt: null });
     // run again (a retry): the deletion is seen before anything is written
     const again = await activities.finishBulk(res.body.id);
     assert.equal(again.accountDeleted, true);
@@ -589,7 +584,7 @@ describe('bulk renders: POST /api/v1/generate/bulk', function () {
     assert.equal(second.headers.get('idempotent-replayed'), 'true');
     await ended(acct, first.body.id);
     assert.equal(await tokenBalance(stack.sql, acct.userId), before - 1);
-    assert.equal(await count(stack.sql`select count(*)::int as n from bulk_jobs where user_id = ${acct.userId}`), 1);
+    assert.equal(await inspect.bulkCount(acct.userId), 1);
   });
 
   it('a worker killed mid-bulk (SIGKILL) and another taking over loses and doubles nothing', async () => {
@@ -636,16 +631,10 @@ describe('bulk renders: POST /api/v1/generate/bulk', function () {
       assert.deepEqual([done.completed, done.failed], [6, 0]);
       const ids = done.generations.map((g: any) => g.id);
       // one debit each, no refund, one mockup each in the archive, one callback
-      assert.equal(
-        await count(stack.sql`select count(*)::int as n from token_debits where reference in ${stack.sql(ids)}`),
-        6,
-      );
-      assert.equal(
-        await count(
-          stack.sql`select count(*)::int as n from token_grants where reference in ${stack.sql(ids.map((id: string) => `refund:${id}`))}`,
-        ),
-        0,
-      );
+      const debits = await Promise.all(ids.map((id: string) => inspect.debitAmounts(id)));
+      assert.equal(debits.flat().length, 6);
+      const refunds = await Promise.all(ids.map((id: string) => inspect.refundAmounts(id)));
+      assert.equal(refunds.flat().length, 0);
       assert.equal(await tokenBalance(stack.sql, acct.userId), before - 6);
       const entries = await zipEntries(await bytes(done.archiveUrl));
       assert.equal(entries.size, 6);

@@ -2,9 +2,11 @@
 // statement notifies the API), without waiting for its workflow to close. No worker runs here, so the workflow never
 // progresses: only the notice can end the request early; without one the request runs into its synchronous budget.
 import assert from 'node:assert/strict';
-import { GENERATION_FINISHED_CHANNEL } from '../../lib/generation/types';
+import { completeGeneration, failAndRefund } from '../../db/generations';
+import * as inspect from '../helpers/db-inspect';
 import { account, http } from '../helpers/http';
 import { startStack, terminateStarted, type Stack } from '../helpers/stack';
+import { until } from '../helpers/wait';
 
 describe('synchronous generate answers from the recorded outcome', () => {
   let stack: Stack;
@@ -33,35 +35,34 @@ describe('synchronous generate answers from the recorded outcome', () => {
         garmentImageUrl: garment.colors[0].imageUrl,
       },
     });
-    let id: string | undefined;
-    for (let i = 0; i < 200 && !id; i++) {
-      const [row] = await stack.sql<
-        { id: string }[]
-      >`select id from generations where user_id = ${acct.userId} and created_at >= ${new Date(t0 - 1000)} and status = 'pending' order by created_at desc limit 1`;
-      id = row?.id;
-      if (!id) await new Promise((r) => setTimeout(r, 25));
-    }
-    assert.ok(id, 'the generation row appeared');
+    const { id } = await until(
+      'the generation row',
+      () => inspect.latestGeneration(acct.userId, { status: 'pending', since: new Date(t0 - 1000) }),
+      { ms: 5000, every: 25 },
+    );
     started.push(id);
-    // the API starts listening before it starts the workflow; give it the moment between row and start
-    for (let i = 0; i < 200; i++) {
-      const d = await stack.client.workflow
-        .getHandle(id)
-        .describe()
-        .catch(() => null);
-      if (d) break;
-      await new Promise((r) => setTimeout(r, 25));
-    }
+    // the API starts listening before it starts the workflow; give it the moment between row and start (at most 5 s)
+    await until(
+      'the workflow to start',
+      () =>
+        stack.client.workflow
+          .getHandle(id)
+          .describe()
+          .catch(() => null),
+      { ms: 5000, every: 25 },
+    ).catch(() => {});
     return { id, response, t0 };
   }
 
   it('answers 200 with the completed resource when the completion is recorded, though the workflow is still running', async () => {
     const { id, response, t0 } = await startGeneration();
-    await stack.sql`
-      with done as (
-        update generations set status = 'completed', mockup_key = ${`mockups/${id}.jpg`}, thumbnail_key = ${`mockups/${id}-thumb.jpg`},
-               completed_at = now() where id = ${id} returning id)
-      select pg_notify(${GENERATION_FINISHED_CHANNEL}, id) from done`;
+    // the worker's statement (it notifies the API as it commits)
+    assert.ok(
+      await completeGeneration(stack.sql, id, {
+        mockupKey: `mockups/${id}.jpg`,
+        thumbnailKey: `mockups/${id}-thumb.jpg`,
+      }),
+    );
     const res = await response;
     assert.equal(res.status, 200, res.text);
     assert.equal(res.body.id, id);
@@ -74,11 +75,9 @@ describe('synchronous generate answers from the recorded outcome', () => {
 
   it('answers a recorded failure the same way', async () => {
     const { id, response } = await startGeneration();
-    await stack.sql`
-      with done as (
-        update generations set status = 'failed', error = 'Design image: not an image', tokens_used = 0, completed_at = now()
-        where id = ${id} returning id)
-      select pg_notify(${GENERATION_FINISHED_CHANNEL}, id) from done`;
+    // the failure path's statement (it refunds and notifies the API as it commits)
+    const [failed] = await failAndRefund(stack.sql, [id], 'Design image: not an image');
+    assert.equal(failed!.status, 'failed');
     const res = await response;
     assert.equal(res.status, 200, res.text);
     assert.equal(res.body.status, 'failed');
@@ -88,7 +87,7 @@ describe('synchronous generate answers from the recorded outcome', () => {
   it('ignores notices of other generations and answers 202 when the budget runs out', async function () {
     this.timeout(30_000);
     const { id, response, t0 } = await startGeneration();
-    await stack.sql`select pg_notify(${GENERATION_FINISHED_CHANNEL}, ${'gen_0_other'})`;
+    await inspect.notifyGenerationFinished('gen_0_other');
     const res = await response;
     assert.equal(res.status, 202, res.text);
     assert.equal(res.body.id, id);

@@ -10,6 +10,7 @@ import { randomSuffix } from '../../lib/ids';
 import { fileUrl } from '../../lib/storage';
 import { preparedKey } from '../../lib/images';
 import { pngVariant } from '../../bench/lib';
+import * as inspect from '../helpers/db-inspect';
 import * as F from '../helpers/fixtures';
 import { accountsSweep } from '../../workflows';
 import { account, http } from '../helpers/http';
@@ -169,13 +170,12 @@ describe('mockup generation (POST /api/v1/generate, GET /api/v1/generations)', (
 
     it('answers 402 insufficient_tokens with required and available when the balance is 0, before anything starts', async () => {
       const poor = await account(stack.baseUrl);
-      await stack.sql`update token_grants set expires_at = now() - interval '1 second' where user_id = ${poor.userId}`;
+      await inspect.expireGrants(poor.userId);
       const res = await http(stack.baseUrl, 'POST', '/api/v1/generate', { key: poor.key, json: body() });
       assert.equal(res.status, 402);
       assert.deepEqual(res.body.error.details, { required: 1, available: 0 });
       assert.equal(res.body.error.code, 'insufficient_tokens');
-      const rows = await stack.sql`select id from generations where user_id = ${poor.userId}`;
-      assert.equal(rows.length, 0);
+      assert.equal(await inspect.generationCount(poor.userId), 0);
     });
   });
 
@@ -205,10 +205,7 @@ describe('mockup generation (POST /api/v1/generate, GET /api/v1/generations)', (
     const owner = await account(stack.baseUrl);
     // 50 Free tokens a month: the line is 5. Spend down to it first (not under: no mail yet).
     await debitTokens(stack.sql, owner.userId, [{ reference: `test-spend-${randomSuffix(10)}`, amount: 45 }]);
-    const lowMails = () =>
-      stack.sql`select id from mail_outbox where user_id = ${owner.userId} and kind = 'tokens_low'`.then(
-        (r) => r.length,
-      );
+    const lowMails = async () => (await inspect.outboxMailIds(owner.userId, 'tokens_low')).length;
     assert.equal(await lowMails(), 0);
     const res = await http(stack.baseUrl, 'POST', '/api/v1/generate', { key: owner.key, json: body() });
     assert.equal(res.status, 200, res.text);
@@ -217,8 +214,7 @@ describe('mockup generation (POST /api/v1/generate, GET /api/v1/generations)', (
     assert.equal(again.status, 200, again.text);
     assert.equal(await lowMails(), 1, 'mailed once this period');
     // delivered by the accounts sweep (or by the next worker step of the account): past the sweep's grace
-    await stack.sql`update mail_outbox set created_at = now() - interval '1 minute'
-      where user_id = ${owner.userId} and sent_at is null`;
+    await inspect.backdateUnsentMail(owner.userId, '1 minute');
     await stack.client.workflow.execute(accountsSweep, {
       taskQueue: stack.taskQueue,
       workflowId: `accounts-sweep-test-${randomSuffix(8)}`,
@@ -412,9 +408,8 @@ describe('mockup generation (POST /api/v1/generate, GET /api/v1/generations)', (
       assert.equal(res.status, 500);
       assert.deepEqual(res.body, { error: { code: 'internal_error', message: 'Internal server error' } });
       assert.equal(await tokenBalance(stack.sql, acct.userId), before);
-      const [row] = await stack.sql<{ status: string; error: string }[]>`
-        select status, error from generations where user_id = ${acct.userId} order by created_at desc limit 1`;
-      assert.deepEqual(row, { status: 'failed', error: 'Could not start the generation' });
+      const row = await inspect.latestGeneration(acct.userId);
+      assert.deepEqual([row?.status, row?.error], ['failed', 'Could not start the generation']);
     } finally {
       server.closeAllConnections();
       server.close();
@@ -454,12 +449,10 @@ describe('mockup generation (POST /api/v1/generate, GET /api/v1/generations)', (
       } as unknown as Client;
     }
 
-    const ledgerOf = async (id: string) => {
-      const [row] = await stack.sql<{ debits: number; refunds: number }[]>`
-        select (select count(*)::int from token_debits where reference = ${id}) as debits,
-               (select count(*)::int from token_grants where reference = ${`refund:${id}`}) as refunds`;
-      return row!;
-    };
+    const ledgerOf = async (id: string) => ({
+      debits: (await inspect.debitAmounts(id)).length,
+      refunds: (await inspect.refundAmounts(id)).length,
+    });
 
     it('fails and refunds the generation exactly once, also when its workflow runs afterwards', async () => {
       const started: string[] = [];
@@ -480,9 +473,8 @@ describe('mockup generation (POST /api/v1/generate, GET /api/v1/generations)', (
       }
       const [id] = started;
       assert.ok(id);
-      const [row] = await stack.sql<{ status: string; error: string; tokensUsed: number }[]>`
-        select status, error, tokens_used as "tokensUsed" from generations where id = ${id}`;
-      assert.deepEqual(row, { status: 'failed', error: 'Could not start the generation', tokensUsed: 0 });
+      const row = await inspect.generationState(id);
+      assert.deepEqual([row?.status, row?.error, row?.tokensUsed], ['failed', 'Could not start the generation', 0]);
       assert.deepEqual(await ledgerOf(id), { debits: 1, refunds: 1 });
       assert.equal(await tokenBalance(stack.sql, acct.userId), before);
 
@@ -510,8 +502,7 @@ describe('mockup generation (POST /api/v1/generate, GET /api/v1/generations)', (
       );
       const [id] = started;
       assert.ok(id);
-      const [row] = await stack.sql<{ status: string; error: string | null; tokensUsed: number; mockupKey: string }[]>`
-        select status, error, tokens_used as "tokensUsed", mockup_key as "mockupKey" from generations where id = ${id}`;
+      const row = await inspect.generationState(id);
       assert.equal(row!.status, 'completed');
       assert.equal(row!.error, null);
       assert.equal(row!.tokensUsed, 1);
@@ -554,11 +545,7 @@ describe('mockup generation (POST /api/v1/generate, GET /api/v1/generations)', (
       [...created].sort((a, b) => b - a),
     );
     assert.equal(new Set(all.map((g) => g.id)).size, all.length);
-    const [{ n }] =
-      (await stack.sql`select count(*)::int as n from generations where user_id = ${acct.userId}`) as unknown as [
-        { n: number },
-      ];
-    assert.equal(all.length, n);
+    assert.equal(all.length, await inspect.generationCount(acct.userId));
     const otherList = await http(stack.baseUrl, 'GET', '/api/v1/generations', { key: other.key });
     assert.deepEqual(otherList.body.generations, []);
     const bad = await http(stack.baseUrl, 'GET', '/api/v1/generations?cursor=forged.cursor', { key: acct.key });

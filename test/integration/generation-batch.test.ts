@@ -5,6 +5,7 @@ import sharp from 'sharp';
 import { grantTokens, tokenBalance } from '../../db/ledger';
 import { randomSuffix } from '../../lib/ids';
 import { fileUrl } from '../../lib/storage';
+import * as inspect from '../helpers/db-inspect';
 import { account, http } from '../helpers/http';
 import { storeDesign, useStack } from '../helpers/stack';
 
@@ -27,13 +28,7 @@ describe('batch generation (POST /api/v1/generate/batch)', () => {
     designUrl = await storeDesign(stack, design);
   });
 
-  const count = async (userId: string) => {
-    const [{ n }] =
-      (await stack.sql`select count(*)::int as n from generations where user_id = ${userId}`) as unknown as [
-        { n: number },
-      ];
-    return n;
-  };
+  const count = inspect.generationCount;
 
   it('renders one design on 3 colors: 3 completed generations, 3 tokens, one batch workflow rendering each item', async () => {
     const before = await tokenBalance(stack.sql, acct.userId);
@@ -221,7 +216,7 @@ describe('batch generation (POST /api/v1/generate/batch)', () => {
 
   it('answers 402 with required = items and available when the balance is short, charging and recording nothing', async () => {
     const poor = await account(stack.baseUrl);
-    await stack.sql`update token_grants set expires_at = now() - interval '1 second' where user_id = ${poor.userId}`;
+    await inspect.expireGrants(poor.userId);
     await grantTokens(stack.sql, {
       userId: poor.userId,
       source: 'payg_purchase',
@@ -238,11 +233,7 @@ describe('batch generation (POST /api/v1/generate/batch)', () => {
     assert.deepEqual(res.body.error.details, { required: 3, available: 2 });
     assert.equal(await tokenBalance(stack.sql, poor.userId), 2);
     assert.equal(await count(poor.userId), 0);
-    const [{ n }] =
-      (await stack.sql`select count(*)::int as n from token_debits where user_id = ${poor.userId}`) as unknown as [
-        { n: number },
-      ];
-    assert.equal(n, 0);
+    assert.deepEqual(await inspect.debitAmountsOfUser(poor.userId), []);
     // exactly enough: both charged, from the grants the account has
     const ok = await http(stack.baseUrl, 'POST', '/api/v1/generate/batch', {
       key: poor.key,
@@ -272,11 +263,8 @@ describe('batch generation (POST /api/v1/generate/batch)', () => {
       assert.equal(g.mockupUrl, undefined);
     }
     assert.equal(await tokenBalance(stack.sql, acct.userId), before);
-    const [{ n }] =
-      (await stack.sql`select count(*)::int as n from token_grants where reference = any(${res.body.generations.map((g: any) => `refund:${g.id}`)})`) as unknown as [
-        { n: number },
-      ];
-    assert.equal(n, 2);
+    const refunds = await Promise.all(res.body.generations.map((g: any) => inspect.refundAmounts(g.id)));
+    assert.equal(refunds.flat().length, 2);
   });
 
   it('sends each item its own completion callback to webhookUrl', async () => {

@@ -9,6 +9,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import sharp from 'sharp';
 import { tokenBalance } from '../../db/ledger';
+import * as inspect from '../helpers/db-inspect';
 import { account, http } from '../helpers/http';
 import { startStack, type Stack } from '../helpers/stack';
 
@@ -99,8 +100,7 @@ describe('generation survives a worker crash', () => {
     // begun the generation), then kill it.
     for (let i = 0; i < 1200 && designRequests === 0; i++) await new Promise((r) => setTimeout(r, 50));
     assert.equal(designRequests, 1, 'the render step started in the worker process');
-    const [mid] = await stack.sql<{ status: string }[]>`select status from generations where id = ${id}`;
-    assert.equal(mid!.status, 'processing');
+    assert.equal((await inspect.generationState(id))?.status, 'processing');
     const exited = new Promise((r) => child!.once('exit', r));
     child.kill('SIGKILL');
     await exited;
@@ -116,11 +116,9 @@ describe('generation survives a worker crash', () => {
     assert.equal(g.status, 'completed', JSON.stringify(g));
     assert.ok(designRequests >= 2, 'the render ran again on the new worker');
 
-    const debits = await stack.sql`select id from token_debits where reference = ${id}`;
-    assert.equal(debits.length, 1, 'exactly one debit');
+    assert.deepEqual(await inspect.debitAmounts(id), [1], 'exactly one debit');
     assert.equal(await tokenBalance(stack.sql, acct.userId), before - 1);
-    const refunds = await stack.sql`select id from token_grants where reference = ${`refund:${id}`}`;
-    assert.equal(refunds.length, 0);
+    assert.deepEqual(await inspect.refundAmounts(id), []);
     const mockup = await fetch(g.mockupUrl);
     assert.equal(mockup.status, 200);
 

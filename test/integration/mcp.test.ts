@@ -12,6 +12,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import sharp from 'sharp';
 import { tokenBalance } from '../../db/ledger';
 import { inspectorCommand } from '../../scripts/mcp-inspect';
+import * as inspect from '../helpers/db-inspect';
 import { account, createKey, http } from '../helpers/http';
 import { mockupPsd } from '../helpers/psd';
 import { startStack, type Stack } from '../helpers/stack';
@@ -203,7 +204,7 @@ describe('MCP endpoint (/mcp)', () => {
     });
 
     const poor = await account(stack.baseUrl);
-    await stack.sql`update token_grants set expires_at = now() - interval '1 second' where user_id = ${poor.userId}`;
+    await inspect.expireGrants(poor.userId);
     const poorClient = await connect(stack, poor.key);
     try {
       const refused = await poorClient.callTool({
@@ -216,8 +217,7 @@ describe('MCP endpoint (/mcp)', () => {
     } finally {
       await poorClient.close();
     }
-    const rows = await stack.sql`select id from generations where user_id = ${poor.userId}`;
-    assert.equal(rows.length, 0);
+    assert.equal(await inspect.generationCount(poor.userId), 0);
     const log = await http(stack.baseUrl, 'GET', '/api/v1/requests?route=/mcp/tools/generate_mockup', {
       key: poor.key,
     });

@@ -107,8 +107,8 @@ describe('placement preview (POST /api/v1/preview)', () => {
     const red = await redBox(img);
     assert.ok(red.count > 500, `red pixels: ${red.count}`);
     assert.equal(await tokenBalance(stack.sql, acct.userId), before);
-    const gens = await stack.sql`select id from generations where user_id = ${acct.userId}`;
-    assert.equal(gens.length, 0);
+    const gens = await http(stack.baseUrl, 'GET', '/api/v1/generations', { key: acct.key });
+    assert.deepEqual(gens.body.generations, [], 'no generation recorded');
   });
 
   it('places the design where the paid mockup does (the mockup downscaled matches within a tolerance)', async () => {
@@ -273,10 +273,12 @@ describe('placement preview rate limit (own budget of 120 a minute per key)', ()
       env: { RATE_LIMIT_PREVIEW_PER_MINUTE: '3', RATE_LIMIT_PER_MINUTE: '2' },
     });
     acct = await account(stack.baseUrl);
-    const [g] = await stack.sql<{ id: string; frontKey: string; name: string }[]>`
-      select g.id, c.front_key as "frontKey", c.name from garments g join garment_colors c on c.garment_id = g.id
-      where g.category = 't-shirts' order by g.sort_order, c.sort_order limit 1`;
-    garment = { id: g!.id, imageUrl: `${stack.baseUrl}/files/${g!.frontKey}` };
+    // the garment read with another account's key: this key's budgets stay untouched
+    const reader = await account(stack.baseUrl);
+    const list = await http(stack.baseUrl, 'GET', '/api/v1/garments?category=t-shirts&limit=1', { key: reader.key });
+    assert.equal(list.status, 200, list.text);
+    const [g] = list.body.garments;
+    garment = { id: g.id, imageUrl: g.colors[0].imageUrl };
   });
 
   it('counts previews in their own window, not in the key minute window; the 4th of 3 is 429 rate_limited', async () => {

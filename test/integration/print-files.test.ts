@@ -4,6 +4,7 @@
 // design on a black garment (its underbase file); errors.
 import assert from 'node:assert/strict';
 import sharp from 'sharp';
+import * as inspect from '../helpers/db-inspect';
 import { account, http } from '../helpers/http';
 import { storeDesign, useStack } from '../helpers/stack';
 import { perspectiveTemplatePsd } from '../helpers/template-psd';
@@ -142,8 +143,7 @@ describe('print files: GET /api/v1/generations/<id>/print-file', function () {
     });
     assert.equal(again.status, 200);
     assert.deepEqual(again.body, f);
-    const rows = await stack.sql`select id from print_files where generation_id = ${gen.id}`;
-    assert.equal(rows.length, 1);
+    assert.equal((await inspect.printFileIds([gen.id])).length, 1);
 
     // a smaller size: a smaller zone, named for its size
     const s = await http(stack.baseUrl, 'GET', `/api/v1/generations/${gen.id}/print-file?size=S`, { key: acct.key });
@@ -209,7 +209,7 @@ describe('print files: GET /api/v1/generations/<id>/print-file', function () {
 
     // before Generate (the studio's check): POST /print-preflight of the same placement answers the same layout and
     // the same preflight as the print file made afterwards, and keeps nothing
-    const files = (await stack.sql`select count(*)::int as n from print_files`)[0]!.n;
+    const files = await inspect.printFileCount();
     for (const [gen, file, color] of [
       [small, low.body, 'White'],
       [navy, dark.body, 'Black'],
@@ -233,7 +233,7 @@ describe('print files: GET /api/v1/generations/<id>/print-file', function () {
         preflight: file.preflight,
       });
     }
-    assert.equal((await stack.sql`select count(*)::int as n from print_files`)[0]!.n, files, 'nothing made');
+    assert.equal(await inspect.printFileCount(), files, 'nothing made');
   });
 
   it('POST /print-preflight: sizes follow the size rule; bad input is a 400, an unknown garment 404, no key 401', async () => {
@@ -284,7 +284,7 @@ describe('print files: GET /api/v1/generations/<id>/print-file', function () {
     assert.equal(res.status, 404);
     res = await http(stack.baseUrl, 'GET', `/api/v1/generations/${gen.id}/print-file`);
     assert.equal(res.status, 401);
-    await stack.sql`update generations set status = 'processing' where id = ${gen.id}`;
+    await inspect.setGenerationStatus(gen.id, 'processing');
     res = await http(stack.baseUrl, 'GET', `/api/v1/generations/${gen.id}/print-file`, { key: acct.key });
     assert.equal(res.status, 409);
     assert.equal(res.body.error.code, 'conflict');
@@ -362,15 +362,15 @@ describe('print files: GET /api/v1/generations/<id>/print-file', function () {
     );
     // a template imported before print sizes were read keeps none
     const old = await templateRender(undefined);
-    const [kept] =
-      await stack.sql`select smart_objects->0->'printSize' as size from templates where id = ${old.tpl.id}`;
-    assert.deepEqual(kept!.size, { widthIn: 5.556, heightIn: 5.556, ppi: 72 }, 'ag-psd writes 72 ppi by default');
-    await stack.sql`update templates set smart_objects = smart_objects #- '{0,printSize}' where id = ${old.tpl.id}`;
+    assert.deepEqual(
+      await inspect.templatePrintSize(old.tpl.id),
+      { widthIn: 5.556, heightIn: 5.556, ppi: 72 },
+      'ag-psd writes 72 ppi by default',
+    );
+    await inspect.forgetTemplatePrintSize(old.tpl.id);
     res = await http(stack.baseUrl, 'GET', `/api/v1/generations/${old.gen.id}/print-file`, { key: acct.key });
     assert.equal(res.status, 409, res.text);
     assert.match(res.body.error.message, /smart object "Your design here" keeps no resolution/);
-    const rows =
-      await stack.sql`select id from print_files where generation_id in ${stack.sql([big.gen.id, old.gen.id])}`;
-    assert.equal(rows.length, 0);
+    assert.deepEqual(await inspect.printFileIds([big.gen.id, old.gen.id]), []);
   });
 });

@@ -9,6 +9,7 @@ import path from 'node:path';
 import sharp from 'sharp';
 import { grantTokens, tokenBalance } from '../../db/ledger';
 import { parseTemplate, prepareTemplate, psnr, renderOwnContent, type RawImage } from '../../lib/templates';
+import * as inspect from '../helpers/db-inspect';
 import { account, createKey, http } from '../helpers/http';
 import { mockupPsd } from '../helpers/psd';
 import { startCallbackReceiver } from '../helpers/receiver';
@@ -109,11 +110,7 @@ describe('generate on a template (POST /api/v1/generate and /preview with templa
     assert.equal(await tokenBalance(stack.sql, userId), before - 1);
     assert.equal(res.headers.get('x-tokens-remaining'), String(before - 1));
     // one debit, keyed by the generation id, as for a garment
-    const debits = await stack.sql`select amount from token_debits where reference = ${g.id}`;
-    assert.deepEqual(
-      debits.map((d) => d.amount),
-      [1],
-    );
+    assert.deepEqual(await inspect.debitAmounts(g.id), [1]);
     const again = await http(stack.baseUrl, 'GET', `/api/v1/generations/${g.id}`, { key });
     assert.deepEqual(again.body, g);
 
@@ -280,8 +277,7 @@ describe('generate on a template (POST /api/v1/generate and /preview with templa
     for (const g of res.body.generations) assert.equal(g.status, 'completed', g.error);
     assert.equal(await tokenBalance(stack.sql, userId), before - 3);
     for (const g of res.body.generations) {
-      const debits = await stack.sql`select amount from token_debits where reference = ${g.id}`;
-      assert.equal(debits.length, 1, g.id);
+      assert.equal((await inspect.debitAmounts(g.id)).length, 1, g.id);
     }
     assert.equal(onTpl.templateId, ids.perspective);
     assert.deepEqual(onTpl.designs, [
@@ -359,9 +355,7 @@ describe('generate on a template (POST /api/v1/generate and /preview with templa
       ['failed', 'The file is not a PSD'],
     ] as const) {
       const id = `tpl_${Date.now()}_${status}`;
-      await stack.sql`
-        insert into templates (id, user_id, name, status, source_key, source_bytes, format, width, height, error)
-        values (${id}, ${userId}, 'x', ${status}, ${`templates/${id}/source.psd`}, 10, 'psd', 10, 10, ${error})`;
+      await inspect.insertTemplate({ id, userId, status, error });
       const res = await generate({ templateId: id, designUrl });
       assert.equal(res.status, 409, res.text);
       assert.equal(res.body.error.code, 'conflict');

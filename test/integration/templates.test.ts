@@ -3,8 +3,10 @@
 // a 400 before anything is stored or parsed.
 import assert from 'node:assert/strict';
 import sharp from 'sharp';
+import { storageUsed } from '../../db/uploads';
 import { templateImportWorkflowId } from '../../lib/template-import/types';
 import { fileUrl } from '../../lib/storage';
+import * as inspect from '../helpers/db-inspect';
 import { account, createKey, http, type HttpResult } from '../helpers/http';
 import { mockupPsd, rawPsd, zipChannel, type RawLayer } from '../helpers/psd';
 import { startStack, type Stack } from '../helpers/stack';
@@ -174,22 +176,23 @@ describe('templates (POST/GET/DELETE /api/v1/templates)', () => {
 
   it('counts the file against the storage quota as uploads do: 413 past it, the bytes back on delete', async () => {
     const a = await account(stack.baseUrl);
-    const used = async () =>
-      (await stack.sql`select used_bytes::float8 as b from storage_usage where user_id = ${a.userId}`)[0]?.b ?? 0;
+    const used = () => storageUsed(stack.sql, a.userId);
     const psd = mockupPsd();
     const res = await upload(psd, { k: a.key });
     assert.equal(res.status, 201, res.text);
     assert.equal(await used(), psd.length);
     // the account near its quota: the next template does not fit, nothing is stored or recorded
     const limit = stack.config.uploads.quotaBytes;
-    await stack.sql`update storage_usage set used_bytes = ${limit - 10} where user_id = ${a.userId}`;
+    await inspect.skewStorageUsage(a.userId, limit - 10 - (await used()));
     const over = await upload(psd, { k: a.key });
     assert.equal(over.status, 413, over.text);
     assert.equal(over.body.error.code, 'storage_quota_exceeded');
     assert.equal(over.body.error.details.requiredBytes, psd.length);
-    const [n] = await stack.sql`select count(*)::int as n from templates where user_id = ${a.userId}`;
-    assert.equal(n!.n, 1);
-    await stack.sql`update storage_usage set used_bytes = ${psd.length} where user_id = ${a.userId}`;
+    assert.deepEqual(
+      (await listAll(a.key)).templates.map((t: any) => t.id),
+      [res.body.id],
+    );
+    await inspect.skewStorageUsage(a.userId, psd.length - (await used()));
     const del = await http(stack.baseUrl, 'DELETE', `/api/v1/templates/${res.body.id}`, { key: a.key });
     assert.equal(del.status, 204);
     assert.equal(await used(), 0);

@@ -9,6 +9,7 @@ import { generationCompletedPayload, generationFailedPayload } from '../../lib/w
 import { parseSignatureHeader, verifyWebhookSignature } from '../../lib/webhooks/signature';
 import type { WebhookDeliveryInput } from '../../lib/webhooks/types';
 import { webhookDelivery } from '../../workflows/webhook-delivery';
+import * as inspect from '../helpers/db-inspect';
 import { account, http } from '../helpers/http';
 import { startStack, type Stack } from '../helpers/stack';
 
@@ -59,20 +60,6 @@ async function startReceiver(behavior: Behavior): Promise<Receiver> {
   };
 }
 
-/** A generations row for the account: the delivery table references it. */
-async function insertGeneration(stack: Stack, userId: string, webhookUrl: string): Promise<string> {
-  const id = timeId('gen');
-  const [c] = await stack.sql<{ garmentId: string; color: string; frontKey: string }[]>`
-    select garment_id as "garmentId", name as color, front_key as "frontKey" from garment_colors order by garment_id, sort_order limit 1`;
-  await stack.sql`
-    insert into generations (id, user_id, garment_id, color, zone, placement, apply_texture, design_url, garment_image_url,
-                             blank_key, webhook_url, status, mockup_key, completed_at)
-    values (${id}, ${userId}, ${c!.garmentId}, ${c!.color}, 'front', ${stack.sql.json({ x: 50, y: 35, scale: 0.8, rotation: 0 })}, true,
-            'https://example.com/design.png', 'https://example.com/blank.png', ${c!.frontKey}, ${webhookUrl}, 'completed',
-            'mockups/test.jpg', now())`;
-  return id;
-}
-
 function completedInput(generationId: string, accountId: string, url: string): WebhookDeliveryInput {
   const payload = generationCompletedPayload({
     id: generationId,
@@ -101,23 +88,6 @@ async function timersOf(stack: Stack, generationId: string): Promise<number[]> {
     .map((e) => e.timerStartedEventAttributes?.startToFireTimeout)
     .filter((d) => d != null)
     .map((d) => Number(String(d!.seconds ?? 0)) * 1000 + Math.round((d!.nanos ?? 0) / 1e6));
-}
-
-async function attemptsOf(stack: Stack, generationId: string) {
-  return stack.sql<
-    { attempt: number; statusCode: number | null; durationMs: number; error: string | null; outcome: string }[]
-  >`
-    select a.attempt, a.status_code as "statusCode", a.duration_ms as "durationMs", a.error, a.outcome
-    from webhook_attempts a join webhook_deliveries d on d.id = a.delivery_id
-    where d.generation_id = ${generationId} order by a.attempt`;
-}
-
-async function deliveryOf(stack: Stack, generationId: string) {
-  const [d] = await stack.sql<
-    { id: string; status: string; attempts: number; body: string; finishedAt: Date | null }[]
-  >`
-    select id, status, attempts, body, finished_at as "finishedAt" from webhook_deliveries where generation_id = ${generationId}`;
-  return d!;
 }
 
 const hmac = (secret: string, t: string, body: Buffer) =>
@@ -154,7 +124,7 @@ describe('webhook delivery (signed, retried, recorded)', function () {
 
   it('retries 500, 500 then 200 with growing backoff; identical signed bodies; 3 attempts recorded', async () => {
     const rcv = await receiver((n) => (n <= 2 ? 500 : 200));
-    const genId = await insertGeneration(stack, acct.userId, rcv.url);
+    const genId = await inspect.insertCompletedGeneration(acct.userId, rcv.url);
     const input = completedInput(genId, acct.userId, rcv.url);
     const result = await deliver(stack, input);
     assert.deepEqual(result, { delivered: true, attempts: 3 });
@@ -196,7 +166,7 @@ describe('webhook delivery (signed, retried, recorded)', function () {
     assert.ok(gap1 >= t1! - 20 && gap1 < 5000, `first retry after ${gap1} ms`);
     assert.ok(gap2 >= t2! - 20 && gap2 < 5000, `second retry after ${gap2} ms`);
 
-    const attempts = await attemptsOf(stack, genId);
+    const attempts = await inspect.webhookAttempts(genId);
     assert.deepEqual(
       attempts.map((a) => [a.attempt, a.statusCode, a.outcome]),
       [
@@ -208,7 +178,7 @@ describe('webhook delivery (signed, retried, recorded)', function () {
     assert.match(attempts[0]!.error!, /500/);
     assert.equal(attempts[2]!.error, null);
     for (const a of attempts) assert.ok(a.durationMs >= 0 && a.durationMs < 5000);
-    const d = await deliveryOf(stack, genId);
+    const d = await inspect.webhookDelivery(genId);
     assert.equal(d.id, deliveryId);
     assert.equal(d.status, 'delivered');
     assert.equal(d.attempts, 3);
@@ -277,11 +247,11 @@ describe('webhook delivery (signed, retried, recorded)', function () {
       await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
       try {
         const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`;
-        const genId = await insertGeneration(stack, acct.userId, url);
+        const genId = await inspect.insertCompletedGeneration(acct.userId, url);
         const result = await deliver(stack, completedInput(genId, acct.userId, url));
         assert.deepEqual(result, { delivered: true, attempts: 1 }, kind);
         assert.equal(hits, 1, `${kind}: no retry`);
-        const [attempt] = await attemptsOf(stack, genId);
+        const [attempt] = await inspect.webhookAttempts(genId);
         assert.equal(attempt!.statusCode, 200);
         assert.equal(attempt!.outcome, 'delivered');
         assert.equal(attempt!.error, null);
@@ -293,7 +263,7 @@ describe('webhook delivery (signed, retried, recorded)', function () {
   });
 
   it('lists an empty delivery log for a generation without a webhook', async () => {
-    const genId = await insertGeneration(stack, acct.userId, 'https://example.com/unused');
+    const genId = await inspect.insertCompletedGeneration(acct.userId, 'https://example.com/unused');
     const res = await http(stack.baseUrl, 'GET', `/api/v1/generations/${genId}/deliveries`, { key: acct.key });
     assert.equal(res.status, 200);
     assert.deepEqual(res.body, { deliveries: [] });
@@ -301,7 +271,7 @@ describe('webhook delivery (signed, retried, recorded)', function () {
 
   it('treats a receiver that does not answer within the timeout as a failed attempt and retries', async () => {
     const rcv = await receiver((n) => (n === 1 ? 'hang' : 200));
-    const genId = await insertGeneration(stack, acct.userId, rcv.url);
+    const genId = await inspect.insertCompletedGeneration(acct.userId, rcv.url);
     const payload = generationFailedPayload({
       id: genId,
       error: 'Design URL did not return an image',
@@ -316,7 +286,7 @@ describe('webhook delivery (signed, retried, recorded)', function () {
       payload: { ...payload },
     });
     assert.deepEqual(result, { delivered: true, attempts: 2 });
-    const attempts = await attemptsOf(stack, genId);
+    const attempts = await inspect.webhookAttempts(genId);
     assert.equal(attempts.length, 2);
     assert.equal(attempts[0]!.statusCode, null);
     assert.match(attempts[0]!.error!, /timed out after 500 ms/i);
@@ -332,7 +302,7 @@ describe('webhook delivery (signed, retried, recorded)', function () {
 
   it('gives up when the retry window ends, with capped delays, and records every attempt', async () => {
     const rcv = await receiver(() => 503);
-    const genId = await insertGeneration(stack, acct.userId, rcv.url);
+    const genId = await inspect.insertCompletedGeneration(acct.userId, rcv.url);
     const started = Date.now();
     const result = await deliver(stack, completedInput(genId, acct.userId, rcv.url));
     const elapsed = Date.now() - started;
@@ -350,13 +320,13 @@ describe('webhook delivery (signed, retried, recorded)', function () {
     );
     const last = rcv.requests.at(-1)!.at - rcv.requests[0]!.at;
     assert.ok(last <= 5000 + 2500, `last attempt ${last} ms after the first, past the 5 s window`);
-    const attempts = await attemptsOf(stack, genId);
+    const attempts = await inspect.webhookAttempts(genId);
     assert.deepEqual(
       attempts.map((a) => a.attempt),
       rcv.requests.map((_, i) => i + 1),
     );
     assert.ok(attempts.every((a) => a.statusCode === 503 && a.outcome === 'retry'));
-    const d = await deliveryOf(stack, genId);
+    const d = await inspect.webhookDelivery(genId);
     assert.equal(d.status, 'failed');
     assert.equal(d.attempts, result.attempts);
   });
@@ -370,16 +340,16 @@ describe('webhook delivery (signed, retried, recorded)', function () {
       ['ftp://example.com/hook', /refused.*http/i],
     ];
     for (const [url, why] of cases) {
-      const genId = await insertGeneration(guarded, g.userId, url);
+      const genId = await inspect.insertCompletedGeneration(g.userId, url);
       const started = Date.now();
       const result = await deliver(guarded, completedInput(genId, g.userId, url));
       assert.deepEqual(result, { delivered: false, attempts: 1 }, url);
       assert.ok(Date.now() - started < 5000, 'no retries for a refused URL');
-      const [a] = await attemptsOf(guarded, genId);
+      const [a] = await inspect.webhookAttempts(genId);
       assert.equal(a!.outcome, 'refused');
       assert.equal(a!.statusCode, null);
       assert.match(a!.error ?? '', why);
-      assert.equal((await deliveryOf(guarded, genId)).status, 'failed');
+      assert.equal((await inspect.webhookDelivery(genId)).status, 'failed');
       const shown = await http(guarded.baseUrl, 'GET', `/api/v1/generations/${genId}/deliveries`, { key: g.key });
       assert.equal(shown.body.deliveries[0].status, 'failed');
       assert.equal(shown.body.deliveries[0].attempts[0].error, a!.error);
@@ -389,7 +359,7 @@ describe('webhook delivery (signed, retried, recorded)', function () {
 
   it('signature verification rejects a tampered body, a wrong secret and a stale timestamp', async () => {
     const rcv = await receiver(() => 200);
-    const genId = await insertGeneration(stack, acct.userId, rcv.url);
+    const genId = await inspect.insertCompletedGeneration(acct.userId, rcv.url);
     await deliver(stack, completedInput(genId, acct.userId, rcv.url));
     const secret = await secretOf(acct.cookie);
     const req = rcv.requests[0]!;
@@ -413,7 +383,7 @@ describe('webhook delivery (signed, retried, recorded)', function () {
 
   it('records an attempt once even when the activity runs twice with the same attempt number', async () => {
     const rcv = await receiver(() => 500);
-    const genId = await insertGeneration(stack, acct.userId, rcv.url);
+    const genId = await inspect.insertCompletedGeneration(acct.userId, rcv.url);
     const acts = createWebhookActivities({
       sql: stack.sql,
       config: stack.config,
@@ -427,7 +397,7 @@ describe('webhook delivery (signed, retried, recorded)', function () {
       payload: { ...input.payload, timestamp: new Date(0).toISOString() },
     });
     assert.equal(again.deliveryId, first.deliveryId);
-    assert.equal((await deliveryOf(stack, genId)).body, JSON.stringify(input.payload));
+    assert.equal((await inspect.webhookDelivery(genId)).body, JSON.stringify(input.payload));
 
     const a1 = await acts.attemptWebhookDelivery({ deliveryId: first.deliveryId, attempt: 1 });
     const a1again = await acts.attemptWebhookDelivery({ deliveryId: first.deliveryId, attempt: 1 });
@@ -436,10 +406,10 @@ describe('webhook delivery (signed, retried, recorded)', function () {
     await acts.attemptWebhookDelivery({ deliveryId: first.deliveryId, attempt: 2 });
     assert.equal(rcv.requests.length, 2);
     assert.deepEqual(
-      (await attemptsOf(stack, genId)).map((a) => a.attempt),
+      (await inspect.webhookAttempts(genId)).map((a) => a.attempt),
       [1, 2],
     );
-    assert.equal((await deliveryOf(stack, genId)).attempts, 2);
+    assert.equal((await inspect.webhookDelivery(genId)).attempts, 2);
     const done = await acts.finishWebhookDelivery({ deliveryId: first.deliveryId, status: 'failed' });
     assert.deepEqual(done, { status: 'failed', attempts: 2 });
     // A later finish does not overturn the recorded outcome.
@@ -488,7 +458,7 @@ describe('webhook delivery (signed, retried, recorded)', function () {
       assert.equal(await secretOf(owner.cookie), next);
 
       const rcv = await receiver(() => 200);
-      const genId = await insertGeneration(stack, owner.userId, rcv.url);
+      const genId = await inspect.insertCompletedGeneration(owner.userId, rcv.url);
       await deliver(stack, completedInput(genId, owner.userId, rcv.url));
       const req = rcv.requests[0]!;
       const header = String(req.headers['x-mockup-signature']);
@@ -507,11 +477,11 @@ describe('webhook delivery (signed, retried, recorded)', function () {
       assert.equal(verifyWebhookSignature({ body: req.body, header, secret: next }).valid, true);
 
       // Grace over: only the current secret signs.
-      await stack.sql`update webhook_signing_secrets set previous_expires_at = now() - interval '1 second' where user_id = ${owner.userId}`;
+      await inspect.expirePreviousSigningSecret(owner.userId);
       const after = await http(stack.baseUrl, 'GET', '/api/v1/webhooks/secret', { cookie: owner.cookie });
       assert.equal(after.body.previousSecretExpiresAt, null);
       const rcv2 = await receiver(() => 200);
-      const gen2 = await insertGeneration(stack, owner.userId, rcv2.url);
+      const gen2 = await inspect.insertCompletedGeneration(owner.userId, rcv2.url);
       await deliver(stack, completedInput(gen2, owner.userId, rcv2.url));
       const h2 = String(rcv2.requests[0]!.headers['x-mockup-signature']);
       assert.equal(parseSignatureHeader(h2)!.signatures.length, 1);

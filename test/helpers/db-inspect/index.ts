@@ -3,6 +3,7 @@
 // stored row, what a sweep left), move a row's clock back so a sweep or an expiry applies now, or make a state no
 // route makes (a row a crash left, a lock held).
 export * from './accounts';
+export * from './bulk';
 export * from './chat';
 export * from './database';
 export * from './generations';
@@ -13,3 +14,4 @@ export * from './rate-limits';
 export * from './request-log';
 export * from './storefront';
 export * from './uploads';
+export * from './webhooks';

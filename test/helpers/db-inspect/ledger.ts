@@ -83,3 +83,14 @@ export async function tokenBalancePlan(userId: string): Promise<PlanNode> {
   );
   return (plan!['QUERY PLAN'] as { Plan: PlanNode }[])[0]!.Plan;
 }
+
+/** Lets every grant a user holds run out (their expiry a second ago): the balance is 0. */
+export async function expireGrants(userId: string): Promise<void> {
+  await sql()`update token_grants set expires_at = now() - interval '1 second' where user_id = ${userId}`;
+}
+
+/** The amounts ever debited from a user, for any reason. */
+export async function debitAmountsOfUser(userId: string): Promise<number[]> {
+  const rows = await sql()<{ amount: number }[]>`select amount from token_debits where user_id = ${userId} order by id`;
+  return rows.map((r) => r.amount);
+}
