@@ -1,4 +1,6 @@
 // Reading the mails the service sent, through Mailpit's HTTP API (scripts/test.ts starts it and sets MAILPIT_URL).
+import { until } from './wait';
+
 export interface MailSummary {
   ID: string;
   Subject: string;
@@ -34,16 +36,17 @@ export async function readMail(id: string): Promise<Mail> {
 
 /** Waits (15 s at most) for a mail to `to` whose subject matches, and returns it in full. */
 export async function waitForMail(to: string, subject: RegExp, ms = 15_000): Promise<Mail> {
-  const until = Date.now() + ms;
-  for (;;) {
-    const hit = (await mailsTo(to)).find((m) => subject.test(m.Subject));
-    if (hit) return readMail(hit.ID);
-    if (Date.now() > until) {
-      const seen = (await mailsTo(to)).map((m) => m.Subject);
-      throw new Error(`no mail to ${to} matching ${subject} within ${ms} ms (seen: ${JSON.stringify(seen)})`);
-    }
-    await new Promise((r) => setTimeout(r, 200));
-  }
+  let seen: string[] = [];
+  const hit = await until(
+    () => `a mail to ${to} matching ${subject} within ${ms} ms (seen: ${JSON.stringify(seen)})`,
+    async () => {
+      const mails = await mailsTo(to);
+      seen = mails.map((m) => m.Subject);
+      return mails.find((m) => subject.test(m.Subject));
+    },
+    { ms, every: 200 },
+  );
+  return readMail(hit.ID);
 }
 
 /** The first link in a mail's text that starts with `prefix`. */

@@ -22,6 +22,7 @@ import { randomSuffix } from '../../lib/ids';
 import { createLogger, type Logger } from '../../lib/log';
 import { createStorage, fileUrl, type Storage } from '../../lib/storage';
 import { createWorkers } from '../../worker/create-worker';
+import { waitUpTo } from './wait';
 
 let bundlePromise: Promise<WorkflowBundle> | undefined;
 let sharedSql: Sql | undefined;
@@ -176,18 +177,18 @@ export async function startStack(name: string, opts: StackOptions = {}): Promise
       others = rest;
       running = Promise.all([worker!, ...rest].map((w) => w.run()));
       // Wait until the server has seen the worker poll (what /readyz reports), so tests do not race its start.
-      const until = Date.now() + 20_000;
-      while (Date.now() < until) {
-        if (worker!.getState() === 'RUNNING') {
+      await waitUpTo(
+        async () => {
+          if (worker!.getState() !== 'RUNNING') return false;
           const q = await client.workflowService.describeTaskQueue({
             namespace: config.temporal.namespace,
             taskQueue: { name: taskQueue, kind: temporal.api.enums.v1.TaskQueueKind.TASK_QUEUE_KIND_NORMAL },
             taskQueueType: temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW,
           });
-          if ((q.pollers ?? []).length > 0) break;
-        }
-        await new Promise((r) => setTimeout(r, 50));
-      }
+          return (q.pollers ?? []).length > 0;
+        },
+        { ms: 20_000, every: 50 },
+      );
     },
     async stopWorker() {
       if (!stack.worker) return;
@@ -319,4 +320,22 @@ export async function killNow(child: ChildProcess): Promise<void> {
   const exited = new Promise((r) => child.once('exit', r));
   child.kill('SIGKILL');
   await exited;
+}
+
+/**
+ * Serves a second API on the stack (its database, storage and config) with another Temporal client while `run` runs
+ * with its base URL: one whose connection is closed (the frontend down), unreachableTemporal(), or one whose answers
+ * are lost.
+ */
+export async function withApiOn<T>(stack: Stack, temporal: Client, run: (baseUrl: string) => Promise<T>): Promise<T> {
+  const app = createApp({ ...stack, temporal, log: createLogger({ level: 'error' }) });
+  const server = await new Promise<Server>((resolve) => {
+    const s = app.listen(0, '127.0.0.1', () => resolve(s));
+  });
+  try {
+    return await run(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+  } finally {
+    server.closeAllConnections();
+    server.close();
+  }
 }

@@ -4,7 +4,7 @@
 // bulk.completed; BULK_MAX_ITEMS and a short balance refuse before anything is charged; failed items and a cancel
 // refund exactly; a worker stopped mid-bulk and started again loses and doubles nothing.
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { readFileSync } from 'node:fs';
@@ -22,7 +22,8 @@ import { verifyWebhookSignature } from '../../lib/webhooks/signature';
 import * as inspect from '../helpers/db-inspect';
 import { account, http } from '../helpers/http';
 import { startCallbackReceiver, type CallbackReceiver } from '../helpers/receiver';
-import { startStack, type Stack } from '../helpers/stack';
+import { killNow, spawnWorkerProcess, startStack, type Stack } from '../helpers/stack';
+import { sleep, until, waitUpTo } from '../helpers/wait';
 import { zipEntries } from '../helpers/zip';
 
 type Account = Awaited<ReturnType<typeof account>>;
@@ -88,14 +89,17 @@ describe('bulk renders: POST /api/v1/generate/bulk', function () {
     http(stack.baseUrl, 'GET', `/api/v1/generate/bulk/${id}${q}`, { key: acct.key });
   /** The bulk once it has ended (finishedAt set). */
   const ended = async (acct: Account, id: string, ms = 120_000) => {
-    const end = Date.now() + ms;
-    for (;;) {
-      const res = await read(acct, id, '?limit=100');
-      assert.equal(res.status, 200, res.text);
-      if (res.body.finishedAt) return res.body;
-      if (Date.now() > end) throw new Error(`bulk ${id} did not end: ${res.text}`);
-      await new Promise((r) => setTimeout(r, 150));
-    }
+    let last = '';
+    return until(
+      () => `bulk ${id} to end: ${last}`,
+      async () => {
+        const res = await read(acct, id, '?limit=100');
+        assert.equal(res.status, 200, res.text);
+        last = res.text;
+        return res.body.finishedAt ? res.body : undefined;
+      },
+      { ms, every: 150 },
+    );
   };
 
   it('renders designs x colours x zones, the dark variant on dark colours, one ZIP and one signed bulk.completed', async () => {
@@ -201,7 +205,7 @@ describe('bulk renders: POST /api/v1/generate/bulk', function () {
     assert.equal(d.type, 'bulkRender');
     assert.equal(d.status.name, 'COMPLETED');
     assert.deepEqual(d.searchAttributes.AccountId, [acct.userId]);
-    await new Promise((r) => setTimeout(r, 500));
+    await sleep(500);
     assert.equal(hooks.count(res.body.id), 1, 'bulk.completed once');
 
     // paging through the generations
@@ -457,7 +461,7 @@ describe('bulk renders: POST /api/v1/generate/bulk', function () {
       });
       assert.equal(res.status, 202, res.text);
       assert.equal(res.body.total, 6);
-      await new Promise((r) => setTimeout(r, 400)); // the first two (BULK_CONCURRENCY) are in flight
+      await sleep(400); // the first two (BULK_CONCURRENCY) are in flight
       const canceled = await http(stack.baseUrl, 'POST', `/api/v1/generate/bulk/${res.body.id}/cancel`, {
         key: acct.key,
       });
@@ -592,18 +596,7 @@ describe('bulk renders: POST /api/v1/generate/bulk', function () {
     const before = await tokenBalance(stack.sql, acct.userId);
     // the first worker: the real worker process on this stack's task queue, killed without warning mid-bulk
     await stack.stopWorker();
-    const root = path.resolve(__dirname, '../..');
-    child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'worker/main.ts')], {
-      cwd: root,
-      env: {
-        ...process.env,
-        TEMPORAL_TASK_QUEUE: stack.taskQueue,
-        PUBLIC_BASE_URL: stack.baseUrl,
-        ALLOW_PRIVATE_URLS: 'true',
-        LOG_LEVEL: 'warn',
-      },
-      stdio: ['ignore', 'ignore', 'inherit'],
-    });
+    child = spawnWorkerProcess(stack);
     // each design read takes 2.5 s: the worker dies with the first design's two items done and the second's in flight
     originDelayMs = 2500;
     try {
@@ -614,14 +607,9 @@ describe('bulk renders: POST /api/v1/generate/bulk', function () {
         webhookUrl: hooks.url,
       });
       assert.equal(res.status, 202, res.text);
-      for (let i = 0; i < 2400; i++) {
-        const r = await read(acct, res.body.id);
-        if (r.body.completed >= 2) break;
-        await new Promise((r2) => setTimeout(r2, 25));
-      }
-      const exited = new Promise((r) => child!.once('exit', r));
-      child.kill('SIGKILL');
-      await exited;
+      // (up to 2400 reads, as many minutes as the loaded machine needs to start the worker process)
+      await waitUpTo(async () => (await read(acct, res.body.id)).body.completed >= 2, { ms: 240_000, every: 25 });
+      await killNow(child);
       const mid = (await read(acct, res.body.id)).body;
       assert.ok(mid.completed >= 2 && mid.completed < 6, `killed mid-bulk (${mid.completed} of 6 done)`);
       originDelayMs = 200;
@@ -639,7 +627,7 @@ describe('bulk renders: POST /api/v1/generate/bulk', function () {
       const entries = await zipEntries(await bytes(done.archiveUrl));
       assert.equal(entries.size, 6);
       await hooks.waitFor(res.body.id);
-      await new Promise((r) => setTimeout(r, 500));
+      await sleep(500);
       assert.equal(hooks.count(res.body.id), 1);
     } finally {
       originDelayMs = 0;

@@ -38,10 +38,10 @@ describe('synchronous generate answers from the recorded outcome', () => {
     const { id } = await until(
       'the generation row',
       () => inspect.latestGeneration(acct.userId, { status: 'pending', since: new Date(t0 - 1000) }),
-      { ms: 5000, every: 25 },
+      { ms: 10_000, every: 25 },
     );
     started.push(id);
-    // the API starts listening before it starts the workflow; give it the moment between row and start (at most 5 s)
+    // the API starts listening before it starts the workflow; give it the moment between row and start (at most 10 s)
     await until(
       'the workflow to start',
       () =>
@@ -49,7 +49,7 @@ describe('synchronous generate answers from the recorded outcome', () => {
           .getHandle(id)
           .describe()
           .catch(() => null),
-      { ms: 5000, every: 25 },
+      { ms: 10_000, every: 25 },
     ).catch(() => {});
     return { id, response, t0 };
   }

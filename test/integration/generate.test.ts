@@ -3,9 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import sharp from 'sharp';
 import { Client, Connection, type WorkflowHandle, type WorkflowStartOptions } from '@temporalio/client';
-import { createApp } from '../../api/app';
 import { debitTokens, tokenBalance } from '../../db/ledger';
-import { createLogger } from '../../lib/log';
 import { randomSuffix } from '../../lib/ids';
 import { fileUrl } from '../../lib/storage';
 import { preparedKey } from '../../lib/images';
@@ -15,7 +13,7 @@ import * as F from '../helpers/fixtures';
 import { accountsSweep } from '../../workflows';
 import { account, http } from '../helpers/http';
 import { waitForMail } from '../helpers/mailpit';
-import { storeDesign, useStack } from '../helpers/stack';
+import { storeDesign, useStack, withApiOn } from '../helpers/stack';
 
 /** A solid red 2:1 rectangle: easy to find again in the mockup. */
 async function redDesign(width = 600, height = 300): Promise<Buffer> {
@@ -397,12 +395,7 @@ describe('mockup generation (POST /api/v1/generate, GET /api/v1/generations)', (
     // A client whose connection is closed: every start fails, as when the Temporal frontend is down.
     const connection = await Connection.connect({ address: stack.config.temporal.address! });
     await connection.close();
-    const app = createApp({ ...stack, temporal: new Client({ connection }), log: createLogger({ level: 'error' }) });
-    const server = await new Promise<Server>((r) => {
-      const srv = app.listen(0, '127.0.0.1', () => r(srv));
-    });
-    try {
-      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    await withApiOn(stack, new Client({ connection }), async (url) => {
       const before = await tokenBalance(stack.sql, acct.userId);
       const res = await http(url, 'POST', '/api/v1/generate', { key: acct.key, json: body() });
       assert.equal(res.status, 500);
@@ -410,27 +403,10 @@ describe('mockup generation (POST /api/v1/generate, GET /api/v1/generations)', (
       assert.equal(await tokenBalance(stack.sql, acct.userId), before);
       const row = await inspect.latestGeneration(acct.userId);
       assert.deepEqual([row?.status, row?.error], ['failed', 'Could not start the generation']);
-    } finally {
-      server.closeAllConnections();
-      server.close();
-    }
+    });
   });
 
   describe('an ambiguous workflow start (the start reaches Temporal, its answer is lost)', () => {
-    /** Serves the app with `temporal` as its Temporal client while `run` runs. */
-    async function withApp(temporal: Client, run: (url: string) => Promise<void>): Promise<void> {
-      const app = createApp({ ...stack, temporal, log: createLogger({ level: 'error' }) });
-      const server = await new Promise<Server>((r) => {
-        const srv = app.listen(0, '127.0.0.1', () => r(srv));
-      });
-      try {
-        await run(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
-      } finally {
-        server.closeAllConnections();
-        server.close();
-      }
-    }
-
     /**
      * A client whose workflow start does reach Temporal, then fails as a start whose answer timed out does (gRPC
      * DEADLINE_EXCEEDED), after `meanwhile` (the workflow may run in between). Records the workflow ids it started.
@@ -460,7 +436,8 @@ describe('mockup generation (POST /api/v1/generate, GET /api/v1/generations)', (
       // No worker while the API answers: the workflow exists but runs only once the worker is back.
       await stack.stopWorker();
       try {
-        await withApp(
+        await withApiOn(
+          stack,
           lostAnswer(async () => {}, started),
           async (url) => {
             const res = await http(url, 'POST', '/api/v1/generate', { key: acct.key, json: body() });
@@ -491,7 +468,8 @@ describe('mockup generation (POST /api/v1/generate, GET /api/v1/generations)', (
     it('never refunds a generation that completed before the failure path ran: it stays completed and keeps its token', async () => {
       const started: string[] = [];
       const before = await tokenBalance(stack.sql, acct.userId);
-      await withApp(
+      await withApiOn(
+        stack,
         // the answer is lost only after the workflow has finished the generation
         lostAnswer(async (handle) => void (await handle.result()), started),
         async (url) => {

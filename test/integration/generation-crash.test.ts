@@ -3,15 +3,15 @@
 // SIGKILL while its render step is fetching the design (no graceful shutdown, nothing flushed); the workflow task
 // it held times out and the second worker runs the steps again.
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
-import path from 'node:path';
+import type { ChildProcess } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import sharp from 'sharp';
 import { tokenBalance } from '../../db/ledger';
 import * as inspect from '../helpers/db-inspect';
 import { account, http } from '../helpers/http';
-import { startStack, type Stack } from '../helpers/stack';
+import { killNow, spawnWorkerProcess, startStack, type Stack } from '../helpers/stack';
+import { sleep, waitUpTo } from '../helpers/wait';
 
 describe('generation survives a worker crash', () => {
   let stack: Stack;
@@ -67,18 +67,7 @@ describe('generation survives a worker crash', () => {
   it('one debit, one mockup, one completed callback after the worker is killed mid-render and another takes over', async function () {
     this.timeout(180_000);
     // the first worker: the real worker process on this stack's task queue, database, storage and Temporal server
-    const root = path.resolve(__dirname, '../..');
-    child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'worker/main.ts')], {
-      cwd: root,
-      env: {
-        ...process.env,
-        TEMPORAL_TASK_QUEUE: stack.taskQueue,
-        PUBLIC_BASE_URL: stack.baseUrl,
-        ALLOW_PRIVATE_URLS: 'true',
-        LOG_LEVEL: 'warn',
-      },
-      stdio: ['ignore', 'ignore', 'inherit'],
-    });
+    child = spawnWorkerProcess(stack);
     const acct = await account(stack.baseUrl);
     const list = await http(stack.baseUrl, 'GET', '/api/v1/garments?limit=1', { key: acct.key });
     const garment = list.body.garments[0];
@@ -98,21 +87,21 @@ describe('generation survives a worker crash', () => {
 
     // Wait until the render step is fetching the design (the worker process has bundled its workflows, polled,
     // begun the generation), then kill it.
-    for (let i = 0; i < 1200 && designRequests === 0; i++) await new Promise((r) => setTimeout(r, 50));
+    await waitUpTo(() => designRequests > 0, { ms: 60_000, every: 50 });
     assert.equal(designRequests, 1, 'the render step started in the worker process');
     assert.equal((await inspect.generationState(id))?.status, 'processing');
-    const exited = new Promise((r) => child!.once('exit', r));
-    child.kill('SIGKILL');
-    await exited;
+    await killNow(child);
     releaseFirst(); // the killed worker's download can never complete now
 
     await stack.startWorker();
     let g: any;
-    for (let i = 0; i < 600; i++) {
-      g = (await http(stack.baseUrl, 'GET', `/api/v1/generations/${id}`, { key: acct.key })).body;
-      if (g.status === 'completed' || g.status === 'failed') break;
-      await new Promise((r) => setTimeout(r, 200));
-    }
+    await waitUpTo(
+      async () => {
+        g = (await http(stack.baseUrl, 'GET', `/api/v1/generations/${id}`, { key: acct.key })).body;
+        return g.status === 'completed' || g.status === 'failed';
+      },
+      { ms: 180_000, every: 200 },
+    );
     assert.equal(g.status, 'completed', JSON.stringify(g));
     assert.ok(designRequests >= 2, 'the render ran again on the new worker');
 
@@ -122,8 +111,8 @@ describe('generation survives a worker crash', () => {
     const mockup = await fetch(g.mockupUrl);
     assert.equal(mockup.status, 200);
 
-    for (let i = 0; i < 100 && callbacks.length === 0; i++) await new Promise((r) => setTimeout(r, 100));
-    await new Promise((r) => setTimeout(r, 1000)); // a duplicate would arrive by now
+    await waitUpTo(() => callbacks.length > 0, { ms: 10_000, every: 100 });
+    await sleep(1000); // a duplicate would arrive by now
     const completed = callbacks.filter((c) => c.body.data?.id === id);
     assert.equal(completed.length, 1, `one callback, got ${completed.length}`);
     assert.equal(completed[0]!.body.event, 'generation.completed');

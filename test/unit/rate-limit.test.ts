@@ -20,6 +20,7 @@ import {
 import { StoreGuard } from '../../api/middleware/rate-limit/store-guard';
 import { loadConfig } from '../../lib/config';
 import { createLogger, type Logger } from '../../lib/log';
+import { until as waitUntil } from '../helpers/wait';
 
 function captureLog(): { log: Logger; lines: Record<string, any>[] } {
   const lines: Record<string, any>[] = [];
@@ -35,13 +36,8 @@ function brokenSql(kind: 'refuse' | 'hang'): Sql {
   return tag as unknown as Sql;
 }
 
-const until = async (what: string, cond: () => boolean | Promise<boolean>) => {
-  const deadline = Date.now() + 5000;
-  while (!(await cond())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-};
+/** The waits of this file: 5 s at most, asking every 10 ms. */
+const until = (what: string, cond: () => boolean | Promise<boolean>) => waitUntil(what, cond, { ms: 5000, every: 10 });
 
 describe('rate limit: configuration', () => {
   it('defaults to the spec numbers and lets the environment lower them', () => {
