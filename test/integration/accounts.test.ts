@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { Context } from '@temporalio/activity';
 import type { Activities } from '../../activities';
+import { accountTokens, expireAccountTokens, ownedRowCounts, userRow } from '../helpers/db-inspect';
 import * as F from '../helpers/fixtures';
 import { GOOD_PASSWORD, createKey, http, sessionCookie, signup, uniqueEmail } from '../helpers/http';
 import { linkIn, mailsTo, waitForMail } from '../helpers/mailpit';
@@ -34,8 +35,8 @@ describe('account lifecycle (/api/auth: verify, reset, change, export, delete)',
     assert.doesNotMatch(mail.HTML, /<img/i, 'no tracking pixel');
     const link = linkIn(mail, `${stack.baseUrl}/verify-email?token=`);
     // the stored token is a hash, not the token of the link
-    const [row] = await stack.sql`select token_hash from account_tokens where user_id = ${s.user.id}`;
-    assert.notEqual(Buffer.from(row!.token_hash).toString('base64url'), tokenOf(link));
+    const [row] = await accountTokens(s.user.id);
+    assert.notEqual(row!.tokenHash.toString('base64url'), tokenOf(link));
     // the link opens the dashboard's page
     const page = await http(stack.baseUrl, 'GET', new URL(link).pathname + new URL(link).search);
     assert.equal(page.status, 302);
@@ -139,11 +140,9 @@ describe('account lifecycle (/api/auth: verify, reset, change, export, delete)',
     const s = await signup(stack.baseUrl);
     await http(stack.baseUrl, 'POST', '/api/auth/password/forgot', { json: { email: s.email } });
     const link = linkIn(await waitForMail(s.email, /reset your password/), `${stack.baseUrl}/reset-password?token=`);
-    const [t] = await stack.sql`select expires_at - created_at as ttl from account_tokens
-      where user_id = ${s.user.id} and purpose = 'reset_password'`;
-    assert.equal(String(t!.ttl), '01:00:00');
-    await stack.sql`update account_tokens set expires_at = now() - interval '1 second'
-      where user_id = ${s.user.id} and purpose = 'reset_password'`;
+    const [t] = await accountTokens(s.user.id, 'reset_password');
+    assert.equal(t!.ttlSeconds, 3600);
+    await expireAccountTokens(s.user.id, 'reset_password');
     const res = await http(stack.baseUrl, 'POST', '/api/auth/password/reset', {
       json: { token: tokenOf(link), password: NEW_PASSWORD },
     });
@@ -250,13 +249,12 @@ describe('account lifecycle (/api/auth: verify, reset, change, export, delete)',
     const result = await workflowResultWhenStarted<{ filesDeleted: number }>(stack.client, res.body.workflowId);
     assert.ok(result.filesDeleted >= 2, JSON.stringify(result));
     assert.equal((await fetch(a.fileUrl)).status, 404);
-    const [u] = await stack.sql`select email, erased_at from users where id = ${a.user.id}`;
+    const u = await userRow(a.user.id);
     assert.equal(u!.email, `deleted-${a.user.id}@invalid`);
-    assert.ok(u!.erased_at);
-    const uploads = await stack.sql`select 1 from uploads where user_id = ${a.user.id}`;
-    assert.equal(uploads.length, 0);
-    const grants = await stack.sql`select 1 from token_grants where user_id = ${a.user.id}`;
-    assert.equal(grants.length, 0, 'unverified: nothing was granted, so nothing to keep');
+    assert.ok(u!.erasedAt);
+    const left = await ownedRowCounts(a.user.id, ['uploads', 'token_grants']);
+    assert.equal(left.uploads, 0);
+    assert.equal(left.token_grants, 0, 'unverified: nothing was granted, so nothing to keep');
     // the address is free again
     assert.equal((await signup(stack.baseUrl, a.email)).email, a.email);
   });
@@ -282,8 +280,7 @@ describe('account lifecycle (/api/auth: verify, reset, change, export, delete)',
     assert.equal(res.status, 202, res.text);
     await reached;
     await stack.stopWorker();
-    const [mid] = await stack.sql`select erased_at from users where id = ${a.user.id}`;
-    assert.equal(mid!.erased_at, null, 'not finished while the worker was down');
+    assert.equal((await userRow(a.user.id))!.erasedAt, null, 'not finished while the worker was down');
     await stack.startWorker();
     const result = await workflowResultWhenStarted<{ filesDeleted: number }>(stack.client, res.body.workflowId, 90_000);
     assert.ok(result.filesDeleted >= 2);

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { expireSessions, sessionTokenHashes, userRow } from '../helpers/db-inspect';
 import { GOOD_PASSWORD, http, sessionCookie, signup, uniqueEmail } from '../helpers/http';
 import { startStack, type Stack, useStack } from '../helpers/stack';
 
@@ -26,17 +27,17 @@ describe('accounts and sessions (/api/auth)', () => {
 
   it('stores the password as an scrypt hash, never in clear', async () => {
     const s = await signup(stack.baseUrl);
-    const [row] = await stack.sql`select password_hash from users where id = ${s.user.id}`;
-    assert.match(row!.password_hash, /^scrypt\$131072\$8\$1\$/);
-    assert.ok(!row!.password_hash.includes(GOOD_PASSWORD));
+    const { passwordHash } = (await userRow(s.user.id))!;
+    assert.match(passwordHash, /^scrypt\$131072\$8\$1\$/);
+    assert.ok(!passwordHash.includes(GOOD_PASSWORD));
   });
 
   it('stores only a hash of the session token', async () => {
     const s = await signup(stack.baseUrl);
     const token = s.cookie.split('=')[1]!;
-    const rows = await stack.sql`select token_hash from sessions where user_id = ${s.user.id}`;
-    assert.equal(rows.length, 1);
-    assert.notEqual(Buffer.from(rows[0]!.token_hash).toString('base64url'), token);
+    const hashes = await sessionTokenHashes(s.user.id);
+    assert.equal(hashes.length, 1);
+    assert.notEqual(hashes[0]!.toString('base64url'), token);
   });
 
   it('refuses a duplicate email with 409, case-insensitively', async () => {
@@ -107,7 +108,7 @@ describe('accounts and sessions (/api/auth)', () => {
     });
     assert.equal(forged.status, 401);
     const s = await signup(stack.baseUrl);
-    await stack.sql`update sessions set expires_at = now() - interval '1 second' where user_id = ${s.user.id}`;
+    await expireSessions(s.user.id);
     const expired = await http(stack.baseUrl, 'GET', '/api/auth/me', { cookie: s.cookie });
     assert.equal(expired.status, 401);
     assert.deepEqual(Object.keys(expired.body), ['error']);
@@ -129,7 +130,7 @@ describe('accounts and sessions (/api/auth)', () => {
     const me = await http(stack.baseUrl, 'GET', '/api/auth/me', { cookie: s.cookie });
     assert.deepEqual(signedIn.body, me.body);
     assert.equal(signedIn.body.user.email, s.user.email);
-    await stack.sql`update sessions set expires_at = now() - interval '1 second' where user_id = ${s.user.id}`;
+    await expireSessions(s.user.id);
     const expired = await http(stack.baseUrl, 'GET', '/api/auth/session', { cookie: s.cookie });
     assert.equal(expired.status, 200);
     assert.deepEqual(expired.body, { user: null });

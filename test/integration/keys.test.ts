@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { apiKeyStored, expireApiKey } from '../helpers/db-inspect';
 import { createKey, http, signup } from '../helpers/http';
 import { useStack } from '../helpers/stack';
 
@@ -21,11 +22,10 @@ describe('API keys (/api/v1/keys) and Bearer authentication', () => {
     assert.ok(!Number.isNaN(Date.parse(res.body.metadata.createdAt)));
     assert.equal(res.body.metadata.expiresAt, null);
     assert.match(res.body.warning, /only once/i);
-    const [row] = await stack.sql`select key_hash from api_keys where id = ${res.body.metadata.id}`;
+    const stored = await apiKeyStored(res.body.metadata.id);
     const { createHash } = await import('node:crypto');
-    assert.deepEqual(Buffer.from(row!.key_hash), createHash('sha256').update(res.body.key).digest());
-    const all = await stack.sql`select * from api_keys where id = ${res.body.metadata.id}`;
-    assert.ok(!JSON.stringify(all).includes(res.body.key.slice(9)), 'the key itself is nowhere in the row');
+    assert.deepEqual(stored.keyHash, createHash('sha256').update(res.body.key).digest());
+    assert.ok(!stored.text.includes(res.body.key.slice(9)), 'the key itself is nowhere in the row');
   });
 
   it('lists keys newest first with status and never the key', async () => {
@@ -145,7 +145,7 @@ describe('API keys (/api/v1/keys) and Bearer authentication', () => {
 
   it('expired keys get 401 with reason expired and show as expired', async () => {
     const { key, id } = await createKey(stack.baseUrl, cookie, { name: 'short', expiresInDays: 1 });
-    await stack.sql`update api_keys set expires_at = now() - interval '1 minute' where id = ${id}`;
+    await expireApiKey(id);
     const res = await http(stack.baseUrl, 'GET', '/api/v1/garments', { key });
     assert.equal(res.status, 401);
     assert.match(res.body.error.details.reason, /expired/);

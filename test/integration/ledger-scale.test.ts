@@ -1,23 +1,30 @@
 // The failure path and the balance at scale, against the run's PostgreSQL.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { completeGeneration, failAndRefund } from '../../db/generations';
+import { completeGeneration, failAndRefund, markGenerationProcessing } from '../../db/generations';
 import { insertAndChargeGenerations } from '../../db/generation-inserts';
 import { grantTokens, tokenBalance } from '../../db/ledger';
 import { randomSuffix, timeId, userId } from '../../lib/ids';
+import {
+  generationState,
+  insertUser,
+  seedOtherLedgers,
+  someGarmentId,
+  tokenBalancePlan,
+  type PlanNode,
+} from '../helpers/db-inspect';
 import { testSql } from '../helpers/stack';
 
 async function newAccount(tokens: number): Promise<string> {
   const sql = testSql();
-  const u = userId();
-  await sql`insert into users (id, email, password_hash) values (${u}, ${`${u}@example.test`}, 'x')`;
+  const u = await insertUser(userId());
   await grantTokens(sql, { userId: u, source: 'free', amount: tokens, reference: `t:${randomSuffix(10)}` });
   return u;
 }
 
 async function chargedGenerations(user: string, n: number): Promise<string[]> {
   const sql = testSql();
-  const [garment] = await sql<{ id: string }[]>`select id from garments limit 1`;
+  const garmentId = await someGarmentId();
   const ids = Array.from({ length: n }, () => timeId('gen'));
   const charge = await insertAndChargeGenerations(sql, {
     userId: user,
@@ -25,7 +32,7 @@ async function chargedGenerations(user: string, n: number): Promise<string[]> {
     batchId: null,
     rows: ids.map((id) => ({
       id,
-      garmentId: garment!.id,
+      garmentId,
       color: 'White',
       zone: 'front',
       garmentImageUrl: 'http://x/b.jpg',
@@ -56,24 +63,22 @@ describe('failAndRefund: one transaction, only from pending or processing', () =
     const [again] = await failAndRefund(sql, [id!], 'boom again');
     assert.equal(again!.status === 'failed' && again!.refunded, false);
     assert.equal(await tokenBalance(sql, u), 3, 'one refund');
-    const [row] = await sql<{ status: string; error: string; tokensUsed: number }[]>`
-      select status, error, tokens_used as "tokensUsed" from generations where id = ${id!}`;
-    assert.deepEqual(row, { status: 'failed', error: 'boom', tokensUsed: 0 });
+    const row = await generationState(id!);
+    assert.deepEqual([row?.status, row?.error, row?.tokensUsed], ['failed', 'boom', 0]);
   });
 
   it('leaves a generation that completed in the meantime completed, and keeps its token', async () => {
     const sql = testSql();
     const u = await newAccount(3);
     const [id] = await chargedGenerations(u, 1);
-    await sql`update generations set status = 'processing' where id = ${id!}`;
+    assert.equal((await markGenerationProcessing(sql, id!))?.status, 'processing');
     // the render commits after its step was already given up on
     assert.ok(await completeGeneration(sql, id!, { mockupKey: 'mockups/m.jpg', thumbnailKey: 'mockups/t.jpg' }));
     const [outcome] = await failAndRefund(sql, [id!], 'render timed out');
     assert.equal(outcome!.status, 'completed');
     assert.equal(await tokenBalance(sql, u), 2, 'no refund of a completed generation');
-    const [row] = await sql<{ status: string; error: string | null }[]>`
-      select status, error from generations where id = ${id!}`;
-    assert.deepEqual(row, { status: 'completed', error: null });
+    const row = await generationState(id!);
+    assert.deepEqual([row?.status, row?.error], ['completed', null]);
   });
 
   it('moves only the rows that may move in a mixed set, refunding each of those once', async () => {
@@ -81,7 +86,7 @@ describe('failAndRefund: one transaction, only from pending or processing', () =
     const u = await newAccount(5);
     const ids = await chargedGenerations(u, 3);
     await completeGeneration(sql, ids[0]!, { mockupKey: 'mockups/a.jpg', thumbnailKey: 'mockups/a-t.jpg' });
-    await sql`update generations set status = 'processing' where id = ${ids[1]!}`;
+    assert.equal((await markGenerationProcessing(sql, ids[1]!))?.status, 'processing');
     const out = await failAndRefund(sql, ids, 'could not start');
     assert.deepEqual(
       out.map((o) => o.status),
@@ -97,37 +102,16 @@ describe('token balance reads only the account it is for', function () {
     const sql = testSql();
     // 200 other accounts with 50 allocations each: 10,000 allocations that are none of this account's business.
     const tag = randomSuffix(6);
-    await sql`
-      with u as (
-        insert into users (id, email, password_hash)
-        select 'usr_scale_' || ${tag} || '_' || i, 'scale-' || ${tag} || '-' || i || '@example.test', 'x'
-        from generate_series(1, 200) i returning id
-      ), g as (
-        insert into token_grants (user_id, source, amount, reference)
-        select id, 'free', 100, 'scale:' || id from u returning id, user_id
-      ), d as (
-        insert into token_debits (user_id, amount, reference)
-        select g.user_id, 1, 'scale:' || g.user_id || ':' || j from g, generate_series(1, 50) j returning id, user_id
-      )
-      insert into token_allocations (debit_id, grant_id, amount)
-      select d.id, g.id, 1 from d join g on g.user_id = d.user_id`;
-    await sql`analyze token_allocations`;
-    await sql`analyze token_grants`;
+    await seedOtherLedgers(tag, 200, 50);
     const u = await newAccount(10);
     await chargedGenerations(u, 2);
     const balance = await tokenBalance(sql, u);
     assert.equal(balance, 8);
     // The same statement as tokenBalance, explained with the rows each plan node really read.
-    const [plan] = await sql.unsafe(
-      `explain (analyze, format json)
-       select (select coalesce(sum(s.remaining), 0)::int from ledger_spendable($1) s) as balance`,
-      [u],
-    );
-    type Node = { 'Relation Name'?: string; 'Actual Rows': number; 'Actual Loops': number; Plans?: Node[] };
-    const read = (n: Node, table: string): number =>
+    const root = await tokenBalancePlan(u);
+    const read = (n: PlanNode, table: string): number =>
       (n['Relation Name'] === table ? n['Actual Rows'] * n['Actual Loops'] : 0) +
       (n.Plans ?? []).reduce((s, c) => s + read(c, table), 0);
-    const root = (plan!['QUERY PLAN'] as { Plan: Node }[])[0]!.Plan;
     assert.ok(read(root, 'token_grants') >= 1, 'ledger_spendable is inlined: its tables are in the plan');
     const allocations = read(root, 'token_allocations');
     assert.ok(allocations <= 10, `read ${allocations} allocation rows for an account that has 2`);

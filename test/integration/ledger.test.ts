@@ -6,25 +6,23 @@ import { debitTokens, grantTokens, refundDebit, tokenBalance } from '../../db/le
 import { randomSuffix, userId } from '../../lib/ids';
 import { createLogger } from '../../lib/log';
 import { maintenanceSweep } from '../../workflows';
+import {
+  allocationsOf,
+  debitTotals,
+  expireGrant,
+  generationStates,
+  grantsWithReference,
+  insertGeneration,
+  insertUser,
+  someGarmentId,
+} from '../helpers/db-inspect';
 import { startStack, testSql } from '../helpers/stack';
 
 describe('token ledger (PostgreSQL)', () => {
   const sql = testSql();
   const day = 86_400_000;
 
-  async function bareUser(): Promise<string> {
-    const id = userId();
-    await sql`insert into users (id, email, password_hash) values (${id}, ${`${id}@example.test`}, 'x')`;
-    return id;
-  }
-
-  /** What the debit `reference` took, by grant id. */
-  async function allocations(reference: string): Promise<Record<string, number>> {
-    const rows = await sql<{ grant_id: string; amount: number }[]>`
-      select a.grant_id, a.amount from token_allocations a join token_debits d on d.id = a.debit_id
-      where d.reference = ${reference} order by a.grant_id`;
-    return Object.fromEntries(rows.map((a) => [a.grant_id, a.amount]));
-  }
+  const bareUser = () => insertUser(userId());
 
   it('derives the balance from grants and debits; expired grants do not count', async () => {
     const u = await bareUser();
@@ -41,10 +39,7 @@ describe('token ledger (PostgreSQL)', () => {
     assert.ok(r.ok);
     assert.equal(r.balance, 7);
     assert.equal(await tokenBalance(sql, u), 7);
-    const [{ n }] = (await sql`select count(*)::int as n from token_debits where user_id = ${u}`) as unknown as [
-      { n: number },
-    ];
-    assert.equal(n, 1);
+    assert.equal((await debitTotals(u)).debits, 1);
   });
 
   it('a debit whose reference exists is a no-op returning the first result', async () => {
@@ -80,11 +75,7 @@ describe('token ledger (PostgreSQL)', () => {
     assert.equal(refused.length, 35);
     for (const r of refused) if (!r.ok) assert.deepEqual([r.required, r.available], [1, 0]);
     assert.equal(await tokenBalance(sql, u), 0);
-    const [{ spent }] =
-      (await sql`select coalesce(sum(a.amount), 0)::int as spent from token_allocations a join token_debits d on d.id = a.debit_id where d.user_id = ${u}`) as unknown as [
-        { spent: number },
-      ];
-    assert.equal(spent, 25);
+    assert.equal((await debitTotals(u)).allocated, 25);
   });
 
   it('spends the grants that expire soonest first, permanent ones last', async () => {
@@ -95,11 +86,11 @@ describe('token ledger (PostgreSQL)', () => {
     const ref = `d:${randomSuffix()}`;
     const r = await debitTokens(sql, u, [{ reference: ref, amount: 4 }]);
     assert.ok(r.ok);
-    const byGrant = await allocations(ref);
+    const byGrant = await allocationsOf(ref);
     assert.deepEqual(byGrant, { [soon]: 2, [later]: 2 });
     assert.equal(byGrant[permanent], undefined);
     // When the soonest grant expires, only what it had left is forfeited (nothing: it was spent).
-    await sql`update token_grants set expires_at = now() - interval '1 second' where id = ${soon}`;
+    await expireGrant(soon);
     assert.equal(await tokenBalance(sql, u), 6);
   });
 
@@ -114,16 +105,16 @@ describe('token ledger (PostgreSQL)', () => {
       { reference: refs[1]!, amount: 5 },
     ]);
     assert.deepEqual(tooMuch, { ok: false, reason: 'insufficient_tokens', required: 11, available: 10 });
-    assert.equal((await sql`select 1 from token_debits where user_id = ${u}`).length, 0, 'nothing written');
+    assert.equal((await debitTotals(u)).debits, 0, 'nothing written');
     const r = await debitTokens(sql, u, [
       { reference: refs[0]!, amount: 1 },
       { reference: refs[1]!, amount: 3 },
       { reference: refs[2]!, amount: 4 },
     ]);
     assert.deepEqual(r, { ok: true, duplicate: false, balance: 2 });
-    assert.deepEqual(await allocations(refs[0]!), { [soon]: 1 });
-    assert.deepEqual(await allocations(refs[1]!), { [soon]: 1, [later]: 2 });
-    assert.deepEqual(await allocations(refs[2]!), { [later]: 1, [permanent]: 3 });
+    assert.deepEqual(await allocationsOf(refs[0]!), { [soon]: 1 });
+    assert.deepEqual(await allocationsOf(refs[1]!), { [soon]: 1, [later]: 2 });
+    assert.deepEqual(await allocationsOf(refs[2]!), { [later]: 1, [permanent]: 3 });
     const again = await debitTokens(sql, u, [
       { reference: refs[0]!, amount: 1 },
       { reference: refs[1]!, amount: 3 },
@@ -150,11 +141,9 @@ describe('token ledger (PostgreSQL)', () => {
     assert.equal(await refundDebit(sql, ref), true);
     assert.equal(await refundDebit(sql, ref), false);
     assert.equal(await tokenBalance(sql, u), 3);
-    const [g] = await sql<
-      { source: string; expires_at: Date }[]
-    >`select source, expires_at from token_grants where reference = ${`refund:${ref}`}`;
+    const [g] = await grantsWithReference(`refund:${ref}`);
     assert.equal(g!.source, 'refund');
-    assert.equal(g!.expires_at.getTime(), expiry.getTime());
+    assert.equal(g!.expiresAt!.getTime(), expiry.getTime());
     assert.equal(await refundDebit(sql, 'no-such-debit'), false);
   });
 
@@ -181,7 +170,7 @@ describe('token ledger (PostgreSQL)', () => {
   async function grantRow(u: string, amount: number, expiresAt: Date | null): Promise<number> {
     const reference = `t:${randomSuffix()}`;
     await grantTokens(sql, { userId: u, source: 'plan', amount, expiresAt, reference });
-    const [row] = await sql<{ id: number }[]>`select id from token_grants where reference = ${reference}`;
+    const [row] = await grantsWithReference(reference);
     return row!.id;
   }
 });
@@ -193,23 +182,18 @@ describe('orphaned generation recovery (maintenance)', () => {
     const connection = await Connection.connect({ address: process.env.TEMPORAL_ADDRESS! });
     try {
       const temporal = new Client({ connection });
-      const u = userId();
-      await sql`insert into users (id, email, password_hash) values (${u}, ${`${u}@example.test`}, 'x')`;
+      const u = await insertUser(userId());
       await grantTokens(sql, { userId: u, source: 'free', amount: 5, reference: `t:${randomSuffix()}` });
-      const [garment] = await sql<{ id: string }[]>`select id from garments limit 1`;
+      const garmentId = await someGarmentId();
       const ids = [`gen_${Date.now()}_${randomSuffix()}`, `gen_${Date.now()}_${randomSuffix()}`];
       for (const [i, id] of ids.entries()) {
-        await sql`insert into generations (id, user_id, garment_id, color, zone, placement, apply_texture, design_url, garment_image_url, blank_key, created_at)
-                  values (${id}, ${u}, ${garment!.id}, 'White', 'front', '{}'::jsonb, true, 'http://x/y.png', 'http://x/b.jpg', 'k',
-                          ${i === 0 ? new Date(Date.now() - 3600_000) : new Date()})`;
+        await insertGeneration({ id, userId: u, garmentId, age: i === 0 ? '1 hour' : '0 seconds' });
         await debitTokens(sql, u, [{ reference: id, amount: 1 }]);
       }
       assert.equal(await tokenBalance(sql, u), 3);
       const acts = createMaintenanceActivities({ sql, log: createLogger({ level: 'error' }), temporal });
       assert.ok((await acts.recoverOrphanedGenerations()) >= 1);
-      const rows = await sql<
-        { id: string; status: string }[]
-      >`select id, status from generations where user_id = ${u} order by created_at`;
+      const rows = await generationStates({ userId: u });
       assert.deepEqual(
         rows.map((r) => r.status),
         ['failed', 'pending'],
@@ -219,12 +203,10 @@ describe('orphaned generation recovery (maintenance)', () => {
       assert.equal(await tokenBalance(sql, u), 4, 'recovery is idempotent');
       // A batch item is looked up by its batch's workflow, not by its own id.
       const batchItem = `gen_${Date.now()}_${randomSuffix()}`;
-      await sql`insert into generations (id, user_id, garment_id, color, zone, placement, apply_texture, design_url, garment_image_url, blank_key, created_at, batch_id)
-                values (${batchItem}, ${u}, ${garment!.id}, 'White', 'front', '{}'::jsonb, true, 'http://x/y.png', 'http://x/b.jpg', 'k',
-                        ${new Date(Date.now() - 3600_000)}, 'batch-nonexistent')`;
+      await insertGeneration({ id: batchItem, userId: u, garmentId, age: '1 hour', batchId: 'batch-nonexistent' });
       await debitTokens(sql, u, [{ reference: batchItem, amount: 1 }]);
       await acts.recoverOrphanedGenerations();
-      const [item] = await sql<{ status: string }[]>`select status from generations where id = ${batchItem}`;
+      const [item] = await generationStates({ ids: [batchItem] });
       assert.equal(item!.status, 'failed', 'no batch workflow: orphaned');
     } finally {
       await connection.close();
@@ -240,28 +222,22 @@ describe('unfinished generation recovery (maintenance)', function () {
     const connection = await Connection.connect({ address: process.env.TEMPORAL_ADDRESS! });
     try {
       const temporal = new Client({ connection });
-      const u = userId();
-      await sql`insert into users (id, email, password_hash) values (${u}, ${`${u}@example.test`}, 'x')`;
+      const u = await insertUser(userId());
       await grantTokens(sql, { userId: u, source: 'free', amount: 5, reference: `t:${randomSuffix()}` });
-      const [garment] = await sql<{ id: string }[]>`select id from garments limit 1`;
+      const garmentId = await someGarmentId();
       const ids = [`gen_${Date.now()}_${randomSuffix()}`, `gen_${Date.now()}_${randomSuffix()}`];
       // Two workflows on a queue no worker polls: the first terminated by an operator, the second still running.
       const queue = `no-worker-${randomSuffix(6)}`;
       for (const id of ids) {
         await temporal.workflow.start(maintenanceSweep, { workflowId: id, taskQueue: queue });
-        await sql`insert into generations (id, user_id, garment_id, color, zone, placement, apply_texture, design_url,
-                    garment_image_url, blank_key, status, created_at, started_at)
-                  values (${id}, ${u}, ${garment!.id}, 'White', 'front', '{}'::jsonb, true, 'http://x/y.png',
-                          'http://x/b.jpg', 'k', 'processing', ${new Date(Date.now() - 3600_000)},
-                          ${new Date(Date.now() - 3600_000)})`;
+        await insertGeneration({ id, userId: u, garmentId, age: '1 hour', status: 'processing' });
         await debitTokens(sql, u, [{ reference: id, amount: 1 }]);
       }
       await temporal.workflow.getHandle(ids[0]!).terminate('operator');
       assert.equal(await tokenBalance(sql, u), 3);
       const acts = createMaintenanceActivities({ sql, log: createLogger({ level: 'error' }), temporal });
       await acts.recoverOrphanedGenerations();
-      const rows = await sql<{ id: string; status: string; error: string | null }[]>`
-        select id, status, error from generations where id in ${sql(ids)}`;
+      const rows = await generationStates({ ids });
       const byId = new Map(rows.map((r) => [r.id, r]));
       assert.equal(byId.get(ids[0]!)!.status, 'failed');
       assert.match(byId.get(ids[0]!)!.error!, /workflow ended \(terminated\)/);
@@ -282,8 +258,7 @@ describe('maintenance sweep workflow', function () {
     const stack = await startStack('maintenance');
     try {
       const sql = testSql();
-      const u = userId();
-      await sql`insert into users (id, email, password_hash) values (${u}, ${`${u}@example.test`}, 'x')`;
+      const u = await insertUser(userId());
       const result = await stack.client.workflow.execute(maintenanceSweep, {
         workflowId: `maintenance-test-${randomSuffix(6)}`,
         taskQueue: stack.taskQueue,
@@ -309,14 +284,12 @@ describe('free allowance, set based', () => {
       '2025-08-30T05:06:07.000Z',
     ].map((iso, i) => ({ id: `usr_zzzz_${tag}_${i}`, createdAt: new Date(iso) }));
     for (const u of signups) {
-      await sql`insert into users (id, email, password_hash, created_at)
-                values (${u.id}, ${`${u.id}@example.test`}, 'x', ${u.createdAt})`;
+      await insertUser(u.id, u.createdAt);
     }
     for (const at of [new Date('2026-02-28T12:00:00Z'), new Date('2026-03-31T00:00:00Z')]) {
       // the periods that have no grant yet (a signup on the 31st is still in its Feb 28 period on Mar 31 at 00:00)
       const refs = signups.map((u) => `free:${u.id}:${allowancePeriod(u.createdAt, at).start.toISOString()}`);
-      const [row] = await sql<{ existing: number }[]>`
-        select count(*)::int as existing from token_grants where reference in ${sql(refs)}`;
+      const existing = (await grantsWithReference(...refs)).length;
       let afterId: string | null = `usr_zzzz_${tag}`;
       let granted = 0;
       let pages = 0;
@@ -328,14 +301,13 @@ describe('free allowance, set based', () => {
         pages++;
       }
       assert.equal(pages, 3, '5 accounts in pages of 2');
-      assert.equal(granted, signups.length - row!.existing, `one grant per new period at ${at.toISOString()}`);
+      assert.equal(granted, signups.length - existing, `one grant per new period at ${at.toISOString()}`);
       for (const u of signups) {
         const { start, end } = allowancePeriod(u.createdAt, at);
-        const [g] = await sql<{ amount: number; expiresAt: Date }[]>`
-          select amount, expires_at as "expiresAt" from token_grants where reference = ${`free:${u.id}:${start.toISOString()}`}`;
+        const [g] = await grantsWithReference(`free:${u.id}:${start.toISOString()}`);
         assert.ok(g, `${u.id} at ${at.toISOString()}: grant free:${u.id}:${start.toISOString()}`);
         assert.equal(g.amount, 50);
-        assert.equal(g.expiresAt.toISOString(), end.toISOString());
+        assert.equal(g.expiresAt?.toISOString(), end.toISOString());
       }
       const again = await grantFreeAllowancePage(sql, { afterId: `usr_zzzz_${tag}`, limit: 100, at });
       assert.equal(again.granted, 0, 'a second run grants nothing');
