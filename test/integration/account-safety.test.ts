@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { loadConfig } from '../../lib/config';
 import { randomSuffix } from '../../lib/ids';
 import { maintenanceSweep } from '../../workflows';
+import { insertAccountToken, storedAccountTokens } from '../helpers/db-inspect';
 import { GOOD_PASSWORD, createKey, http, sessionCookie, signup, uniqueEmail } from '../helpers/http';
 import { linkIn, mailsTo, waitForMail } from '../helpers/mailpit';
 import { startStack, type Stack } from '../helpers/stack';
@@ -321,21 +322,19 @@ describe('account safety: cancelled links, "This wasn\'t me", signing out API cl
     const a = await signup(stack.baseUrl);
     const hash = () => Buffer.from(randomSuffix(32));
     const [usedOld, expiredOld, usedNow, live] = [hash(), hash(), hash(), hash()];
-    await stack.sql`insert into account_tokens (token_hash, user_id, purpose, email, created_at, expires_at, used_at)
-      values (${usedOld}, ${a.user.id}, 'reset_password', ${a.email}, now() - interval '3 days',
-              now() + interval '1 hour', now() - interval '25 hours'),
-             (${expiredOld}, ${a.user.id}, 'verify_email', ${a.email}, now() - interval '4 days',
-              now() - interval '25 hours', null),
-             (${usedNow}, ${a.user.id}, 'reset_password', ${a.email}, now(), now() + interval '1 hour', now()),
-             (${live}, ${a.user.id}, 'undo_email_change', ${a.email}, now(), now() + interval '7 days', null)`;
+    const link = (tokenHash: Buffer, purpose: string, created: string, expires: string, used: string | null) =>
+      insertAccountToken({ tokenHash, userId: a.user.id, purpose, email: a.email, created, expires, used });
+    await link(usedOld, 'reset_password', '-3 days', '1 hour', '-25 hours');
+    await link(expiredOld, 'verify_email', '-4 days', '-25 hours', null);
+    await link(usedNow, 'reset_password', '0 seconds', '1 hour', '0 seconds');
+    await link(live, 'undo_email_change', '0 seconds', '7 days', null);
     const result = await stack.client.workflow.execute(maintenanceSweep, {
       workflowId: `maintenance-safety-${randomSuffix(6)}`,
       taskQueue: stack.taskQueue,
     });
     assert.ok((result.accountTokensPurged ?? 0) >= 2, JSON.stringify(result));
-    const left = await stack.sql<{ token_hash: Buffer }[]>`
-      select token_hash from account_tokens where token_hash in (${usedOld}, ${expiredOld}, ${usedNow}, ${live})`;
-    const kept = left.map((r) => Buffer.from(r.token_hash).toString());
+    const left = await storedAccountTokens([usedOld, expiredOld, usedNow, live]);
+    const kept = left.map((h) => h.toString());
     assert.deepEqual(kept.sort(), [usedNow.toString(), live.toString()].sort());
   });
 });

@@ -16,6 +16,16 @@ import { requireApiKey } from '../../api/auth/api-keys';
 import { requestContext } from '../../api/middleware/request-context';
 import { createLogger } from '../../lib/log';
 import type { Env } from '../../lib/config';
+import {
+  databaseNowMs,
+  endRateLimitWindows,
+  insertLeases,
+  insertRateLimitWindows,
+  latestLeaseExpiry,
+  leaseCount,
+  rateLimitHits,
+  rateLimitKeys,
+} from '../helpers/db-inspect';
 import { account, createKey, http, type HttpResult } from '../helpers/http';
 import { startStack, type Stack } from '../helpers/stack';
 
@@ -256,12 +266,11 @@ describe('rate limits', function () {
       await http(t.baseUrl, 'GET', '/t/upload', { key: a.key });
       assertRateLimited(await http(t.baseUrl, 'GET', '/t/upload', { key: a.key }), 'upload-minute', 1);
       // End the window in the database instead of waiting a minute.
-      await s.sql`update rate_limit_hits set reset_at = now() where key = ${`upload-minute:${a.keyId}`}`;
+      await endRateLimitWindows(`upload-minute:${a.keyId}`);
       const res = await http(t.baseUrl, 'GET', '/t/upload', { key: a.key });
       assert.equal(res.status, 200);
       assert.deepEqual([limitHeaders(res).limit, limitHeaders(res).remaining], [1, 0]);
-      const [row] = await s.sql`select hits from rate_limit_hits where key = ${`upload-minute:${a.keyId}`}`;
-      assert.equal(row!.hits, 1);
+      assert.equal(await rateLimitHits(`upload-minute:${a.keyId}`), 1);
     });
   });
 
@@ -293,8 +302,7 @@ describe('rate limits', function () {
       const fits = await batch(1);
       assert.equal(fits.status, 202, fits.text);
       assert.equal(limitHeaders(fits).remaining, 0);
-      const [row] = await s.sql`select hits from rate_limit_hits where key = ${`generate-minute:${a.keyId}`}`;
-      assert.equal(row!.hits, 5, '3 items, the refused request itself, 1 item');
+      assert.equal(await rateLimitHits(`generate-minute:${a.keyId}`), 5, '3 items, the refused request itself, 1 item');
     });
   });
 
@@ -322,7 +330,7 @@ describe('rate limits', function () {
       assert.ok(retryAfter > 3000 && retryAfter <= 3600, `retryAfter ${retryAfter}`);
       assert.ok(limitHeaders(refused).reset > Date.now() / 1000 + 3000);
       // A new minute does not help: end the minute windows and try again.
-      await s.sql`update rate_limit_hits set reset_at = now() where key in (${`minute:${a.keyId}`}, ${`garments-minute:${a.keyId}`})`;
+      await endRateLimitWindows(`minute:${a.keyId}`, `garments-minute:${a.keyId}`);
       assertRateLimited(await garments(s, a.key), 'hour', 4);
     });
   });
@@ -350,10 +358,7 @@ describe('rate limits', function () {
     let s: Stack;
     let t: TestApp;
     // Every lease recorded for the key, live or expired.
-    const leases = (keyId: string) =>
-      s.sql<{ n: number }[]>`
-        select count(*)::int as n from rate_limit_slots s cross join jsonb_object_keys(s.leases)
-        where s.key = ${`concurrency:${keyId}`}`.then((r) => r[0]!.n);
+    const leases = (keyId: string) => leaseCount(`concurrency:${keyId}`);
 
     before(async () => {
       s = await stack('rl-concurrency', { RATE_LIMIT_CONCURRENCY: '3' });
@@ -417,10 +422,7 @@ describe('rate limits', function () {
     it('does not count leases that expired (an instance that died mid-request)', async () => {
       const a = await account(s.baseUrl);
       // Three leases that were never released nor renewed, and expired a second ago.
-      await s.sql`
-        insert into rate_limit_slots (key, leases)
-        select ${`concurrency:${a.keyId}`}, jsonb_object_agg('dead-' || i, extract(epoch from now()) * 1000 - 1000)
-        from generate_series(1, 3) i`;
+      await insertLeases(`concurrency:${a.keyId}`, { 'dead-1': -1000, 'dead-2': -1000, 'dead-3': -1000 });
       assert.equal(await leases(a.keyId), 3);
       assert.equal((await garments(s, a.key)).status, 200);
       await until('expired leases dropped', async () => (await leases(a.keyId)) === 0);
@@ -454,10 +456,7 @@ describe('rate limits', function () {
     }
 
     // Leases held by the account's requests in flight, over all its keys.
-    const accountLeases = (userId: string) =>
-      s.sql<{ n: number }[]>`
-        select count(*)::int as n from rate_limit_slots s cross join jsonb_object_keys(s.leases)
-        where s.key = ${`account-concurrency:${userId}`}`.then((r) => r[0]!.n);
+    const accountLeases = (userId: string) => leaseCount(`account-concurrency:${userId}`);
 
     it('test keys count in windows of their own: test traffic cannot use up the live budget', async () => {
       const a = await account(s.baseUrl);
@@ -588,8 +587,11 @@ describe('rate limits', function () {
       assertRateLimited(refused, 'account-generate-minute', 5);
       const after = await http(s.baseUrl, 'GET', '/api/auth/me', { cookie: a.cookie });
       assert.equal(after.body.user.tokenBalance, before.body.user.tokenBalance, 'nothing charged');
-      const [row] = await s.sql`select hits from rate_limit_hits where key = ${`generate-minute:${second.id}`}`;
-      assert.equal(row!.hits, 1, "the refused batch's items were not counted against the key either");
+      assert.equal(
+        await rateLimitHits(`generate-minute:${second.id}`),
+        1,
+        "the refused batch's items were not counted against the key either",
+      );
     });
   });
 
@@ -597,29 +599,17 @@ describe('rate limits', function () {
     it('purges ended windows and slot rows without live leases, and keeps the rest', async () => {
       const s = await stack('rl-purge', {});
       const tag = `purge-${Date.now()}`;
-      await s.sql`insert into rate_limit_hits (key, hits, reset_at) values
-        (${`${tag}:ended`}, 3, now() - interval '1 second'), (${`${tag}:live`}, 3, now() + interval '1 minute')`;
-      await s.sql`insert into rate_limit_slots (key, leases) values
-        (${`${tag}:dead`}, jsonb_build_object('a', extract(epoch from now()) * 1000 - 1000)),
-        (${`${tag}:busy`}, jsonb_build_object('a', extract(epoch from now()) * 1000 - 1000, 'b', extract(epoch from now()) * 1000 + 60000))`;
+      await insertRateLimitWindows([
+        { key: `${tag}:ended`, hits: 3, endsInMs: -1000 },
+        { key: `${tag}:live`, hits: 3, endsInMs: 60_000 },
+      ]);
+      await insertLeases(`${tag}:dead`, { a: -1000 });
+      await insertLeases(`${tag}:busy`, { a: -1000, b: 60_000 });
       await new Housekeeping(
         s.sql,
         new StoreGuard({ timeoutMs: 1000, mode: 'local', log: createLogger({ level: 'error', write: () => {} }) }),
       ).purge();
-      const hits = await s.sql<
-        { key: string }[]
-      >`select key from rate_limit_hits where key like ${tag + '%'} order by key`;
-      assert.deepEqual(
-        hits.map((r) => r.key),
-        [`${tag}:live`],
-      );
-      const slots = await s.sql<
-        { key: string }[]
-      >`select key from rate_limit_slots where key like ${tag + '%'} order by key`;
-      assert.deepEqual(
-        slots.map((r) => r.key),
-        [`${tag}:busy`],
-      );
+      assert.deepEqual(await rateLimitKeys(tag), { windows: [`${tag}:live`], slots: [`${tag}:busy`] });
     });
   });
 
@@ -628,21 +618,13 @@ describe('rate limits', function () {
       const s = await stack('rl-renew', { RATE_LIMIT_CONCURRENCY: '1', RATE_LIMIT_LEASE_SECONDS: '3' });
       const t = await testApp(s);
       const a = await account(s.baseUrl);
-      const expiry = async () => {
-        const [row] = await s.sql<{ e: number | null }[]>`
-          select max(e.value::float8) as e from rate_limit_slots sl cross join jsonb_each(sl.leases) e
-          where sl.key = ${`concurrency:${a.keyId}`}`;
-        return row?.e ?? null;
-      };
+      const expiry = () => latestLeaseExpiry(`concurrency:${a.keyId}`);
       const held = http(t.baseUrl, 'GET', '/t/hold', { key: a.key });
       await until('held', async () => (await expiry()) !== null && t.gates.length === 1);
       const first = (await expiry())!;
       await until('lease renewed', async () => ((await expiry()) ?? 0) > first);
       // Past the original expiry the slot is still taken.
-      await until('original lease time over', async () => {
-        const [row] = await s.sql<{ now: number }[]>`select extract(epoch from now())::float8 * 1000 as now`;
-        return row!.now > first;
-      });
+      await until('original lease time over', async () => (await databaseNowMs()) > first);
       assertRateLimited(await garments(s, a.key), 'concurrency', 1);
       t.openGates();
       assert.equal((await held).status, 200);

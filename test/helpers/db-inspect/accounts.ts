@@ -85,7 +85,7 @@ export async function insertAccountToken(t: {
 /** Which of these link hashes are still stored. */
 export async function storedAccountTokens(hashes: Buffer[]): Promise<Buffer[]> {
   const rows = await sql()<{ hash: Buffer }[]>`
-    select token_hash as hash from account_tokens where token_hash = any(${hashes}::bytea[])`;
+    select token_hash as hash from account_tokens where token_hash in ${sql()(hashes)}`;
   return rows.map((r) => Buffer.from(r.hash));
 }
 

@@ -43,7 +43,7 @@ export async function insertRateLimitWindows(windows: { key: string; hits: numbe
 export async function insertLeases(key: string, leases: Record<string, number>): Promise<void> {
   await sql()`insert into rate_limit_slots (key, leases)
     select ${key}, coalesce(jsonb_object_agg(l.key, extract(epoch from now()) * 1000 + l.value::float8), '{}')
-    from jsonb_each_text(${JSON.stringify(leases)}::jsonb) l`;
+    from jsonb_each_text(${JSON.stringify(leases)}::text::jsonb) l`;
 }
 
 /** The keys of the stored windows and slot rows starting with `prefix`, in order. */
