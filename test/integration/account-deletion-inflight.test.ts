@@ -16,6 +16,7 @@ import { generationState, generationStates, ownedRowCounts, renderJobIds } from 
 import { account, GOOD_PASSWORD, http } from '../helpers/http';
 import { startCallbackReceiver, type CallbackReceiver } from '../helpers/receiver';
 import { startStack, workflowResultWhenStarted, type Stack } from '../helpers/stack';
+import { sleep, until } from '../helpers/wait';
 
 describe('deletion while a generation runs: no file stored, no callback sent', function () {
   this.timeout(180_000);
@@ -77,14 +78,6 @@ describe('deletion while a generation runs: no file stored, no callback sent', f
     res.writeHead(200, { 'content-type': 'image/png' }).end(design);
   };
 
-  async function waitFor(what: string, ok: () => boolean | Promise<boolean>, ms = 30_000) {
-    const until = Date.now() + ms;
-    while (!(await ok())) {
-      if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  }
-
   it('a render finishing after the deletion began, and one finishing after the erasure, leave no file and send no callback', async () => {
     armErasure();
     const acct = await account(stack.baseUrl);
@@ -106,7 +99,7 @@ describe('deletion while a generation runs: no file stored, no callback sent', f
     const early = await generate('early');
     const late = await generate('late');
     // both renders are fetching their design: begun, charged, processing
-    await waitFor('both design downloads', () => held.has('/early.png') && held.has('/late.png'));
+    await until('both design downloads', () => held.has('/early.png') && held.has('/late.png'), { every: 50 });
     const mid = await generationStates({ ids: [early, late] });
     assert.deepEqual(
       mid.map((r) => r.status),
@@ -149,7 +142,7 @@ describe('deletion while a generation runs: no file stored, no callback sent', f
         .catch(() => undefined);
       assert.equal(receiver.count(id), 0, `no callback for ${id}`);
     }
-    await new Promise((r) => setTimeout(r, 500));
+    await sleep(500);
     assert.equal(receiver.requests.length, 0, 'nothing was called back');
   });
 
@@ -160,7 +153,7 @@ describe('deletion while a generation runs: no file stored, no callback sent', f
         cookie: acct.cookie,
         json: { prompt: 'A lighthouse badge in two colours', designUrls: [`${originUrl}/${name}.png`] },
       });
-      await waitFor(`the reference ${name}`, () => held.has(`/${name}.png`));
+      await until(`the reference ${name}`, () => held.has(`/${name}.png`), { every: 50 });
       const [job] = await renderJobIds(acct.userId, `/${name}.png`);
       assert.ok(job, `the job reading ${name}`);
       return { id: job, answer: res };

@@ -9,6 +9,7 @@ import { insertAccountToken, storedAccountTokens } from '../helpers/db-inspect';
 import { GOOD_PASSWORD, createKey, http, sessionCookie, signup, uniqueEmail } from '../helpers/http';
 import { linkIn, mailsTo, waitForMail } from '../helpers/mailpit';
 import { startStack, type Stack } from '../helpers/stack';
+import { waitUpTo } from '../helpers/wait';
 
 const NEW_PASSWORD = 'Battery-Staple-77';
 const NO_LONGER_VALID = 'This link is no longer valid';
@@ -62,9 +63,7 @@ describe('account safety: cancelled links, "This wasn\'t me", signing out API cl
     const isReset = (m: { Subject: string }) => /reset your password/.test(m.Subject);
     const before = (await mailsTo(email)).filter(isReset).length;
     await post('/api/auth/password/forgot', { email });
-    const until = Date.now() + 15_000;
-    while ((await mailsTo(email)).filter(isReset).length <= before && Date.now() < until)
-      await new Promise((r) => setTimeout(r, 200));
+    await waitUpTo(async () => (await mailsTo(email)).filter(isReset).length > before, { ms: 15_000, every: 200 });
     const link = linkIn(await waitForMail(email, /reset your password/), `${stack.baseUrl}/reset-password?token=`);
     return post('/api/auth/password/reset', { token: tokenOf(link), password: NEW_PASSWORD, ...body });
   }

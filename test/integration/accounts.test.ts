@@ -7,6 +7,7 @@ import * as F from '../helpers/fixtures';
 import { GOOD_PASSWORD, createKey, http, sessionCookie, signup, uniqueEmail } from '../helpers/http';
 import { linkIn, mailsTo, waitForMail } from '../helpers/mailpit';
 import { startStack, workflowResultWhenStarted, type Stack } from '../helpers/stack';
+import { waitUpTo } from '../helpers/wait';
 
 const NEW_PASSWORD = 'Battery-Staple-77';
 
@@ -85,8 +86,7 @@ describe('account lifecycle (/api/auth: verify, reset, change, export, delete)',
     assert.ok(Number(third.headers.get('retry-after')) > 0);
     assert.equal(typeof third.body.error, 'string');
     // only the newest link works
-    const until = Date.now() + 15_000;
-    while ((await mailsTo(s.email)).length < 3 && Date.now() < until) await new Promise((r) => setTimeout(r, 200));
+    await waitUpTo(async () => (await mailsTo(s.email)).length >= 3, { ms: 15_000, every: 200 });
     const mails = await mailsTo(s.email);
     assert.equal(mails.length, 3);
   });

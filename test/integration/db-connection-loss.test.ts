@@ -11,6 +11,7 @@ import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
 import path from 'node:path';
 import { createSql } from '../../db/client';
 import { selectOne, sleepOn } from '../helpers/db-inspect';
+import { sleep } from '../helpers/wait';
 
 describe('a lost database connection under a transaction', function () {
   this.timeout(60_000);
@@ -70,10 +71,10 @@ describe('the pool after PostgreSQL comes back', function () {
       // the load goes on: a query every 50 ms, each failing (or waiting for a connection) while the server is away
       let failed = 0;
       const during: Promise<unknown>[] = [];
-      const until = Date.now() + 3000;
-      while (Date.now() < until) {
+      const loadEnds = Date.now() + 3000;
+      while (Date.now() < loadEnds) {
         during.push(selectOne(sql).catch(() => failed++));
-        await new Promise((r) => setTimeout(r, 50));
+        await sleep(50);
       }
       await new Promise<void>((r) => proxy.listen(port, '127.0.0.1', () => r()));
       const t0 = Date.now();

@@ -13,6 +13,7 @@ import { quickStart } from '../../api/openapi/getting-started';
 import { SHOWCASE } from '../../api/services/showcase';
 import { createKey, http, signup } from '../helpers/http';
 import { startStack, type Stack } from '../helpers/stack';
+import { waitUpTo } from '../helpers/wait';
 
 describe('Getting started: samples, showcase, onboarding', function () {
   this.timeout(120_000);
@@ -98,8 +99,7 @@ describe('Getting started: samples, showcase, onboarding', function () {
     assert.deepEqual(await done(), { mockup: false, key: true, api_call: false, store: false });
     assert.equal((await http(stack.baseUrl, 'GET', '/api/v1/garments?limit=1', { key })).status, 200);
     // the request log is written just after the answer
-    const until = Date.now() + 15_000;
-    while (!(await done()).api_call && Date.now() < until) await new Promise((r) => setTimeout(r, 200));
+    await waitUpTo(async () => (await done()).api_call, { ms: 15_000, every: 200 });
     assert.deepEqual(await done(), { mockup: false, key: true, api_call: true, store: false });
   });
 

@@ -36,11 +36,11 @@ describe('Temporal dev server after cancelled calls', function () {
         workflowId: `wf-${stamp}-${i}`,
       });
     const svc = own.connection.workflowService;
-    const until = Date.now() + BURST_MS;
+    const burstEnds = Date.now() + BURST_MS;
     let cut = 0;
     await Promise.all(
       Array.from({ length: CONCURRENCY }, async () => {
-        while (Date.now() < until) {
+        while (Date.now() < burstEnds) {
           // deadlines of 0.2-8 ms: the server's context ends at every stage of a query
           const deadline = Date.now() + 0.2 + Math.random() * 8;
           const workflowId = `wf-${stamp}-${Math.floor(Math.random() * WORKFLOWS)}`;
