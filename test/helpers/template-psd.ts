@@ -4,7 +4,8 @@
 // test/fixtures/templates; this one shows where a design lands.
 import { initializeCanvas, writePsdBuffer, type Layer, type Psd } from 'ag-psd';
 import { PNG } from 'pngjs';
-import type { Quad, RawImage } from '../../lib/templates';
+import { parseTemplate, prepareTemplate, type PreparedTemplate, type Quad, type RawImage } from '../../lib/templates';
+import { mockupPsd } from './psd';
 
 export const PERSPECTIVE_QUAD: Quad = [
   [230, 110],
@@ -111,4 +112,19 @@ export function testDesign(w = 600, h = 600): RawImage {
       data[i + 3] = 255;
     }
   return { width: w, height: h, data };
+}
+
+/** A prepared 700x600 template of the bench's kind: one smart object in perspective with 400x400 content, the layers
+ * above covering the whole document (so they fold). */
+export function benchKindTemplate(): PreparedTemplate {
+  return prepareTemplate(
+    parseTemplate(
+      mockupPsd({
+        width: 700,
+        height: 600,
+        quad: [150, 120, 560, 140, 540, 520, 170, 500],
+        content: { width: 400, height: 400 },
+      }),
+    ),
+  );
 }

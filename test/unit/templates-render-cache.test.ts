@@ -20,8 +20,7 @@ import {
   type LevelsCache,
   type RawImage,
 } from '../../lib/templates';
-import { mockupPsd } from '../helpers/psd';
-import { perspectiveTemplatePsd, testDesign } from '../helpers/template-psd';
+import { benchKindTemplate, perspectiveTemplatePsd, testDesign } from '../helpers/template-psd';
 
 /** A LevelsCache over a Map that counts what it is asked. */
 function countingCache() {
@@ -105,16 +104,7 @@ describe('templates: the render caches', function () {
   });
 
   it('a mockup on a template: the second render of a design uses its cached levels and writes the same JPEG', async () => {
-    const p = prepareTemplate(
-      parseTemplate(
-        mockupPsd({
-          width: 700,
-          height: 600,
-          quad: [150, 120, 560, 140, 540, 520, 170, 500],
-          content: { width: 400, height: 400 },
-        }),
-      ),
-    );
+    const p = benchKindTemplate();
     const d: RawImage = testDesign(800, 640);
     const png = await sharp(d.data, { raw: { width: d.width, height: d.height, channels: 4 } })
       .png()

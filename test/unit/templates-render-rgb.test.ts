@@ -5,8 +5,7 @@ import assert from 'node:assert/strict';
 import sharp from 'sharp';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { mockupPsd } from '../helpers/psd';
-import { perspectiveTemplatePsd, testDesign } from '../helpers/template-psd';
+import { benchKindTemplate, perspectiveTemplatePsd, testDesign } from '../helpers/template-psd';
 import {
   designTarget,
   parseTemplate,
@@ -80,16 +79,7 @@ describe('templates engine: the RGB render (fast path)', function () {
       assert.ok(r.max <= 3 && r.psnr >= 50, `${displace}: max ${r.max}, ${r.psnr.toFixed(1)} dB`);
     }
     // a full-size template of the bench's kind (the layers above cover the whole document)
-    const big = prepareTemplate(
-      parseTemplate(
-        mockupPsd({
-          width: 700,
-          height: 600,
-          quad: [150, 120, 560, 140, 540, 520, 170, 500],
-          content: { width: 400, height: 400 },
-        }),
-      ),
-    );
+    const big = benchKindTemplate();
     assert.ok(renderPlan(big).smart[0]?.fold);
     const r = check(big, [{ smartObjectId: big.smartObjects[0]!.id, design: design(420, 420) }], 'auto');
     assert.ok(r.max <= 3 && r.psnr >= 50, `bench kind: max ${r.max}, ${r.psnr.toFixed(1)} dB`);
@@ -165,16 +155,7 @@ describe('templates engine: the RGB render (fast path)', function () {
   });
 
   it('the footprint bound per block of pixels settles only blocks where every pixel samples bilinearly', () => {
-    const p = prepareTemplate(
-      parseTemplate(
-        mockupPsd({
-          width: 700,
-          height: 600,
-          quad: [150, 120, 560, 140, 540, 520, 170, 500],
-          content: { width: 400, height: 400 },
-        }),
-      ),
-    );
+    const p = benchKindTemplate();
     const ps = p.smart[0]!;
     const f = ps.frame!;
     const fold = renderPlan(p).smart[0]!.fold!;
