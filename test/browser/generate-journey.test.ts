@@ -32,6 +32,17 @@ describe('journey: upload → place → generate → download', function () {
     await result.getByText('2 colours').waitFor({ timeout: 30_000 });
     await shot('uploaded');
 
+    // The studio's print check is slow (seconds under load) and may answer after Generate: hold its answers, as a
+    // slow network would, so that they arrive after the generation with the balance from before it
+    const held: (() => Promise<void>)[] = [];
+    let firstHeld!: () => void;
+    const oneHeld = new Promise<void>((resolve) => (firstHeld = resolve));
+    await page.route('**/api/v1/print-preflight', async (route) => {
+      const response = await route.fetch();
+      held.push(() => route.fulfill({ response }));
+      firstHeld();
+    });
+
     // Studio: the design is chosen, the live preview draws it on the garment
     await result.getByRole('link', { name: 'Place on a garment' }).click();
     await onPage(page, 'Mockup studio');
@@ -48,6 +59,7 @@ describe('journey: upload → place → generate → download', function () {
     await shot('placed');
 
     // Generate: 1 token; the mockup shows
+    await oneHeld; // a print check answered by the server before the debit, not yet delivered
     await page.getByRole('button', { name: 'Generate mockup (1 token)' }).click();
     const figure = page.locator('figure.mockup');
     await figure.waitFor({ timeout: 90_000 });
@@ -60,6 +72,11 @@ describe('journey: upload → place → generate → download', function () {
       .locator('#account-balance')
       .getByText(/^49 tokens/)
       .waitFor();
+    // the held print checks arrive now, carrying X-Tokens-Remaining: 50; the header shows the newest balance still
+    for (const deliver of held) await deliver();
+    await page.unroute('**/api/v1/print-preflight');
+    await page.locator('.print-check .notice').waitFor();
+    assert.match(await page.locator('#account-balance').innerText(), /^49 tokens/);
     await shot('generated');
 
     // Download: the browser saves the full-size mockup

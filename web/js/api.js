@@ -51,6 +51,24 @@ export function newIdempotencyKey() {
 }
 
 /**
+ * X-Tokens-Remaining is the balance when the server began an answer, so answers arriving out of order (a slow print
+ * check sent before Generate, answered after it) would show an older balance last. Each request is numbered when it
+ * is sent, and a balance is shown only if its request was sent after the one whose balance is showing.
+ */
+let requestsSent = 0;
+let balanceFrom = 0;
+
+/**
+ * @param {string | null} header the answer's X-Tokens-Remaining
+ * @param {number} sentAs the request's number
+ */
+function reportTokens(header, sentAs) {
+  if (header === null || sentAs < balanceFrom) return;
+  balanceFrom = sentAs;
+  document.dispatchEvent(new CustomEvent('tokens', { detail: Number(header) }));
+}
+
+/**
  * @typedef {object} ApiOptions
  * @property {Record<string, string>} [headers]
  * @property {AbortSignal} [signal]
@@ -82,6 +100,7 @@ export async function api(method, path, body, opts = /** @type {O} */ ({})) {
     payload = JSON.stringify(body);
   }
   let res;
+  const sentAs = ++requestsSent;
   try {
     res = await fetch(path, { method, headers, body: payload, credentials: 'same-origin', signal: opts.signal });
   } catch (err) {
@@ -90,8 +109,7 @@ export async function api(method, path, body, opts = /** @type {O} */ ({})) {
   }
   const data = res.status === 204 ? null : await parse(res);
   if (!res.ok) throw new ApiError(res.status, data);
-  const tokens = res.headers.get('x-tokens-remaining');
-  if (tokens !== null) document.dispatchEvent(new CustomEvent('tokens', { detail: Number(tokens) }));
+  reportTokens(res.headers.get('x-tokens-remaining'), sentAs);
   return /** @type {any} */ (opts.withResponse ? { data, res } : data);
 }
 
@@ -106,6 +124,7 @@ export async function api(method, path, body, opts = /** @type {O} */ ({})) {
  */
 export function uploadWithProgress(path, file, onProgress) {
   return new Promise((resolve, reject) => {
+    const sentAs = ++requestsSent;
     const xhr = new XMLHttpRequest();
     xhr.open('POST', path);
     xhr.responseType = 'json';
@@ -115,8 +134,7 @@ export function uploadWithProgress(path, file, onProgress) {
     });
     xhr.addEventListener('load', () => {
       if (xhr.status >= 200 && xhr.status < 300) {
-        const tokens = xhr.getResponseHeader('x-tokens-remaining');
-        if (tokens !== null) document.dispatchEvent(new CustomEvent('tokens', { detail: Number(tokens) }));
+        reportTokens(xhr.getResponseHeader('x-tokens-remaining'), sentAs);
         resolve(xhr.response);
       } else reject(new ApiError(xhr.status, xhr.response));
     });
