@@ -93,14 +93,15 @@ export function createMailActivities({ sql, config, log, temporal, inboundWorkfl
           throw nonRetryable(MAIL_REJECTED, e.message);
         throw err;
       }
-      await markMailSent(sql, mail.id, messageId);
+      await markMailSent(sql, mail.id, messageId, mail.subject);
       log.info('mail sent', { outboxId: mail.id, kind: mail.kind, attempt: Context.current().info.attempt });
       return { status: 'sent', messageId };
     },
 
     /** The workflow gave up on a row: marked failed, its body erased. */
     async failOutboxMail(input: SendMailInput & { error: string }): Promise<void> {
-      await markMailFailed(sql, input.outboxId, input.error);
+      const mail = await getOutboxMail(sql, input.outboxId);
+      await markMailFailed(sql, input.outboxId, input.error, mail?.subject ?? null);
       log.warn('mail not delivered', { outboxId: input.outboxId, error: input.error });
     },
 

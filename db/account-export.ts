@@ -1,6 +1,7 @@
 // GET /api/auth/account/export: everything held about one account, read in one repeatable-read transaction so the
 // parts agree with each other. Secrets are left out (password hash, key hashes, store access tokens, webhook secret).
 import type { Sql } from './client';
+import { outboxSubject } from './mail-outbox';
 
 type Row = Record<string, unknown>;
 
@@ -54,9 +55,11 @@ export async function readAccountExport(sql: Sql, userId: string) {
              customer_email as "customerEmail", line_items as "lineItems", total, currency, status, tracking,
              created_at as "createdAt"
       from shopify_orders where user_id = ${userId} order by created_at`;
-    const mails = await tx<Row[]>`
-      select kind, to_address as "to", subject, created_at as "createdAt", sent_at as "sentAt"
-      from mail_outbox where user_id = ${userId} order by id`;
+    const mails = (
+      await tx<(Parameters<typeof outboxSubject>[0] & Row)[]>`
+        select kind, to_address as "to", subject, message, created_at as "createdAt", sent_at as "sentAt"
+        from mail_outbox where user_id = ${userId} order by id`
+    ).map(({ message, ...m }) => ({ ...m, subject: outboxSubject({ subject: m.subject, message }) }));
     return {
       profile: profile ?? {},
       apiKeys,

@@ -24,8 +24,9 @@ export async function grantFreeAllowance(
 /**
  * Grants the current period's allowance to one page of Free accounts (ids after `afterId`, in id order; not those
  * whose first allowance waits for a verified email, nor deleted ones), in one
- * statement: the period is computed in SQL exactly as allowancePeriod does (whole months after the signup instant
- * truncated to the second, clamped to the month's last day) and the reference is the same
+ * statement: the period is computed in SQL exactly as allowancePeriod does (allowance_period,
+ * db/migrations/032_one_round_trip_charge.sql: whole months after the signup instant truncated to the second, clamped
+ * to the month's last day; the low-balance mail's period too) and the reference is the same
  * `free:<user>:<period start ISO>`, so a grant made at signup or by an earlier run is never repeated. Returns how
  * many grants were made and the last id of the page (null when there are no more accounts).
  */
@@ -34,30 +35,17 @@ export async function grantFreeAllowancePage(
   opts: { afterId: string | null; limit: number; at?: Date },
 ): Promise<{ granted: number; lastId: string | null }> {
   const at = opts.at ?? new Date();
-  // Month arithmetic on UTC wall-clock timestamps, as allowancePeriod does, whatever the session's time zone.
   const [row] = await sql<{ granted: number; lastId: string | null }[]>`
     with page as (
-      select id, date_trunc('second', created_at at time zone 'UTC') as signup from users
+      select id, created_at from users
       where plan = 'free' and not free_grant_pending and deleted_at is null ${opts.afterId ? sql`and id > ${opts.afterId}` : sql``}
       order by id limit ${opts.limit}
-    ), now_utc as (
-      select ${at}::timestamptz at time zone 'UTC' as t
-    ), months as (
-      select p.id, p.signup, (extract(year from age(n.t, p.signup)) * 12 + extract(month from age(n.t, p.signup)))::int as n
-      from page p, now_utc n
     ), periods as (
-      -- age() may be one month off around month ends: take the last period start not after the given time
-      select m.id, m.signup + make_interval(months => s.k) as start, m.signup + make_interval(months => s.k + 1) as "end"
-      from months m
-      cross join lateral (
-        select k from generate_series(greatest(m.n - 1, 0), m.n + 1) k, now_utc n
-        where m.signup + make_interval(months => k) <= n.t
-        order by k desc limit 1
-      ) s
+      select p.id, a.period_start, a.period_end from page p cross join lateral allowance_period(p.created_at, ${at}::timestamptz) a
     ), granted as (
       insert into token_grants (user_id, source, amount, expires_at, reference)
-      select id, 'free', ${FREE_MONTHLY_TOKENS}, "end" at time zone 'UTC',
-             'free:' || id || ':' || to_char(start, 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')
+      select id, 'free', ${FREE_MONTHLY_TOKENS}, period_end,
+             'free:' || id || ':' || to_char(period_start at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')
       from periods
       on conflict (reference) do nothing
       returning 1

@@ -1,5 +1,5 @@
-// Bulk renders (issue 35): the bulk's row and its items (written in the transaction that records and charges the
-// items' generations: db/generations.ts insertAndChargeGenerations `also`), the reads of GET /generate/bulk/<id> and
+// Bulk renders (issue 35): the bulk's row and its items (written in the statement that records and charges the
+// items' generations: db/generation-inserts.ts insertAndChargeGenerations `bulk`), the reads of GET /generate/bulk/<id> and
 // of the `bulk` workflow, cancel (refunds what was not rendered) and the close of a finished bulk. Every change moves
 // a row only from the states it may leave, so a step that runs twice changes nothing the second time.
 import type { BulkItem, BulkStatus } from '../lib/bulk/types';
@@ -45,38 +45,43 @@ const columns = (sql: Sql | Tx) => sql`
   id, user_id as "userId", livemode, status, total, tokens_charged as "tokensCharged", webhook_url as "webhookUrl",
   item_webhooks as "itemWebhooks", archive_key as "archiveKey", created_at as "createdAt", canceled_at as "canceledAt", finished_at as "finishedAt"`;
 
+/** A bulk as POST /generate/bulk records it, with its items, in the statement that records and charges them. */
+export interface NewBulk {
+  id: string;
+  userId: string;
+  apiKeyId: string | null;
+  livemode: boolean;
+  tokensCharged: number;
+  webhookUrl: string | null;
+  itemWebhooks: boolean;
+  items: NewBulkItem[];
+}
+
 /**
- * The bulk's row and its items, in the transaction that records and charges their generations (pipelined: the row
- * goes first, its items after it).
+ * The bulk's row and its items by column, as db/generation-inserts.ts insertAndChargeGenerations writes them (in the
+ * statement that records and charges the items' generations: generations_record_and_charge).
  */
-export function insertBulkIn(
-  tx: Tx,
-  b: {
-    id: string;
-    userId: string;
-    apiKeyId: string | null;
-    livemode: boolean;
-    tokensCharged: number;
-    webhookUrl: string | null;
-    itemWebhooks: boolean;
-    items: NewBulkItem[];
-  },
-): Promise<unknown> {
-  const row = tx`
-    insert into bulk_jobs (id, user_id, api_key_id, livemode, total, tokens_charged, webhook_url, item_webhooks)
-    values (${b.id}, ${b.userId}, ${b.apiKeyId}, ${b.livemode}, ${b.items.length}, ${b.tokensCharged},
-            ${b.webhookUrl}, ${b.itemWebhooks})`;
-  const items = tx`insert into bulk_items ${tx(
-    b.items.map((it, position) => ({
+export function bulkRecords(b: NewBulk) {
+  return {
+    row: {
+      id: b.id,
+      user_id: b.userId,
+      api_key_id: b.apiKeyId,
+      livemode: b.livemode,
+      total: b.items.length,
+      tokens_charged: b.tokensCharged,
+      webhook_url: b.webhookUrl,
+      item_webhooks: b.itemWebhooks,
+    },
+    items: b.items.map((it, position) => ({
       bulk_id: b.id,
       position,
       generation_id: it.generationId,
       entry_name: it.entryName,
       garment_id: it.garmentId,
-      job: tx.json(it.job as unknown as Parameters<typeof tx.json>[0]),
+      job: it.job,
     })),
-  )}`;
-  return Promise.all([row, items]);
+  };
 }
 
 /** One of the account's bulks (of the given mode, when one is given). */

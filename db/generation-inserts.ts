@@ -1,11 +1,13 @@
 // Generation rows recorded and charged, all or nothing. POST /generate is a batch of one, POST /generate/batch up to
-// 25: one transaction records every generation row and takes one token per generation through the ledger's one debit
-// (db/ledger.ts debitTokensIn: one debit each, reference = the generation id, so a refund refund:<generation id> gives
-// back one generation's token), or records and charges nothing.
+// 25, POST /generate/bulk more: one statement (generations_record_and_charge, db/migrations/032_one_round_trip_charge.sql,
+// one round trip in autocommit) records every generation row and takes one token per generation through the ledger's
+// one debit (ledger_debit, which db/ledger.ts debitTokensIn calls too: one debit each, reference = the generation id,
+// so a refund refund:<generation id> gives back one generation's token; the low-balance mail written with it), or
+// records and charges nothing.
 import type { RenderJob } from '../lib/generation/types';
-import type { Sql, Tx } from './client';
-import { recordRecoveryPoint, type IdempotencyRef } from './idempotency';
-import { debitTokensIn } from './ledger';
+import { bulkRecords, type NewBulk } from './bulk';
+import type { Sql } from './client';
+import { IdempotencyKeyLost, type IdempotencyRef } from './idempotency';
 
 /**
  * A generation as POST /generate, /generate/batch (and any other way of creating many) record it: its id, its render
@@ -29,6 +31,12 @@ export type BatchChargeResult =
   /** test mode: the account's test generations of the last 24 hours would pass `limit` */
   | { ok: false; testLimit: { limit: number; used: number; retryAfterSeconds: number } };
 
+/** SQLSTATE of generations_record_and_charge when the Idempotency-Key was taken over by another request. */
+const KEY_LOST = 'MKIKL';
+
+/** A JSON value for postgres.js's sql.json (whose parameter type is narrower than what it serializes). */
+const json = (sql: Sql, v: unknown) => sql.json(v as Parameters<typeof sql.json>[0]);
+
 export async function insertAndChargeGenerations(
   sql: Sql,
   opts: {
@@ -42,94 +50,95 @@ export async function insertAndChargeGenerations(
      */
     test?: { perDay: number };
     /**
-     * The request's Idempotency-Key: the generation ids are recorded on it in this transaction (its recovery
-     * point), and nothing is charged when another request has taken the key over.
+     * The request's Idempotency-Key: the generation ids are recorded on it in the same statement (its recovery
+     * point), and nothing is charged when another request has taken the key over (IdempotencyKeyLost).
      */
     idempotency?: IdempotencyRef;
-    /** More rows of the same work, written in the same transaction (a bulk's own row and items: db/bulk.ts). */
-    also?: (tx: Tx) => Promise<unknown>;
+    /** The bulk these generations are the items of: its row and items are written in the same statement. */
+    bulk?: NewBulk;
   },
 ): Promise<BatchChargeResult> {
   const { userId, batchId, rows, idempotency, test } = opts;
   if (rows.length === 0) throw new Error('a batch needs at least one generation');
-  // The statements are pipelined (one round trip between begin and commit); when the charge is refused, the
-  // transaction is rolled back and nothing stays written. The debit goes first, so the account row is locked
-  // before anything else is read or written.
-  const refused = Symbol('refused');
-  let answer: BatchChargeResult | undefined;
-  try {
-    return await sql.begin(async (tx): Promise<BatchChargeResult> => {
-      // One token per generation (reference = its id); test mode debits nothing, which locks the account all the same.
-      const [debit, testLimit] = await Promise.all([
-        debitTokensIn(tx, userId, test ? [] : rows.map((r) => ({ reference: r.id, amount: 1 }))),
-        test ? overTestBudget(tx, userId, rows.length, test.perDay) : undefined,
-        idempotency && recordRecoveryPoint(tx, idempotency, { generationIds: rows.map((r) => r.id), batchId }),
-        insertGenerationRows(tx, { ...opts, livemode: !test }),
-        opts.also?.(tx),
-      ]);
-      if (!debit.ok) answer = { ok: false, required: debit.required, available: debit.available };
-      else if (testLimit) answer = { ok: false, testLimit };
-      else return { ok: true, balance: debit.balance };
-      throw refused;
-    });
-  } catch (err) {
-    if (err === refused && answer) return answer;
+  // The account row is locked first (by the debit), so the test budget is read under it; nothing stays written
+  // unless everything is.
+  const idem = idempotency ?? null;
+  const [out] = await sql<
+    {
+      ok: boolean;
+      balance: number | null;
+      required: number;
+      available: number;
+      testUsed: number | null;
+      testOldest: Date | null;
+    }[]
+  >`select out_ok as ok, out_balance as balance, out_required as required, out_available as available,
+           out_test_used as "testUsed", out_test_oldest as "testOldest"
+    from generations_record_and_charge(
+      ${userId}, ${json(sql, generationRecords({ ...opts, livemode: !test }))}::jsonb, ${test?.perDay ?? null}::int,
+      ${idem?.accountId ?? null}::text, ${idem?.key ?? null}::text, ${idem?.token ?? null}::text,
+      ${idem?.lockMs ?? null}::int,
+      ${idem ? json(sql, { generationIds: rows.map((r) => r.id), batchId }) : null}::jsonb,
+      ${opts.bulk ? json(sql, bulkRecords(opts.bulk)) : null}::jsonb)`.catch((err: unknown) => {
+    if ((err as { code?: string }).code === KEY_LOST) throw new IdempotencyKeyLost(idem!.key);
     throw err;
-  }
+  });
+  if (!out) throw new Error('generations_record_and_charge answered nothing');
+  if (out.ok) return { ok: true, balance: out.balance! };
+  if (test && out.testUsed !== null)
+    return { ok: false, testLimit: testLimit(test.perDay, out.testUsed, out.testOldest) };
+  return { ok: false, required: out.required, available: out.available };
 }
 
 /**
  * Test mode (docs/test-mode.md): the account's test budget of `perDay` generations in any 24 hours, read under the
- * account's row lock (so serialized with every other insert of the account). Undefined while `adding` more fit.
+ * account's row lock (so serialized with every other insert of the account) by generations_record_and_charge, which
+ * answers how many the last 24 hours hold and when the oldest of them was made.
  */
-async function overTestBudget(tx: Tx, userId: string, adding: number, perDay: number) {
-  const [day] = await tx<{ used: number; oldest: Date | null }[]>`
-    select count(*)::int as used, min(created_at) as oldest from generations
-    where user_id = ${userId} and livemode = false and created_at > now() - interval '24 hours'`;
-  const used = day?.used ?? 0;
-  if (used + adding <= perDay) return undefined;
-  const freesAt = day?.oldest ? day.oldest.getTime() + 86_400_000 : Date.now();
+function testLimit(perDay: number, used: number, oldest: Date | null) {
+  const freesAt = oldest ? oldest.getTime() + 86_400_000 : Date.now();
   return { limit: perDay, used, retryAfterSeconds: Math.max(1, Math.ceil((freesAt - Date.now()) / 1000)) };
 }
 
-/** Records the generations, pending (a live one charged 1 token, a test one none). */
-async function insertGenerationRows(
-  tx: Tx,
-  o: { userId: string; apiKeyId: string | null; batchId: string | null; rows: NewGeneration[]; livemode: boolean },
-) {
-  await tx`insert into generations ${tx(
-    o.rows.map(({ id, job, ...r }) => ({
-      id,
-      user_id: o.userId,
-      api_key_id: o.apiKeyId,
-      garment_id: r.garmentId,
-      color: r.color,
-      zone: r.zone,
-      garment_image_url: r.garmentImageUrl,
-      webhook_url: r.webhookUrl,
-      ...(job.kind === 'template'
-        ? {
-            template_id: job.templateId,
-            designs: tx.json(job.designs as unknown as Parameters<typeof tx.json>[0]),
-            // the first design stands for the generation in the garment columns the resource always has
-            placement: tx.json(job.designs[0]!.placement as unknown as Parameters<typeof tx.json>[0]),
-            apply_texture: false,
-            design_url: job.designs[0]!.designUrl,
-            blank_key: null,
-            print_area: null,
-          }
-        : {
-            template_id: null,
-            designs: null,
-            placement: tx.json(job.placement as unknown as Parameters<typeof tx.json>[0]),
-            apply_texture: job.applyTexture,
-            design_url: job.designUrl,
-            blank_key: job.blankKey,
-            print_area: job.printArea ? tx.json({ ...job.printArea }) : null,
-          }),
-      batch_id: o.batchId,
-      livemode: o.livemode,
-      tokens_used: o.livemode ? 1 : 0,
-    })),
-  )}`;
+/** The generations by column, pending (a live one charged 1 token, a test one none). */
+function generationRecords(o: {
+  userId: string;
+  apiKeyId: string | null;
+  batchId: string | null;
+  rows: NewGeneration[];
+  livemode: boolean;
+}) {
+  return o.rows.map(({ id, job, ...r }) => ({
+    id,
+    user_id: o.userId,
+    api_key_id: o.apiKeyId,
+    garment_id: r.garmentId,
+    color: r.color,
+    zone: r.zone,
+    garment_image_url: r.garmentImageUrl,
+    webhook_url: r.webhookUrl,
+    ...(job.kind === 'template'
+      ? {
+          template_id: job.templateId,
+          designs: job.designs,
+          // the first design stands for the generation in the garment columns the resource always has
+          placement: job.designs[0]!.placement,
+          apply_texture: false,
+          design_url: job.designs[0]!.designUrl,
+          blank_key: null,
+          print_area: null,
+        }
+      : {
+          template_id: null,
+          designs: null,
+          placement: job.placement,
+          apply_texture: job.applyTexture,
+          design_url: job.designUrl,
+          blank_key: job.blankKey,
+          print_area: job.printArea ? { ...job.printArea } : null,
+        }),
+    batch_id: o.batchId,
+    livemode: o.livemode,
+    tokens_used: o.livemode ? 1 : 0,
+  }));
 }

@@ -2,7 +2,6 @@
 // by a unique reference so a retried caller (an activity, a webhook redelivery) cannot grant or charge twice.
 import type postgres from 'postgres';
 import type { Sql, Tx } from './client';
-import { mailIfTokensLow } from './payment-mails';
 
 export type GrantSource = 'free' | 'plan' | 'payg_purchase' | 'refund' | 'dispute_won';
 
@@ -163,41 +162,26 @@ export type DebitResult =
   | { ok: false; reason: 'insufficient_tokens'; required: number; available: number };
 
 /**
- * The one way tokens are spent (generate, batch, chat; test mode passes no debits and only locks the account): takes
- * every debit in `debits` or none (db/migrations/031_one_debit.sql ledger_debit). The account row is locked for the
- * caller's transaction, so concurrent debits of one account serialize and can never take the balance below zero;
- * grants that expire soonest are spent first; each debit keeps its own allocations, so refundDebit gives back exactly
- * its tokens. Debits whose references were all taken already return the balance (duplicate: true) without charging
- * again. A debit that takes the balance under 10 % of the plan's month writes the low-balance mail in the same
- * transaction (db/payment-mails.ts), whoever spent.
+ * The one way tokens are spent (chat, tests; generate, batch, bulk and test mode call the same SQL function from
+ * db/generation-inserts.ts): takes every debit in `debits` or none (ledger_debit, db/migrations/031_one_debit.sql,
+ * with the low-balance mail since 032_one_round_trip_charge.sql). The account row is locked for the caller's
+ * transaction, so concurrent debits of one account serialize and can never take the balance below zero; grants that
+ * expire soonest are spent first; each debit keeps its own allocations, so refundDebit gives back exactly its tokens.
+ * Debits whose references were all taken already return the balance (duplicate: true) without charging again. A debit
+ * that takes the balance under 10 % of the plan's month writes the low-balance mail in the same statement
+ * (ledger_mail_if_low), whoever spent.
  */
 export async function debitTokensIn(tx: Tx, userId: string, debits: Debit[]): Promise<DebitResult> {
   for (const d of debits)
     if (!Number.isInteger(d.amount) || d.amount <= 0)
       throw new Error(`debit amount must be a positive integer, got ${d.amount}`);
   const [out] = await tx<
-    {
-      ok: boolean;
-      duplicate: boolean;
-      required: number;
-      available: number;
-      balance: number | null;
-      email: string;
-      createdAt: Date;
-      monthly: number | null;
-    }[]
+    { ok: boolean; duplicate: boolean; required: number; available: number; balance: number | null }[]
   >`select out_ok as ok, out_duplicate as duplicate, out_required as required, out_available as available,
-           out_balance as balance, out_email as email, out_created_at as "createdAt", out_monthly as monthly
+           out_balance as balance
     from ledger_debit(${userId}, ${tx.json(debits as unknown as Parameters<typeof tx.json>[0])}::jsonb)`;
   if (!out) throw new Error('ledger_debit answered nothing');
   if (!out.ok) return { ok: false, reason: 'insufficient_tokens', required: out.required, available: out.available };
-  if (!out.duplicate && out.required > 0)
-    await mailIfTokensLow(
-      tx,
-      { id: userId, email: out.email, createdAt: out.createdAt, monthly: out.monthly },
-      out.available,
-      out.balance!,
-    );
   return { ok: true, duplicate: out.duplicate, balance: out.balance! };
 }
 

@@ -1,6 +1,6 @@
 // Bulk renders (issue 35, docs/generation.md#bulk-renders): POST /generate/bulk expands designs x garment targets x
 // colours x zones into ordinary generations (api/services/generation-jobs.ts newGeneration, one render job each),
-// records and charges them with the bulk's row and items in one transaction (db/generations.ts
+// records and charges them with the bulk's row and items in one statement (db/generation-inserts.ts
 // insertAndChargeGenerations: one debit per generation, refund:<generation id> gives one back), then starts workflow
 // `bulk-<id>` (workflows/bulk.ts). GET reads the bulk and a page of its generations; cancel refunds what was not
 // rendered and tells the workflow to stop.
@@ -12,7 +12,6 @@ import {
   cancelBulk,
   closeBulk,
   getBulk,
-  insertBulkIn,
   type BulkRow,
   type NewBulkItem,
 } from '../../db/bulk';
@@ -234,17 +233,16 @@ export async function createBulk(
     rows,
     ...keyed(opts.idempotency),
     ...testMode(deps, caller),
-    also: (tx) =>
-      insertBulkIn(tx, {
-        id: bulkId,
-        userId: caller.userId,
-        apiKeyId: caller.apiKeyId,
-        livemode,
-        tokensCharged: livemode ? rows.length : 0,
-        webhookUrl,
-        itemWebhooks: body.itemWebhooks,
-        items,
-      }),
+    bulk: {
+      id: bulkId,
+      userId: caller.userId,
+      apiKeyId: caller.apiKeyId,
+      livemode,
+      tokensCharged: livemode ? rows.length : 0,
+      webhookUrl,
+      itemWebhooks: body.itemWebhooks,
+      items,
+    },
   });
   if (!charge.ok) throw await refused(deps, caller.userId, charge, `this bulk of ${rows.length}`);
   await recordWarnings(deps, warnings);

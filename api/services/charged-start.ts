@@ -1,5 +1,5 @@
 // The one way the API starts the workflow of paid work (generations, a design chat job): the work's rows and their
-// debits are already committed in one transaction (db/generations.ts insertAndChargeGenerations, db/chat.ts
+// debits are already committed together (db/generation-inserts.ts insertAndChargeGenerations, db/chat.ts
 // insertAndChargeChatJob); then its workflow is started, and from there the workflow refunds on failure and the
 // maintenance sweeps fail whatever no workflow will finish.
 import {

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { completeGeneration, failAndRefund, markGenerationProcessing } from '../../db/generations';
 import { insertAndChargeGenerations } from '../../db/generation-inserts';
+import { createSql } from '../../db/client';
 import { grantTokens, tokenBalance } from '../../db/ledger';
 import { randomSuffix, timeId, userId } from '../../lib/ids';
 import {
@@ -22,8 +23,7 @@ async function newAccount(tokens: number): Promise<string> {
   return u;
 }
 
-async function chargedGenerations(user: string, n: number): Promise<string[]> {
-  const sql = testSql();
+async function chargedGenerations(user: string, n: number, sql = testSql()): Promise<string[]> {
   const garmentId = await someGarmentId();
   const ids = Array.from({ length: n }, () => timeId('gen'));
   const charge = await insertAndChargeGenerations(sql, {
@@ -93,6 +93,26 @@ describe('failAndRefund: one transaction, only from pending or processing', () =
       ['completed', 'failed', 'failed'],
     );
     assert.equal(await tokenBalance(sql, u), 4, '5 - 3 charged + 2 refunded');
+  });
+});
+
+describe('recording and charging generations: one round trip', () => {
+  it('insertAndChargeGenerations sends one statement (no BEGIN/COMMIT around it), rows and debits written', async () => {
+    const sent: string[] = [];
+    // A new connection first reads the array types (the driver's own query, once per connection): not counted.
+    const counted = createSql(process.env.DATABASE_URL!, {
+      max: 1,
+      onQuery: (q) => void (q.includes('pg_catalog.pg_type') || sent.push(q)),
+    });
+    try {
+      const u = await newAccount(3);
+      const ids = await chargedGenerations(u, 2, counted);
+      assert.equal(sent.length, 1, `statements sent:\n${sent.join('\n---\n')}`);
+      assert.equal(await tokenBalance(testSql(), u), 1, 'two tokens taken');
+      for (const id of ids) assert.equal((await generationState(id))?.status, 'pending');
+    } finally {
+      await counted.end();
+    }
   });
 });
 
