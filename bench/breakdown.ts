@@ -267,7 +267,7 @@ export async function breakdown(
     ...(micro.insertChargeMs !== undefined
       ? [
           {
-            part: '  of which row insert + debit (one transaction)',
+            part: '  of which row insert + debit (one statement)',
             p50Ms: round(micro.insertChargeMs),
             how: 'insertAndChargeGenerations called from the bench process (probe rows failed and refunded after)',
             additive: false,
