@@ -1,6 +1,8 @@
 import type { Duration } from '@temporalio/common';
 import {
+  bundleWorkflowCode,
   NativeConnection,
+  Runtime,
   Worker,
   type WorkerOptions as SdkWorkerOptions,
   type WorkflowBundle,
@@ -65,9 +67,49 @@ export async function createWorker(opts: WorkerOptions): Promise<Worker> {
 }
 
 /**
+ * Generation steps are local activities (workflows/generation.ts). Image work is CPU-bound on a 2-core machine: the
+ * compositing gate lets 2 per core composite at once and queues the rest in order; these slots bound how many
+ * generations wait in that queue (each waiting one holds only its small job description). Regular activities:
+ * webhook deliveries and maintenance (network and database waits, little CPU).
+ */
+const renderQueueSlots: Partial<SdkWorkerOptions> = {
+  maxConcurrentLocalActivityExecutions: 32,
+  maxConcurrentActivityTaskExecutions: 8,
+};
+
+/**
+ * The template queue runs one small workflow per import around one activity: imports two at once per process (each
+ * may hold a large PSD's pixels), so two workflow tasks at a time and a small workflow cache are plenty (the SDK's
+ * defaults, 40 tasks and a cache sized from the heap, are for a queue of many workflows); two pollers of each kind
+ * follow from the slots.
+ */
+const templateQueueSlots: Partial<SdkWorkerOptions> = {
+  maxConcurrentActivityTaskExecutions: 2,
+  maxConcurrentWorkflowTaskExecutions: 2,
+  maxCachedWorkflows: 20,
+  maxConcurrentLocalActivityExecutions: 2,
+};
+
+/**
+ * The workflows bundled once for every Worker of the process (with the tracing interceptors when tracing). A Worker
+ * given `workflowsPath` runs webpack on its own: with two queues that was two bundlings at startup, ~30-45 MiB of the
+ * worker's resident memory at startup (docs/benchmarks.md, "Before and after issue 34").
+ */
+function bundleWorkflows(tracing: Tracing | undefined): Promise<WorkflowBundle> {
+  return bundleWorkflowCode({
+    workflowsPath: require.resolve('../workflows'),
+    // the interceptors' module exactly when tracingOptions() gives the Workers their sink
+    ...(tracing?.enabled && tracing.processor && tracing.resource
+      ? { workflowInterceptorModules: TRACING_WORKFLOW_MODULES }
+      : {}),
+    logger: Runtime.instance().logger,
+  });
+}
+
+/**
  * The worker's Workers: one per task queue it serves, sharing one set of activities (and so one blank cache and one
- * prepared-template cache): TEMPORAL_TASK_QUEUE (generations and everything else) and TEMPLATE_TASK_QUEUE (template
- * imports), both unless `queues` (WORKER_QUEUES) names one. Renders come first.
+ * prepared-template cache) and one bundle of the workflows: TEMPORAL_TASK_QUEUE (generations and everything else)
+ * and TEMPLATE_TASK_QUEUE (template imports), both unless `queues` (WORKER_QUEUES) names one. Renders come first.
  */
 export async function createWorkers(
   opts: WorkerOptions & { queues?: 'all' | 'renders' | 'templates' },
@@ -77,26 +119,23 @@ export async function createWorkers(
   const activities = { ...createActivities({ inboundWorkflows, ...deps }), ...activityOverrides };
   const serve = queues ?? deps.config.templates.workerQueues;
   const names = [
-    ...(serve !== 'templates' ? [taskQueue] : []),
-    ...(serve !== 'renders' ? [deps.config.templates.taskQueue] : []),
+    ...new Set([
+      ...(serve !== 'templates' ? [taskQueue] : []),
+      ...(serve !== 'renders' ? [deps.config.templates.taskQueue] : []),
+    ]),
   ];
+  const bundle = workflowBundle ?? (names.length > 1 ? await bundleWorkflows(tracing) : undefined);
   return Promise.all(
-    [...new Set(names)].map((queue) =>
+    names.map((queue) =>
       Worker.create({
         ...tracingOptions(tracing),
         connection,
         namespace: deps.config.temporal.namespace,
         taskQueue: queue,
-        ...(workflowBundle ? { workflowBundle } : { workflowsPath: require.resolve('../workflows') }),
+        ...(bundle ? { workflowBundle: bundle } : { workflowsPath: require.resolve('../workflows') }),
         activities,
         shutdownGraceTime: shutdownGraceTime ?? '30 seconds',
-        // Generation steps are local activities (workflows/generation.ts). Image work is CPU-bound on a 2-core machine:
-        // the compositing gate lets 2 per core composite at once and queues the rest in order; these slots bound how
-        // many generations wait in that queue (each waiting one holds only its small job description).
-        maxConcurrentLocalActivityExecutions: 32,
-        // Regular activities: webhook deliveries and maintenance (network and database waits, little CPU); on the
-        // template queue, imports: two at once per process (each may hold a large PSD's pixels).
-        maxConcurrentActivityTaskExecutions: queue === taskQueue ? 8 : 2,
+        ...(queue === taskQueue ? renderQueueSlots : templateQueueSlots),
       }),
     ),
   );
