@@ -131,6 +131,7 @@ export async function breakdown(
     admit?: { part: string; ms: number }[];
     idempotencyClaimMs?: number;
     garmentMs?: number;
+    designCheckMs?: number;
     insertChargeMs?: number;
   },
 ): Promise<{ rows: BreakdownRow[]; totalP50Ms: number; samples: number; perSample: Record<string, number>[] }> {
@@ -260,6 +261,16 @@ export async function breakdown(
             part: '  of which garment lookup',
             p50Ms: round(micro.garmentMs),
             how: 'getGarment called from the bench process, same database',
+            additive: false,
+          },
+        ]
+      : []),
+    ...(micro.designCheckMs !== undefined
+      ? [
+          {
+            part: '  of which design check (the uploaded design: deleted? its inks for low_contrast; issue 35)',
+            p50Ms: round(micro.designCheckMs),
+            how: "uploadsByKeys (checkDesigns' query) called from the bench process, same database",
             additive: false,
           },
         ]

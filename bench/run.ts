@@ -44,6 +44,8 @@ import { getGarment } from '../db/garments';
 import { failAndRefund } from '../db/generations';
 import { insertAndChargeGenerations } from '../db/generation-inserts';
 import { claimIdempotencyKey } from '../db/idempotency';
+import { uploadsByKeys } from '../db/upload-library';
+import { ownFileKey } from '../lib/fetch/own-files';
 import { createSql, type Sql } from '../db/client';
 import { LocalDiskStorage, type Storage } from '../lib/storage';
 import { grantTokens } from '../db/ledger';
@@ -481,13 +483,16 @@ export interface MicroParts {
   admit: { part: string; ms: number }[];
   idempotencyClaimMs: number;
   garmentMs: number;
+  /** the design check of an uploaded design before the charge (issue 35): its upload row (deleted? inks) */
+  designCheckMs: number;
   insertChargeMs: number;
 }
 
 /**
  * requireApiKey and the rate-limit chain (the statements npm start's limits run) timed on a bare Express app in this
  * process, against the same database; the admission statement with the slots and windows added one at a time; and
- * the API's other steps before the start (Idempotency-Key claim, garment lookup, row insert + debit) called alone.
+ * the API's other steps before the start (Idempotency-Key claim, garment lookup, the uploaded design's check, row
+ * insert + debit) called alone.
  */
 async function microApiParts(ctx: Ctx, sql: Sql, garmentId: string, userId: string): Promise<MicroParts> {
   // The same statements whatever the limits' numbers: lifted here, so the probes never run into a budget.
@@ -581,6 +586,8 @@ async function microApiParts(ctx: Ctx, sql: Sql, garmentId: string, userId: stri
       }),
     );
     const garmentMs = await timeCall(() => getGarment(sql, garmentId));
+    const designKey = ownFileKey(new URL(ctx.designUrl).origin, ctx.designUrl) ?? ctx.designUrl;
+    const designCheckMs = await timeCall(() => uploadsByKeys(sql, [designKey]));
     const ids: string[] = [];
     const insertChargeMs = await timeCall(async () => {
       const id = timeId('gen');
@@ -611,7 +618,7 @@ async function microApiParts(ctx: Ctx, sql: Sql, garmentId: string, userId: stri
     });
     // the probes never run: failed and refunded at once
     await failAndRefund(sql, ids, 'benchmark probe of the insert and charge');
-    return { noneMs, authMs, limitedMs, admit: admitMs, idempotencyClaimMs, garmentMs, insertChargeMs };
+    return { noneMs, authMs, limitedMs, admit: admitMs, idempotencyClaimMs, garmentMs, designCheckMs, insertChargeMs };
   } finally {
     server.closeAllConnections();
     server.close();
@@ -982,6 +989,7 @@ async function main(): Promise<void> {
       admit: micro.admit,
       idempotencyClaimMs: micro.idempotencyClaimMs,
       garmentMs: micro.garmentMs,
+      designCheckMs: micro.designCheckMs,
       insertChargeMs: micro.insertChargeMs,
     };
     const okOf = (rs: GenResult[]) => rs.filter((r) => r.ok);
