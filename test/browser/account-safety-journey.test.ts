@@ -8,6 +8,7 @@ import { checkEachTest, onPage, openBrowser, type BrowserSession } from '../help
 import { createKey, GOOD_PASSWORD, http, sessionCookie, signup, uniqueEmail } from '../helpers/http';
 import { linkIn, mailsTo, waitForMail, type MailSummary } from '../helpers/mailpit';
 import { startStack, type Stack } from '../helpers/stack';
+import { waitUpTo } from '../helpers/wait';
 
 describe('account safety in a real browser: the reset checkbox, "This wasn\'t me" from the mail', function () {
   this.timeout(240_000);
@@ -32,13 +33,12 @@ describe('account safety in a real browser: the reset checkbox, "This wasn\'t me
   /** Waits for a mail to `to` with a matching subject that was not there in `before` (the newest first). */
   async function newMail(to: string, subject: RegExp, before: MailSummary[] = []): Promise<MailSummary> {
     const seen = new Set(before.map((m) => m.ID));
-    const until = Date.now() + 15_000;
-    for (;;) {
-      const hit = (await mailsTo(to)).find((m) => subject.test(m.Subject) && !seen.has(m.ID));
-      if (hit) return hit;
-      if (Date.now() > until) throw new Error(`no new mail to ${to} matching ${subject}`);
-      await new Promise((r) => setTimeout(r, 200));
-    }
+    const hit = await waitUpTo(
+      async () => (await mailsTo(to)).find((m) => subject.test(m.Subject) && !seen.has(m.ID)),
+      { ms: 15_000, every: 200 },
+    );
+    if (!hit) throw new Error(`no new mail to ${to} matching ${subject}`);
+    return hit;
   }
 
   /** Opens the mail as Mailpit shows it and clicks its link that leads to `path` on the service. */

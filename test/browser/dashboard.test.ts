@@ -23,6 +23,7 @@ import {
 import * as F from '../helpers/fixtures';
 import { http } from '../helpers/http';
 import { startStack, type Stack } from '../helpers/stack';
+import { waitUpTo } from '../helpers/wait';
 
 /** A 1200x1500 two-colour logo on transparency: analysis finds 2 colours (red and navy). */
 const logo = () => F.crispLogo(1200, 1500);
@@ -365,8 +366,7 @@ describe('dashboard in a real browser', function () {
     // history: the generation, completed, with its delivered callback
     const item = page.locator('.history-item').first();
     await item.getByText('completed').waitFor();
-    const deadline = Date.now() + 30_000;
-    while (!received.includes('generation.completed') && Date.now() < deadline) await page.waitForTimeout(200);
+    await waitUpTo(() => received.includes('generation.completed'), { ms: 30_000, every: 200 });
     await item.getByRole('button', { name: 'Webhook deliveries' }).click();
     await item.locator('.delivery').getByText('delivered').waitFor();
     assert.match(await item.locator('.delivery').innerText(), /generation\.completed/);
@@ -403,8 +403,7 @@ describe('dashboard in a real browser', function () {
       await page.keyboard.press('ArrowDown');
       // the placement change reaches the preview on the next animation frame (and may itself be paced by the
       // minimum interval): wait for its request to be answered, not merely for the stage to look idle
-      const deadline = Date.now() + 10_000;
-      while (sent.length < 1 && Date.now() < deadline) await page.waitForTimeout(20);
+      await waitUpTo(() => sent.length >= 1, { ms: 10_000, every: 20 });
       assert.equal(sent.length, 1, 'the first placement change sends one preview');
       await page.waitForFunction(() => !(globalThis as any).document.querySelector('.stage[aria-busy]'));
       await page.keyboard.press('ArrowDown'); // paced: waits for the budget

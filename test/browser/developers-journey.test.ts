@@ -9,6 +9,7 @@ import { navigate, onPage, signUpInBrowser, useJourney } from '../helpers/browse
 import { createKey, http, sessionCookie } from '../helpers/http';
 import { startCallbackReceiver, type CallbackReceiver } from '../helpers/receiver';
 import { storeDesign } from '../helpers/stack';
+import { waitUpTo } from '../helpers/wait';
 
 describe('Developers page: test mode, request log, deliveries and Resend (browser)', function () {
   this.timeout(240_000);
@@ -80,8 +81,7 @@ describe('Developers page: test mode, request log, deliveries and Resend (browse
     await page.getByRole('button', { name: `Resend callback of ${testGen}` }).click();
     await list.getByRole('listitem').nth(1).waitFor();
     await list.getByText(/Resend to/).waitFor();
-    const until = Date.now() + 30_000;
-    while (receiver.count(testGen) < 2 && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+    await waitUpTo(() => receiver.count(testGen) >= 2, { ms: 30_000, every: 50 });
     assert.equal(receiver.count(testGen), 2, 'the resend reached the receiver');
     await browser.shot('deliveries-resend');
 

@@ -46,6 +46,7 @@ import {
   type Garment,
   type LoadContext,
 } from './load';
+import { sleep, waitUpTo } from '../helpers/wait';
 import { startReceiver, type Receiver } from './receiver';
 import { createRng } from './rng';
 import { planFaults, type Fault } from './schedule';
@@ -103,8 +104,6 @@ const CHAOS_LIMITS: Record<string, string> = {
 };
 const GARMENTS_LIMIT = 20;
 const CHAT_LIMIT = 10;
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
   const { say } = opts;
@@ -505,38 +504,43 @@ async function settle(
   let lastSweep = 0;
   let sweeps = 0;
   let last = '';
-  while (Date.now() < deadline()) {
-    const [s] = await sql<{ gens: number; jobs: number; deliveries: number; stripe: number; shopify: number }[]>`select
+  const settled = await waitUpTo(
+    async () => {
+      const [s] = await sql<
+        { gens: number; jobs: number; deliveries: number; stripe: number; shopify: number }[]
+      >`select
         (select count(*)::int from generations where user_id = any(${users}) and status in ('pending', 'processing')) as gens,
         (select count(*)::int from render_jobs where user_id = any(${users}) and status = 'running') as jobs,
         (select count(*)::int from webhook_deliveries where user_id = any(${users}) and status = 'pending') as deliveries,
         (select count(*)::int from stripe_events where status = 'received') as stripe,
         (select count(*)::int from shopify_webhooks where status = 'received') as shopify`;
-    let open = 0;
-    for await (const w of client.workflow.list({ query: 'ExecutionStatus = "Running"' }))
-      if (!/^(maintenance-sweep|inbound-events-sweep|chat-jobs-sweep|chaos-)/.test(w.workflowId)) open++;
-    const state = `${s!.gens} generations unfinished, ${s!.jobs} chat jobs running, ${s!.deliveries} callbacks pending, ${s!.stripe + s!.shopify} inbound events waiting, ${open} workflows open, senders ${sendersDone ? 'done' : 'redelivering'}`;
-    if (state !== last) say(`settling: ${state}`);
-    last = state;
-    if (s!.gens + s!.jobs + s!.deliveries + s!.stripe + s!.shopify + open === 0 && sendersDone) return;
-    if ((s!.stripe + s!.shopify > 0 || s!.gens > 0) && Date.now() - lastSweep > 20_000) {
-      // what the inbound-events-sweep (every minute) and maintenance-sweep (hourly) schedules would do
-      lastSweep = Date.now();
-      sweeps++;
-      await Promise.all([
-        client.workflow.start(inboundEventsSweep, {
-          workflowId: `chaos-inbound-sweep-${sweeps}`,
-          taskQueue: c.taskQueue,
-          args: [],
-        }),
-        client.workflow.start(maintenanceSweep, {
-          workflowId: `chaos-maintenance-sweep-${sweeps}`,
-          taskQueue: c.taskQueue,
-          args: [],
-        }),
-      ]).catch((err) => say(`starting the sweeps failed: ${err}`));
-    }
-    await sleep(1000);
-  }
-  say(`settling: gave up after the deadline (${last})`);
+      let open = 0;
+      for await (const w of client.workflow.list({ query: 'ExecutionStatus = "Running"' }))
+        if (!/^(maintenance-sweep|inbound-events-sweep|chat-jobs-sweep|chaos-)/.test(w.workflowId)) open++;
+      const state = `${s!.gens} generations unfinished, ${s!.jobs} chat jobs running, ${s!.deliveries} callbacks pending, ${s!.stripe + s!.shopify} inbound events waiting, ${open} workflows open, senders ${sendersDone ? 'done' : 'redelivering'}`;
+      if (state !== last) say(`settling: ${state}`);
+      last = state;
+      if (s!.gens + s!.jobs + s!.deliveries + s!.stripe + s!.shopify + open === 0 && sendersDone) return true;
+      if ((s!.stripe + s!.shopify > 0 || s!.gens > 0) && Date.now() - lastSweep > 20_000) {
+        // what the inbound-events-sweep (every minute) and maintenance-sweep (hourly) schedules would do
+        lastSweep = Date.now();
+        sweeps++;
+        await Promise.all([
+          client.workflow.start(inboundEventsSweep, {
+            workflowId: `chaos-inbound-sweep-${sweeps}`,
+            taskQueue: c.taskQueue,
+            args: [],
+          }),
+          client.workflow.start(maintenanceSweep, {
+            workflowId: `chaos-maintenance-sweep-${sweeps}`,
+            taskQueue: c.taskQueue,
+            args: [],
+          }),
+        ]).catch((err) => say(`starting the sweeps failed: ${err}`));
+      }
+      return false;
+    },
+    { ms: deadline() - Date.now(), every: 1000 },
+  );
+  if (!settled) say(`settling: gave up after the deadline (${last})`);
 }

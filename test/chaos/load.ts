@@ -5,6 +5,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { signBody } from '../../scripts/stand-ins/shopify-shop';
 import { checkoutSession, signedEvent } from '../../scripts/stand-ins/stripe-events';
+import { sleep } from '../helpers/wait';
 import type { Rng } from './rng';
 
 export interface CallRecord {
@@ -26,8 +27,6 @@ export interface Reply {
   headers: Headers | null;
   error?: string;
 }
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Route templates for the report: ids replaced so calls group by route. */
 export const routeOf = (method: string, path: string) =>

@@ -25,9 +25,9 @@ import { account, http } from '../helpers/http';
 import { startOtlpReceiver, type OtlpReceiver } from '../helpers/otlp-receiver';
 import { packCheckoutSession } from '../helpers/payments';
 import { alertExpressions, dashboardExpressions, metricNames } from '../helpers/promql';
+import { sleep, waitUpTo } from '../helpers/wait';
 
 const ROOT = path.resolve(__dirname, '../..');
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const METRICS_TOKEN = `metrics-${randomBytes(16).toString('hex')}`;
 const SHOPIFY_SECRET = `shopify-secret-${randomSuffix(16)}`;
 
@@ -153,21 +153,20 @@ describe('observability: /metrics, the worker Prometheus endpoint, and traces ac
       OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf',
     });
     // ready: the API answers /readyz (which includes a polling worker) and the worker's endpoint answers
-    const until = Date.now() + 180_000;
-    for (;;) {
-      const ready = await fetch(`${baseUrl}/readyz`).then(
+    const up = (url: string) =>
+      fetch(url).then(
         (r) => r.ok,
         () => false,
       );
-      const metrics = await fetch(workerMetricsUrl).then(
-        (r) => r.ok,
-        () => false,
-      );
-      if (ready && metrics) break;
-      if (Date.now() > until) throw new Error('the API and worker processes did not become ready');
-      if (api.exitCode !== null || worker.exitCode !== null) throw new Error('a child process exited');
-      await sleep(250);
-    }
+    const ready = await waitUpTo(
+      async () => {
+        if ((await up(`${baseUrl}/readyz`)) && (await up(workerMetricsUrl))) return true;
+        if (api!.exitCode !== null || worker!.exitCode !== null) throw new Error('a child process exited');
+        return false;
+      },
+      { ms: 180_000, every: 250 },
+    );
+    if (!ready) throw new Error('the API and worker processes did not become ready');
   });
 
   after(async () => {
@@ -214,14 +213,20 @@ describe('observability: /metrics, the worker Prometheus endpoint, and traces ac
     const res = await http(baseUrl, 'POST', '/api/v1/generate', { key, headers, json: await generationRequest(key) });
     assert.ok(res.status === 200 || res.status === 202, res.text);
     const id: string = res.body.id;
-    const until = Date.now() + 120_000;
-    for (;;) {
-      const got = await http(baseUrl, 'GET', `/api/v1/generations/${id}`, { key });
-      if (got.body.status === 'completed' || got.body.status === 'failed') return got.body;
-      if (Date.now() > until) throw new Error(`generation ${id} did not finish`);
-      await sleep(200);
-    }
+    const finished = await waitUpTo(
+      async () => {
+        const got = await http(baseUrl, 'GET', `/api/v1/generations/${id}`, { key });
+        return (got.body.status === 'completed' || got.body.status === 'failed') && got.body;
+      },
+      { ms: 120_000, every: 200 },
+    );
+    if (!finished) throw new Error(`generation ${id} did not finish`);
+    return finished;
   }
+
+  /** The callback mentioning generation `id` among those after the first `before`, once it came (30 s at most). */
+  const callbackAfter = (before: number, id: string) =>
+    waitUpTo(() => callbacks.slice(before).find((c) => String(c.body).includes(id)), { ms: 30_000, every: 100 });
 
   it('counts a generation, a chat job, a Stripe event and a Shopify webhook on the two endpoints', async () => {
     const acct = await account(baseUrl);
@@ -259,17 +264,19 @@ describe('observability: /metrics, the worker Prometheus endpoint, and traces ac
     // the inbound events are applied by workflows after the answer: wait for the worker's counters
     const moved = (before: string, after: string, name: string, labels: Record<string, string> = {}) =>
       total(after, name, labels) - total(before, name, labels);
-    let w: string;
-    const until = Date.now() + 60_000;
-    for (;;) {
-      w = await scrapeWorker();
-      const done =
-        moved(workerBefore, w, APP_METRICS.stripeEvents, { type: 'checkout.session.completed' }) >= 1 &&
-        moved(workerBefore, w, APP_METRICS.shopifyWebhooks, { topic: 'app/uninstalled', outcome: 'processed' }) >= 1 &&
-        moved(workerBefore, w, APP_METRICS.webhookDeliveries, { outcome: 'delivered' }) >= 1;
-      if (done || Date.now() > until) break;
-      await sleep(250);
-    }
+    let w = '';
+    await waitUpTo(
+      async () => {
+        w = await scrapeWorker();
+        return (
+          moved(workerBefore, w, APP_METRICS.stripeEvents, { type: 'checkout.session.completed' }) >= 1 &&
+          moved(workerBefore, w, APP_METRICS.shopifyWebhooks, { topic: 'app/uninstalled', outcome: 'processed' }) >=
+            1 &&
+          moved(workerBefore, w, APP_METRICS.webhookDeliveries, { outcome: 'delivered' }) >= 1
+        );
+      },
+      { ms: 60_000, every: 250 },
+    );
     const count = (n: string) => `${n}_count`;
     assert.equal(moved(workerBefore, w, count(APP_METRICS.generationDuration), { outcome: 'completed' }), 1);
     assert.equal(
@@ -388,15 +395,14 @@ describe('observability: /metrics, the worker Prometheus endpoint, and traces ac
       baggage: 'user.secret=baggage-must-not-travel',
     });
     assert.equal(gen.status, 'completed');
-    const until = Date.now() + 30_000;
-    while (!callbacks.slice(before).some((c) => String(c.body).includes(gen.id)) && Date.now() < until)
-      await sleep(100);
-    const callback = callbacks.slice(before).find((c) => String(c.body).includes(gen.id));
+    const callback = await callbackAfter(before, gen.id);
     assert.ok(callback, 'the callback arrived');
     assert.equal(callback.headers.baggage, undefined, 'no baggage in the outgoing callback');
     assert.match(String(callback.headers.traceparent), new RegExp(`^00-${traceId}-[0-9a-f]{16}-01$`));
-    while (!otlp.spans.some((s) => s.traceId === traceId && s.service.endsWith('api')) && Date.now() < until)
-      await sleep(100);
+    await waitUpTo(() => otlp.spans.some((s) => s.traceId === traceId && s.service.endsWith('api')), {
+      ms: 30_000,
+      every: 100,
+    });
     assert.ok(
       otlp.spans.some((s) => s.traceId === traceId),
       'the trace was recorded though the caller said not sampled',
@@ -411,9 +417,8 @@ describe('observability: /metrics, the worker Prometheus endpoint, and traces ac
     const api = await fetch(`${baseUrl}/api/v1/garments?limit=1&api_key=${key}`);
     assert.equal(api.status, 401);
     // both requests' server spans are exported (batched every 100 ms)
-    const until = Date.now() + 30_000;
     const exported = () => otlp.bodies.filter((b) => b.includes('/reset-password') && b.includes('REDACTED'));
-    while (exported().length === 0 && Date.now() < until) await sleep(100);
+    await waitUpTo(() => exported().length > 0, { ms: 30_000, every: 100 });
     assert.ok(exported().length > 0, 'the dashboard request was traced, its query redacted');
     await sleep(500);
     for (const secret of [token, key]) {
@@ -435,10 +440,7 @@ describe('observability: /metrics, the worker Prometheus endpoint, and traces ac
     assert.equal(gen.status, 'completed');
 
     // the callback request carries the same trace
-    const until = Date.now() + 30_000;
-    while (!callbacks.slice(before).some((c) => String(c.body).includes(gen.id)) && Date.now() < until)
-      await sleep(100);
-    const callback = callbacks.slice(before).find((c) => String(c.body).includes(gen.id));
+    const callback = await callbackAfter(before, gen.id);
     assert.ok(callback, 'the callback arrived');
     assert.match(String(callback.headers.traceparent), new RegExp(`^00-${traceId}-[0-9a-f]{16}-0[01]$`));
 
@@ -456,8 +458,7 @@ describe('observability: /metrics, the worker Prometheus endpoint, and traces ac
         got.every((s) => s.parentSpanId === parent || known.has(s.parentSpanId))
       );
     };
-    const spansUntil = Date.now() + 30_000;
-    while (!complete() && Date.now() < spansUntil) await sleep(200);
+    await waitUpTo(complete, { ms: 30_000, every: 200 });
     const spans = names();
     const services = new Set(spans.map((s) => s.service));
     assert.ok(services.has('apparel-mockup-api'), [...services].join(', '));

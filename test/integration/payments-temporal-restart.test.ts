@@ -14,8 +14,7 @@ import { ensureSchedules } from '../../worker/schedules';
 import { account } from '../helpers/http';
 import { startStack, workflowResultWhenStarted, type Stack } from '../helpers/stack';
 import { packCheckoutSession } from '../helpers/payments';
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+import { waitUpTo } from '../helpers/wait';
 
 describe('payments: an event arriving while Temporal is down', function () {
   this.timeout(300_000);
@@ -77,7 +76,7 @@ describe('payments: an event arriving while Temporal is down', function () {
     assert.equal(stored?.status, 'received', 'stored before the answer');
 
     // The API tries to start the workflow after answering, and gives up (its client's retries run out).
-    for (let i = 0; i < 1200 && !warnings.some((w) => w.eventId === event.id); i++) await sleep(100);
+    await waitUpTo(() => warnings.some((w) => w.eventId === event.id), { ms: 120_000, every: 100 });
     assert.ok(
       warnings.some((w) => w.eventId === event.id && /failed after the answer/.test(w.msg)),
       JSON.stringify(warnings),
@@ -85,17 +84,18 @@ describe('payments: an event arriving while Temporal is down', function () {
 
     server = await startTemporalDev(serverOpts);
     // The worker (still the same one) polls the restarted server again.
-    const until = Date.now() + 120_000;
-    for (;;) {
-      const q = await stack.client.workflowService.describeTaskQueue({
-        namespace: stack.config.temporal.namespace,
-        taskQueue: { name: stack.taskQueue, kind: temporal.api.enums.v1.TaskQueueKind.TASK_QUEUE_KIND_NORMAL },
-        taskQueueType: temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW,
-      });
-      if ((q.pollers ?? []).length > 0) break;
-      assert.ok(Date.now() < until, `the worker is ${stack.worker?.getState()} and does not poll`);
-      await sleep(200);
-    }
+    const polls = await waitUpTo(
+      async () => {
+        const q = await stack.client.workflowService.describeTaskQueue({
+          namespace: stack.config.temporal.namespace,
+          taskQueue: { name: stack.taskQueue, kind: temporal.api.enums.v1.TaskQueueKind.TASK_QUEUE_KIND_NORMAL },
+          taskQueueType: temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW,
+        });
+        return (q.pollers ?? []).length > 0;
+      },
+      { ms: 120_000, every: 200 },
+    );
+    assert.ok(polls, `the worker is ${stack.worker?.getState()} and does not poll`);
 
     // The schedule fires every minute (and may already have caught up after the restart): trigger it now.
     await stack.client.schedule.getHandle('inbound-events-sweep').trigger();
@@ -111,11 +111,13 @@ describe('payments: an event arriving while Temporal is down', function () {
     assert.equal(again.status, 200);
     await stack.client.schedule.getHandle('inbound-events-sweep').trigger();
     let sweeps: Awaited<ReturnType<typeof runs>> = [];
-    for (let i = 0; i < 600; i++) {
-      sweeps = await runs(`WorkflowType = 'inboundEventsSweep'`);
-      if (sweeps.length >= 2 && sweeps.every((s) => s.status !== 'RUNNING')) break;
-      await sleep(200);
-    }
+    await waitUpTo(
+      async () => {
+        sweeps = await runs(`WorkflowType = 'inboundEventsSweep'`);
+        return sweeps.length >= 2 && sweeps.every((s) => s.status !== 'RUNNING');
+      },
+      { ms: 120_000, every: 200 },
+    );
     assert.ok(sweeps.length >= 2, JSON.stringify(sweeps));
     let started = 0;
     for (const s of sweeps) {

@@ -28,6 +28,7 @@ import {
 } from '../helpers/db-inspect';
 import { account, createKey, http, type HttpResult } from '../helpers/http';
 import { startStack, type Stack } from '../helpers/stack';
+import { until as waitUntil } from '../helpers/wait';
 
 type EnvOverrides = Partial<Record<keyof Env, string>>;
 
@@ -44,13 +45,9 @@ const SPEC: EnvOverrides = {
   RATE_LIMIT_ON_STORE_ERROR: 'local',
 };
 
-const until = async (what: string, cond: () => boolean | Promise<boolean>) => {
-  const deadline = Date.now() + 10_000;
-  while (!(await cond())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-};
+/** The waits of this file: 10 s at most, asking every 20 ms. */
+const until = (what: string, cond: () => boolean | Promise<boolean>) =>
+  waitUntil(what, cond, { ms: 10_000, every: 20 });
 
 const garments = (s: { baseUrl: string }, key: string) => http(s.baseUrl, 'GET', '/api/v1/garments?limit=1', { key });
 

@@ -11,9 +11,9 @@ import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { freePort } from '../../scripts/dev-services';
+import { waitUpTo } from '../helpers/wait';
 
 const ROOT = path.resolve(__dirname, '../..');
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** Generous: the machine is loaded. The old start-up took 130 s after a Ctrl-C, or never stopped a starting server. */
 const GONE_WITHIN_MS = 60_000;
 
@@ -100,17 +100,18 @@ describe('npm start: stopped during start-up', function () {
       child.stderr!.on('data', (d) => (output += d));
       const pgid = child.pid!;
       try {
-        const until = Date.now() + 150_000;
-        for (;;) {
-          if (child.exitCode !== null) throw new Error(`npm start exited early:\n${output}`);
-          if (Date.now() > until) throw new Error(`npm start never reached the phase:\n${output}`);
-          if (await c.reached(output, port)) break;
-          await sleep(20);
-        }
+        const reached = await waitUpTo(
+          () => {
+            if (child.exitCode !== null) throw new Error(`npm start exited early:\n${output}`);
+            return c.reached(output, port);
+          },
+          { ms: 150_000, every: 20 },
+        );
+        if (!reached) throw new Error(`npm start never reached the phase:\n${output}`);
         const t0 = Date.now();
         if (c.how === 'ctrl-c') process.kill(-pgid, 'SIGINT');
         else process.kill(pgid, 'SIGTERM');
-        while (groupAlive(pgid) && Date.now() - t0 < GONE_WITHIN_MS) await sleep(100);
+        await waitUpTo(() => !groupAlive(pgid), { ms: GONE_WITHIN_MS, every: 100 });
         const seconds = (Date.now() - t0) / 1000;
         assert.ok(
           !groupAlive(pgid),
