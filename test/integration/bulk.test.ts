@@ -422,7 +422,7 @@ describe('bulk renders: POST /api/v1/generate/bulk', function () {
     assert.deepEqual([short.body.error.details.required, short.body.error.details.available], [4, 3]);
     assert.equal(await tokenBalance(stack.sql, poor.userId), 3);
     assert.equal(await inspect.bulkCount(poor.userId), 0);
-    assert.equal(await inspect.generationCount(poor.userId), 0);
+    assert.deepEqual(await inspect.ownedRowCounts(poor.userId, ['generations']), { generations: 0 });
     assert.equal(await tokenBalance(stack.sql, acct.userId), before);
   });
 

@@ -173,7 +173,7 @@ describe('mockup generation (POST /api/v1/generate, GET /api/v1/generations)', (
       assert.equal(res.status, 402);
       assert.deepEqual(res.body.error.details, { required: 1, available: 0 });
       assert.equal(res.body.error.code, 'insufficient_tokens');
-      assert.equal(await inspect.generationCount(poor.userId), 0);
+      assert.deepEqual(await inspect.ownedRowCounts(poor.userId, ['generations']), { generations: 0 });
     });
   });
 
@@ -523,7 +523,7 @@ describe('mockup generation (POST /api/v1/generate, GET /api/v1/generations)', (
       [...created].sort((a, b) => b - a),
     );
     assert.equal(new Set(all.map((g) => g.id)).size, all.length);
-    assert.equal(all.length, await inspect.generationCount(acct.userId));
+    assert.equal(all.length, (await inspect.ownedRowCounts(acct.userId, ['generations'])).generations);
     const otherList = await http(stack.baseUrl, 'GET', '/api/v1/generations', { key: other.key });
     assert.deepEqual(otherList.body.generations, []);
     const bad = await http(stack.baseUrl, 'GET', '/api/v1/generations?cursor=forged.cursor', { key: acct.key });

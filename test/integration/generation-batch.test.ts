@@ -28,7 +28,7 @@ describe('batch generation (POST /api/v1/generate/batch)', () => {
     designUrl = await storeDesign(stack, design);
   });
 
-  const count = inspect.generationCount;
+  const count = async (userId: string) => (await inspect.ownedRowCounts(userId, ['generations'])).generations;
 
   it('renders one design on 3 colors: 3 completed generations, 3 tokens, one batch workflow rendering each item', async () => {
     const before = await tokenBalance(stack.sql, acct.userId);

@@ -217,7 +217,7 @@ describe('MCP endpoint (/mcp)', () => {
     } finally {
       await poorClient.close();
     }
-    assert.equal(await inspect.generationCount(poor.userId), 0);
+    assert.deepEqual(await inspect.ownedRowCounts(poor.userId, ['generations']), { generations: 0 });
     const log = await http(stack.baseUrl, 'GET', '/api/v1/requests?route=/mcp/tools/generate_mockup', {
       key: poor.key,
     });

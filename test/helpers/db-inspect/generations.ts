@@ -64,11 +64,6 @@ export async function printFileKey(generationId: string): Promise<string | undef
   return row?.key;
 }
 
-/** How many generations a user has, of both modes and every status. */
-export async function generationCount(userId: string): Promise<number> {
-  return (await generationStates({ userId })).length;
-}
-
 /** A user's latest generation (of one status, made at or after `since`, when given). */
 export async function latestGeneration(
   userId: string,
