@@ -2,13 +2,13 @@
 // while its grant transaction is open (the test holds the account's row lock, so the step is provably in flight), then
 // another worker takes the event over. One grant, the event processed once.
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
-import path from 'node:path';
+import type { ChildProcess } from 'node:child_process';
 import { postEvent, signedEvent } from '../../scripts/stand-ins/stripe-events';
 import { backendAlive, blockedBehind, holdUserRowLock, paidGrants, stripeEvent } from '../helpers/db-inspect';
 import { account } from '../helpers/http';
-import { startStack, workflowResultWhenStarted, type Stack } from '../helpers/stack';
+import { killNow, spawnWorkerProcess, startStack, workflowResultWhenStarted, type Stack } from '../helpers/stack';
 import { packCheckoutSession } from '../helpers/payments';
+import { waitUpTo } from '../helpers/wait';
 
 describe('payments survive a worker killed mid-grant', () => {
   let stack: Stack;
@@ -19,7 +19,7 @@ describe('payments survive a worker killed mid-grant', () => {
     stack = await startStack('paycrash', { worker: false });
   });
   after(async () => {
-    if (child && child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    if (child) await killNow(child);
     releaseLock();
     await stack?.stop();
   });
@@ -27,13 +27,7 @@ describe('payments survive a worker killed mid-grant', () => {
   it('grants once when the worker is SIGKILLed while the grant transaction waits, and another worker applies it', async function () {
     this.timeout(240_000);
     const acct = await account(stack.baseUrl);
-    const root = path.resolve(__dirname, '../..');
-    child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'worker/main.ts')], {
-      cwd: root,
-      env: { ...process.env, TEMPORAL_TASK_QUEUE: stack.taskQueue, PUBLIC_BASE_URL: stack.baseUrl, LOG_LEVEL: 'warn' },
-      stdio: ['ignore', 'ignore', 'inherit'],
-    });
-    const exited = new Promise((r) => child!.once('exit', r));
+    child = spawnWorkerProcess(stack);
 
     // The purchase's session is created (and recorded) before the lock is taken: recording it references the account.
     const pack = stack.config.payments.tokenPacks.at(-1)!;
@@ -49,17 +43,12 @@ describe('payments survive a worker killed mid-grant', () => {
     assert.equal(res.status, 200);
 
     // The worker process starts (bundles its workflows), takes the event and blocks on the lock inside its grant.
-    let waiting: { pid: number; query: string } | undefined;
-    for (let i = 0; i < 2400 && !waiting; i++) {
-      waiting = await blockedBehind(lock.pid);
-      if (!waiting) await new Promise((r) => setTimeout(r, 50));
-    }
+    const waiting = await waitUpTo(() => blockedBehind(lock.pid), { ms: 120_000, every: 50 });
     assert.ok(waiting, 'the worker process reached the grant');
     assert.match(waiting.query, /from users where id = [\s\S]* for update/, "blocked on the user's row lock");
     assert.equal((await stripeEvent(event.id))?.status, 'received');
 
-    child.kill('SIGKILL');
-    await exited;
+    await killNow(child);
     releaseLock();
     await lock.done;
 
@@ -82,11 +71,7 @@ describe('payments survive a worker killed mid-grant', () => {
     );
     assert.equal((await stripeEvent(event.id))?.status, 'processed');
     // The killed worker's transaction was rolled back when PostgreSQL found its client gone: its session ends.
-    let orphan = true;
-    for (let i = 0; i < 200 && orphan; i++) {
-      orphan = await backendAlive(waiting.pid);
-      if (orphan) await new Promise((r) => setTimeout(r, 50));
-    }
-    assert.equal(orphan, false);
+    const gone = await waitUpTo(async () => !(await backendAlive(waiting.pid)), { ms: 10_000, every: 50 });
+    assert.equal(gone, true);
   });
 });
