@@ -7,13 +7,10 @@
 // payments-crash.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { ActivityFailure, ApplicationFailure, WorkflowFailedError, WorkflowNotFoundError } from '@temporalio/client';
 import { createPaymentActivities } from '../../activities/payments';
-import { createApp } from '../../api/app';
 import { randomSuffix } from '../../lib/ids';
 import { createLogger } from '../../lib/log';
 import { signStripePayload } from '../../lib/payments/stripe';
@@ -22,7 +19,7 @@ import { inboundEventsSweep } from '../../workflows';
 import * as inspect from '../helpers/db-inspect';
 import { account, http } from '../helpers/http';
 import { usePaymentsStack } from '../helpers/payments';
-import { unreachableTemporal } from '../helpers/stack';
+import { unreachableTemporal, withApiOn } from '../helpers/stack';
 import { type StripeRequest } from '../helpers/stripe-proxy';
 
 const now = () => Math.floor(Date.now() / 1000);
@@ -365,16 +362,7 @@ describe('payments: Stripe events', function () {
 
   it('answers an event while Temporal is unreachable; the inbound sweep applies it once afterwards', async () => {
     const acct = await account(stack.baseUrl);
-    const unreachable = unreachableTemporal();
-    const server: Server = await new Promise((resolve) => {
-      const s = createApp({ ...stack, temporal: unreachable, log: createLogger({ level: 'error' }) }).listen(
-        0,
-        '127.0.0.1',
-        () => resolve(s),
-      );
-    });
-    try {
-      const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    await withApiOn(stack, unreachableTemporal(), async (baseUrl) => {
       const session = await packCheckout(acct, 500);
       const r = await send('checkout.session.completed', session, { baseUrl });
       assert.equal(r.status, 200);
@@ -399,9 +387,7 @@ describe('payments: Stripe events', function () {
         g.map((x) => x.amount),
         [500],
       );
-    } finally {
-      await new Promise((r) => server.close(r));
-    }
+    });
   });
 
   it('records a pack failed, once, when Stripe refuses to list its line items; nothing is granted', async () => {

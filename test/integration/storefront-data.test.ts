@@ -9,18 +9,14 @@
 // * a delivery triggered more than 48 hours ago is refused (400).
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { WorkflowNotFoundError } from '@temporalio/client';
-import { createApp } from '../../api/app';
 import * as R from '../../api/http/resources';
 import { randomSuffix } from '../../lib/ids';
-import { createLogger } from '../../lib/log';
 import { signBody } from '../../scripts/stand-ins/shopify-shop';
 import { inboundEventsSweep } from '../../workflows';
 import { account, http } from '../helpers/http';
 import * as inspect from '../helpers/db-inspect';
-import { unreachableTemporal } from '../helpers/stack';
+import { unreachableTemporal, withApiOn } from '../helpers/stack';
 import { newShopDomain, useShopStack } from '../helpers/storefront';
 
 describe('storefront: Shopify data for the current owner, webhook replay and routing', function () {
@@ -119,26 +115,14 @@ describe('storefront: Shopify data for the current owner, webhook replay and rou
 
     // One more arrives while nobody is connected but is processed only after B connected (Temporal was unreachable
     // from the API that stored it; the inbound sweep starts it later): received before B's connection, not B's.
-    const unreachable = unreachableTemporal();
-    const server: Server = await new Promise((resolve) => {
-      const s = createApp({ ...stack, temporal: unreachable, log: createLogger({ level: 'error' }) }).listen(
-        0,
-        '127.0.0.1',
-        () => resolve(s),
-      );
-    });
-    let late: string;
-    try {
-      const port = (server.address() as AddressInfo).port;
+    const late = await withApiOn(stack, unreachableTemporal(), async (baseUrl) => {
       const sent = await shop.sendWebhook(shopDomain, 'customers/data_request', request(910001), {
-        url: `http://127.0.0.1:${port}/api/storefront/webhooks/orders`,
+        url: `${baseUrl}/api/storefront/webhooks/orders`,
       });
       assert.equal(sent.status, 200);
-      late = sent.webhookId;
-    } finally {
-      await new Promise((r) => server.close(r));
-    }
-    await inspect.backdateShopifyWebhook(late!, '1 minute');
+      return sent.webhookId;
+    });
+    await inspect.backdateShopifyWebhook(late, '1 minute');
 
     // B connects the same shop; B's own order of the same customer comes; then a request.
     await connect(b.cookie, shopDomain);

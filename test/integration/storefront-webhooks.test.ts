@@ -2,18 +2,14 @@
 // webhook id, a webhook answered while Temporal is unreachable (the inbound sweep processes it once), the compliance
 // topics (exports, customer and shop erasure), the retention of bodies and exports, a malformed compliance payload.
 import assert from 'node:assert/strict';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { WorkflowNotFoundError } from '@temporalio/client';
-import { createApp } from '../../api/app';
 import * as R from '../../api/http/resources';
 import { randomSuffix } from '../../lib/ids';
-import { createLogger } from '../../lib/log';
 import { signBody } from '../../scripts/stand-ins/shopify-shop';
 import { inboundEventsSweep, maintenanceSweep } from '../../workflows';
 import * as inspect from '../helpers/db-inspect';
 import { account, http } from '../helpers/http';
-import { unreachableTemporal } from '../helpers/stack';
+import { unreachableTemporal, withApiOn } from '../helpers/stack';
 import { newShopDomain, useShopStack } from '../helpers/storefront';
 import { until } from '../helpers/wait';
 
@@ -82,16 +78,8 @@ describe('storefront: Shopify webhooks, compliance and retention', function () {
     const shopDomain = newShopDomain();
     await connect(acct.cookie, shopDomain);
     // A second API process whose Temporal cannot be reached (nothing listens on port 1).
-    const unreachable = unreachableTemporal();
-    const server: Server = await new Promise((resolve) => {
-      const s = createApp({ ...stack, temporal: unreachable, log: createLogger({ level: 'error' }) }).listen(
-        0,
-        '127.0.0.1',
-        () => resolve(s),
-      );
-    });
-    try {
-      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/storefront/webhooks/orders`;
+    await withApiOn(stack, unreachableTemporal(), async (baseUrl) => {
+      const url = `${baseUrl}/api/storefront/webhooks/orders`;
       const payload = {
         id: 666001,
         name: '#6001',
@@ -131,9 +119,7 @@ describe('storefront: Shopify webhooks, compliance and retention', function () {
       const r = await http(stack.baseUrl, 'GET', '/api/storefront/orders', { cookie: acct.cookie });
       assert.equal(r.body.orders.length, 1);
       assert.equal(r.body.orders[0].name, '#6001');
-    } finally {
-      await new Promise((r) => server.close(r));
-    }
+    });
   });
 
   /** Rows of the storefront tables whose text contains `needle` (case-insensitive), as `table: row`. */
