@@ -1,6 +1,7 @@
 // A local HTTP receiver for generation callbacks: records every request (headers and raw body) and answers 200.
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { waitUpTo } from './wait';
 
 export interface ReceivedCallback {
   headers: IncomingHttpHeaders;
@@ -34,13 +35,9 @@ export async function startCallbackReceiver(status = 200): Promise<CallbackRecei
     url: `http://127.0.0.1:${port}/hooks/mockups`,
     requests,
     async waitFor(text, ms = 30_000) {
-      const end = Date.now() + ms;
-      for (;;) {
-        const hit = mentions(text)[0];
-        if (hit) return hit;
-        if (Date.now() > end) throw new Error(`no callback mentioning ${text} within ${ms} ms`);
-        await new Promise((r) => setTimeout(r, 50));
-      }
+      const hit = await waitUpTo(() => mentions(text)[0], { ms, every: 50 });
+      if (!hit) throw new Error(`no callback mentioning ${text} within ${ms} ms`);
+      return hit;
     },
     count: (text) => mentions(text).length,
     async close() {

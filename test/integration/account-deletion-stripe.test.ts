@@ -19,6 +19,7 @@ import { account, GOOD_PASSWORD, http } from '../helpers/http';
 import { packCheckoutSession, sendStripeEvent, stripeEventProcessed } from '../helpers/payments';
 import { startStack, workflowResultWhenStarted, type Stack } from '../helpers/stack';
 import { startStripeProxy, type StripeProxy } from '../helpers/stripe-proxy';
+import { sleep } from '../helpers/wait';
 
 describe('deletion at Stripe: open checkouts expired, customer deleted, late events undone, data erased', function () {
   this.timeout(180_000);
@@ -66,7 +67,7 @@ describe('deletion at Stripe: open checkouts expired, customer deleted, late eve
     const up = await http(stack.baseUrl, 'GET', '/api/v1/garments?limit=1', { key: acct.key });
     assert.equal(up.status, 200);
     await insertIdempotencyKey(acct.userId, `k-${randomSuffix(6)}`);
-    await new Promise((r) => setTimeout(r, 1500)); // the request log is written in batches
+    await sleep(1500); // the request log is written in batches
 
     const result = await deleteAccount(acct);
     assert.equal(result.checkoutsExpired, 1, JSON.stringify(result));

@@ -13,6 +13,7 @@ import {
 import { account, http } from '../helpers/http';
 import { startCallbackReceiver, type CallbackReceiver } from '../helpers/receiver';
 import { useStack } from '../helpers/stack';
+import { waitUpTo } from '../helpers/wait';
 
 describe('typed TypeScript client (clients/typescript) against the stack', () => {
   const stack = useStack('client', { env: { ALLOW_PRIVATE_URLS: 'true' } });
@@ -134,10 +135,13 @@ describe('typed TypeScript client (clients/typescript) against the stack', () =>
     });
     // the delivery is recorded delivered just after the receiver's answer
     let status = 'pending';
-    for (let i = 0; i < 100 && status === 'pending'; i++) {
-      status = (await client.deliveries(g.id)).deliveries[0]!.status;
-      if (status === 'pending') await new Promise((r) => setTimeout(r, 100));
-    }
+    await waitUpTo(
+      async () => {
+        status = (await client.deliveries(g.id)).deliveries[0]!.status;
+        return status !== 'pending';
+      },
+      { ms: 10_000, every: 100 },
+    );
     assert.equal(status, 'delivered');
   });
 });

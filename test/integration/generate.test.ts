@@ -14,6 +14,7 @@ import { accountsSweep } from '../../workflows';
 import { account, http } from '../helpers/http';
 import { waitForMail } from '../helpers/mailpit';
 import { storeDesign, useStack, withApiOn } from '../helpers/stack';
+import { waitUpTo } from '../helpers/wait';
 
 /** A solid red 2:1 rectangle: easy to find again in the mockup. */
 async function redDesign(width = 600, height = 300): Promise<Buffer> {
@@ -298,11 +299,13 @@ describe('mockup generation (POST /api/v1/generate, GET /api/v1/generations)', (
     assert.equal(res.headers.get('location'), `${stack.baseUrl}/api/v1/generations/${res.body.id}`);
     assert.equal(res.headers.get('preference-applied'), 'respond-async');
     let g: any;
-    for (let i = 0; i < 100; i++) {
-      g = (await http(stack.baseUrl, 'GET', `/api/v1/generations/${res.body.id}`, { key: acct.key })).body;
-      if (g.status === 'completed' || g.status === 'failed') break;
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    await waitUpTo(
+      async () => {
+        g = (await http(stack.baseUrl, 'GET', `/api/v1/generations/${res.body.id}`, { key: acct.key })).body;
+        return g.status === 'completed' || g.status === 'failed';
+      },
+      { ms: 10_000, every: 100 },
+    );
     assert.equal(g.status, 'completed');
     assert.ok(g.mockupUrl);
   });

@@ -8,6 +8,7 @@ import { fileUrl } from '../../lib/storage';
 import * as inspect from '../helpers/db-inspect';
 import { account, http } from '../helpers/http';
 import { storeDesign, useStack } from '../helpers/stack';
+import { waitUpTo } from '../helpers/wait';
 
 describe('batch generation (POST /api/v1/generate/batch)', () => {
   const stack = useStack('generate-batch', { env: { ALLOW_PRIVATE_URLS: 'true' } });
@@ -286,7 +287,7 @@ describe('batch generation (POST /api/v1/generate/batch)', () => {
         json: { designUrl, garmentId: garment.id, items, webhookUrl },
       });
       assert.equal(res.status, 200, res.text);
-      for (let i = 0; i < 100 && received.length < 2; i++) await new Promise((r) => setTimeout(r, 100));
+      await waitUpTo(() => received.length >= 2, { ms: 10_000, every: 100 });
       assert.deepEqual(received.map((p) => p.data.id).sort(), res.body.generations.map((g: any) => g.id).sort());
       for (const p of received) {
         assert.equal(p.event, 'generation.completed');
@@ -312,11 +313,13 @@ describe('batch generation (POST /api/v1/generate/batch)', () => {
       assert.ok(['pending', 'processing'].includes(pending.status));
       assert.equal(pending.zone, 'back');
       let g: any;
-      for (let i = 0; i < 150; i++) {
-        g = (await http(stack.baseUrl, 'GET', `/api/v1/generations/${pending.id}`, { key: acct.key })).body;
-        if (g.status === 'completed' || g.status === 'failed') break;
-        await new Promise((r) => setTimeout(r, 100));
-      }
+      await waitUpTo(
+        async () => {
+          g = (await http(stack.baseUrl, 'GET', `/api/v1/generations/${pending.id}`, { key: acct.key })).body;
+          return g.status === 'completed' || g.status === 'failed';
+        },
+        { ms: 15_000, every: 100 },
+      );
       assert.equal(g.status, 'completed', g.error);
     }
   });

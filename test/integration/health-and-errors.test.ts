@@ -6,6 +6,7 @@ import { createSql } from '../../db/client';
 import { createLogger } from '../../lib/log';
 import { account, http } from '../helpers/http';
 import { startStack, type Stack } from '../helpers/stack';
+import { sleep } from '../helpers/wait';
 
 describe('health, readiness and the error envelope', () => {
   let stack: Stack;
@@ -174,7 +175,7 @@ describe('health, readiness and the error envelope', () => {
       const res = await http(`http://127.0.0.1:${port}`, 'GET', '/api/v1/garments');
       const id = res.headers.get('x-request-id');
       assert.match(id ?? '', /^[0-9a-f-]{36}$/);
-      await new Promise((r) => setTimeout(r, 20));
+      await sleep(20);
       const rec = lines.map((l) => JSON.parse(l)).find((l) => l.msg === 'request' && l.requestId === id);
       assert.ok(rec);
       assert.equal(rec.status, 401);

@@ -16,6 +16,7 @@ import * as inspect from '../helpers/db-inspect';
 import { account, createKey, http } from '../helpers/http';
 import { mockupPsd } from '../helpers/psd';
 import { startStack, type Stack } from '../helpers/stack';
+import { waitUpTo } from '../helpers/wait';
 
 const ROOT = path.resolve(__dirname, '../..');
 const STDIO_ENTRY = path.join(ROOT, 'clients/mcp/bin/apparel-mockup-mcp.mjs');
@@ -273,13 +274,15 @@ describe('MCP endpoint (/mcp)', () => {
       assert.deepEqual([bulk.status, bulk.total, bulk.tokensCharged], ['running', 2, 2]);
       assert.equal(await tokenBalance(stack.sql, t.userId), before - 2);
       let seen: any;
-      for (let i = 0; i < 600; i++) {
-        const got = await c.callTool({ name: 'get_bulk', arguments: { bulkId: bulk.id } });
-        assert.ok(!got.isError, JSON.stringify(got.content));
-        seen = got.structuredContent;
-        if (seen.finishedAt) break;
-        await new Promise((r) => setTimeout(r, 200));
-      }
+      await waitUpTo(
+        async () => {
+          const got = await c.callTool({ name: 'get_bulk', arguments: { bulkId: bulk.id } });
+          assert.ok(!got.isError, JSON.stringify(got.content));
+          seen = got.structuredContent;
+          return seen.finishedAt;
+        },
+        { ms: 120_000, every: 200 },
+      );
       assert.equal(seen.status, 'completed');
       assert.deepEqual(
         seen.generations.map((g: any) => [g.color, g.status]),

@@ -11,6 +11,7 @@ import { insertRequestLogEntry, requestLogCount, seedRequestLog } from '../helpe
 import { account, createKey, http } from '../helpers/http';
 import { startCallbackReceiver, type CallbackReceiver } from '../helpers/receiver';
 import { storeDesign, useStack } from '../helpers/stack';
+import { waitUpTo } from '../helpers/wait';
 
 const RESENDS = 3;
 
@@ -196,8 +197,7 @@ describe('request log and callback resend', () => {
     assert.equal(resent.status, 202, resent.text);
     assert.equal(resent.body.delivery.trigger, 'resend');
     assert.equal(resent.body.delivery.status, 'pending');
-    const deadline = Date.now() + 30_000;
-    while (receiver.count(g.body.id) < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    await waitUpTo(() => receiver.count(g.body.id) >= 2, { ms: 30_000, every: 50 });
     const copies = receiver.requests.filter((r) => r.body.toString('utf8').includes(g.body.id));
     assert.equal(copies.length, 2);
     const second = copies[1]!;
@@ -210,11 +210,13 @@ describe('request log and callback resend', () => {
       true,
     );
     let list: any;
-    for (let i = 0; i < 100; i++) {
-      list = await http(stack.baseUrl, 'GET', `/api/v1/generations/${g.body.id}/deliveries`, { key: a.key });
-      if (list.body.deliveries.every((d: any) => d.status === 'delivered')) break;
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    await waitUpTo(
+      async () => {
+        list = await http(stack.baseUrl, 'GET', `/api/v1/generations/${g.body.id}/deliveries`, { key: a.key });
+        return list.body.deliveries.every((d: any) => d.status === 'delivered');
+      },
+      { ms: 10_000, every: 100 },
+    );
     assert.deepEqual(
       list.body.deliveries.map((d: any) => [d.trigger, d.status, d.attempts[0]?.statusCode]),
       [

@@ -10,6 +10,7 @@ import * as inspect from '../helpers/db-inspect';
 import { account, createKey, http, type HttpResult } from '../helpers/http';
 import { mockupPsd, rawPsd, zipChannel, type RawLayer } from '../helpers/psd';
 import { startStack, type Stack } from '../helpers/stack';
+import { waitUpTo } from '../helpers/wait';
 
 const MAX_BYTES = 6 * 1024 * 1024;
 
@@ -35,12 +36,15 @@ describe('templates (POST/GET/DELETE /api/v1/templates)', () => {
   }
 
   async function ready(id: string, k = key): Promise<HttpResult> {
-    for (let i = 0; i < 200; i++) {
-      const res = await http(stack.baseUrl, 'GET', `/api/v1/templates/${id}`, { key: k });
-      if (res.body.status !== 'processing') return res;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    throw new Error(`template ${id} still processing`);
+    const res = await waitUpTo(
+      async () => {
+        const got = await http(stack.baseUrl, 'GET', `/api/v1/templates/${id}`, { key: k });
+        return got.body.status !== 'processing' && got;
+      },
+      { ms: 20_000, every: 100 },
+    );
+    if (!res) throw new Error(`template ${id} still processing`);
+    return res;
   }
 
   const listAll = async (k = key) => (await http(stack.baseUrl, 'GET', '/api/v1/templates?limit=100', { key: k })).body;

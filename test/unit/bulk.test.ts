@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { archiveEntryNames, designNameOf, namePart } from '../../lib/bulk/names';
 import { FOREGROUND_RECENT_MS, Gate } from '../../lib/gate';
+import { sleep } from '../helpers/wait';
 
 /** A task that runs until released, recording its start. */
 function held(log: string[], name: string) {
@@ -119,7 +120,7 @@ describe('compositing gate: the background lane', () => {
     await tick();
     assert.deepEqual(log, ['f1', 'b1'], 'b1 ran 100 ms: the lane rests until t=200');
     now = 200;
-    await new Promise((r) => setTimeout(r, 150)); // the rest's timer (100 ms) looks again
+    await sleep(150); // the rest's timer (100 ms) looks again
     assert.deepEqual(log, ['f1', 'b1', 'b2']);
     fg.release();
     b2.release();
