@@ -16,6 +16,7 @@ import {
 } from '@temporalio/worker';
 import type { Activities } from '../../activities';
 import { createApp } from '../../api/app';
+import type { AppDeps } from '../../api/context';
 import { createSql, type Sql } from '../../db/client';
 import { loadConfig, type Config, type Env } from '../../lib/config';
 import { randomSuffix } from '../../lib/ids';
@@ -327,8 +328,16 @@ export async function killNow(child: ChildProcess): Promise<void> {
  * with its base URL: one whose connection is closed (the frontend down), unreachableTemporal(), or one whose answers
  * are lost.
  */
-export async function withApiOn<T>(stack: Stack, temporal: Client, run: (baseUrl: string) => Promise<T>): Promise<T> {
-  const app = createApp({ ...stack, temporal, log: createLogger({ level: 'error' }) });
+export function withApiOn<T>(stack: Stack, temporal: Client, run: (baseUrl: string) => Promise<T>): Promise<T> {
+  return withApp({ ...stack, temporal, log: createLogger({ level: 'error' }) }, run);
+}
+
+/**
+ * Serves another API (createApp) made of `deps` on a port of its own while `run` runs with its base URL: a database
+ * that fails, a production config, a log the test reads.
+ */
+export async function withApp<T>(deps: AppDeps, run: (baseUrl: string) => Promise<T>): Promise<T> {
+  const app = createApp(deps);
   const server = await new Promise<Server>((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));
   });

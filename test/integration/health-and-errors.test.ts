@@ -1,11 +1,8 @@
 import assert from 'node:assert/strict';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { createApp } from '../../api/app';
 import { createSql } from '../../db/client';
 import { createLogger } from '../../lib/log';
 import { account, http } from '../helpers/http';
-import { startStack, type Stack } from '../helpers/stack';
+import { startStack, withApp, type Stack } from '../helpers/stack';
 import { sleep } from '../helpers/wait';
 
 describe('health, readiness and the error envelope', () => {
@@ -45,22 +42,20 @@ describe('health, readiness and the error envelope', () => {
   it('GET /readyz answers 503 naming the database when PostgreSQL does not answer', async () => {
     // A pool pointing at a closed port: PostgreSQL "down" without disturbing the shared server.
     const deadSql = createSql('postgres://nobody:nothing@127.0.0.1:9/none', { max: 1 });
-    const app = createApp({ ...stack, sql: deadSql, temporal: stack.client, log: createLogger({ level: 'error' }) });
-    const server = await new Promise<Server>((r) => {
-      const s = app.listen(0, '127.0.0.1', () => r(s));
-    });
     try {
-      const port = (server.address() as AddressInfo).port;
-      const res = await http(`http://127.0.0.1:${port}`, 'GET', '/readyz');
-      assert.equal(res.status, 503);
-      assert.ok(res.body.missing.includes('database'));
-      assert.equal(res.body.checks.database.ok, false);
-      // says what is missing, never the raw error (it names internal addresses and users)
-      assert.equal(res.body.checks.database.error, 'PostgreSQL is not answering');
-      assert.doesNotMatch(res.text, /127\.0\.0\.1|ECONNREFUSED|nobody|:9\b/);
+      await withApp(
+        { ...stack, sql: deadSql, temporal: stack.client, log: createLogger({ level: 'error' }) },
+        async (url) => {
+          const res = await http(url, 'GET', '/readyz');
+          assert.equal(res.status, 503);
+          assert.ok(res.body.missing.includes('database'));
+          assert.equal(res.body.checks.database.ok, false);
+          // says what is missing, never the raw error (it names internal addresses and users)
+          assert.equal(res.body.checks.database.error, 'PostgreSQL is not answering');
+          assert.doesNotMatch(res.text, /127\.0\.0\.1|ECONNREFUSED|nobody|:9\b/);
+        },
+      );
     } finally {
-      server.closeAllConnections();
-      server.close();
       await deadSql.end({ timeout: 1 });
     }
   });
@@ -73,25 +68,20 @@ describe('health, readiness and the error envelope', () => {
         return Reflect.apply(target, thisArg, args);
       },
     });
-    const app = createApp({
-      ...stack,
-      sql: countingSql,
-      temporal: stack.client,
-      log: createLogger({ level: 'error' }),
-    });
-    const server = await new Promise<Server>((r) => {
-      const s = app.listen(0, '127.0.0.1', () => r(s));
-    });
-    try {
-      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-      const answers = await Promise.all(Array.from({ length: 20 }, () => http(url, 'GET', '/readyz')));
-      assert.ok(answers.every((a) => a.status === 200));
-      for (let i = 0; i < 5; i++) assert.equal((await http(url, 'GET', '/readyz')).status, 200);
-      assert.ok(queries <= 2, `${queries} database checks for 25 hits`);
-    } finally {
-      server.closeAllConnections();
-      server.close();
-    }
+    await withApp(
+      {
+        ...stack,
+        sql: countingSql,
+        temporal: stack.client,
+        log: createLogger({ level: 'error' }),
+      },
+      async (url) => {
+        const answers = await Promise.all(Array.from({ length: 20 }, () => http(url, 'GET', '/readyz')));
+        assert.ok(answers.every((a) => a.status === 200));
+        for (let i = 0; i < 5; i++) assert.equal((await http(url, 'GET', '/readyz')).status, 200);
+        assert.ok(queries <= 2, `${queries} database checks for 25 hits`);
+      },
+    );
   });
 
   it('answers unknown Part A routes with 404 not_found in the envelope', async () => {
@@ -132,58 +122,48 @@ describe('health, readiness and the error envelope', () => {
     const sql = new Proxy(stack.sql, {
       apply: () => Promise.reject(new Error('secret internal detail: connection to db-7 refused')),
     });
-    const app = createApp({
-      ...stack,
-      sql,
-      temporal: stack.client,
-      log: createLogger({ level: 'info', write: (l) => lines.push(l) }),
-    });
-    const server = await new Promise<Server>((r) => {
-      const s = app.listen(0, '127.0.0.1', () => r(s));
-    });
-    try {
-      const port = (server.address() as AddressInfo).port;
-      const res = await http(`http://127.0.0.1:${port}`, 'GET', '/api/v1/garments', {
-        headers: { authorization: `Bearer amk_live_${'a'.repeat(64)}`, 'x-request-id': 'req-test-500' },
-      });
-      assert.equal(res.status, 500);
-      assert.deepEqual(res.body, { error: { code: 'internal_error', message: 'Internal server error' } });
-      assert.ok(!res.text.includes('secret internal detail'));
-      assert.equal(res.headers.get('x-request-id'), 'req-test-500');
-      const logged = lines.map((l) => JSON.parse(l)).find((l) => l.msg === 'request failed');
-      assert.ok(logged, 'the failure is logged');
-      assert.equal(logged.requestId, 'req-test-500');
-      assert.match(logged.err.message, /secret internal detail/);
-    } finally {
-      server.closeAllConnections();
-      server.close();
-    }
+    await withApp(
+      {
+        ...stack,
+        sql,
+        temporal: stack.client,
+        log: createLogger({ level: 'info', write: (l) => lines.push(l) }),
+      },
+      async (url) => {
+        const res = await http(url, 'GET', '/api/v1/garments', {
+          headers: { authorization: `Bearer amk_live_${'a'.repeat(64)}`, 'x-request-id': 'req-test-500' },
+        });
+        assert.equal(res.status, 500);
+        assert.deepEqual(res.body, { error: { code: 'internal_error', message: 'Internal server error' } });
+        assert.ok(!res.text.includes('secret internal detail'));
+        assert.equal(res.headers.get('x-request-id'), 'req-test-500');
+        const logged = lines.map((l) => JSON.parse(l)).find((l) => l.msg === 'request failed');
+        assert.ok(logged, 'the failure is logged');
+        assert.equal(logged.requestId, 'req-test-500');
+        assert.match(logged.err.message, /secret internal detail/);
+      },
+    );
   });
 
   it('logs one structured JSON line per request with a request id', async () => {
     const lines: string[] = [];
-    const app = createApp({
-      ...stack,
-      temporal: stack.client,
-      log: createLogger({ level: 'info', write: (l) => lines.push(l) }),
-    });
-    const server = await new Promise<Server>((r) => {
-      const s = app.listen(0, '127.0.0.1', () => r(s));
-    });
-    try {
-      const port = (server.address() as AddressInfo).port;
-      const res = await http(`http://127.0.0.1:${port}`, 'GET', '/api/v1/garments');
-      const id = res.headers.get('x-request-id');
-      assert.match(id ?? '', /^[0-9a-f-]{36}$/);
-      await sleep(20);
-      const rec = lines.map((l) => JSON.parse(l)).find((l) => l.msg === 'request' && l.requestId === id);
-      assert.ok(rec);
-      assert.equal(rec.status, 401);
-      assert.equal(rec.method, 'GET');
-      assert.equal(typeof rec.durationMs, 'number');
-    } finally {
-      server.closeAllConnections();
-      server.close();
-    }
+    await withApp(
+      {
+        ...stack,
+        temporal: stack.client,
+        log: createLogger({ level: 'info', write: (l) => lines.push(l) }),
+      },
+      async (url) => {
+        const res = await http(url, 'GET', '/api/v1/garments');
+        const id = res.headers.get('x-request-id');
+        assert.match(id ?? '', /^[0-9a-f-]{36}$/);
+        await sleep(20);
+        const rec = lines.map((l) => JSON.parse(l)).find((l) => l.msg === 'request' && l.requestId === id);
+        assert.ok(rec);
+        assert.equal(rec.status, 401);
+        assert.equal(rec.method, 'GET');
+        assert.equal(typeof rec.durationMs, 'number');
+      },
+    );
   });
 });

@@ -6,17 +6,14 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { createApp } from '../../api/app';
 import { tokenBalance } from '../../db/ledger';
 import { ConfigError, loadConfig } from '../../lib/config';
 import { createLogger } from '../../lib/log';
 import { renderJobIds } from '../helpers/db-inspect';
 import { account, GOOD_PASSWORD, http, signup, uniqueEmail } from '../helpers/http';
-import { startStack, type Stack } from '../helpers/stack';
+import { startStack, withApp, type Stack } from '../helpers/stack';
 
 const REFUSED_B = { error: 'Cross-site request refused' };
 const REFUSED_A = { error: { code: 'forbidden', message: 'Cross-site request refused' } };
@@ -294,52 +291,51 @@ describe('session security', function () {
 
     it('in production the session cookie is __Host-, Secure, HttpOnly, SameSite=Lax, Path=/, and HSTS is sent', async () => {
       const config = loadConfig(process.env, prodEnv({ PUBLIC_BASE_URL: 'https://mockups.example.test' }));
-      const server: Server = await new Promise((resolve) => {
-        const s = createApp({
+      await withApp(
+        {
           sql: stack.sql,
           storage: stack.storage,
           temporal: stack.client,
           config,
           log: createLogger({ level: 'error', write: () => {} }),
-        }).listen(0, '127.0.0.1', () => resolve(s));
-      });
-      try {
-        const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-        const up = await http(base, 'POST', '/api/auth/signup', {
-          headers: { origin: 'https://mockups.example.test', 'sec-fetch-site': 'same-origin' },
-          json: { email: uniqueEmail('prod'), password: GOOD_PASSWORD },
-        });
-        assert.equal(up.status, 201, up.text);
-        const [set] = up.headers.getSetCookie();
-        assert.ok(set, 'a cookie');
-        const attrs = set.split(';').map((s) => s.trim());
-        assert.match(attrs[0]!, /^__Host-amk_session=[A-Za-z0-9_-]{43}$/);
-        for (const a of ['Secure', 'HttpOnly', 'SameSite=Lax', 'Path=/'])
-          assert.ok(attrs.includes(a), `${a} in ${set}`);
-        assert.ok(!attrs.some((a) => /^domain=/i.test(a)), '__Host- cookies carry no Domain');
-        assert.equal(up.headers.get('strict-transport-security'), 'max-age=31536000');
-        const health = await http(base, 'GET', '/healthz');
-        assert.equal(health.headers.get('strict-transport-security'), 'max-age=31536000');
-        // the cookie under its production name is the session; the plain name is not read
-        const me = await http(base, 'GET', '/api/auth/me', { cookie: attrs[0]! });
-        assert.equal(me.status, 200, me.text);
-        const plain = await http(base, 'GET', '/api/auth/me', { cookie: attrs[0]!.replace(/^__Host-/, '') });
-        assert.equal(plain.status, 401);
-        // the app's origin is PUBLIC_BASE_URL's: the address the server happens to listen on is another origin
-        const refused = await http(base, 'POST', '/api/auth/logout', { cookie: attrs[0]!, headers: { origin: base } });
-        assert.deepEqual([refused.status, refused.body], [403, REFUSED_B]);
-        const out = await http(base, 'POST', '/api/auth/logout', {
-          cookie: attrs[0]!,
-          headers: { origin: 'https://mockups.example.test' },
-        });
-        assert.equal(out.status, 204);
-        const cleared = out.headers.getSetCookie()[0]!;
-        assert.match(cleared, /^__Host-amk_session=;/);
-        assert.match(cleared, /Secure/);
-      } finally {
-        server.closeAllConnections();
-        await new Promise((r) => server.close(r));
-      }
+        },
+        async (base) => {
+          const up = await http(base, 'POST', '/api/auth/signup', {
+            headers: { origin: 'https://mockups.example.test', 'sec-fetch-site': 'same-origin' },
+            json: { email: uniqueEmail('prod'), password: GOOD_PASSWORD },
+          });
+          assert.equal(up.status, 201, up.text);
+          const [set] = up.headers.getSetCookie();
+          assert.ok(set, 'a cookie');
+          const attrs = set.split(';').map((s) => s.trim());
+          assert.match(attrs[0]!, /^__Host-amk_session=[A-Za-z0-9_-]{43}$/);
+          for (const a of ['Secure', 'HttpOnly', 'SameSite=Lax', 'Path=/'])
+            assert.ok(attrs.includes(a), `${a} in ${set}`);
+          assert.ok(!attrs.some((a) => /^domain=/i.test(a)), '__Host- cookies carry no Domain');
+          assert.equal(up.headers.get('strict-transport-security'), 'max-age=31536000');
+          const health = await http(base, 'GET', '/healthz');
+          assert.equal(health.headers.get('strict-transport-security'), 'max-age=31536000');
+          // the cookie under its production name is the session; the plain name is not read
+          const me = await http(base, 'GET', '/api/auth/me', { cookie: attrs[0]! });
+          assert.equal(me.status, 200, me.text);
+          const plain = await http(base, 'GET', '/api/auth/me', { cookie: attrs[0]!.replace(/^__Host-/, '') });
+          assert.equal(plain.status, 401);
+          // the app's origin is PUBLIC_BASE_URL's: the address the server happens to listen on is another origin
+          const refused = await http(base, 'POST', '/api/auth/logout', {
+            cookie: attrs[0]!,
+            headers: { origin: base },
+          });
+          assert.deepEqual([refused.status, refused.body], [403, REFUSED_B]);
+          const out = await http(base, 'POST', '/api/auth/logout', {
+            cookie: attrs[0]!,
+            headers: { origin: 'https://mockups.example.test' },
+          });
+          assert.equal(out.status, 204);
+          const cleared = out.headers.getSetCookie()[0]!;
+          assert.match(cleared, /^__Host-amk_session=;/);
+          assert.match(cleared, /Secure/);
+        },
+      );
     });
 
     it('in development (http://) the cookie keeps its name, without Secure, and no HSTS', async () => {

@@ -5,17 +5,15 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { createApp } from '../../api/app';
 import { loadConfig } from '../../lib/config';
 import { createLogger } from '../../lib/log';
 import { decryptToken } from '../../lib/token-cipher';
 import { signBody, signQuery } from '../../scripts/stand-ins/shopify-shop';
 import * as inspect from '../helpers/db-inspect';
 import { account, http } from '../helpers/http';
+import { withApp } from '../helpers/stack';
 import { newShopDomain, useShopStack } from '../helpers/storefront';
 
 describe('storefront: connecting a Shopify store', function () {
@@ -187,54 +185,51 @@ describe('storefront: connecting a Shopify store', function () {
       STRIPE_WEBHOOK_SECRET: '',
     });
     assert.equal(config.shopify.tokenKey, undefined);
-    const server: Server = await new Promise((resolve) => {
-      const s = createApp({
+    await withApp(
+      {
         sql: stack.sql,
         storage: stack.storage,
         temporal: stack.client,
         config,
         log: createLogger({ level: 'error', write: () => {} }), // the 503s below are logged as errors
-      }).listen(0, '127.0.0.1', () => resolve(s));
-    });
-    try {
-      const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-      config.publicBaseUrl = base;
-      const acct = await account(stack.baseUrl);
-      acct.cookie = `__Host-${acct.cookie}`; // the production name of the same session cookie
-      const expected = {
-        error: 'Storefront is not configured: set SHOPIFY_API_KEY, SHOPIFY_API_SECRET and TOKEN_ENCRYPTION_KEY',
-      };
-      const body = JSON.stringify({ id: 1 });
-      for (const [method, p, opts] of [
-        ['POST', '/api/storefront/connect/install', { cookie: acct.cookie, json: { shop: newShopDomain() } }],
-        ['GET', `/api/storefront/callback?shop=${newShopDomain()}&state=s&code=c&hmac=00&timestamp=1`, {}],
-        [
-          'POST',
-          '/api/storefront/webhooks/orders',
-          {
-            headers: { 'content-type': 'application/json', 'x-shopify-hmac-sha256': signBody(t.apiSecret, body) },
-            body,
-          },
-        ],
-        [
-          'POST',
-          '/api/storefront/publish',
-          { cookie: acct.cookie, json: { generationId: 'gen_x', connectionId: 'shc_x', title: 'Tee' } },
-        ],
-        [
-          'POST',
-          '/api/storefront/orders/ord_x/fulfillment',
-          { cookie: acct.cookie, json: { trackingNumber: '1', trackingCompany: 'UPS' } },
-        ],
-      ] as const) {
-        const res = await http(base, method, p, opts as never);
-        assert.deepEqual([res.status, res.body], [503, expected], `${method} ${p}`);
-      }
-      const list = await http(base, 'GET', '/api/storefront/connect', { cookie: acct.cookie });
-      assert.deepEqual([list.status, list.body], [200, { connections: [] }], 'the lists still answer');
-    } finally {
-      await new Promise((r) => server.close(r));
-    }
+      },
+      async (base) => {
+        config.publicBaseUrl = base;
+        const acct = await account(stack.baseUrl);
+        acct.cookie = `__Host-${acct.cookie}`; // the production name of the same session cookie
+        const expected = {
+          error: 'Storefront is not configured: set SHOPIFY_API_KEY, SHOPIFY_API_SECRET and TOKEN_ENCRYPTION_KEY',
+        };
+        const body = JSON.stringify({ id: 1 });
+        for (const [method, p, opts] of [
+          ['POST', '/api/storefront/connect/install', { cookie: acct.cookie, json: { shop: newShopDomain() } }],
+          ['GET', `/api/storefront/callback?shop=${newShopDomain()}&state=s&code=c&hmac=00&timestamp=1`, {}],
+          [
+            'POST',
+            '/api/storefront/webhooks/orders',
+            {
+              headers: { 'content-type': 'application/json', 'x-shopify-hmac-sha256': signBody(t.apiSecret, body) },
+              body,
+            },
+          ],
+          [
+            'POST',
+            '/api/storefront/publish',
+            { cookie: acct.cookie, json: { generationId: 'gen_x', connectionId: 'shc_x', title: 'Tee' } },
+          ],
+          [
+            'POST',
+            '/api/storefront/orders/ord_x/fulfillment',
+            { cookie: acct.cookie, json: { trackingNumber: '1', trackingCompany: 'UPS' } },
+          ],
+        ] as const) {
+          const res = await http(base, method, p, opts as never);
+          assert.deepEqual([res.status, res.body], [503, expected], `${method} ${p}`);
+        }
+        const list = await http(base, 'GET', '/api/storefront/connect', { cookie: acct.cookie });
+        assert.deepEqual([list.status, list.body], [200, { connections: [] }], 'the lists still answer');
+      },
+    );
   });
 
   it('validates install input and ownership of connections', async () => {
