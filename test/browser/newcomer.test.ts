@@ -20,6 +20,7 @@ import {
   useJourney,
 } from '../helpers/browser';
 import { http } from '../helpers/http';
+import { sleep } from '../helpers/wait';
 
 /** Pages a signed-in person reaches from the top bar or the account menu: [link, page title]. */
 const SIGNED_IN_PAGES = [
@@ -207,7 +208,7 @@ describe("A newcomer's first five minutes (browser)", function () {
     await checklist.getByText(`curl -H "Authorization: Bearer $MOCKUP_API_KEY" ${origin}/api/v1/garments`).waitFor();
     // the request log is written just after the answer: the checklist may need a second look
     for (let i = 0; i < 20 && (await checklist.locator('li[data-step="api_call"].done').count()) === 0; i++) {
-      await new Promise((r) => setTimeout(r, 500));
+      await sleep(500);
       await navigate(page, 'Designs');
       await navigate(page, 'Studio', 'Mockup studio');
     }

@@ -9,6 +9,7 @@
 // connections whose backend was terminated: unpatched, the driver failed their first query with the old 57P01
 // (scripts/patch-postgres.cjs, docs/chaos.md).
 import { createSql, type Sql } from '../../db/client';
+import { sleep } from './wait';
 
 const ROUNDS = 3;
 
@@ -24,7 +25,7 @@ async function round(sql: Sql, killer: Sql, killerHoldsOn: boolean): Promise<str
     () => null,
     (e: { code?: string; message?: string }) => e,
   );
-  while (pid === null) await new Promise((r) => setTimeout(r, 20));
+  while (pid === null) await sleep(20);
   await killer`select pg_terminate_backend(${pid}), pg_sleep(${killerHoldsOn ? 0.5 : 0})`;
   const err = await outcome;
   return err?.code ?? err?.message ?? 'no';
@@ -39,7 +40,7 @@ async function main() {
       const rejected = await round(sql, killer, killerHoldsOn);
       const order = killerHoldsOn ? 'loss seen first' : 'kill answered first';
       console.log(`round ${i + 1} (${order}): transaction rejected: ${rejected}`);
-      await new Promise((r) => setTimeout(r, 200)); // the driver's deferred writes have run by now
+      await sleep(200); // the driver's deferred writes have run by now
       const [one] = await sql<{ one: number }[]>`select 1 as one`;
       console.log(`pool answers: ${one!.one}`);
     }

@@ -14,6 +14,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import sharp from 'sharp';
+import { sleep } from './wait';
 
 export type Behavior =
   | 'ok'
@@ -204,7 +205,7 @@ export async function startFakeGemini(apiKey = 'test-gemini-key'): Promise<FakeP
         });
         return;
       case 'slow':
-        await new Promise((r) => setTimeout(r, p.slowMs));
+        await sleep(p.slowMs);
         break;
       case 'ok':
       case 'blank':
@@ -317,7 +318,7 @@ export async function startFakeOpenAI(apiKey = 'test-openai-key'): Promise<FakeP
         });
         return;
       case 'slow':
-        await new Promise((r) => setTimeout(r, p.slowMs));
+        await sleep(p.slowMs);
         break;
       case 'ok':
       case 'blank':

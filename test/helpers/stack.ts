@@ -23,7 +23,7 @@ import { randomSuffix } from '../../lib/ids';
 import { createLogger, type Logger } from '../../lib/log';
 import { createStorage, fileUrl, type Storage } from '../../lib/storage';
 import { createWorkers } from '../../worker/create-worker';
-import { waitUpTo } from './wait';
+import { sleep, waitUpTo } from './wait';
 
 let bundlePromise: Promise<WorkflowBundle> | undefined;
 let sharedSql: Sql | undefined;
@@ -253,7 +253,7 @@ export async function workflowResultWhenStarted<T = unknown>(
       return (await client.workflow.getHandle(workflowId).result()) as T;
     } catch (err) {
       if (!(err instanceof WorkflowNotFoundError) || Date.now() > end) throw err;
-      await new Promise((r) => setTimeout(r, 50));
+      await sleep(50);
     }
   }
 }
