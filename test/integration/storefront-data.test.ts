@@ -294,36 +294,23 @@ describe('storefront: Shopify data for the current owner, webhook replay and rou
     const shopDomain = newShopDomain('data');
     const body = JSON.stringify(orderPayload(950001, 'late@example.test'));
     const hoursAgo = (h: number) => new Date(Date.now() - h * 3600_000).toISOString();
+    /** The order, delivered under a new webhook id with this X-Shopify-Triggered-At. */
+    const triggered = async (triggeredAt: string) => {
+      const webhookId = randomUUID();
+      return { webhookId, res: await post(body, { topic: 'orders/create', shop: shopDomain, webhookId, triggeredAt }) };
+    };
 
-    const staleId = randomUUID();
-    const stale = await post(body, {
-      topic: 'orders/create',
-      shop: shopDomain,
-      webhookId: staleId,
-      triggeredAt: hoursAgo(49),
-    });
+    const { webhookId: staleId, res: stale } = await triggered(hoursAgo(49));
     assert.equal(stale.status, 400, stale.text);
     assert.match(stale.body.error, /more than 48 hours old/);
     assert.ok(!(await stored(staleId)));
 
-    const badId = randomUUID();
-    const bad = await post(body, {
-      topic: 'orders/create',
-      shop: shopDomain,
-      webhookId: badId,
-      triggeredAt: 'yesterday',
-    });
+    const { webhookId: badId, res: bad } = await triggered('yesterday');
     assert.deepEqual([bad.status, bad.body.error], [400, 'Invalid X-Shopify-Triggered-At']);
     assert.ok(!(await stored(badId)));
 
     // within the window (a late retry): taken
-    const lateId = randomUUID();
-    const late = await post(body, {
-      topic: 'orders/create',
-      shop: shopDomain,
-      webhookId: lateId,
-      triggeredAt: hoursAgo(47),
-    });
+    const { webhookId: lateId, res: late } = await triggered(hoursAgo(47));
     assert.equal(late.status, 200, late.text);
     assert.ok(await stored(lateId));
     const row = await inspect.shopifyWebhook(lateId);
