@@ -11,6 +11,7 @@ import { createLogger } from '../../lib/log';
 import { freePort, resolveTemporalCli, startTemporalDev, type RunningService } from '../../scripts/dev-services';
 import { postEvent, signedEvent } from '../../scripts/stand-ins/stripe-events';
 import { ensureSchedules } from '../../worker/schedules';
+import { paidGrants, stripeEvent } from '../helpers/db-inspect';
 import { account } from '../helpers/http';
 import { startStack, workflowResultWhenStarted, type Stack } from '../helpers/stack';
 import { packCheckoutSession } from '../helpers/payments';
@@ -72,8 +73,7 @@ describe('payments: an event arriving while Temporal is down', function () {
     const res = await postEvent(`${stack.baseUrl}/api/payments/webhook`, event);
     assert.equal(res.status, 200);
     assert.deepEqual(await res.json(), { received: true });
-    const [stored] = await stack.sql<{ status: string }[]>`select status from stripe_events where id = ${event.id}`;
-    assert.equal(stored?.status, 'received', 'stored before the answer');
+    assert.equal((await stripeEvent(event.id))?.status, 'received', 'stored before the answer');
 
     // The API tries to start the workflow after answering, and gives up (its client's retries run out).
     await waitUpTo(() => warnings.some((w) => w.eventId === event.id), { ms: 120_000, every: 100 });
@@ -132,13 +132,11 @@ describe('payments: an event arriving while Temporal is down', function () {
       eventRuns.map((r) => r.status),
       ['COMPLETED'],
     );
-    const grants = await stack.sql<{ amount: number; reference: string }[]>`
-      select amount, reference from token_grants where user_id = ${acct.userId} and source = 'payg_purchase'`;
+    const grants = (await paidGrants(acct.userId)).filter((g) => g.source === 'payg_purchase');
     assert.deepEqual(
       grants.map((g) => [g.amount, g.reference]),
       [[pack.tokens, `stripe-checkout:${session.id}`]],
     );
-    const [done] = await stack.sql<{ status: string }[]>`select status from stripe_events where id = ${event.id}`;
-    assert.equal(done?.status, 'processed');
+    assert.equal((await stripeEvent(event.id))?.status, 'processed');
   });
 });
