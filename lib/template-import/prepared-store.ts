@@ -3,7 +3,8 @@
 // key, and the buffers as they are. Renders read it through a per-process cache bounded in bytes (least recently
 // used first out), so a ready template is decoded once per worker and a render composites only what the design
 // changes; what the render path derives from it (its render plan and thumbnail) counts against the same bound.
-import { deserializePrepared, serializePrepared, type PreparedTemplate } from '../templates';
+import type { PreparedTemplate } from '../templates/prepare';
+import { deserializePrepared, serializePrepared } from '../templates/serialize';
 import type { Storage } from '../storage';
 import { warmTemplate } from './render';
 import { templateKeys } from './types';

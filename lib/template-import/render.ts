@@ -16,18 +16,14 @@ import {
 import { JPEG_OPTIMIZE_CODING } from '../compositing/composite';
 import { compositeGate, outputPool } from '../compositing/config';
 import { reduceInto, THUMB_TARGET } from '../compositing/prepared';
-import {
-  designSize,
-  designTarget,
-  renderPlan,
-  renderTemplateOrderedRgb,
-  type PreparedTemplate,
-  type RawImage,
-  type TemplateFill,
-  type TemplatePlacement,
-  type LevelsCache,
-  type DesignLevels,
-} from '../templates';
+// the engine's render modules, not its index: the index also exports the PSD parser, which loads ag-psd (~11 MiB
+// per process), needed only by an import (activities/templates.ts loads it then)
+import { designTarget, renderPlan } from '../templates/fast';
+import { renderTemplateOrderedRgb } from '../templates/ordered';
+import type { DesignLevels, LevelsCache } from '../templates/paint';
+import type { PreparedTemplate } from '../templates/prepare';
+import { designSize } from '../templates/render';
+import type { RawImage, TemplateFill, TemplatePlacement } from '../templates/types';
 
 export interface TemplateDesignSource {
   smartObjectId: string;
