@@ -16,6 +16,7 @@ import { account } from '../helpers/http';
 import { mailsTo, waitForMail } from '../helpers/mailpit';
 import { deliverStripeEvent, packCheckoutSession } from '../helpers/payments';
 import { startStack, type Stack } from '../helpers/stack';
+import { until } from '../helpers/wait';
 
 describe('account mails: outbox sweep, tokens low, refund, payment failed', function () {
   this.timeout(120_000);
@@ -64,12 +65,27 @@ describe('account mails: outbox sweep, tokens low, refund, payment failed', func
     assert.equal((await spend(40)).ok, true); // 50 -> 10: not under 5
     await spend(6); // 10 -> 4: crosses under 5
     await spend(1); // 4 -> 3: already mailed this period
+    const [id] = await outboxMailIds(acct.userId, 'tokens_low');
     assert.equal((await outboxMailIds(acct.userId, 'tokens_low')).length, 1);
+    // written by the debit's SQL as its message, rendered when sent
+    assert.deepEqual(await outboxMail(id!), {
+      sentAt: null,
+      textBody: null,
+      attempts: 0,
+      subject: null,
+      message: true,
+    });
     await sweep(acct.userId);
     const mail = await waitForMail(acct.email, /your tokens are running low/);
     assert.match(mail.Text, /Your balance is 4 tokens/);
     assert.ok(mail.Text.includes(`${stack.baseUrl}/billing`), mail.Text);
     assert.doesNotMatch(mail.HTML, /\{\{/);
+    const sent = await until(
+      'the low-balance mail marked sent',
+      async () => (await outboxMail(id!))?.sentAt && outboxMail(id!),
+    );
+    assert.equal(sent.subject, mail.Subject, 'the sent row keeps the subject it was sent with');
+    assert.equal(sent.message, false, 'its message is erased with the body');
   });
 
   it('a refund that took tokens back and a failed payment are mailed, from the event workflow', async () => {

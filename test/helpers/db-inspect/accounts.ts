@@ -134,10 +134,13 @@ export async function insertUnstartedMail(m: { userId: string; kind: string; to:
   return row!.id;
 }
 
-/** An outbox mail's delivery state. */
+/** An outbox mail's delivery state (`message`: whether it still holds the message it is rendered from). */
 export async function outboxMail(id: number) {
-  const [row] = await sql()<{ sentAt: Date | null; textBody: string | null; attempts: number }[]>`
-    select sent_at as "sentAt", text_body as "textBody", attempts from mail_outbox where id = ${id}`;
+  const [row] = await sql()<
+    { sentAt: Date | null; textBody: string | null; attempts: number; subject: string | null; message: boolean }[]
+  >`
+    select sent_at as "sentAt", text_body as "textBody", attempts, subject, message is not null as message
+    from mail_outbox where id = ${id}`;
   return row;
 }
 
