@@ -7,6 +7,8 @@
 //   node --import tsx scripts/garment-corpus.ts
 //   node --import tsx scripts/garment-corpus.ts --light-shadow   (only the white to light grey backdrops with a drop
 //   shadow, the hardest 162 photos, the same ones as in the full run: for iterating)
+//   node --import tsx scripts/garment-corpus.ts --cases out.jsonl   (also writes every case and its result, a line each)
+import { writeFileSync } from 'node:fs';
 import { CATALOG } from '../db/seed/catalog';
 import { BACKDROPS, CORNERS, evaluateCase, type CaseResult, type CorpusCase } from '../test/helpers/garment-corpus';
 
@@ -102,6 +104,19 @@ async function main() {
         `${x.c.silhouette} ${x.c.colorName} on ${x.c.backdrop.name}${x.c.shadow ? ' +shadow' : ''} ${x.c.corner} ${x.c.scale} q${x.c.quality}: ${x.r.iou.toFixed(3)} ${x.r.source}`,
     );
   say(`below 0.92:\n${bad.join('\n')}`);
+  const off = results
+    .filter((x) => !(x.r.centreError <= 0.03))
+    .map(
+      (x) =>
+        `${x.c.silhouette} ${x.c.colorName} on ${x.c.backdrop.name}${x.c.shadow ? ' +shadow' : ''} ${x.c.corner} ${x.c.scale} q${x.c.quality}: centre ${(x.r.centreError * 100).toFixed(1)} % (IoU ${x.r.iou.toFixed(3)}) ${x.r.source}`,
+    );
+  say(`print centre more than 3 % off:\n${off.join('\n')}`);
+  const casesAt = process.argv.indexOf('--cases');
+  if (casesAt > 0 && process.argv[casesAt + 1])
+    writeFileSync(
+      process.argv[casesAt + 1]!,
+      results.map((x) => JSON.stringify({ ...x.c, backdrop: x.c.backdrop.name, ...x.r })).join('\n') + '\n',
+    );
   process.stdout.write(lines.join('\n') + '\n');
 }
 
