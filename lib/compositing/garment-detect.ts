@@ -129,8 +129,16 @@ export function locateGarment(px: { data: Uint8Array; width: number; height: num
       ? found('backdrop', colour.ok ? colour.bg : null, colour.ok ? colour.tolerance : null, regions)
       : found('seeded', null, null, regions);
   }
-  if (colour.ok) return none('nothing of a garment\u2019s size stands out from the backdrop');
-  return none(outline.ok ? 'nothing of a garment\u2019s size stands out from the backdrop' : outline.reason);
+  // nothing found: the reason names why the outline path, the one for a garment of the backdrop's colour, did not
+  // run (a textured or uneven backdrop), when it did not, and why the seeded path declined
+  const nothing = 'nothing of a garment\u2019s size stands out from the backdrop';
+  if (outline.ok) return none(nothing);
+  const seededWhy = 'reason' in seeded ? `; from the photo\u2019s centre: ${seeded.reason}` : '';
+  return none(
+    colour.ok
+      ? `${nothing} by its colour; by its outline: ${outline.reason}${seededWhy}`
+      : `${outline.reason}${seededWhy}`,
+  );
 }
 
 /**

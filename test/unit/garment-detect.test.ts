@@ -174,6 +174,44 @@ describe('garment detection on an uneven backdrop', () => {
   });
 });
 
+describe('garment not found: what the warning says (issue 38)', () => {
+  it('when no path finds the garment on an uneven backdrop, the warning quotes why the outline path declined', async () => {
+    const w = 160;
+    const h = 120;
+    const data = new Uint8Array(w * h * 3);
+    let s = 7;
+    const rnd = () => (s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32;
+    // a light backdrop in a coarse checker of +-15 levels (not smooth: the outline path declines; of one colour
+    // within the colour path's tolerance) and, in the middle, grains of every hue within that tolerance (no plain
+    // garment for the seeded path, nothing of another colour for the colour path)
+    for (let y = 0; y < h; y++)
+      for (let x = 0; x < w; x++) {
+        const middle = x >= 50 && x < 110 && y >= 35 && y < 85;
+        for (let c = 0; c < 3; c++)
+          data[(y * w + x) * 3 + c] = middle
+            ? 220 + Math.round((rnd() * 2 - 1) * 45)
+            : ((x >> 2) + (y >> 2)) % 2
+              ? 235
+              : 205;
+      }
+    const found = detectGarment({ data, width: w, height: h, channels: 3 });
+    assert.equal(found.found, false);
+    const chosen = await choosePrintZone({
+      blank: { width: w, height: h, garment: found },
+      zone: zonesFor('tee').front!.rect,
+      silhouette: 'tee',
+      view: 'front',
+    });
+    assert.equal(chosen.basis, 'image');
+    assert.equal(chosen.warning?.code, 'garment_not_found');
+    assert.match(chosen.warning.message, /by its outline: the backdrop is not smooth \(texture \d+\.\d levels\)/);
+    assert.match(
+      chosen.warning.message,
+      /from the photo\u2019s centre: the middle of the photo is not one plain colour/,
+    );
+  });
+});
+
 describe('several garments or a person in the photo (issue 38)', function () {
   this.timeout(120_000);
   const zone = zonesFor('tee').front!.rect;
