@@ -9,43 +9,25 @@
 //   shadow, the hardest 162 photos, the same ones as in the full run: for iterating)
 //   node --import tsx scripts/garment-corpus.ts --cases out.jsonl   (also writes every case and its result, a line each)
 import { writeFileSync } from 'node:fs';
-import { CATALOG } from '../db/seed/catalog';
-import { BACKDROPS, CORNERS, evaluateCase, type CaseResult, type CorpusCase } from '../test/helpers/garment-corpus';
+import {
+  BACKDROPS,
+  corpusCases,
+  evaluateCase,
+  LIGHT_BACKDROPS as LIGHT,
+  type CaseResult,
+  type CorpusCase,
+} from '../test/helpers/garment-corpus';
 
 const say = (m: string) => process.stderr.write(`[garment-corpus] ${m}\n`);
 
-const LIGHT = ['pure white', 'white paper', 'light grey'];
-
 async function main() {
   const onlyLightShadow = process.argv.includes('--light-shadow');
-  const pairs = new Map<string, { silhouette: CorpusCase['silhouette']; name: string; hex: string }>();
-  for (const g of CATALOG)
-    for (const c of g.colors) pairs.set(`${g.silhouette}:${c.name}`, { silhouette: g.silhouette, ...c });
+  const all = corpusCases().filter((c) => !onlyLightShadow || (c.shadow && LIGHT.includes(c.backdrop.name)));
   const results: { c: CorpusCase; r: CaseResult }[] = [];
-  let k = 0;
-  const total = onlyLightShadow ? pairs.size * LIGHT.length : pairs.size * BACKDROPS.length * 2;
-  for (const p of pairs.values())
-    for (const backdrop of BACKDROPS)
-      for (const shadow of [false, true]) {
-        const landscape = k % 2 === 0;
-        const c: CorpusCase = {
-          silhouette: p.silhouette,
-          view: 'front',
-          colorName: p.name,
-          colorHex: p.hex,
-          backdrop,
-          shadow,
-          scale: [0.5, 0.625, 0.75, 0.875, 1][k % 5]!,
-          corner: CORNERS[Math.floor(k / 5) % CORNERS.length]!,
-          quality: [70, 75, 80, 85, 90, 95][k % 6]!,
-          width: landscape ? 1000 : 800,
-          height: landscape ? 800 : 1000,
-          seed: k++,
-        };
-        if (onlyLightShadow && !(shadow && LIGHT.includes(backdrop.name))) continue;
-        results.push({ c, r: await evaluateCase(c) });
-        if (results.length % 50 === 0) say(`${results.length}/${total}`);
-      }
+  for (const c of all) {
+    results.push({ c, r: await evaluateCase(c) });
+    if (results.length % 50 === 0) say(`${results.length}/${all.length}`);
+  }
 
   const median = (v: number[]) => {
     const s = [...v].sort((a, b) => a - b);

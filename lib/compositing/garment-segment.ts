@@ -129,8 +129,9 @@ export function segmentByOutline(px: Pixels): { ok: true; seg: Segmentation } | 
   // passable: smooth, and of the backdrop's colour or a shadow of it (darker, the same chromaticity)
   const fine = new Uint8Array(n);
   const open = new Uint8Array(n);
+  // of the backdrop's colour or a shadow of it, smooth or not
+  const tone = new Uint8Array(n);
   for (let i = 0; i < n; i++) {
-    if (hp[i]! >= edge) continue;
     let ok = dist[i]! < tolD;
     if (!ok) {
       const m0 = model[0]![i]!;
@@ -144,6 +145,8 @@ export function segmentByOutline(px: Pixels): { ok: true; seg: Segmentation } | 
       ok = kmax < 1 && kmax - kmin < SHADOW_CHROMA + 4 / Math.max(1, Math.min(m0, m1, m2));
     }
     if (!ok) continue;
+    tone[i] = 1;
+    if (hp[i]! >= edge) continue;
     fine[i] = 1;
     if (tex[i]! < texT) open[i] = 1;
   }
@@ -219,7 +222,7 @@ export function segmentByOutline(px: Pixels): { ok: true; seg: Segmentation } | 
   // a soft drop shadow's steep part next to the garment, where the flood stopped: peeled off ring by ring
   peelShadow(reached, ch, model, w, h, SHADOW_CHROMA);
   // pockets of backdrop and shadow between a sleeve and the body, whose narrow mouth the flood did not pass
-  openPockets(reached, fine, hp, edge, ch, model, w, h);
+  openPockets(reached, fine, tone, hp, edge, ch, model, w, h);
   const mask = new Uint8Array(n);
   for (let i = 0; i < n; i++) mask[i] = reached[i] ? 0 : 1;
   // the outline to the pixel: the high-pass of a backdrop pixel next to the garment sees the garment, so the mask is a

@@ -11,6 +11,7 @@ import { getTemplate } from '../../lib/blanks/template';
 import { parseHex } from '../../lib/blanks/color';
 import { zonesFor } from '../../lib/blanks';
 import { choosePrintZone, DETECT_SIDE, locateGarment, referenceLandmarks } from '../../lib/compositing';
+import { CATALOG } from '../../db/seed/catalog';
 
 export type Corner = 'top-left' | 'top-right' | 'bottom-left' | 'bottom-right' | 'centre';
 export const CORNERS: Corner[] = ['top-left', 'top-right', 'bottom-left', 'bottom-right', 'centre'];
@@ -46,6 +47,42 @@ export interface CorpusCase {
   width: number;
   height: number;
   seed: number;
+}
+
+/** The backdrops of the issue's bar (IoU >= 0.92 for every colour): pure white through light grey. */
+export const LIGHT_BACKDROPS = ['pure white', 'white paper', 'light grey'];
+
+/**
+ * The whole corpus: every colour of every catalogue garment (each silhouette and colour once) on every backdrop,
+ * without and with a drop shadow, 540 cases; sizes, corners, qualities and frames cycle with the case's number, which
+ * is also its seed (scripts/garment-corpus.ts measures them all, test/unit/garment-corpus.test.ts the light ones).
+ */
+export function corpusCases(): CorpusCase[] {
+  const pairs = new Map<string, { silhouette: CorpusCase['silhouette']; name: string; hex: string }>();
+  for (const g of CATALOG)
+    for (const c of g.colors) pairs.set(`${g.silhouette}:${c.name}`, { silhouette: g.silhouette, ...c });
+  const out: CorpusCase[] = [];
+  let k = 0;
+  for (const p of pairs.values())
+    for (const backdrop of BACKDROPS)
+      for (const shadow of [false, true]) {
+        const landscape = k % 2 === 0;
+        out.push({
+          silhouette: p.silhouette,
+          view: 'front',
+          colorName: p.name,
+          colorHex: p.hex,
+          backdrop,
+          shadow,
+          scale: [0.5, 0.625, 0.75, 0.875, 1][k % 5]!,
+          corner: CORNERS[Math.floor(k / 5) % CORNERS.length]!,
+          quality: [70, 75, 80, 85, 90, 95][k % 6]!,
+          width: landscape ? 1000 : 800,
+          height: landscape ? 800 : 1000,
+          seed: k++,
+        });
+      }
+  return out;
 }
 
 /** Side of the blank the corpus cuts its garments from (pixels). */
