@@ -1,6 +1,6 @@
 // A new generation and its render job, derived once (lib/generation/types.ts RenderJob): from the garment, the zone
 // and blank the request names, and the placement. POST /generate, POST /generate/batch (and any other way of
-// creating generations) record the result (db/generations.ts insertAndChargeGenerations) and hand its job to the
+// creating generations) record the result (db/generation-inserts.ts insertAndChargeGenerations) and hand its job to the
 // workflow, so the render never derives it again.
 import type { GarmentRow } from '../../db/garments';
 import type { NewGeneration } from '../../db/generation-inserts';

@@ -61,7 +61,7 @@ export const GENERATION_FINISHED_CHANNEL = 'generation_finished';
 
 /**
  * The one render job: what the render step needs to make one generation's mockup, derived once, when the API records
- * the generation (api/services/generation-jobs.ts newGeneration), recorded with the row (db/generations.ts
+ * the generation (api/services/generation-jobs.ts newGeneration), recorded with the row (db/generation-inserts.ts
  * insertAndChargeGenerations writes the row from it) and carried by the workflow's input, a batch's items included,
  * so the render starts without reading the database. Kinds of render are told apart by `kind`: absent or 'garment'
  * is a design composited on a garment photo, 'template' one or more designs rendered into a customer's Photoshop
