@@ -1,10 +1,11 @@
 // CPU time of a template render in a process of its own (docs/templates.md#render-speed): the bench's render-phase
 // template (bench/templates.ts: 2000x2000, one smart object in perspective, two layers above, displacement auto) and
 // its 1000x1000 design, rendered N times after warm-up: `templateMockup` (placed design and levels from the design
-// cache, the pass, both JPEGs) and the engine alone (`renderTemplateRgb`, levels cached: the baseline copy and the
-// pass). Per render: process.cpuUsage() user+system (every thread of the process, sharp's included). Prints the
-// median and mean per render and a hash of the pixels (the engine's RGB and the JPEG), so two builds of the code can
-// be compared run by run: BENCH_CPU_RENDERS (default 30), BENCH_CPU_WARMUP (default 5).
+// cache, the pass, both JPEGs), the engine alone (`renderTemplateRgb`, levels cached: the baseline copy and the
+// pass) and the general compositor (`renderTemplate`, the design sampled by sample.ts's sampleMap). Per render:
+// process.cpuUsage() user+system (every thread of the process, sharp's included). Prints the median and mean per
+// render and hashes of the pixels (the engine's RGB, the general compositor's, the JPEG), so two builds of the code
+// can be compared run by run: BENCH_CPU_RENDERS (default 30), BENCH_CPU_WARMUP (default 5).
 // Run: node --import tsx bench/template-cpu.ts
 import { createHash } from 'node:crypto';
 import sharp from 'sharp';
@@ -12,6 +13,7 @@ import { templateMockup } from '../lib/template-import/render';
 import {
   parseTemplate,
   prepareTemplate,
+  renderTemplate,
   renderTemplateRgb,
   type DesignLevels,
   type LevelsCache,
@@ -51,7 +53,7 @@ async function main() {
 
   // the engine alone: the design decoded once, its levels kept in a map as the worker's cache keeps them
   const raw = await sharp(png).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
-  const design = { width: raw.info.width, height: raw.info.height, data: new Uint8ClampedArray(raw.data) };
+  const design = { width: raw.info.width, height: raw.info.height, data: raw.data };
   const map = new Map<string, DesignLevels>();
   const cache: LevelsCache = { get: (k) => map.get(k), set: (k, v) => void map.set(k, v) };
   const fills = [{ smartObjectId: so, design, placement, designKey: 'bench' }];
@@ -61,9 +63,12 @@ async function main() {
   for (let i = 0; i < WARM; i++) {
     jpeg = (await templateMockup(p, designs, opts)).mockup;
     renderTemplateRgb(p, fills, opts, out, cache);
+    renderTemplate(p, fills, opts);
   }
   const mock: number[] = [];
   const engine: number[] = [];
+  const general: number[] = [];
+  let g: Buffer | null = null;
   for (let i = 0; i < N; i++) {
     let c = process.cpuUsage();
     jpeg = (await templateMockup(p, designs, opts)).mockup;
@@ -71,6 +76,9 @@ async function main() {
     c = process.cpuUsage();
     renderTemplateRgb(p, fills, opts, out, cache);
     engine.push(cpuMs(process.cpuUsage(c)));
+    c = process.cpuUsage();
+    g = renderTemplate(p, fills, opts).data;
+    general.push(cpuMs(process.cpuUsage(c)));
   }
   const hash = (b: Buffer) => createHash('sha256').update(b).digest('hex').slice(0, 16);
   const f = (x: number) => x.toFixed(1);
@@ -79,7 +87,9 @@ async function main() {
       renders: N,
       templateMockupCpuMs: { median: f(median(mock)), mean: f(mean(mock)) },
       engineCpuMs: { median: f(median(engine)), mean: f(mean(engine)) },
+      generalCpuMs: { median: f(median(general)), mean: f(mean(general)) },
       rgb: hash(out),
+      general: hash(g!),
       jpeg: hash(jpeg!),
     }),
   );

@@ -2,7 +2,12 @@
 // (mip levels, transparent outside), blended over the flattened layers below in the smart object's mode, and the
 // fold of the layers above applied (x * gain + offset per pixel and channel, fixed point).
 import type { Frame } from './composite';
+import * as sample from './sample';
 import type { Mips } from './sample';
+
+// sample.ts's kernels, read once: through an import binding (a getter per call where tsx runs the code as CommonJS)
+// each call in the pass cost ~40 % of a render's CPU (docs/templates.md#render-speed)
+const { footprint2, tap, trilinear } = sample;
 
 /** Fixed-point scales of the fold: gain (0..1) in 1/32768, offset (0..255) in 1/128. */
 export const G_ONE = 32768;
@@ -43,23 +48,9 @@ export function footprints(uv: Float32Array, f: Frame, spans: Int32Array): Float
     for (let x = spans[y * 2]!, k = y * fw + x; x < spans[y * 2 + 1]!; x++, k++) {
       const cx = uv[k * 2]!;
       if (cx !== cx) continue;
-      const cy = uv[k * 2 + 1]!;
       const kx = x + 1 < fw ? k + 1 : k - 1;
       const ky = y + 1 < fh ? k + fw : k - fw;
-      let max = 0;
-      const ax = uv[kx * 2]!;
-      if (ax === ax) {
-        const du = ax - cx;
-        const dv = uv[kx * 2 + 1]! - cy;
-        max = du * du + dv * dv;
-      }
-      const ay = uv[ky * 2]!;
-      if (ay === ay) {
-        const du = ay - cx;
-        const dv = uv[ky * 2 + 1]! - cy;
-        const e = du * du + dv * dv;
-        if (e > max) max = e;
-      }
+      const max = footprint2(uv, cx, uv[k * 2 + 1]!, kx, ky, 1, 0, 0, 1);
       const b = y * nb + ((x / STEP_BLOCK) | 0);
       if (max > out[b]!) out[b] = max;
     }
@@ -68,51 +59,6 @@ export function footprints(uv: Float32Array, f: Frame, spans: Int32Array): Float
 }
 
 const acc = new Float64Array(4);
-
-/** Bilinear sample (premultiplied, transparent outside) of a mip level at level pixel (x, y), weighted, into acc. */
-function tap(L: { w: number; h: number; data: Float32Array }, x: number, y: number, k: number): void {
-  const fx = x - 0.5;
-  const fy = y - 0.5;
-  const x0 = Math.floor(fx);
-  const y0 = Math.floor(fy);
-  const { w, h, data } = L;
-  if (x0 < -1 || y0 < -1 || x0 >= w || y0 >= h) return;
-  const ax = fx - x0;
-  const ay = fy - y0;
-  if (x0 >= 0 && y0 >= 0 && x0 + 1 < w && y0 + 1 < h) {
-    const s = (y0 * w + x0) * 4;
-    const t = s + w * 4;
-    const w00 = (1 - ax) * (1 - ay) * k;
-    const w10 = ax * (1 - ay) * k;
-    const w01 = (1 - ax) * ay * k;
-    const w11 = ax * ay * k;
-    acc[0] = acc[0]! + data[s]! * w00 + data[s + 4]! * w10 + data[t]! * w01 + data[t + 4]! * w11;
-    acc[1] = acc[1]! + data[s + 1]! * w00 + data[s + 5]! * w10 + data[t + 1]! * w01 + data[t + 5]! * w11;
-    acc[2] = acc[2]! + data[s + 2]! * w00 + data[s + 6]! * w10 + data[t + 2]! * w01 + data[t + 6]! * w11;
-    acc[3] = acc[3]! + data[s + 3]! * w00 + data[s + 7]! * w10 + data[t + 3]! * w01 + data[t + 7]! * w11;
-    return;
-  }
-  tapEdge(data, w, h, x0, y0, ax, ay, k);
-}
-
-/** tap() at the level's edge: the taps outside it are transparent. */
-function tapEdge(data: Float32Array, w: number, h: number, x0: number, y0: number, ax: number, ay: number, k: number) {
-  for (let j = 0; j < 2; j++) {
-    const yy = y0 + j;
-    if (yy < 0 || yy >= h) continue;
-    const wy = (j ? ay : 1 - ay) * k;
-    for (let i = 0; i < 2; i++) {
-      const xx = x0 + i;
-      if (xx < 0 || xx >= w) continue;
-      const wt = (i ? ax : 1 - ax) * wy;
-      const o = (yy * w + xx) * 4;
-      acc[0] = acc[0]! + data[o]! * wt;
-      acc[1] = acc[1]! + data[o + 1]! * wt;
-      acc[2] = acc[2]! + data[o + 2]! * wt;
-      acc[3] = acc[3]! + data[o + 3]! * wt;
-    }
-  }
-}
 
 /**
  * One pass over the frame's mapped pixels: the design sampled (bilinear where it is about one design pixel per
@@ -135,7 +81,6 @@ export function foldedPass(
   const out = new Uint8ClampedArray(data.buffer, data.byteOffset, data.length);
   const { gain, offset, lut, mask, opacity, fillIn } = fold;
   const levels = mips.levels;
-  const top = levels.length - 1;
   const L0 = levels[0]!;
   const d0 = L0.data;
   const w0 = L0.w;
@@ -171,30 +116,16 @@ export function foldedPass(
       if (steps[rb + ((x / STEP_BLOCK) | 0)]! >= lim) {
         const kx = x + 1 < fw ? k + 1 : k - 1;
         const ky = y + 1 < fh ? k + fw : k - fw;
-        const ax = uv[kx * 2]!;
-        if (ax === ax) {
-          const du = ax - cx;
-          const dv = uv[kx * 2 + 1]! - cy;
-          const p = m0 * du + m1 * dv;
-          const q = m3 * du + m4 * dv;
-          f2 = p * p + q * q;
-        }
-        const ay = uv[ky * 2]!;
-        if (ay === ay) {
-          const du = ay - cx;
-          const dv = uv[ky * 2 + 1]! - cy;
-          const p = m0 * du + m1 * dv;
-          const q = m3 * du + m4 * dv;
-          const g2 = p * p + q * q;
-          if (g2 > f2) f2 = g2;
-        }
+        f2 = footprint2(uv, cx, cy, kx, ky, m0, m1, m3, m4);
       }
       let pr: number;
       let pg: number;
       let pb: number;
       let pa: number;
       if (f2 <= 1.5625) {
-        // about one design pixel per output pixel: bilinear on the base level
+        // about one design pixel per output pixel: bilinear on the base level; inside it, tap()'s interior written
+        // out here with the alpha first (tap() is too large for V8 to inline, and calling it per pixel doubled the
+        // pass's CPU time: docs/templates.md#render-speed)
         const fx = ix - 0.5;
         const fy = iy - 0.5;
         const x0 = Math.floor(fx);
@@ -216,7 +147,7 @@ export function foldedPass(
           pb = d0[s + 2]! * w00 + d0[s + 6]! * w10 + d0[t + 2]! * w01 + d0[t + 6]! * w11;
         } else {
           acc[0] = acc[1] = acc[2] = acc[3] = 0;
-          tap(L0, ix, iy, 1);
+          tap(L0, ix, iy, 1, acc);
           pa = acc[3]!;
           if (pa <= 1e-4) continue;
           pr = acc[0]!;
@@ -228,16 +159,7 @@ export function foldedPass(
         const reach = 2 * Math.sqrt(f2) + 1;
         if (ix < -reach || iy < -reach || ix > w0 + reach || iy > h0 + reach) continue;
         acc[0] = acc[1] = acc[2] = acc[3] = 0;
-        const lod = 0.5 * Math.log2(f2);
-        const l0 = Math.min(top, Math.floor(lod));
-        const l1 = Math.min(top, l0 + 1);
-        const t = l0 === l1 ? 0 : lod - l0;
-        const s0 = 1 / (1 << l0);
-        tap(levels[l0]!, ix * s0, iy * s0, 1 - t);
-        if (t > 0) {
-          const s1 = 1 / (1 << l1);
-          tap(levels[l1]!, ix * s1, iy * s1, t);
-        }
+        trilinear(levels, ix, iy, f2, acc);
         pa = acc[3]!;
         if (pa <= 1e-4) continue;
         pr = acc[0]!;

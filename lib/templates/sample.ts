@@ -119,7 +119,7 @@ function rasterTriangle(
 
 /** A premultiplied RGBA mip pyramid (level k = 2^k reduction, box filtered). */
 export interface Mips {
-  levels: { w: number; h: number; data: Float32Array }[];
+  levels: Level[];
 }
 
 /** Mip pyramid of a premultiplied float RGBA image. */
@@ -134,15 +134,88 @@ export function buildMips(base: Float32Array, w: number, h: number, maxLevel = 1
   return { levels };
 }
 
-/** Bilinear sample (premultiplied, transparent outside) of level `L` at level pixel position (x, y) into acc. */
-function bilinear(L: { w: number; h: number; data: Float32Array }, x: number, y: number, k: number, acc: Float64Array) {
+/** One level of a mip pyramid: premultiplied float RGBA. */
+export interface Level {
+  w: number;
+  h: number;
+  data: Float32Array;
+}
+
+/**
+ * A mapped pixel's footprint, squared: how far the image moves (image pixels, through the 2x2 part of the affine
+ * m0 m1 / m3 m4) to its neighbours `kx` (right or left) and `ky` (below or above) in the content map `uv`, the larger
+ * of the two; 0 where neither is mapped. (cx, cy): the pixel's own content coordinates.
+ */
+export function footprint2(
+  uv: Float32Array,
+  cx: number,
+  cy: number,
+  kx: number,
+  ky: number,
+  m0: number,
+  m1: number,
+  m3: number,
+  m4: number,
+): number {
+  let f2 = 0;
+  const ax = uv[kx * 2]!;
+  if (ax === ax) {
+    const du = ax - cx;
+    const dv = uv[kx * 2 + 1]! - cy;
+    const p = m0 * du + m1 * dv;
+    const q = m3 * du + m4 * dv;
+    f2 = p * p + q * q;
+  }
+  const ay = uv[ky * 2]!;
+  if (ay === ay) {
+    const du = ay - cx;
+    const dv = uv[ky * 2 + 1]! - cy;
+    const p = m0 * du + m1 * dv;
+    const q = m3 * du + m4 * dv;
+    const g2 = p * p + q * q;
+    if (g2 > f2) f2 = g2;
+  }
+  return f2;
+}
+
+/** Bilinear sample (premultiplied, transparent outside) of level `L` at level pixel (x, y), weighted by k, into acc. */
+export function tap(L: Level, x: number, y: number, k: number, acc: Float64Array): void {
   const fx = x - 0.5;
   const fy = y - 0.5;
   const x0 = Math.floor(fx);
   const y0 = Math.floor(fy);
+  const { w, h, data } = L;
+  if (x0 < -1 || y0 < -1 || x0 >= w || y0 >= h) return;
   const ax = fx - x0;
   const ay = fy - y0;
-  const { w, h, data } = L;
+  if (x0 >= 0 && y0 >= 0 && x0 + 1 < w && y0 + 1 < h) {
+    const s = (y0 * w + x0) * 4;
+    const t = s + w * 4;
+    const w00 = (1 - ax) * (1 - ay) * k;
+    const w10 = ax * (1 - ay) * k;
+    const w01 = (1 - ax) * ay * k;
+    const w11 = ax * ay * k;
+    acc[0] = acc[0]! + data[s]! * w00 + data[s + 4]! * w10 + data[t]! * w01 + data[t + 4]! * w11;
+    acc[1] = acc[1]! + data[s + 1]! * w00 + data[s + 5]! * w10 + data[t + 1]! * w01 + data[t + 5]! * w11;
+    acc[2] = acc[2]! + data[s + 2]! * w00 + data[s + 6]! * w10 + data[t + 2]! * w01 + data[t + 6]! * w11;
+    acc[3] = acc[3]! + data[s + 3]! * w00 + data[s + 7]! * w10 + data[t + 3]! * w01 + data[t + 7]! * w11;
+    return;
+  }
+  tapEdge(data, w, h, x0, y0, ax, ay, k, acc);
+}
+
+/** tap() at the level's edge: the taps outside it are transparent. */
+function tapEdge(
+  data: Float32Array,
+  w: number,
+  h: number,
+  x0: number,
+  y0: number,
+  ax: number,
+  ay: number,
+  k: number,
+  acc: Float64Array,
+): void {
   for (let j = 0; j < 2; j++) {
     const yy = y0 + j;
     if (yy < 0 || yy >= h) continue;
@@ -151,7 +224,6 @@ function bilinear(L: { w: number; h: number; data: Float32Array }, x: number, y:
       const xx = x0 + i;
       if (xx < 0 || xx >= w) continue;
       const wt = (i ? ax : 1 - ax) * wy * k;
-      if (wt === 0) continue;
       const o = (yy * w + xx) * 4;
       acc[0] = acc[0]! + data[o]! * wt;
       acc[1] = acc[1]! + data[o + 1]! * wt;
@@ -162,17 +234,30 @@ function bilinear(L: { w: number; h: number; data: Float32Array }, x: number, y:
 }
 
 /**
+ * Trilinear: the image at image pixel (ix, iy) whose footprint (footprint2()) is f2 > 1.5625, added to acc from the
+ * two mip levels around it. (Where f2 <= 1.5625, about one image pixel per output pixel, it is tap() on the base level.)
+ */
+export function trilinear(levels: Level[], ix: number, iy: number, f2: number, acc: Float64Array): void {
+  const top = levels.length - 1;
+  const lod = 0.5 * Math.log2(f2);
+  const l0 = Math.min(top, Math.floor(lod));
+  const l1 = Math.min(top, l0 + 1);
+  const t = l0 === l1 ? 0 : lod - l0;
+  const s0 = 1 / (1 << l0);
+  tap(levels[l0]!, ix * s0, iy * s0, 1 - t, acc);
+  if (t > 0) {
+    const s1 = 1 / (1 << l1);
+    tap(levels[l1]!, ix * s1, iy * s1, t, acc);
+  }
+}
+
+/**
  * Fill `out` (RGBA, r.w x r.h, straight alpha) by sampling the image `mips` at the content coordinates of `uv`,
  * mapped to image pixels by the affine `m` (ix = m0*cx + m1*cy + m2, iy = m3*cx + m4*cy + m5).
  */
 export function sampleMap(uv: Float32Array, r: Rect, mips: Mips, m: number[], out: Uint8ClampedArray): void {
   const acc = new Float64Array(4);
   const levels = mips.levels;
-  const top = levels.length - 1;
-  const L0 = levels[0]!;
-  const d0 = L0.data;
-  const w0 = L0.w;
-  const h0 = L0.h;
   const W = r.w;
   const [m0, m1, m2, m3, m4, m5] = m as [number, number, number, number, number, number];
   for (let y = 0; y < r.h; y++) {
@@ -186,72 +271,13 @@ export function sampleMap(uv: Float32Array, r: Rect, mips: Mips, m: number[], ou
       // footprint: image pixels per output pixel, from the neighbours' content coordinates
       const kx = x + 1 < W ? k + 1 : k - 1;
       const ky = y + 1 < r.h ? k + W : k - W;
-      let f2 = 0;
-      const ax = uv[kx * 2]!;
-      if (ax === ax) {
-        const du = ax - cx;
-        const dv = uv[kx * 2 + 1]! - cy;
-        const a = m0 * du + m1 * dv;
-        const b = m3 * du + m4 * dv;
-        f2 = a * a + b * b;
-      }
-      const ay = uv[ky * 2]!;
-      if (ay === ay) {
-        const du = ay - cx;
-        const dv = uv[ky * 2 + 1]! - cy;
-        const a = m0 * du + m1 * dv;
-        const b = m3 * du + m4 * dv;
-        const g2 = a * a + b * b;
-        if (g2 > f2) f2 = g2;
-      }
-      const o = k * 4;
-      if (f2 <= 1.5625) {
-        // about one image pixel per output pixel: plain bilinear on the base level
-        const fx = ix - 0.5;
-        const fy = iy - 0.5;
-        const x0 = Math.floor(fx);
-        const y0 = Math.floor(fy);
-        const tx = fx - x0;
-        const ty = fy - y0;
-        let r0 = 0;
-        let g0 = 0;
-        let b0 = 0;
-        let a0 = 0;
-        for (let j = 0; j < 2; j++) {
-          const yy = y0 + j;
-          if (yy < 0 || yy >= h0) continue;
-          const wy = j ? ty : 1 - ty;
-          for (let i = 0; i < 2; i++) {
-            const xx = x0 + i;
-            if (xx < 0 || xx >= w0) continue;
-            const wt = (i ? tx : 1 - tx) * wy;
-            const s = (yy * w0 + xx) * 4;
-            r0 += d0[s]! * wt;
-            g0 += d0[s + 1]! * wt;
-            b0 += d0[s + 2]! * wt;
-            a0 += d0[s + 3]! * wt;
-          }
-        }
-        if (a0 <= 1e-4) continue;
-        out[o] = r0 / a0;
-        out[o + 1] = g0 / a0;
-        out[o + 2] = b0 / a0;
-        out[o + 3] = a0 * 255;
-        continue;
-      }
+      const f2 = footprint2(uv, cx, cy, kx, ky, m0, m1, m3, m4);
       acc[0] = acc[1] = acc[2] = acc[3] = 0;
-      const lod = 0.5 * Math.log2(f2);
-      const l0 = Math.min(top, Math.floor(lod));
-      const l1 = Math.min(top, l0 + 1);
-      const t = l0 === l1 ? 0 : lod - l0;
-      const s0 = 1 / (1 << l0);
-      bilinear(levels[l0]!, ix * s0, iy * s0, 1 - t, acc);
-      if (t > 0) {
-        const s1 = 1 / (1 << l1);
-        bilinear(levels[l1]!, ix * s1, iy * s1, t, acc);
-      }
+      if (f2 <= 1.5625) tap(levels[0]!, ix, iy, 1, acc);
+      else trilinear(levels, ix, iy, f2, acc);
       const a = acc[3]!;
       if (a <= 1e-4) continue;
+      const o = k * 4;
       out[o] = acc[0]! / a;
       out[o + 1] = acc[1]! / a;
       out[o + 2] = acc[2]! / a;
