@@ -99,18 +99,37 @@ export function openPockets(
   // backdrop's colour or shadow whose hue (3x3 mean) is much nearer the backdrop's than the fabric's
   const huePass = (): Uint8Array => {
     const pass2 = Uint8Array.from(pass);
+    // only around the mask (its bounding box and 1 px): the rest is backdrop
+    let x0 = w;
+    let x1 = -1;
+    let y0 = h;
+    let y1 = -1;
+    for (let y = 0; y < h; y++)
+      for (let x = 0; x < w; x++)
+        if (!reached[y * w + x]) {
+          if (x < x0) x0 = x;
+          if (x > x1) x1 = x;
+          if (y < y0) y0 = y;
+          if (y > y1) y1 = y;
+        }
+    if (x1 < 0) return pass2;
+    x0 = Math.max(0, x0 - 1);
+    y0 = Math.max(0, y0 - 1);
+    x1 = Math.min(w - 1, x1 + 1);
+    y1 = Math.min(h - 1, y1 + 1);
     const hue = new Float64Array(n * 3);
     const light = new Uint8Array(n);
-    for (let i = 0; i < n; i++) light[i] = hueOf(i, hue, i * 3) ? 1 : 0;
+    for (let y = y0; y <= y1; y++)
+      for (let x = x0; x <= x1; x++) light[y * w + x] = hueOf(y * w + x, hue, (y * w + x) * 3) ? 1 : 0;
     const acc = new Float64Array(3);
-    for (let y = 0; y < h; y++)
-      for (let x = 0; x < w; x++) {
+    for (let y = y0; y <= y1; y++)
+      for (let x = x0; x <= x1; x++) {
         const i = y * w + x;
         if (pass2[i] || !tone[i] || reached[i] || !light[i]) continue;
         acc.fill(0);
         let k = 0;
-        for (let yy = Math.max(0, y - 1); yy <= Math.min(h - 1, y + 1); yy++)
-          for (let xx = Math.max(0, x - 1); xx <= Math.min(w - 1, x + 1); xx++) {
+        for (let yy = Math.max(y0, y - 1); yy <= Math.min(y1, y + 1); yy++)
+          for (let xx = Math.max(x0, x - 1); xx <= Math.min(x1, x + 1); xx++) {
             const j = yy * w + xx;
             if (!light[j]) continue;
             acc[0]! += hue[j * 3]!;
@@ -138,7 +157,20 @@ export function openPockets(
     const added = new Uint8Array(n);
     const stack = new Int32Array(n);
     let sp = 0;
-    for (let i = 0; i < n; i++) if (reached[i]) stack[sp++] = i;
+    // seeded by the passable pixels next to the backdrop (the same as from every backdrop pixel)
+    for (let i = 0; i < n; i++) {
+      if (reached[i] || !passable[i]) continue;
+      const x = i % w;
+      if (
+        (x > 0 && reached[i - 1]) ||
+        (x < w - 1 && reached[i + 1]) ||
+        (i >= w && reached[i - w]) ||
+        (i < n - w && reached[i + w])
+      ) {
+        added[i] = 1;
+        stack[sp++] = i;
+      }
+    }
     const visit = (j: number) => {
       if (passable[j] && !reached[j] && !added[j]) {
         added[j] = 1;
