@@ -16,6 +16,20 @@ export const median = (xs: number[]): number =>
     0.5,
   );
 
+/** The template benches' design (bench/templates.ts, bench/template-cpu.ts): a 1000x1000 PNG, an amber disc on blue. */
+export function templateBenchDesign(): Promise<Buffer> {
+  return sharp({ create: { width: 1000, height: 1000, channels: 4, background: '#1d4ed8' } })
+    .composite([
+      {
+        input: Buffer.from(
+          '<svg xmlns="http://www.w3.org/2000/svg" width="1000" height="1000"><circle cx="500" cy="500" r="380" fill="#f59e0b"/></svg>',
+        ),
+      },
+    ])
+    .png()
+    .toBuffer();
+}
+
 /** Milliseconds since the epoch with sub-millisecond resolution (comparable with other processes' clocks). */
 export const epochMs = (): number => performance.timeOrigin + performance.now();
 

@@ -19,6 +19,7 @@ import {
   type LevelsCache,
 } from '../lib/templates';
 import { mockupPsd } from '../test/helpers/psd';
+import { templateBenchDesign } from './lib';
 
 const N = Number(process.env.BENCH_CPU_RENDERS ?? 30);
 const WARM = Number(process.env.BENCH_CPU_WARMUP ?? 5);
@@ -36,16 +37,7 @@ async function main() {
       mockupPsd({ width: 2000, height: 2000, quad, content: { width: 1000, height: 1000 }, layersAbove: 2 }),
     ),
   );
-  const png = await sharp({ create: { width: 1000, height: 1000, channels: 4, background: '#1d4ed8' } })
-    .composite([
-      {
-        input: Buffer.from(
-          '<svg xmlns="http://www.w3.org/2000/svg" width="1000" height="1000"><circle cx="500" cy="500" r="380" fill="#f59e0b"/></svg>',
-        ),
-      },
-    ])
-    .png()
-    .toBuffer();
+  const png = await templateBenchDesign();
   const so = p.smartObjects[0]!.id;
   const placement = { x: 50, y: 50, scale: 1, rotation: 0 };
   const designs = [{ smartObjectId: so, source: { id: 'uploads/bench-design.png', load: async () => png }, placement }];

@@ -9,11 +9,10 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import sharp from 'sharp';
 import { createSql } from '../db/client';
 import { grantTokens } from '../db/ledger';
 import { mockupPsd } from '../test/helpers/psd';
-import { machineInfo } from './lib';
+import { machineInfo, templateBenchDesign } from './lib';
 import { cpuByGroup, memoryOf, resetPeak, startBenchStack } from './stack';
 
 const RESULTS = path.join(__dirname, 'results', 'templates.json');
@@ -103,16 +102,7 @@ async function main() {
     }
     if (tpl.status !== 'ready') throw new Error(`template import: ${imp.status} ${JSON.stringify(tpl)}`);
     // the design: a 1000x1000 PNG upload (its levels prepared at upload, as a customer's design would be)
-    const png = await sharp({ create: { width: 1000, height: 1000, channels: 4, background: '#1d4ed8' } })
-      .composite([
-        {
-          input: Buffer.from(
-            '<svg xmlns="http://www.w3.org/2000/svg" width="1000" height="1000"><circle cx="500" cy="500" r="380" fill="#f59e0b"/></svg>',
-          ),
-        },
-      ])
-      .png()
-      .toBuffer();
+    const png = await templateBenchDesign();
     const up = new FormData();
     up.append('file', new Blob([new Uint8Array(png)]), 'design.png');
     const upload = (await (
