@@ -38,11 +38,11 @@ describe('lint: no import cycles', function () {
   }
 
   const forbidden: [string, string, string][] = [
-    // the cycle of issue 34 the db/ layer had, through a type-only import
+    // the last link of the cycle issue 34 found in db/ (db/ledger.ts no longer imports the mails), type-only
     [
       'db/mail-outbox.ts',
-      "import type { Tx as Same } from './ledger';\nexport type X = Same;\n",
-      'db/mail-outbox.ts -> db/ledger.ts -> db/payment-mails.ts -> db/mail-outbox.ts',
+      "import type { mailPaymentFailed } from './payment-mails';\nexport type X = typeof mailPaymentFailed;\n",
+      'db/mail-outbox.ts -> db/payment-mails.ts -> db/mail-outbox.ts',
     ],
     [
       'activities/recovery.ts',
