@@ -2,27 +2,19 @@
 // they hold ~20 MB of heap that every full garbage collection of the API and the worker marks (docs/benchmarks.md).
 // Each case runs in a child process, whose module cache starts empty.
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import path from 'node:path';
+import { inFreshProcess } from '../helpers/fresh-process';
 
-const ROOT = path.join(__dirname, '../..');
-
-/** Runs `code` (TypeScript) in a fresh node with tsx; returns its stdout. */
-function inChild(code: string, env: Record<string, string | undefined> = {}): string {
-  return execFileSync(process.execPath, ['--import', 'tsx', '-e', code], {
-    cwd: ROOT,
-    env: {
-      ...process.env,
-      OTEL_EXPORTER_OTLP_ENDPOINT: undefined,
-      OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: undefined,
-      ...env,
-    },
-    encoding: 'utf8',
+/** `code` in a fresh process, without the OTLP endpoints of this one's environment unless `env` sets them. */
+function inChild(code: string, env: Record<string, string | undefined> = {}): unknown {
+  return inFreshProcess(code, {
+    ...process.env,
+    OTEL_EXPORTER_OTLP_ENDPOINT: undefined,
+    OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: undefined,
+    ...env,
   });
 }
 
 const LOADED = `
-  const loaded = (m) => Object.keys(require.cache).some((k) => k.includes('/node_modules/' + m + '/'));
   const heavy = ['@opentelemetry/sdk-node', '@opentelemetry/exporter-trace-otlp-proto', '@temporalio/interceptors-opentelemetry'];
 `;
 
@@ -35,7 +27,7 @@ describe('tracing modules are loaded only when traces are exported', () => {
       const t = require('./lib/tracing').startTracing({ defaultServiceName: 'x' });
       console.log(JSON.stringify({ enabled: t.enabled, loaded: heavy.filter(loaded) }));
     `);
-    assert.deepEqual(JSON.parse(out.trim().split('\n').pop()!), { enabled: false, loaded: [] });
+    assert.deepEqual(out, { enabled: false, loaded: [] });
   });
 
   it('an OTLP endpoint starts the SDK (loaded then)', function () {
@@ -48,6 +40,6 @@ describe('tracing modules are loaded only when traces are exported', () => {
     `,
       { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9' },
     );
-    assert.deepEqual(JSON.parse(out.trim().split('\n').pop()!), { enabled: true, sdk: true });
+    assert.deepEqual(out, { enabled: true, sdk: true });
   });
 });
