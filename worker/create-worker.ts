@@ -31,10 +31,17 @@ export const TRACING_WORKFLOW_MODULES = [
   require.resolve('@temporalio/interceptors-opentelemetry/lib/workflow-interceptors'),
 ];
 
+/** Whether this process exports traces: the Workers then get the interceptors, and the bundle their workflow module. */
+function exporting(
+  tracing: Tracing | undefined,
+): tracing is Tracing & Required<Pick<Tracing, 'processor' | 'resource'>> {
+  return !!(tracing?.enabled && tracing.processor && tracing.resource);
+}
+
 /** Spans for every workflow run and activity (RunWorkflow:…, StartActivity:…, RunActivity:…), continuing the trace
  * the client's StartWorkflow span put in the headers; workflow spans leave the sandbox through the `exporter` sink. */
 function tracingOptions(tracing: Tracing | undefined): Partial<SdkWorkerOptions> {
-  if (!tracing?.enabled || !tracing.processor || !tracing.resource) return {};
+  if (!exporting(tracing)) return {};
   const { makeWorkflowExporter, OpenTelemetryActivityInboundInterceptor, OpenTelemetryActivityOutboundInterceptor } =
     temporalTracing();
   type Exported = Parameters<typeof makeWorkflowExporter>;
@@ -99,9 +106,7 @@ function bundleWorkflows(tracing: Tracing | undefined): Promise<WorkflowBundle> 
   return bundleWorkflowCode({
     workflowsPath: require.resolve('../workflows'),
     // the interceptors' module exactly when tracingOptions() gives the Workers their sink
-    ...(tracing?.enabled && tracing.processor && tracing.resource
-      ? { workflowInterceptorModules: TRACING_WORKFLOW_MODULES }
-      : {}),
+    ...(exporting(tracing) ? { workflowInterceptorModules: TRACING_WORKFLOW_MODULES } : {}),
     logger: Runtime.instance().logger,
   });
 }
