@@ -4,6 +4,9 @@ export type Sql = postgres.Sql;
 /** The pool or a transaction: what a query function that may run inside a caller's transaction takes. */
 export type Tx = Sql | postgres.TransactionSql;
 
+/** A JSON parameter of any value (postgres.js's sql.json types its argument narrower than what it serializes). */
+export const jsonParam = (sql: Tx, v: unknown) => sql.json(v as Parameters<Tx['json']>[0]);
+
 /**
  * Seconds a closed connection waits before connecting again, by the pool's count of failed connections since the
  * last success: 0.05, 0.1, 0.2 ... capped at 1 s. The driver's default grows as 3^n / 100 s up to 20 s, and the count

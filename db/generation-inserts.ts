@@ -6,7 +6,7 @@
 // records and charges nothing.
 import type { RenderJob } from '../lib/generation/types';
 import { bulkRecords, type NewBulk } from './bulk';
-import type { Sql } from './client';
+import { jsonParam, type Sql } from './client';
 import { IdempotencyKeyLost, type IdempotencyRef } from './idempotency';
 
 /**
@@ -33,9 +33,6 @@ export type BatchChargeResult =
 
 /** SQLSTATE of generations_record_and_charge when the Idempotency-Key was taken over by another request. */
 const KEY_LOST = 'MKIKL';
-
-/** A JSON value for postgres.js's sql.json (whose parameter type is narrower than what it serializes). */
-const json = (sql: Sql, v: unknown) => sql.json(v as Parameters<typeof sql.json>[0]);
 
 export async function insertAndChargeGenerations(
   sql: Sql,
@@ -75,11 +72,11 @@ export async function insertAndChargeGenerations(
   >`select out_ok as ok, out_balance as balance, out_required as required, out_available as available,
            out_test_used as "testUsed", out_test_oldest as "testOldest"
     from generations_record_and_charge(
-      ${userId}, ${json(sql, generationRecords({ ...opts, livemode: !test }))}::jsonb, ${test?.perDay ?? null}::int,
+      ${userId}, ${jsonParam(sql, generationRecords({ ...opts, livemode: !test }))}::jsonb, ${test?.perDay ?? null}::int,
       ${idem?.accountId ?? null}::text, ${idem?.key ?? null}::text, ${idem?.token ?? null}::text,
       ${idem?.lockMs ?? null}::int,
-      ${idem ? json(sql, { generationIds: rows.map((r) => r.id), batchId }) : null}::jsonb,
-      ${opts.bulk ? json(sql, bulkRecords(opts.bulk)) : null}::jsonb)`.catch((err: unknown) => {
+      ${idem ? jsonParam(sql, { generationIds: rows.map((r) => r.id), batchId }) : null}::jsonb,
+      ${opts.bulk ? jsonParam(sql, bulkRecords(opts.bulk)) : null}::jsonb)`.catch((err: unknown) => {
     if ((err as { code?: string }).code === KEY_LOST) throw new IdempotencyKeyLost(idem!.key);
     throw err;
   });

@@ -3,7 +3,7 @@
 // in the transaction that charged) and, once answered, the stored answer. Every change of a held key is conditional
 // on the holder's lock token, so a request whose lock was taken over changes nothing.
 import { randomUUID } from 'node:crypto';
-import type { Sql, Tx } from './client';
+import { jsonParam, type Sql, type Tx } from './client';
 
 /** A key held by one running request. */
 export interface IdempotencyRef {
@@ -111,7 +111,7 @@ export async function claimIdempotencyKey(
 export async function recordRecoveryPoint(tx: Tx, ref: IdempotencyRef, point: RecoveryPoint): Promise<void> {
   const rows = await tx`
     update idempotency_keys
-    set recovery = ${tx.json(point as unknown as Parameters<typeof tx.json>[0])},
+    set recovery = ${jsonParam(tx, point)},
         locked_until = greatest(locked_until, now() + ${ref.lockMs} * interval '1 millisecond')
     where account_id = ${ref.accountId} and key = ${ref.key} and lock_token = ${ref.token}
     returning 1`;

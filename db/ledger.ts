@@ -1,7 +1,7 @@
 // The token ledger. Tokens are money: grants and debits are rows, the balance is derived, every write is keyed
 // by a unique reference so a retried caller (an activity, a webhook redelivery) cannot grant or charge twice.
 import type postgres from 'postgres';
-import type { Sql, Tx } from './client';
+import { jsonParam, type Sql, type Tx } from './client';
 
 export type GrantSource = 'free' | 'plan' | 'payg_purchase' | 'refund' | 'dispute_won';
 
@@ -179,7 +179,7 @@ export async function debitTokensIn(tx: Tx, userId: string, debits: Debit[]): Pr
     { ok: boolean; duplicate: boolean; required: number; available: number; balance: number | null }[]
   >`select out_ok as ok, out_duplicate as duplicate, out_required as required, out_available as available,
            out_balance as balance
-    from ledger_debit(${userId}, ${tx.json(debits as unknown as Parameters<typeof tx.json>[0])}::jsonb)`;
+    from ledger_debit(${userId}, ${jsonParam(tx, debits)}::jsonb)`;
   if (!out) throw new Error('ledger_debit answered nothing');
   if (!out.ok) return { ok: false, reason: 'insufficient_tokens', required: out.required, available: out.available };
   return { ok: true, duplicate: out.duplicate, balance: out.balance! };
