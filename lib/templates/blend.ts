@@ -226,8 +226,6 @@ export interface BlendArgs {
   fill: number;
   /** per source pixel coverage 0..255 (a mask), optional */
   mask?: Uint8Array | Uint8ClampedArray | null;
-  /** per BACKDROP pixel factor 0..1 (the clipping base's alpha), optional */
-  clip?: Float32Array | null;
 }
 
 /** Whether the n RGBA pixels from byte `i` on are all opaque. */
@@ -238,7 +236,7 @@ function opaqueRun(src: Uint8Array | Uint8ClampedArray, i: number, n: number): b
 
 /** Blend a source onto the backdrop in place. */
 export function blendInto(a: BlendArgs): void {
-  const { dst, dw, src, sw, sh, sx, sy, mode, mask, clip } = a;
+  const { dst, dw, src, sw, sh, sx, sy, mode, mask } = a;
   const inside = FILL_INSIDE_MODES.has(a.mode);
   const op = inside ? a.opacity : a.opacity * a.fill;
   const fillIn = inside ? a.fill : 1;
@@ -253,7 +251,7 @@ export function blendInto(a: BlendArgs): void {
   const y1 = Math.min(sh, dh - sy);
   if (op <= 0) return;
   // a plain opaque layer (a photo's background) replaces the backdrop: its rows copied where they are opaque
-  const copyOpaque = mode === 'normal' && op >= 1 && !mask && !clip;
+  const copyOpaque = mode === 'normal' && op >= 1 && !mask;
   for (let y = y0; y < y1; y++) {
     let si = (y * sw + x0) * 4;
     let di = ((y + sy) * dw + x0 + sx) * 4;
@@ -264,7 +262,6 @@ export function blendInto(a: BlendArgs): void {
     for (let x = x0; x < x1; x++, si += 4, di += 4) {
       let as = (src[si + 3]! / 255) * op;
       if (mask) as *= mask[si >> 2]! / 255;
-      if (clip) as *= clip[di >> 2]!;
       if (as <= 0) continue;
       if (dissolve) {
         if (dissolveNoise(x + sx, y + sy) >= as) continue;

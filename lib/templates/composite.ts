@@ -1,8 +1,9 @@
 // Compositing a layer tree over a frame (a rectangle of the document), bottom to top: hidden layers skipped,
-// clipping groups (the base's coverage and opacity limit its clipped layers), groups pass-through or isolated,
-// masks, opacity and fill opacity, every blend mode (blend.ts).
+// clipping groups (the clipped layers blended onto the base's own pixels, composited as the base), groups
+// pass-through or isolated, masks, opacity and fill opacity, every blend mode (blend.ts).
 import { blendInto } from './blend';
 import type { Block, Bytes, MaskBlock, TNode } from './model';
+import { blockOnFrame } from './paint';
 
 export interface Frame {
   x: number;
@@ -62,7 +63,10 @@ function sourceOf(node: TNode, f: Frame, paint: SmartPainter): Source | null {
   return { data, x: r.x, y: r.y, w: r.w, h: r.h, mask: node.mask ? maskOver(node.mask, r.x, r.y, r.w, r.h) : null };
 }
 
-function blendSource(dst: Uint8ClampedArray, f: Frame, s: Source, node: TNode, clip: Float32Array | null): void {
+function blendSource(dst: Uint8ClampedArray, f: Frame, s: Source, node: TNode): void {
+  // a group's fill opacity fades it as its opacity does (Photoshop's composite of a pass-through group with fill
+  // 47 %: passthrough_fill_blendmode.psd); a layer's goes through blendInto (inside the blend for some modes)
+  const group = node.kind === 'group';
   blendInto({
     dst,
     dw: f.w,
@@ -72,30 +76,65 @@ function blendSource(dst: Uint8ClampedArray, f: Frame, s: Source, node: TNode, c
     sx: s.x - f.x,
     sy: s.y - f.y,
     mode: node.mode,
-    opacity: node.opacity,
-    fill: node.kind === 'group' ? 1 : node.fill,
+    opacity: group ? node.opacity * node.fill : node.opacity,
+    fill: group ? 1 : node.fill,
     mask: s.mask,
-    clip,
   });
 }
 
-/** The clipping base's coverage over the frame: its pixels' alpha x mask x opacity. */
-function clipAlpha(f: Frame, s: Source, opacity: number): Float32Array {
-  const out = new Float32Array(f.w * f.h);
-  const x0 = Math.max(s.x, f.x);
-  const x1 = Math.min(s.x + s.w, f.x + f.w);
-  const y0 = Math.max(s.y, f.y);
-  const y1 = Math.min(s.y + s.h, f.y + f.h);
-  const k = opacity / 255;
-  for (let y = y0; y < y1; y++) {
-    for (let x = x0; x < x1; x++) {
-      const si = (y - s.y) * s.w + (x - s.x);
-      let a = s.data[si * 4 + 3]! * k;
-      if (s.mask) a *= s.mask[si]! / 255;
-      out[(y - f.y) * f.w + (x - f.x)] = a;
-    }
+/**
+ * A pass-through group's own colour and coverage over the frame, as a layer (when it is a clipping base): its
+ * children blended into the backdrop `dst` (pass-through), then the backdrop taken out again (the PDF/W3C
+ * non-isolated group's formula C = Cn + (Cn - C0) x (a0 / ag - a0), ag the children's union coverage), so that
+ * composited back over the backdrop in normal mode it gives the blended result.
+ */
+function passThroughLayer(children: TNode[], f: Frame, dst: Uint8ClampedArray, paint: SmartPainter): Uint8ClampedArray {
+  const out = new Uint8ClampedArray(f.w * f.h * 4);
+  compositeList(children, f, out, paint); // isolated: the children's coverage (blend modes do not change it)
+  const over = dst.slice();
+  compositeList(children, f, over, paint);
+  for (let o = 0, n = out.length; o < n; o += 4) {
+    const ag = out[o + 3]! / 255;
+    const a0 = dst[o + 3]! / 255;
+    if (ag <= 0 || a0 <= 0) continue; // nothing of the group, or no backdrop: the isolated colour is the colour
+    const k = a0 / ag - a0;
+    for (let c = 0; c < 3; c++) out[o + c] = over[o + c]! + (over[o + c]! - dst[o + c]!) * k;
   }
   return out;
+}
+
+/** The clipping base's own colour and coverage over the frame (no mask, opacity or fill), or null. */
+function baseOnFrame(node: TNode, f: Frame, dst: Uint8ClampedArray, paint: SmartPainter): Uint8ClampedArray | null {
+  if (node.kind === 'group') {
+    if (node.passThrough) return passThroughLayer(node.children, f, dst, paint);
+    const out = new Uint8ClampedArray(f.w * f.h * 4);
+    compositeList(node.children, f, out, paint);
+    return out;
+  }
+  if (node.kind === 'pixels') return node.img ? blockOnFrame(node.img, f) : null;
+  const data = paint(node.so, node, f);
+  return data && data.slice(); // the painter's pixels may be the prepared template's own: drawn on a copy
+}
+
+/**
+ * A clipping group, as Photoshop blends it by default ("blend clipped layers as group"): the clipped layers
+ * blended onto the base's own pixels, within the base's coverage, and the result composited as the base would be
+ * (its mode, mask, opacity and fill). A pass-through base is blended into the backdrop first and the backdrop
+ * taken out (passThroughLayer), so its clipped layers see what it shows there (clipping-mask4.psd).
+ */
+function clippingGroup(node: TNode, clipped: TNode[], f: Frame, dst: Uint8ClampedArray, paint: SmartPainter) {
+  const base = baseOnFrame(node, f, dst, paint);
+  if (!base) return;
+  const n = f.w * f.h;
+  const alpha = new Uint8Array(n);
+  for (let p = 0; p < n; p++) alpha[p] = base[p * 4 + 3]!;
+  for (const c of clipped) {
+    const cs = sourceOf(c, f, paint);
+    if (cs) blendSource(base, f, cs, c);
+  }
+  for (let p = 0; p < n; p++) base[p * 4 + 3] = alpha[p]!;
+  const mask = node.mask ? maskOver(node.mask, f.x, f.y, f.w, f.h) : null;
+  blendSource(dst, f, { data: base, ...f, mask }, node);
 }
 
 /** Composite `nodes` (bottom first) onto `dst` (RGBA, frame-sized). */
@@ -110,26 +149,21 @@ export function compositeList(nodes: TNode[], f: Frame, dst: Uint8ClampedArray, 
       i = skipTo;
       continue;
     }
-    if (node.kind === 'group' && node.passThrough && !clipped.length) {
-      passThrough(node, f, dst, paint);
-      i = skipTo;
-      continue;
-    }
-    const s = sourceOf(node, f, paint);
-    if (s) blendSource(dst, f, s, node, null);
-    if (clipped.length && s) {
-      const ca = clipAlpha(f, s, node.opacity);
-      for (const c of clipped) {
-        const cs = sourceOf(c, f, paint);
-        if (cs) blendSource(dst, f, cs, c, ca);
-      }
+    if (clipped.length && !node.clip) clippingGroup(node, clipped, f, dst, paint);
+    else if (node.kind === 'group' && node.passThrough) passThrough(node, f, dst, paint);
+    else {
+      const s = sourceOf(node, f, paint);
+      if (s) blendSource(dst, f, s, node);
     }
     i = skipTo;
   }
 }
 
+/** A pass-through group: its children blended into the backdrop, the result faded back towards the backdrop by
+ * the group's opacity x fill x mask (alpha-weighted). */
 function passThrough(node: Extract<TNode, { kind: 'group' }>, f: Frame, dst: Uint8ClampedArray, paint: SmartPainter) {
-  if (node.opacity >= 1 && !node.mask) {
+  const k = node.opacity * node.fill;
+  if (k >= 1 && !node.mask) {
     compositeList(node.children, f, dst, paint);
     return;
   }
@@ -137,7 +171,7 @@ function passThrough(node: Extract<TNode, { kind: 'group' }>, f: Frame, dst: Uin
   compositeList(node.children, f, dst, paint);
   const m = node.mask ? maskOver(node.mask, f.x, f.y, f.w, f.h) : null;
   for (let p = 0, n = f.w * f.h; p < n; p++) {
-    const t = node.opacity * (m ? m[p]! / 255 : 1);
+    const t = k * (m ? m[p]! / 255 : 1);
     if (t >= 1) continue;
     const o = p * 4;
     // fade between the backdrop and the group's result, alpha-weighted
