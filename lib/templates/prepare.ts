@@ -20,9 +20,10 @@ export interface PreparedSmart {
   displace: Omit<DisplaceFilter, 'map'> | null;
   /** null when the smart object lies outside the document */
   frame: Frame | null;
-  /** frame-sized RGBA: everything below the smart object's top-level layer, flattened */
+  /** frame-sized RGBA: everything below the smart object's top-level layer (or its clipping base), flattened */
   below: Uint8ClampedArray;
-  /** the smart object's top-level layer (its group, when nested) and every layer above, cropped to the frame */
+  /** the smart object's top-level layer (its group, when nested; the base of its clipping group, when clipped) and
+   * every layer above, cropped to the frame */
   above: TNode[];
   /** content coordinates per frame pixel, and the same displaced ('auto') */
   uv: Float32Array;
@@ -133,16 +134,25 @@ export function prepareTemplate(t: ParsedTemplate, opts: PrepareOptions = {}): P
         uv: new Float32Array(0),
         uvDisplaced: null,
       };
-    const top = t.root.findIndex((n) => contains(n, so));
+    const own = t.root.findIndex((n) => contains(n, so));
+    // a layer clipped to a base below composites with it (composite.ts): the base and its clipped layers are kept
+    let top = own;
+    while (top > 0 && t.root[top]!.clip) top--;
     const below = new Uint8ClampedArray(frame.w * frame.h * 4);
     compositeList(t.root.slice(0, top), frame, below, paint);
+    // the surface the design lies on (its clipping base included: a garment's folds) for the derived displacement
+    let under = below;
+    if (top < own) {
+      under = new Uint8ClampedArray(frame.w * frame.h * 4);
+      compositeList(t.root.slice(0, own), frame, under, paint);
+    }
     const above = crop(t.root.slice(top), frame, so, paint);
     const uv = contentMap(sd.geometry, frame);
     const bounds = sd.displace?.map ? frameOf(sd.geometry, t.width, t.height, 0) : null;
     const offsets =
       sd.displace?.map && bounds
         ? mapDisplacement(sd.displace, frame, bounds)
-        : autoDisplacement(below, frame, sd.displace);
+        : autoDisplacement(under, frame, sd.displace);
     return { ...common, frame, below, above, uv, uvDisplaced: offsets ? displacedMap(uv, frame, offsets) : null };
   });
   return {

@@ -109,3 +109,48 @@ export function gradient(w: number, h: number, a: [number, number, number], b: [
     }
   return { width: w, height: h, data };
 }
+
+/** One smart object clipped to a soft-edged garment shape below it (with folds: horizontal ridges of light and shade,
+ * on a transparent layer over a flat photo), with a multiply shading layer clipped to the same shape above it: the
+ * design must show only where the shape does, and its derived displacement follows the garment's folds. */
+export function clippedTemplatePsd(content: RawImage): Buffer {
+  agPsdWithoutCanvas();
+  const id = '44444444-9391-11ec-b4f1-c15674f50bc4';
+  const cx = 110;
+  const cy = 96;
+  // an ellipse with a 6 px soft edge, inside the smart object's quad on the left and past it on the right
+  const inShape = (x: number, y: number) => Math.hypot((x - cx) / 80, (y - cy) / 52);
+  const soft = (x: number, y: number) => Math.round(255 * Math.min(1, Math.max(0, (1 - inShape(x, y)) * 10)));
+  const psd: Psd = {
+    width: STACK_W,
+    height: STACK_H,
+    children: [
+      {
+        name: 'Photo',
+        left: 0,
+        top: 0,
+        imageData: pixels(STACK_W, STACK_H, [90, 120, 140, 255]) as never,
+      },
+      {
+        name: 'Garment',
+        left: 0,
+        top: 0,
+        imageData: pixels(STACK_W, STACK_H, (x, y) => {
+          const v = 170 + 60 * Math.sin(y / 9);
+          return [v, v, v - 10, soft(x, y)];
+        }) as never,
+      },
+      placed('Print', id, QUAD_A, content, { clipping: true }),
+      {
+        name: 'Shading',
+        blendMode: 'multiply',
+        clipping: true,
+        left: 0,
+        top: 0,
+        imageData: pixels(STACK_W, STACK_H, (_x, y) => [200 + (y % 40), 200 + (y % 40), 200 + (y % 40), 255]) as never,
+      },
+    ],
+    linkedFiles: [{ id, name: 'print.png', data: png(content) }],
+  };
+  return writePsdBuffer(psd);
+}

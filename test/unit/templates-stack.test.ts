@@ -12,7 +12,7 @@ import {
   renderTemplateOrderedRgb,
   type RawImage,
 } from '../../lib/templates';
-import { foldedTemplatePsd, overlappingTemplatePsd, stripes } from '../helpers/template-stack';
+import { clippedTemplatePsd, foldedTemplatePsd, overlappingTemplatePsd, stripes } from '../helpers/template-stack';
 
 const grey = stripes(100, 100, [128, 128, 128], [128, 128, 128]);
 const red = stripes(100, 100, [220, 30, 40], [250, 200, 20]);
@@ -76,6 +76,37 @@ describe('templates engine: overlapping smart objects and displacement', functio
       const w = psnr(one, oracle(mine));
       assert.ok(w >= 45, `smart object ${id} alone: ${w.toFixed(2)} dB`);
     }
+  });
+
+  it('a smart object clipped to a shape below it: the design shows only inside the shape, shaded by a layer clipped above, displaced along its folds', () => {
+    const p = prepared(clippedTemplatePsd(grey));
+    const want = oracle(clippedTemplatePsd(red));
+    const one = renderTemplate(p, [{ smartObjectId: '1', design: red }], { displace: 'off' });
+    const v = psnr(one, want);
+    assert.ok(v >= 45, `${v.toFixed(2)} dB of the template drawn with the design as content`);
+    assert.ok(differing(one, want) < 20, `${differing(one, want)} pixels differ`);
+    // the service's RGB path too
+    const rgb = renderTemplateOrderedRgb(p, [{ smartObjectId: '1', design: red }], { displace: 'off' });
+    let worst = 0;
+    for (let i = 0, j = 0; i < want.data.length; i += 4, j += 3)
+      for (let c = 0; c < 3; c++) worst = Math.max(worst, Math.abs(rgb.data[j + c]! - want.data[i + c]!));
+    assert.ok(worst <= 8, `RGB path: ${worst} levels off`);
+    // inside the smart object's quad but outside the shape (an ellipse about (110, 96), radii 80 and 52) the render
+    // leaves the template as it was
+    const own = oracle(clippedTemplatePsd(grey));
+    for (const [x, y] of [
+      [44, 44],
+      [170, 56],
+      [50, 140],
+    ] as const) {
+      const k = (y * one.width + x) * 4;
+      assert.deepEqual([...one.data.subarray(k, k + 4)], [...own.data.subarray(k, k + 4)], `(${x}, ${y})`);
+    }
+    // displace "auto" follows the garment's folds (the photo under it is flat: it alone would move nothing)
+    const design = stripes(100, 100, [220, 30, 40], [30, 60, 220]);
+    const auto = renderTemplate(p, [{ smartObjectId: '1', design }], { displace: 'auto' });
+    const off = renderTemplate(p, [{ smartObjectId: '1', design }], { displace: 'off' });
+    assert.ok(differing(auto, off) > 300, `auto moved ${differing(auto, off)} pixels`);
   });
 
   it('displace "auto" moves the design along the folds under it; "off" maps it through the transform only', () => {
