@@ -1,6 +1,5 @@
 import type { Duration } from '@temporalio/common';
 import {
-  bundleWorkflowCode,
   NativeConnection,
   Runtime,
   Worker,
@@ -11,6 +10,7 @@ import { createActivities, type Activities, type ActivityDeps } from '../activit
 import type { InboundWorkflows } from '../activities/inbound';
 import { accountDeletion, sendMail, shopifyWebhook, stripeEvent } from '../workflows';
 import { legacySpanProcessor, temporalTracing, type Tracing } from '../lib/tracing';
+import { bundleWorkflowsApart } from './workflow-bundle';
 
 export interface WorkerOptions extends ActivityDeps {
   connection: NativeConnection;
@@ -98,17 +98,20 @@ const templateQueueSlots: Partial<SdkWorkerOptions> = {
 };
 
 /**
- * The workflows bundled once for every Worker of the process (with the tracing interceptors when tracing). A Worker
- * given `workflowsPath` runs webpack on its own: with two queues that was two bundlings at startup, ~30-45 MiB of the
- * worker's resident memory at startup (docs/benchmarks.md, "Before and after issue 34").
+ * The workflows bundled once for every Worker of the process (with the tracing interceptors when tracing), in a child
+ * process (worker/workflow-bundle.ts): a Worker given `workflowsPath` runs webpack in this process, and what the
+ * bundling leaves here stays resident (~100 MiB at startup; with two queues that was two bundlings, ~30-45 MiB more;
+ * docs/benchmarks.md, "The worker's memory at startup").
  */
 function bundleWorkflows(tracing: Tracing | undefined): Promise<WorkflowBundle> {
-  return bundleWorkflowCode({
-    workflowsPath: require.resolve('../workflows'),
-    // the interceptors' module exactly when tracingOptions() gives the Workers their sink
-    ...(exporting(tracing) ? { workflowInterceptorModules: TRACING_WORKFLOW_MODULES } : {}),
-    logger: Runtime.instance().logger,
-  });
+  return bundleWorkflowsApart(
+    {
+      workflowsPath: require.resolve('../workflows'),
+      // the interceptors' module exactly when tracingOptions() gives the Workers their sink
+      workflowInterceptorModules: exporting(tracing) ? TRACING_WORKFLOW_MODULES : [],
+    },
+    Runtime.instance().logger,
+  );
 }
 
 /**
@@ -129,7 +132,7 @@ export async function createWorkers(
       ...(serve !== 'renders' ? [deps.config.templates.taskQueue] : []),
     ]),
   ];
-  const bundle = workflowBundle ?? (names.length > 1 ? await bundleWorkflows(tracing) : undefined);
+  const bundle = workflowBundle ?? (await bundleWorkflows(tracing));
   return Promise.all(
     names.map((queue) =>
       Worker.create({
@@ -137,7 +140,7 @@ export async function createWorkers(
         connection,
         namespace: deps.config.temporal.namespace,
         taskQueue: queue,
-        ...(bundle ? { workflowBundle: bundle } : { workflowsPath: require.resolve('../workflows') }),
+        workflowBundle: bundle,
         activities,
         shutdownGraceTime: shutdownGraceTime ?? '30 seconds',
         ...(queue === taskQueue ? renderQueueSlots : templateQueueSlots),
