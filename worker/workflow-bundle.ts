@@ -2,7 +2,13 @@
 // leave behind in a process stays resident for good (~100 MiB: V8's grown heap, glibc's arenas, the mapped swc
 // binaries), so the worker only receives the bundle's code. docs/benchmarks.md, "The worker's memory at startup".
 import { fork } from 'node:child_process';
-import { bundleWorkflowCode, type Logger, type LogLevel, type LogMetadata, type WorkflowBundle } from '@temporalio/worker';
+import {
+  bundleWorkflowCode,
+  type Logger,
+  type LogLevel,
+  type LogMetadata,
+  type WorkflowBundle,
+} from '@temporalio/worker';
 
 /** What the worker asks for: the workflows' module and the workflow interceptor modules to bundle with them. */
 interface BundleRequest {
@@ -12,9 +18,7 @@ interface BundleRequest {
 
 /** What the child sends back: the bundler's log lines, then the code or why it failed. */
 type FromChild =
-  | { log: { level: LogLevel; message: string; meta?: LogMetadata } }
-  | { code: string }
-  | { error: string };
+  { log: { level: LogLevel; message: string; meta?: LogMetadata } } | { code: string } | { error: string };
 
 /**
  * Bundles the workflows in a child node (the same flags as this process, so tsx too) and returns the bundle; the
@@ -36,9 +40,7 @@ export function bundleWorkflowsApart(request: BundleRequest, logger: Logger): Pr
     });
     child.once('error', (err) => settle(() => reject(err)));
     child.once('exit', (code, signal) =>
-      settle(() =>
-        reject(new Error(`the workflow bundler exited without a bundle (code ${code}, signal ${signal})`)),
-      ),
+      settle(() => reject(new Error(`the workflow bundler exited without a bundle (code ${code}, signal ${signal})`))),
     );
     child.send(request);
   });
