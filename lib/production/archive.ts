@@ -2,7 +2,6 @@
 // ZipArchive) so it goes to storage as it is made. PNG and PDF entries are stored, not deflated: they are compressed
 // already, and deflating them again costs time for nothing.
 import type { Readable } from 'node:stream';
-import { ZipArchive } from 'archiver';
 
 export interface ArchiveEntry {
   name: string;
@@ -12,6 +11,10 @@ export interface ArchiveEntry {
 
 /** A ZIP of the entries, in order, as a readable stream; a failed read fails the stream. */
 export function zipStream(entries: ArchiveEntry[], date = new Date(0)): Readable {
+  // archiver is loaded by the first archive (issue 34: a worker that never makes one does not hold it;
+  // test/unit/production-lazy.test.ts)
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { ZipArchive } = require('archiver') as typeof import('archiver');
   const zip = new ZipArchive({ store: true });
   void (async () => {
     try {

@@ -1,8 +1,7 @@
 // The job sheet: one PDF per order for the print shop (pdf-lib): order number and date, ship-to name, a QR code of
 // the order id, and per line the mockup thumbnail, garment, colour, size, quantity, zone, print size in inches and
 // pixels, preflight status and the file names in the archive. Letter pages, as many as the lines need.
-import { PDFDocument, rgb, StandardFonts, type PDFFont, type PDFImage, type PDFPage } from 'pdf-lib';
-import QRCode from 'qrcode';
+import type { PDFFont, PDFImage, PDFPage } from 'pdf-lib';
 import type { PreflightReport } from '../print/preflight';
 
 export interface JobSheetLine {
@@ -45,6 +44,12 @@ const winAnsi = (s: string) => s.replace(/[^\x20-\x7e\xa0-\xff]/g, '?');
 const fmt = (n: number) => String(Math.round(n * 100) / 100);
 
 export async function renderJobSheet(input: JobSheetInput): Promise<Uint8Array> {
+  // pdf-lib and qrcode are loaded by the first sheet (a worker that never makes one does not hold them: issue 34,
+  // docs/benchmarks.md "The worker's memory at startup"; test/unit/production-lazy.test.ts)
+  /* eslint-disable @typescript-eslint/no-require-imports */
+  const { PDFDocument, rgb, StandardFonts } = require('pdf-lib') as typeof import('pdf-lib');
+  const QRCode = require('qrcode') as typeof import('qrcode');
+  /* eslint-enable @typescript-eslint/no-require-imports */
   const pdf = await PDFDocument.create();
   pdf.setTitle(winAnsi(`Job sheet ${input.orderName}`));
   pdf.setSubject(input.orderId);
