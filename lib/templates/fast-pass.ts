@@ -22,6 +22,10 @@ export interface Fold {
   opacity: number;
   fillIn: number;
   mask: Uint8Array | null;
+  /** the smart object clipped to a normal layer below it: that base's pixels over the frame (RGBA, its own alpha)
+   * and its coverage there (its alpha x mask x opacity x fill, 0..1); the design is blended onto the base's pixels,
+   * the result composited over the layers below with that coverage (composite.ts's clipping group) */
+  base: { rgba: Uint8ClampedArray; cover: Float32Array } | null;
   /** the rows' spans of mapped pixels of the content map, and of the displaced one */
   plain: Int32Array;
   displaced: Int32Array | null;
@@ -80,6 +84,8 @@ export function foldedPass(
 ): void {
   const out = new Uint8ClampedArray(data.buffer, data.byteOffset, data.length);
   const { gain, offset, lut, mask, opacity, fillIn } = fold;
+  const baseRgba = fold.base?.rgba;
+  const cover = fold.base?.cover;
   const levels = mips.levels;
   const L0 = levels[0]!;
   const d0 = L0.data;
@@ -179,6 +185,10 @@ export function foldedPass(
       dg = dg < 0 ? 0 : dg > 255 ? 255 : dg;
       db = db < 0 ? 0 : db > 255 ? 255 : db;
       const bi = k * 4;
+      if (baseRgba) {
+        clippedPixel(out, o, k, as, dr, dg, db, below, baseRgba, cover!, lut, fillIn, gain, offset);
+        continue;
+      }
       const br = below[bi]!;
       const bg = below[bi + 1]!;
       const bb = below[bi + 2]!;
@@ -205,4 +215,51 @@ export function foldedPass(
       out[o + 2] = (bb + (Bb - bb) * as) * gain[g + 2]! * GI + offset[g + 2]! * OI;
     }
   }
+}
+
+/** One channel of the design (straight colour d, coverage as) blended onto a clipping base's colour b of alpha a
+ * (the W3C formula, as composite.ts blends a clipped layer onto its base), in the smart object's mode. */
+function ontoBase(b: number, a: number, d: number, as: number, lut: Uint8Array | null, fillIn: number): number {
+  let x = d;
+  if (lut) {
+    x = lut[(b << 8) | ((d + 0.5) | 0)]!;
+    if (fillIn < 1) x = b + (x - b) * fillIn;
+  }
+  if (a >= 1) return b + (x - b) * as;
+  const ao = as + a * (1 - as);
+  return ((d + (x - d) * a) * as + b * a * (1 - as)) / ao;
+}
+
+/** A pixel of a smart object clipped to a base: the design onto the base's pixels, the result over the layers
+ * below with the base's coverage, the fold applied. */
+function clippedPixel(
+  out: Uint8ClampedArray,
+  o: number,
+  k: number,
+  as: number,
+  dr: number,
+  dg: number,
+  db: number,
+  below: Uint8ClampedArray,
+  base: Uint8ClampedArray,
+  cover: Float32Array,
+  lut: Uint8Array | null,
+  fillIn: number,
+  gain: Uint16Array,
+  offset: Uint16Array,
+): void {
+  const c = cover[k]!;
+  if (c <= 0) return;
+  const bi = k * 4;
+  const a = base[bi + 3]! / 255;
+  const g = k * 3;
+  const lr = below[bi]!;
+  const lg = below[bi + 1]!;
+  const lb = below[bi + 2]!;
+  const r = ontoBase(base[bi]!, a, dr, as, lut, fillIn);
+  const gg = ontoBase(base[bi + 1]!, a, dg, as, lut, fillIn);
+  const b = ontoBase(base[bi + 2]!, a, db, as, lut, fillIn);
+  out[o] = ((lr + (r - lr) * c) * gain[g]!) / G_ONE + offset[g]! / O_ONE;
+  out[o + 1] = ((lg + (gg - lg) * c) * gain[g + 1]!) / G_ONE + offset[g + 1]! / O_ONE;
+  out[o + 2] = ((lb + (b - lb) * c) * gain[g + 2]!) / G_ONE + offset[g + 2]! / O_ONE;
 }

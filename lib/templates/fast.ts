@@ -8,8 +8,10 @@
 // The fold: over an opaque backdrop, a layer in normal, multiply or screen mode changes each channel affinely (out =
 // x * gain + offset, gain and offset set by the layer's pixel, opacity and mask), and so does any stack of such
 // layers. It is exact up to the 8-bit rounding the step-by-step compositor does between layers (at most a level or
-// so). Anything else (a backdrop with transparency, other modes, groups or clipping above, a smart object inside a
-// group or clipped to) renders through the general compositor (composite.ts) over the frame, flattened on white.
+// so). A smart object clipped to a normal layer below it, alone in its clipping group, folds too (the design blended
+// onto the base's pixels in the pass). Anything else (a backdrop with transparency, other modes, groups or clipping
+// above, a smart object inside a group or clipped to) renders through the general compositor (composite.ts) over the
+// frame, flattened on white.
 // The per-pixel pass of a folded smart object is in fast-pass.ts.
 import { blendLut, FILL_INSIDE_MODES, isSeparable } from './blend';
 import { compositeList, maskOver, type Frame, type SmartPainter } from './composite';
@@ -17,6 +19,7 @@ import { BadInputError } from '../errors';
 import {
   DEFAULT_PLACEMENT,
   designLevels,
+  blockOnFrame,
   fillMatrix,
   paintImage,
   placementMatrix,
@@ -87,7 +90,20 @@ function foldOf(
 ): Omit<Fold, 'plain' | 'displaced' | 'plainSteps' | 'displacedSteps'> | null {
   const below = ps.below;
   for (let i = 3; i < below.length; i += 4) if (below[i] !== 255) return null;
-  const [top, ...rest] = ps.above;
+  let [top, ...rest] = ps.above;
+  // a smart object clipped to a layer below it (alone in its clipping group): the base's pixels and coverage
+  let base: Fold['base'] = null;
+  if (top && !top.clip && rest[0]?.clip) {
+    if (top.kind !== 'pixels' || top.hidden || top.mode !== 'normal' || !top.img) return null;
+    const b = top;
+    const bm = b.mask ? maskOver(b.mask, f.x, f.y, f.w, f.h) : null;
+    const rgba = blockOnFrame(b.img!, f);
+    const cover = new Float32Array(f.w * f.h);
+    const k = (b.opacity * b.fill) / 255;
+    for (let p = 0; p < cover.length; p++) cover[p] = rgba[p * 4 + 3]! * k * (bm ? bm[p]! / 255 : 1);
+    base = { rgba, cover };
+    [top, ...rest] = rest;
+  }
   if (!top || top.kind !== 'smart' || top.so !== so || top.hidden) return null;
   if (!isSeparable(top.mode) || top.mode === 'dissolve') return null;
   for (const n of rest) {
@@ -149,6 +165,7 @@ function foldOf(
     opacity: inside ? top.opacity : top.opacity * top.fill,
     fillIn: inside ? top.fill : 1,
     mask: top.mask ? Uint8Array.from(maskOver(top.mask, f.x, f.y, f.w, f.h)) : null,
+    base,
   };
 }
 
@@ -191,6 +208,7 @@ export function renderPlan(p: PreparedTemplate): RenderPlan {
     const fo = s.fold;
     if (!fo) continue;
     bytes += fo.gain.byteLength + fo.offset.byteLength + (fo.mask?.byteLength ?? 0);
+    bytes += fo.base ? fo.base.rgba.byteLength + fo.base.cover.byteLength : 0;
     bytes += fo.plain.byteLength + (fo.displaced?.byteLength ?? 0);
     bytes += fo.plainSteps.byteLength + (fo.displacedSteps?.byteLength ?? 0);
   }

@@ -110,10 +110,21 @@ export function gradient(w: number, h: number, a: [number, number, number], b: [
   return { width: w, height: h, data };
 }
 
+/** A multiply layer clipped to the garment, over the print. */
+const shadingLayer = (): Layer => ({
+  name: 'Shading',
+  blendMode: 'multiply',
+  clipping: true,
+  left: 0,
+  top: 0,
+  imageData: pixels(STACK_W, STACK_H, (_x, y) => [200 + (y % 40), 200 + (y % 40), 200 + (y % 40), 255]) as never,
+});
+
 /** One smart object clipped to a soft-edged garment shape below it (with folds: horizontal ridges of light and shade,
  * on a transparent layer over a flat photo), with a multiply shading layer clipped to the same shape above it: the
- * design must show only where the shape does, and its derived displacement follows the garment's folds. */
-export function clippedTemplatePsd(content: RawImage): Buffer {
+ * design must show only where the shape does, and its derived displacement follows the garment's folds. Without
+ * `shading` the print is alone in its clipping group (the render's fast pass folds it). */
+export function clippedTemplatePsd(content: RawImage, shading = true): Buffer {
   agPsdWithoutCanvas();
   const id = '44444444-9391-11ec-b4f1-c15674f50bc4';
   const cx = 110;
@@ -141,14 +152,7 @@ export function clippedTemplatePsd(content: RawImage): Buffer {
         }) as never,
       },
       placed('Print', id, QUAD_A, content, { clipping: true }),
-      {
-        name: 'Shading',
-        blendMode: 'multiply',
-        clipping: true,
-        left: 0,
-        top: 0,
-        imageData: pixels(STACK_W, STACK_H, (_x, y) => [200 + (y % 40), 200 + (y % 40), 200 + (y % 40), 255]) as never,
-      },
+      ...(shading ? [shadingLayer()] : []),
     ],
     linkedFiles: [{ id, name: 'print.png', data: png(content) }],
   };

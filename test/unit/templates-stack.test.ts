@@ -9,6 +9,7 @@ import {
   psnr,
   renderOwnContent,
   renderTemplate,
+  renderPlan,
   renderTemplateOrderedRgb,
   type RawImage,
 } from '../../lib/templates';
@@ -79,30 +80,34 @@ describe('templates engine: overlapping smart objects and displacement', functio
   });
 
   it('a smart object clipped to a shape below it: the design shows only inside the shape, shaded by a layer clipped above, displaced along its folds', () => {
-    const p = prepared(clippedTemplatePsd(grey));
-    const want = oracle(clippedTemplatePsd(red));
-    const one = renderTemplate(p, [{ smartObjectId: '1', design: red }], { displace: 'off' });
-    const v = psnr(one, want);
-    assert.ok(v >= 45, `${v.toFixed(2)} dB of the template drawn with the design as content`);
-    assert.ok(differing(one, want) < 20, `${differing(one, want)} pixels differ`);
-    // the service's RGB path too
-    const rgb = renderTemplateOrderedRgb(p, [{ smartObjectId: '1', design: red }], { displace: 'off' });
-    let worst = 0;
-    for (let i = 0, j = 0; i < want.data.length; i += 4, j += 3)
-      for (let c = 0; c < 3; c++) worst = Math.max(worst, Math.abs(rgb.data[j + c]! - want.data[i + c]!));
-    assert.ok(worst <= 8, `RGB path: ${worst} levels off`);
-    // inside the smart object's quad but outside the shape (an ellipse about (110, 96), radii 80 and 52) the render
-    // leaves the template as it was
-    const own = oracle(clippedTemplatePsd(grey));
-    for (const [x, y] of [
-      [44, 44],
-      [170, 56],
-      [50, 140],
-    ] as const) {
-      const k = (y * one.width + x) * 4;
-      assert.deepEqual([...one.data.subarray(k, k + 4)], [...own.data.subarray(k, k + 4)], `(${x}, ${y})`);
+    for (const shading of [true, false]) {
+      const p = prepared(clippedTemplatePsd(grey, shading));
+      const want = oracle(clippedTemplatePsd(red, shading));
+      const one = renderTemplate(p, [{ smartObjectId: '1', design: red }], { displace: 'off' });
+      const v = psnr(one, want);
+      assert.ok(v >= 45, `shading ${shading}: ${v.toFixed(2)} dB of the template drawn with the design as content`);
+      assert.ok(differing(one, want) < 20, `shading ${shading}: ${differing(one, want)} pixels differ`);
+      // the service's RGB path too: alone in its clipping group, the print folds with its base (the fast pass)
+      assert.equal(!!renderPlan(p).smart[0]?.fold?.base, !shading, `shading ${shading}: folds with its base`);
+      const rgb = renderTemplateOrderedRgb(p, [{ smartObjectId: '1', design: red }], { displace: 'off' });
+      let worst = 0;
+      for (let i = 0, j = 0; i < want.data.length; i += 4, j += 3)
+        for (let c = 0; c < 3; c++) worst = Math.max(worst, Math.abs(rgb.data[j + c]! - want.data[i + c]!));
+      assert.ok(worst <= 1, `shading ${shading}, RGB path: ${worst} levels off`);
+      // inside the smart object's quad but outside the shape (an ellipse about (110, 96), radii 80 and 52) the
+      // render leaves the template as it was
+      const own = oracle(clippedTemplatePsd(grey, shading));
+      for (const [x, y] of [
+        [44, 44],
+        [170, 56],
+        [50, 140],
+      ] as const) {
+        const k = (y * one.width + x) * 4;
+        assert.deepEqual([...one.data.subarray(k, k + 4)], [...own.data.subarray(k, k + 4)], `(${x}, ${y})`);
+      }
     }
     // displace "auto" follows the garment's folds (the photo under it is flat: it alone would move nothing)
+    const p = prepared(clippedTemplatePsd(grey));
     const design = stripes(100, 100, [220, 30, 40], [30, 60, 220]);
     const auto = renderTemplate(p, [{ smartObjectId: '1', design }], { displace: 'auto' });
     const off = renderTemplate(p, [{ smartObjectId: '1', design }], { displace: 'off' });
