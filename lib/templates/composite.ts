@@ -1,7 +1,7 @@
 // Compositing a layer tree over a frame (a rectangle of the document), bottom to top: hidden layers skipped,
 // clipping groups (the clipped layers blended onto the base's own pixels, composited as the base), groups
 // pass-through or isolated, masks, opacity and fill opacity, every blend mode (blend.ts).
-import { blendInto } from './blend';
+import { blendInto, FILL_INSIDE_MODES } from './blend';
 import type { Block, Bytes, MaskBlock, TNode } from './model';
 import { blockOnFrame } from './paint';
 
@@ -125,16 +125,36 @@ function baseOnFrame(node: TNode, f: Frame, dst: Uint8ClampedArray, paint: Smart
 function clippingGroup(node: TNode, clipped: TNode[], f: Frame, dst: Uint8ClampedArray, paint: SmartPainter) {
   const base = baseOnFrame(node, f, dst, paint);
   if (!base) return;
+  // the base's fill fades its own pixels, not its clipped layers (a base at fill 0 still shows them in its shape);
+  // modes that take the fill inside the blend keep it there
+  const inside = node.kind !== 'group' && FILL_INSIDE_MODES.has(node.mode);
+  const fill = inside ? 1 : node.fill;
+  const inner = Math.round(fill * 255);
   const n = f.w * f.h;
-  const alpha = new Uint8Array(n);
-  for (let p = 0; p < n; p++) alpha[p] = base[p * 4 + 3]!;
+  const shape = new Uint8Array(n);
+  for (let p = 0; p < n; p++) {
+    shape[p] = base[p * 4 + 3]!;
+    base[p * 4 + 3] = inner;
+  }
   for (const c of clipped) {
     const cs = sourceOf(c, f, paint);
     if (cs) blendSource(base, f, cs, c);
   }
-  for (let p = 0; p < n; p++) base[p * 4 + 3] = alpha[p]!;
+  for (let p = 0; p < n; p++) base[p * 4 + 3] = (shape[p]! * base[p * 4 + 3]!) / 255;
   const mask = node.mask ? maskOver(node.mask, f.x, f.y, f.w, f.h) : null;
-  blendSource(dst, f, { data: base, ...f, mask }, node);
+  blendInto({
+    dst,
+    dw: f.w,
+    src: base,
+    sw: f.w,
+    sh: f.h,
+    sx: 0,
+    sy: 0,
+    mode: node.mode,
+    opacity: node.opacity,
+    fill: inside ? node.fill : 1,
+    mask,
+  });
 }
 
 /** Composite `nodes` (bottom first) onto `dst` (RGBA, frame-sized). */

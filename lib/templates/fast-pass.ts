@@ -22,10 +22,10 @@ export interface Fold {
   opacity: number;
   fillIn: number;
   mask: Uint8Array | null;
-  /** the smart object clipped to a normal layer below it: that base's pixels over the frame (RGBA, its own alpha)
-   * and its coverage there (its alpha x mask x opacity x fill, 0..1); the design is blended onto the base's pixels,
-   * the result composited over the layers below with that coverage (composite.ts's clipping group) */
-  base: { rgba: Uint8ClampedArray; cover: Float32Array } | null;
+  /** the smart object clipped to a normal layer below it: that base's pixels over the frame (RGBA), its coverage
+   * there (its alpha x mask x opacity, 0..1) and its fill; the design is blended onto the base's colour (of alpha
+   * its fill), the result composited over the layers below with that coverage (composite.ts's clipping group) */
+  base: { rgba: Uint8ClampedArray; cover: Float32Array; fill: number } | null;
   /** the rows' spans of mapped pixels of the content map, and of the displaced one */
   plain: Int32Array;
   displaced: Int32Array | null;
@@ -86,6 +86,7 @@ export function foldedPass(
   const { gain, offset, lut, mask, opacity, fillIn } = fold;
   const baseRgba = fold.base?.rgba;
   const cover = fold.base?.cover;
+  const baseFill = fold.base?.fill ?? 1;
   const levels = mips.levels;
   const L0 = levels[0]!;
   const d0 = L0.data;
@@ -186,7 +187,7 @@ export function foldedPass(
       db = db < 0 ? 0 : db > 255 ? 255 : db;
       const bi = k * 4;
       if (baseRgba) {
-        clippedPixel(out, o, k, as, dr, dg, db, below, baseRgba, cover!, lut, fillIn, gain, offset);
+        clippedPixel(out, o, k, as, dr, dg, db, below, baseRgba, cover!, baseFill, lut, fillIn, gain, offset);
         continue;
       }
       const br = below[bi]!;
@@ -218,7 +219,7 @@ export function foldedPass(
 }
 
 /** One channel of the design (straight colour d, coverage as) blended onto a clipping base's colour b of alpha a
- * (the W3C formula, as composite.ts blends a clipped layer onto its base), in the smart object's mode. */
+ * (its fill; the W3C formula, as composite.ts blends a clipped layer onto its base), in the smart object's mode. */
 function ontoBase(b: number, a: number, d: number, as: number, lut: Uint8Array | null, fillIn: number): number {
   let x = d;
   if (lut) {
@@ -230,8 +231,8 @@ function ontoBase(b: number, a: number, d: number, as: number, lut: Uint8Array |
   return ((d + (x - d) * a) * as + b * a * (1 - as)) / ao;
 }
 
-/** A pixel of a smart object clipped to a base: the design onto the base's pixels, the result over the layers
- * below with the base's coverage, the fold applied. */
+/** A pixel of a smart object clipped to a base: the design onto the base's colour (of alpha its fill `a`), the
+ * result over the layers below with the base's coverage, the fold applied. */
 function clippedPixel(
   out: Uint8ClampedArray,
   o: number,
@@ -243,15 +244,16 @@ function clippedPixel(
   below: Uint8ClampedArray,
   base: Uint8ClampedArray,
   cover: Float32Array,
+  a: number,
   lut: Uint8Array | null,
   fillIn: number,
   gain: Uint16Array,
   offset: Uint16Array,
 ): void {
-  const c = cover[k]!;
+  // the base's coverage times what covers it inside: its fill, and the design over that
+  const c = cover[k]! * (a + as - a * as);
   if (c <= 0) return;
   const bi = k * 4;
-  const a = base[bi + 3]! / 255;
   const g = k * 3;
   const lr = below[bi]!;
   const lg = below[bi + 1]!;

@@ -99,9 +99,9 @@ function foldOf(
     const bm = b.mask ? maskOver(b.mask, f.x, f.y, f.w, f.h) : null;
     const rgba = blockOnFrame(b.img!, f);
     const cover = new Float32Array(f.w * f.h);
-    const k = (b.opacity * b.fill) / 255;
+    const k = b.opacity / 255;
     for (let p = 0; p < cover.length; p++) cover[p] = rgba[p * 4 + 3]! * k * (bm ? bm[p]! / 255 : 1);
-    base = { rgba, cover };
+    base = { rgba, cover, fill: b.fill };
     [top, ...rest] = rest;
   }
   if (!top || top.kind !== 'smart' || top.so !== so || top.hidden) return null;

@@ -123,8 +123,9 @@ const shadingLayer = (): Layer => ({
 /** One smart object clipped to a soft-edged garment shape below it (with folds: horizontal ridges of light and shade,
  * on a transparent layer over a flat photo), with a multiply shading layer clipped to the same shape above it: the
  * design must show only where the shape does, and its derived displacement follows the garment's folds. Without
- * `shading` the print is alone in its clipping group (the render's fast pass folds it). */
-export function clippedTemplatePsd(content: RawImage, shading = true): Buffer {
+ * `shading` the print is alone in its clipping group (the render's fast pass folds it); `garmentFill` is the shape's
+ * fill opacity (it fades the garment's own pixels, not the print clipped to it). */
+export function clippedTemplatePsd(content: RawImage, shading = true, garmentFill = 1): Buffer {
   agPsdWithoutCanvas();
   const id = '44444444-9391-11ec-b4f1-c15674f50bc4';
   const cx = 110;
@@ -146,6 +147,7 @@ export function clippedTemplatePsd(content: RawImage, shading = true): Buffer {
         name: 'Garment',
         left: 0,
         top: 0,
+        fillOpacity: garmentFill,
         imageData: pixels(STACK_W, STACK_H, (x, y) => {
           const v = 170 + 60 * Math.sin(y / 9);
           return [v, v, v - 10, soft(x, y)];

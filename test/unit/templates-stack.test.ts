@@ -80,23 +80,36 @@ describe('templates engine: overlapping smart objects and displacement', functio
   });
 
   it('a smart object clipped to a shape below it: the design shows only inside the shape, shaded by a layer clipped above, displaced along its folds', () => {
-    for (const shading of [true, false]) {
-      const p = prepared(clippedTemplatePsd(grey, shading));
-      const want = oracle(clippedTemplatePsd(red, shading));
+    const printed = new Map<string, RawImage>();
+    for (const [shading, fill] of [
+      [true, 1],
+      [false, 1],
+      [false, 0.4],
+    ] as const) {
+      const p = prepared(clippedTemplatePsd(grey, shading, fill));
+      const want = oracle(clippedTemplatePsd(red, shading, fill));
       const one = renderTemplate(p, [{ smartObjectId: '1', design: red }], { displace: 'off' });
+      printed.set(`${shading} ${fill}`, one);
       const v = psnr(one, want);
-      assert.ok(v >= 45, `shading ${shading}: ${v.toFixed(2)} dB of the template drawn with the design as content`);
-      assert.ok(differing(one, want) < 20, `shading ${shading}: ${differing(one, want)} pixels differ`);
+      assert.ok(
+        v >= 45,
+        `shading ${shading}, fill ${fill}: ${v.toFixed(2)} dB of the template drawn with the design as content`,
+      );
+      assert.ok(differing(one, want) < 20, `shading ${shading}, fill ${fill}: ${differing(one, want)} pixels differ`);
       // the service's RGB path too: alone in its clipping group, the print folds with its base (the fast pass)
-      assert.equal(!!renderPlan(p).smart[0]?.fold?.base, !shading, `shading ${shading}: folds with its base`);
+      assert.equal(
+        !!renderPlan(p).smart[0]?.fold?.base,
+        !shading,
+        `shading ${shading}, fill ${fill}: folds with its base`,
+      );
       const rgb = renderTemplateOrderedRgb(p, [{ smartObjectId: '1', design: red }], { displace: 'off' });
       let worst = 0;
       for (let i = 0, j = 0; i < want.data.length; i += 4, j += 3)
         for (let c = 0; c < 3; c++) worst = Math.max(worst, Math.abs(rgb.data[j + c]! - want.data[i + c]!));
-      assert.ok(worst <= 1, `shading ${shading}, RGB path: ${worst} levels off`);
+      assert.ok(worst <= 1, `shading ${shading}, fill ${fill}, RGB path: ${worst} levels off`);
       // inside the smart object's quad but outside the shape (an ellipse about (110, 96), radii 80 and 52) the
       // render leaves the template as it was
-      const own = oracle(clippedTemplatePsd(grey, shading));
+      const own = oracle(clippedTemplatePsd(grey, shading, fill));
       for (const [x, y] of [
         [44, 44],
         [170, 56],
@@ -105,6 +118,18 @@ describe('templates engine: overlapping smart objects and displacement', functio
         const k = (y * one.width + x) * 4;
         assert.deepEqual([...one.data.subarray(k, k + 4)], [...own.data.subarray(k, k + 4)], `(${x}, ${y})`);
       }
+    }
+    // the garment's fill fades its own pixels, not the print clipped to it: where the opaque print covers the shape's
+    // inside, it shows the same at fill 40 % (Photoshop's clipping: clipping-mask.psd and advanced-blending.psd)
+    const full = printed.get('false 1')!;
+    const faded = printed.get('false 0.4')!;
+    for (const [x, y] of [
+      [110, 96],
+      [80, 120],
+      [150, 70],
+    ] as const) {
+      const k = (y * full.width + x) * 4;
+      assert.deepEqual([...faded.data.subarray(k, k + 4)], [...full.data.subarray(k, k + 4)], `(${x}, ${y})`);
     }
     // displace "auto" follows the garment's folds (the photo under it is flat: it alone would move nothing)
     const p = prepared(clippedTemplatePsd(grey));
