@@ -62,13 +62,12 @@ function isPostgresClient(type) {
 /** Methods of the client that send SQL text, open a transaction, or listen and notify on a channel. */
 const SQL_METHODS = new Set(['unsafe', 'file', 'begin', 'savepoint', 'reserve', 'listen', 'notify']);
 
-const sqlInDbOnly = {
+/** A rule refusing SQL (tagged templates and query methods of the postgres client) in the files it is set on. */
+const sqlOnlyIn = (where, instead) => ({
   meta: {
     type: 'problem',
-    docs: { description: 'SQL (tagged templates and query methods of the postgres client) only in db/' },
-    messages: {
-      sql: 'SQL lives in db/: add or use a function of a db/ module instead of writing a query here (docs/architecture.md)',
-    },
+    docs: { description: `SQL (tagged templates and query methods of the postgres client) only in ${where}` },
+    messages: { sql: `SQL lives in ${where}: ${instead} (docs/architecture.md)` },
     schema: [],
   },
   create(context) {
@@ -90,7 +89,13 @@ const sqlInDbOnly = {
       },
     };
   },
-};
+});
+
+const sqlInDbOnly = sqlOnlyIn('db/', 'add or use a function of a db/ module instead of writing a query here');
+const sqlInInspectOnly = sqlOnlyIn(
+  'test/helpers/db-inspect/',
+  'a test calls a db/ function, or reads behind the answer through a small function of the inspect helper',
+);
 
 /** The rules the server's TypeScript and the dashboard's JavaScript share. */
 const COMMON_RULES = {
@@ -162,6 +167,16 @@ export default tseslint.config(
     files: ['api/**/*.ts', 'activities/**/*.ts', 'workflows/**/*.ts', 'worker/**/*.ts', 'lib/**/*.ts'],
     plugins: { app: { rules: { 'sql-in-db-only': sqlInDbOnly } } },
     rules: { 'app/sql-in-db-only': 'error' },
+  },
+
+  // Tests act through HTTP and db/ functions; what they read or age in the database directly goes through the inspect
+  // helper (issue 34). The connection-loss child holds a connection of its own to be cut; the chaos invariants are
+  // the chaos run's checker, reading the whole database after a run.
+  {
+    files: ['test/**/*.ts'],
+    ignores: ['test/helpers/db-inspect/**', 'test/helpers/connection-loss-child.ts', 'test/chaos/invariants.ts'],
+    plugins: { tests: { rules: { 'sql-in-inspect-only': sqlInInspectOnly } } },
+    rules: { 'tests/sql-in-inspect-only': 'error' },
   },
 
   // The dashboard: plain ES modules run by the browser as they are, type-checked from their JSDoc by

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import { randomSuffix } from '../../lib/ids';
 import { choosePng, FRONT_PAGE, navigate, onPage, signUpInBrowser, useJourney } from '../helpers/browser';
+import { uploadKeys, userIdByEmail } from '../helpers/db-inspect';
 import * as F from '../helpers/fixtures';
 import { linkIn, waitForMail } from '../helpers/mailpit';
 import { workflowResultWhenStarted } from '../helpers/stack';
@@ -103,11 +104,10 @@ describe('account journeys in a real browser', function () {
     await navigate(page, 'Designs');
     await choosePng(page, 'logo.png', await F.crispLogo(600, 750));
     await page.locator('.upload-result').getByRole('heading', { name: 'logo.png' }).waitFor();
-    const [up] = await stack.sql<{ key: string; userId: string }[]>`
-      select u.storage_key as key, u.user_id as "userId" from uploads u join users a on a.id = u.user_id
-      where a.email = ${email}`;
-    assert.ok(up);
-    assert.equal((await fetch(`${origin}/files/${up.key}`)).status, 200);
+    const userId = await userIdByEmail(email);
+    const [key] = await uploadKeys(userId);
+    assert.ok(key);
+    assert.equal((await fetch(`${origin}/files/${key}`)).status, 200);
 
     await navigate(page, 'Account');
     const form = page.getByRole('form', { name: 'Delete account' });
@@ -117,8 +117,8 @@ describe('account journeys in a real browser', function () {
     await form.getByRole('button', { name: 'Delete my account' }).click();
     await onPage(page, /Sign in/);
 
-    await workflowResultWhenStarted(stack.client, `account-deletion-${up.userId}`);
-    assert.equal((await fetch(`${origin}/files/${up.key}`)).status, 404);
+    await workflowResultWhenStarted(stack.client, `account-deletion-${userId}`);
+    assert.equal((await fetch(`${origin}/files/${key}`)).status, 404);
     await signIn(page, email, password);
     await page.locator('#main').getByText('Email or password is incorrect').waitFor();
     expectLogged(/401/);

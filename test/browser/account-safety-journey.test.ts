@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import { checkEachTest, onPage, openBrowser, type BrowserSession } from '../helpers/browser';
+import { apiKeysRevoked, userRow } from '../helpers/db-inspect';
 import { createKey, GOOD_PASSWORD, http, sessionCookie, signup, uniqueEmail } from '../helpers/http';
 import { linkIn, mailsTo, waitForMail, type MailSummary } from '../helpers/mailpit';
 import { startStack, type Stack } from '../helpers/stack';
@@ -90,9 +91,8 @@ describe('account safety in a real browser: the reset checkbox, "This wasn\'t me
     await page.getByRole('button', { name: 'Set new password' }).click();
     await onPage(page, /Sign in/);
     assert.equal(await keyWorks(key), false, 'ticked: the key is revoked');
-    const keys = await stack.sql<{ revoked: boolean }[]>`
-      select revoked_at is not null as revoked from api_keys where user_id = ${owner.user.id}`;
-    assert.ok(keys.length > 0 && keys.every((k) => k.revoked), 'every key of the account');
+    const revoked = await apiKeysRevoked(owner.user.id);
+    assert.ok(revoked.length > 0 && revoked.every(Boolean), 'every key of the account');
   });
 
   it('"This wasn\'t me" clicked in the notice stops the change, signs everyone out, sign-in waits for a reset', async () => {
@@ -127,8 +127,7 @@ describe('account safety in a real browser: the reset checkbox, "This wasn\'t me
     });
     assert.equal(late.status, 400, late.text);
     assert.equal(late.body.error, 'This link is no longer valid');
-    const [row] = await stack.sql<{ email: string }[]>`select email from users where id = ${owner.user.id}`;
-    assert.equal(row!.email, owner.email);
+    assert.equal((await userRow(owner.user.id))!.email, owner.email);
     for (const cookie of [owner.cookie, intruder])
       assert.equal((await http(origin, 'GET', '/api/auth/me', { cookie })).status, 401);
 

@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import { randomSuffix } from '../../lib/ids';
 import { checkEachTest, navigate, onPage, openBrowser, signUpInBrowser, type BrowserSession } from '../helpers/browser';
+import { paidGrants, userIdByEmail } from '../helpers/db-inspect';
 import { startStack, type Stack } from '../helpers/stack';
 
 /** How long the page may take to show an applied event (the page itself polls for up to 60 s). */
@@ -175,9 +176,7 @@ describe('billing journeys in a real browser: local checkout and portal', functi
     await session.shot('billing-cancelled');
 
     // What the journey left in the ledger: the pack once, the Pro period once, nothing for the cancelled checkout.
-    const grants = await stack.sql<{ source: string; amount: number }[]>`
-      select g.source, g.amount from token_grants g join users u on u.id = g.user_id
-      where u.email = ${email} and g.source <> 'free' order by g.id`;
+    const grants = await paidGrants(await userIdByEmail(email));
     assert.deepEqual(
       grants.map((g) => [g.source, g.amount]),
       [

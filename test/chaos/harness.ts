@@ -30,6 +30,7 @@ import {
   checkWorkflows,
   completedRuns,
   formatTable,
+  inFlightCounts,
   type InvariantResult,
   type Window,
 } from './invariants';
@@ -506,22 +507,15 @@ async function settle(
   let last = '';
   const settled = await waitUpTo(
     async () => {
-      const [s] = await sql<
-        { gens: number; jobs: number; deliveries: number; stripe: number; shopify: number }[]
-      >`select
-        (select count(*)::int from generations where user_id = any(${users}) and status in ('pending', 'processing')) as gens,
-        (select count(*)::int from render_jobs where user_id = any(${users}) and status = 'running') as jobs,
-        (select count(*)::int from webhook_deliveries where user_id = any(${users}) and status = 'pending') as deliveries,
-        (select count(*)::int from stripe_events where status = 'received') as stripe,
-        (select count(*)::int from shopify_webhooks where status = 'received') as shopify`;
+      const s = await inFlightCounts(sql, users);
       let open = 0;
       for await (const w of client.workflow.list({ query: 'ExecutionStatus = "Running"' }))
         if (!/^(maintenance-sweep|inbound-events-sweep|chat-jobs-sweep|chaos-)/.test(w.workflowId)) open++;
-      const state = `${s!.gens} generations unfinished, ${s!.jobs} chat jobs running, ${s!.deliveries} callbacks pending, ${s!.stripe + s!.shopify} inbound events waiting, ${open} workflows open, senders ${sendersDone ? 'done' : 'redelivering'}`;
+      const state = `${s.gens} generations unfinished, ${s.jobs} chat jobs running, ${s.deliveries} callbacks pending, ${s.stripe + s.shopify} inbound events waiting, ${open} workflows open, senders ${sendersDone ? 'done' : 'redelivering'}`;
       if (state !== last) say(`settling: ${state}`);
       last = state;
-      if (s!.gens + s!.jobs + s!.deliveries + s!.stripe + s!.shopify + open === 0 && sendersDone) return true;
-      if ((s!.stripe + s!.shopify > 0 || s!.gens > 0) && Date.now() - lastSweep > 20_000) {
+      if (s.gens + s.jobs + s.deliveries + s.stripe + s.shopify + open === 0 && sendersDone) return true;
+      if ((s.stripe + s.shopify > 0 || s.gens > 0) && Date.now() - lastSweep > 20_000) {
         // what the inbound-events-sweep (every minute) and maintenance-sweep (hourly) schedules would do
         lastSweep = Date.now();
         sweeps++;

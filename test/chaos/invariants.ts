@@ -79,6 +79,17 @@ export async function checkGenerations(sql: Sql, users: string[], ledger: LoadLe
   );
 }
 
+/** What is still in flight for `users`: unfinished generations, running chat jobs, pending callbacks, inbound events. */
+export async function inFlightCounts(sql: Sql, users: string[]) {
+  const [s] = await sql<{ gens: number; jobs: number; deliveries: number; stripe: number; shopify: number }[]>`select
+    (select count(*)::int from generations where user_id = any(${users}) and status in ('pending', 'processing')) as gens,
+    (select count(*)::int from render_jobs where user_id = any(${users}) and status = 'running') as jobs,
+    (select count(*)::int from webhook_deliveries where user_id = any(${users}) and status = 'pending') as deliveries,
+    (select count(*)::int from stripe_events where status = 'received') as stripe,
+    (select count(*)::int from shopify_webhooks where status = 'received') as shopify`;
+  return s!;
+}
+
 /** The ledger balances for every account of the run. */
 export async function checkLedger(sql: Sql, users: string[]): Promise<InvariantResult> {
   const v: string[] = [];

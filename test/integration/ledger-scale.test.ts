@@ -7,6 +7,7 @@ import { createSql } from '../../db/client';
 import { grantTokens, tokenBalance } from '../../db/ledger';
 import { randomSuffix, timeId, userId } from '../../lib/ids';
 import {
+  functionSettings,
   generationState,
   insertUser,
   seedOtherLedgers,
@@ -118,16 +119,10 @@ describe('recording and charging generations: one round trip', () => {
   it('the debit and the charge keep their plans from the first call on a connection (migration 034)', async () => {
     // Without it each connection plans their statements again for the first five calls (bench/debit-call.ts:
     // 1.3-1.5 ms of server CPU per call against 0.7-0.8 ms); a CREATE OR REPLACE that forgets the SET clause drops it.
-    const rows = await testSql()<{ name: string; config: string[] | null }[]>`
-      select proname as name, proconfig as config from pg_proc
-      where proname in ('ledger_debit', 'generations_record_and_charge') order by proname`;
-    assert.deepEqual(
-      rows.map((r) => [r.name, r.config]),
-      [
-        ['generations_record_and_charge', ['plan_cache_mode=force_generic_plan']],
-        ['ledger_debit', ['plan_cache_mode=force_generic_plan']],
-      ],
-    );
+    assert.deepEqual(await functionSettings(['ledger_debit', 'generations_record_and_charge']), [
+      ['generations_record_and_charge', ['plan_cache_mode=force_generic_plan']],
+      ['ledger_debit', ['plan_cache_mode=force_generic_plan']],
+    ]);
   });
 });
 

@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { createStripeClient } from '../../lib/payments/stripe';
+import { stripeCustomerIds, stripeEventsOfUser } from '../helpers/db-inspect';
 import { account, http } from '../helpers/http';
 import { startStack, workflowResultWhenStarted, type Stack } from '../helpers/stack';
 
@@ -23,14 +24,6 @@ describe('local checkout and portal (development stand-in for Stripe)', function
     stack.config.payments.webhookSecret = secret;
     await stack?.stop();
   });
-
-  const events = (userId: string) =>
-    stack.sql<{ id: string; type: string; payload: any }[]>`
-      select id, type, payload from stripe_events
-      where payload->'data'->'object'->>'client_reference_id' = ${userId}
-         or payload->'data'->'object'->'metadata'->>'userId' = ${userId}
-         or payload->'data'->'object'->'parent'->'subscription_details'->'metadata'->>'userId' = ${userId}
-      order by received_at, id`;
 
   it('answers a session carrying the request, the same one for a repeated Idempotency-Key', async () => {
     const stripe = createStripeClient(stack.config.payments);
@@ -81,13 +74,13 @@ describe('local checkout and portal (development stand-in for Stripe)', function
     assert.equal(pay.status, 502);
     assert.match(text, /checkout\.session\.completed was answered 400/);
     assert.match(text, /Invalid signature/);
-    assert.equal((await events(acct.userId)).length, 0);
+    assert.equal((await stripeEventsOfUser(acct.userId)).length, 0);
 
     stack.config.payments.webhookSecret = secret;
     pay = await fetch(`${url}/pay`, { method: 'POST', redirect: 'manual' });
     assert.equal(pay.status, 303);
     assert.equal(pay.headers.get('location'), `${stack.baseUrl}/billing?checkout=success`);
-    const [e, ...more] = await events(acct.userId);
+    const [e, ...more] = await stripeEventsOfUser(acct.userId);
     assert.equal(more.length, 0);
     assert.equal(e!.type, 'checkout.session.completed');
     assert.equal(e!.payload.data.object.id, r.body.sessionId);
@@ -99,7 +92,7 @@ describe('local checkout and portal (development stand-in for Stripe)', function
     // Pay once more (a double submit): nothing new is sent, the browser is sent back again
     pay = await fetch(`${url}/pay`, { method: 'POST', redirect: 'manual' });
     assert.equal(pay.status, 303);
-    assert.equal((await events(acct.userId)).length, 1);
+    assert.equal((await stripeEventsOfUser(acct.userId)).length, 1);
   });
 
   it('a subscription: one customer, subscription and invoice across its events, and read back as it is', async () => {
@@ -112,15 +105,14 @@ describe('local checkout and portal (development stand-in for Stripe)', function
     assert.equal(r.status, 200, r.text);
     const pay = await fetch(`${r.body.url}/pay`, { method: 'POST', redirect: 'manual' });
     assert.equal(pay.status, 303, await pay.text());
-    const got = await events(acct.userId);
+    const got = await stripeEventsOfUser(acct.userId);
     assert.deepEqual(
       got.map((e) => e.type),
       ['checkout.session.completed', 'customer.subscription.created', 'invoice.paid'],
     );
     const [session, sub, invoice] = got.map((e) => e.payload.data.object);
-    const [customer] = await stack.sql<{ customerId: string }[]>`
-      select customer_id as "customerId" from stripe_customers where user_id = ${acct.userId}`;
-    assert.equal(session.customer, customer!.customerId);
+    const [customer] = await stripeCustomerIds(acct.userId);
+    assert.equal(session.customer, customer);
     assert.equal(sub.customer, session.customer);
     assert.equal(invoice.customer, session.customer);
     assert.equal(sub.id, session.subscription);

@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import sharp from 'sharp';
 import { storageUsed } from '../../db/uploads';
+import { uploadSize } from '../helpers/db-inspect';
 import * as F from '../helpers/fixtures';
 import { account, createKey, http } from '../helpers/http';
 import { useStack } from '../helpers/stack';
@@ -165,11 +166,10 @@ describe('design library: GET/PATCH/DELETE /api/v1/uploads', function () {
     );
 
     // what is left: the kept upload's files alone
-    const [row] = await stack.sql<{ bytes: number }[]>`
-      select size_bytes + thumbnail_bytes + levels_bytes as bytes from uploads where id = ${keep.body.id}`;
+    const kept = await uploadSize(keep.body.id);
     const after = await storageUsed(stack.sql, a.userId);
     assert.ok(after < before);
-    assert.equal(after, row!.bytes);
+    assert.equal(after, kept.sizeBytes + kept.thumbnailBytes + kept.levelsBytes);
 
     const refused = await http(stack.baseUrl, 'POST', '/api/v1/generate', {
       key: a.key,

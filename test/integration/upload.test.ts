@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import sharp from 'sharp';
 import { decodeLevel, decodePrepared, MAX_INPUT_PIXELS, preparedKey } from '../../lib/images';
 import { pngVariant } from '../../bench/lib';
+import { uploadRow } from '../helpers/db-inspect';
 import * as F from '../helpers/fixtures';
 import { account, http } from '../helpers/http';
 import { startStack, type Stack } from '../helpers/stack';
@@ -94,17 +95,15 @@ describe('design upload (POST /api/v1/upload)', () => {
   it('records the upload for the account that made it', async () => {
     const png = await F.lowRes();
     const up = await multipart(png, { filename: 'a.png' });
-    const [row] = await stack.sql<
-      any[]
-    >`select user_id, storage_key, thumbnail_key, mime_type, size_bytes, width, height, sha256 from uploads where id = ${up.body.id}`;
+    const row = await uploadRow(up.body.id);
     assert.ok(row, 'upload row');
-    assert.equal(row.user_id, userId);
-    assert.equal(row.mime_type, 'image/png');
-    assert.equal(row.size_bytes, png.length);
+    assert.equal(row.userId, userId);
+    assert.equal(row.mimeType, 'image/png');
+    assert.equal(row.sizeBytes, png.length);
     assert.deepEqual([row.width, row.height], [300, 375]);
-    assert.equal(Buffer.from(row.sha256).toString('hex'), sha(png));
-    assert.ok(up.body.url.endsWith(row.storage_key));
-    assert.ok(await stack.storage.exists(row.thumbnail_key));
+    assert.equal(row.sha256.toString('hex'), sha(png));
+    assert.ok(up.body.url.endsWith(row.storageKey));
+    assert.ok(await stack.storage.exists(row.thumbnailKey));
   });
 
   it('accepts JSON imageData as a data URL and as bare base64, in every allowed format', async () => {

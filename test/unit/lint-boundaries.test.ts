@@ -115,3 +115,53 @@ describe('lint: SQL only in db/', function () {
     });
   }
 });
+
+describe('lint: SQL in tests only through the inspect helper', function () {
+  this.timeout(120_000);
+  const eslint = new ESLint({ cwd: ROOT });
+
+  /** Lints `code` as if it were the (existing) file `file`; returns the messages of the tests' SQL rule. */
+  async function sqlErrors(file: string, code: string): Promise<string[]> {
+    const [result] = await eslint.lintText(code, { filePath: path.join(ROOT, file) });
+    return result!.messages
+      .filter((m) => m.ruleId === 'tests/sql-in-inspect-only' && m.severity === 2)
+      .map((m) => m.message);
+  }
+
+  const STACK = "import type { Stack } from '../helpers/stack';\n";
+  const forbidden: [string, string][] = [
+    [
+      'test/integration/test-mode.test.ts',
+      `${STACK}export const f = (stack: Stack, id: string) => stack.sql<{ n: number }[]>\`select \${id}\`;\n`,
+    ],
+    ['test/integration/upload.test.ts', `${STACK}export const f = (stack: Stack) => stack.sql.begin(async () => 1);\n`],
+    [
+      'test/browser/billing-journey.test.ts',
+      "import { testSql } from '../helpers/stack';\nexport const f = () => testSql()`select 1`;\n",
+    ],
+  ];
+  for (const [file, code] of forbidden) {
+    it(`refuses in ${file}: ${code.split('\n')[1]}`, async () => {
+      const errors = await sqlErrors(file, code);
+      assert.ok(errors.length >= 1, 'expected the SQL rule to refuse this, got nothing');
+      assert.match(errors[0]!, /SQL lives in test\/helpers\/db-inspect\//);
+    });
+  }
+
+  it('allows it in the inspect helper, and a test passing the client on to db/', async () => {
+    assert.deepEqual(
+      await sqlErrors(
+        'test/helpers/db-inspect/ledger.ts',
+        "import { sql } from './sql';\nexport const f = () => sql()`select 1`;\n",
+      ),
+      [],
+    );
+    assert.deepEqual(
+      await sqlErrors(
+        'test/integration/test-mode.test.ts',
+        `${STACK}import { tokenBalance } from '../../db/ledger';\nexport const f = (stack: Stack) => tokenBalance(stack.sql, 'u');\n`,
+      ),
+      [],
+    );
+  });
+});

@@ -23,6 +23,20 @@ export async function userRow(id: string): Promise<UserRow | undefined> {
   return row;
 }
 
+/** The id of the user signed up with `email` (a journey knows the address it typed, not the id). */
+export async function userIdByEmail(email: string): Promise<string> {
+  const [row] = await sql()<{ id: string }[]>`select id from users where email = ${email}`;
+  if (!row) throw new Error(`no user ${email}`);
+  return row.id;
+}
+
+/** Whether each of a user's API keys is revoked. */
+export async function apiKeysRevoked(userId: string): Promise<boolean[]> {
+  const rows = await sql()<{ revoked: boolean }[]>`
+    select revoked_at is not null as revoked from api_keys where user_id = ${userId}`;
+  return rows.map((r) => r.revoked);
+}
+
 /** The stored hashes of a user's sessions. */
 export async function sessionTokenHashes(userId: string): Promise<Buffer[]> {
   const rows = await sql()<{ hash: Buffer }[]>`select token_hash as hash from sessions where user_id = ${userId}`;

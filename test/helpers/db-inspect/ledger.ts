@@ -94,3 +94,10 @@ export async function debitAmountsOfUser(userId: string): Promise<number[]> {
   const rows = await sql()<{ amount: number }[]>`select amount from token_debits where user_id = ${userId} order by id`;
   return rows.map((r) => r.amount);
 }
+
+/** The settings (pg_proc.proconfig, e.g. plan_cache_mode=force_generic_plan) of SQL functions by name, by name. */
+export async function functionSettings(names: string[]): Promise<[string, string[] | null][]> {
+  const rows = await sql()<{ name: string; config: string[] | null }[]>`
+    select proname as name, proconfig as config from pg_proc where proname in ${sql()(names)} order by proname`;
+  return rows.map((r) => [r.name, r.config]);
+}

@@ -46,6 +46,19 @@ export async function stripeCustomerIds(userId: string): Promise<string[]> {
   return rows.map((r) => r.customerId);
 }
 
+/**
+ * The stored Stripe events about a user (a Checkout Session's client_reference_id, or the userId in the metadata of
+ * the object or of the subscription an invoice is for), in the order they were received.
+ */
+export async function stripeEventsOfUser(userId: string): Promise<{ id: string; type: string; payload: any }[]> {
+  return sql()<{ id: string; type: string; payload: any }[]>`
+    select id, type, payload from stripe_events
+    where payload->'data'->'object'->>'client_reference_id' = ${userId}
+       or payload->'data'->'object'->'metadata'->>'userId' = ${userId}
+       or payload->'data'->'object'->'parent'->'subscription_details'->'metadata'->>'userId' = ${userId}
+    order by received_at, id`;
+}
+
 /** A stored Stripe event, or undefined when none was stored under that id. */
 export async function stripeEvent(id: string): Promise<{ status: string; result: any; payload: any } | undefined> {
   const [row] = await sql()<

@@ -25,6 +25,32 @@ export async function uploadSize(id: string): Promise<UploadSizes> {
   return row;
 }
 
+export interface UploadRow {
+  userId: string;
+  storageKey: string;
+  thumbnailKey: string;
+  mimeType: string;
+  sizeBytes: number;
+  width: number;
+  height: number;
+  sha256: Buffer;
+}
+
+/** What is recorded for one upload, or undefined when there is no such upload. */
+export async function uploadRow(id: string): Promise<UploadRow | undefined> {
+  const [row] = await sql()<UploadRow[]>`select user_id as "userId", storage_key as "storageKey",
+      thumbnail_key as "thumbnailKey", mime_type as "mimeType", size_bytes as "sizeBytes", width, height, sha256
+    from uploads where id = ${id}`;
+  return row && { ...row, sha256: Buffer.from(row.sha256) };
+}
+
+/** The storage keys of a user's uploads, oldest first. */
+export async function uploadKeys(userId: string): Promise<string[]> {
+  const rows = await sql()<{ key: string }[]>`
+    select storage_key as key from uploads where user_id = ${userId} order by created_at`;
+  return rows.map((r) => r.key);
+}
+
 /** Makes an upload `created` old and, if given, its prepared levels last used `levelsUsed` ago (intervals). */
 export async function backdateUpload(id: string, ages: { created: string; levelsUsed?: string }): Promise<void> {
   await sql()`update uploads set created_at = ${ago(ages.created)},
