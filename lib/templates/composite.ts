@@ -118,9 +118,10 @@ function baseOnFrame(node: TNode, f: Frame, dst: Uint8ClampedArray, paint: Smart
 
 /**
  * A clipping group, as Photoshop blends it by default ("blend clipped layers as group"): the clipped layers
- * blended onto the base's own pixels, within the base's coverage, and the result composited as the base would be
- * (its mode, mask, opacity and fill). A pass-through base is blended into the backdrop first and the backdrop
- * taken out (passThroughLayer), so its clipped layers see what it shows there (clipping-mask4.psd).
+ * blended onto the base's colour with the base's transparency kept (as painting with transparent pixels locked;
+ * clipping-mask.psd), the base's fill fading its own pixels only (advanced-blending.psd), and the result composited
+ * as the base would be (its mode, mask and opacity). A pass-through base is blended into the backdrop first and the
+ * backdrop taken out (passThroughLayer), so its clipped layers see what it shows there (clipping-mask4.psd).
  */
 function clippingGroup(node: TNode, clipped: TNode[], f: Frame, dst: Uint8ClampedArray, paint: SmartPainter) {
   const base = baseOnFrame(node, f, dst, paint);
