@@ -4,6 +4,7 @@
 // The upload takes its library name from the file name (multipart) or `name` (JSON), and is analysed after the answer
 // so that its latest analysis (and the inks the contrast checks read) is there by its first generate.
 import { Router } from 'express';
+import { ANALYSIS_MAX_SIDE } from '../../lib/analysis';
 import type { AppDeps } from '../context';
 import { receiveImage } from '../http/image-body';
 import { isLive } from '../http/mode';
@@ -22,9 +23,11 @@ export function uploadRoutes(deps: AppDeps): Router {
   r.post('/upload', ...partA(deps, 'upload'), receiveImage, idempotency, async (req, res) => {
     const image = res.locals.image as Buffer;
     const name = req.file ? nameFromFile(req.file.originalname) : (req.body as { name?: string } | undefined)?.name;
-    const { upload, created, storageKey } = await storeUpload(deps, req.user!.id, image, {
+    const { upload, created, storageKey, analysisRaster } = await storeUpload(deps, req.user!.id, image, {
       name,
       livemode: isLive(req),
+      // the analysis raster from the upload's own decode, where one decode serves both (lib/images/one-decode.ts)
+      analysisMaxSide: ANALYSIS_MAX_SIDE,
     });
     req.log.info(created ? 'upload stored' : 'upload already stored', {
       uploadId: upload.id,
@@ -35,7 +38,7 @@ export function uploadRoutes(deps: AppDeps): Router {
     res.status(created ? 201 : 200).json(upload);
     // a design without its analysis gets one on its first generate instead (services/upload-library.ts)
     if (created)
-      analyzeAndKeep(deps, req.user!.id, storageKey, image).catch((err: unknown) =>
+      analyzeAndKeep(deps, req.user!.id, storageKey, image, { raster: analysisRaster }).catch((err: unknown) =>
         req.log.warn('upload analysis failed; the first generate of the design makes it', {
           uploadId: upload.id,
           error: err instanceof Error ? err.message : String(err),

@@ -15,7 +15,7 @@ import {
 } from '../../db/upload-library';
 import { analyzeImageWithFacts } from '../../lib/analysis';
 import { ownFileKey } from '../../lib/fetch';
-import { preparedKey } from '../../lib/images';
+import { preparedKey, type DecodedRaster } from '../../lib/images';
 import { fileUrl } from '../../lib/storage';
 import type { AppDeps } from '../context';
 import { badRequest, notFound } from '../errors';
@@ -105,15 +105,23 @@ export async function deleteOwnUpload(deps: AppDeps, userId: string, id: string,
   ]);
 }
 
-/** Analyses an upload's bytes and keeps the result as its latest analysis (with its inks, for contrast checks). */
+/**
+ * Analyses an upload's bytes (from `raster` when the upload's decode already made it) and keeps the result as its
+ * latest analysis (with its inks, for contrast checks).
+ */
 export async function analyzeAndKeep(
   deps: AppDeps,
   userId: string,
   storageKey: string,
   bytes: Buffer,
-  quantity = 50,
+  opts: { quantity?: number; raster?: Promise<DecodedRaster> | undefined } = {},
 ): Promise<StoredAnalysis> {
-  const { result, facts } = await analyzeImageWithFacts(bytes, { quantity });
+  // a raster that could not be made is made again from the bytes (which then report what is wrong with them)
+  const raster = await opts.raster?.catch(() => undefined);
+  const { result, facts } = await analyzeImageWithFacts(bytes, {
+    quantity: opts.quantity ?? 50,
+    ...(raster ? { raster } : {}),
+  });
   const stored: StoredAnalysis = {
     result,
     inks: facts.inks,
@@ -193,7 +201,7 @@ export async function ownUploadAnalysis(
   const obj = await deps.storage.get(key);
   if (!obj) return undefined;
   try {
-    const stored = await analyzeAndKeep(deps, userId, key, obj.body, quantity);
+    const stored = await analyzeAndKeep(deps, userId, key, obj.body, { quantity });
     return stored.result as LibraryUpload['analysis'];
   } catch (err) {
     throw busy(imageProblem(err, 'The file at imageUrl is not a usable image'));

@@ -5,6 +5,7 @@ import type { z } from 'zod';
 import type { uploadResource } from '../http/resources';
 import { webcrypto } from 'node:crypto';
 import {
+  decodesOnce,
   decoding,
   encodePrepared,
   inspectImage,
@@ -15,6 +16,8 @@ import {
   preparedBytes,
   preparedKey,
   prepareDesignLevels,
+  prepareFromOneDecode,
+  type DecodedRaster,
 } from '../../lib/images';
 import { timeId } from '../../lib/ids';
 import { fileUrl } from '../../lib/storage';
@@ -30,6 +33,11 @@ export interface StoredUpload {
   upload: UploadResource;
   /** false: the account had uploaded the same bytes before, and this is that upload (nothing was stored) */
   created: boolean;
+  /**
+   * With `analysisMaxSide`, a new upload's analysis raster when it comes out of the same decode as its levels
+   * (lib/images/one-decode.ts), still being made when the upload returns: its analysis need not decode the bytes.
+   */
+  analysisRaster?: Promise<DecodedRaster>;
 }
 
 const mib = (n: number) => `${(n / 1024 ** 2).toFixed(1)} MiB`;
@@ -68,7 +76,7 @@ export async function storeUpload(
   deps: AppDeps,
   userId: string,
   bytes: Buffer,
-  opts: { name?: string | undefined; livemode?: boolean } = {},
+  opts: { name?: string | undefined; livemode?: boolean; analysisMaxSide?: number } = {},
 ): Promise<StoredUpload & { storageKey: string }> {
   const livemode = opts.livemode !== false;
   const limit = deps.config.uploads.quotaBytes;
@@ -90,6 +98,7 @@ export async function storeUpload(
   let thumb;
   let dims;
   let prepared: Buffer | null = null;
+  let analysisRaster: Promise<DecodedRaster> | undefined;
   try {
     const meta = await decoding(() => openImage(bytes).metadata());
     // As displayed: EXIF rotation applied, like the thumbnail and every browser.
@@ -99,9 +108,19 @@ export async function storeUpload(
     // composites from: stored beside the upload, they spare the design's first generations the decode
     // (lib/images/design-levels.ts). The thumbnail is made from the smallest. Designs too small for any level
     // are decoded for the thumbnail alone.
-    const levels = await decoding(() =>
-      prepareDesignLevels(bytes, upright, { limitInputPixels: MAX_INPUT_PIXELS, failOn: 'warning' }),
-    );
+    // Most PNGs are decoded once for the levels and the analysis raster alike (lib/images/one-decode.ts).
+    let levels;
+    if (decodesOnce(meta)) {
+      const once = await decoding(() =>
+        prepareFromOneDecode(bytes, upright, meta.hasAlpha === true, opts.analysisMaxSide),
+      );
+      levels = once.prepared;
+      analysisRaster = once.raster;
+    } else {
+      levels = await decoding(() =>
+        prepareDesignLevels(bytes, upright, { limitInputPixels: MAX_INPUT_PIXELS, failOn: 'warning' }),
+      );
+    }
     if (levels) {
       prepared = encodePrepared(levels);
       thumb = await makeThumbnailFromRaw([...levels.levels.values()].at(-1)!);
@@ -164,5 +183,5 @@ export async function storeUpload(
     await undo();
     return { upload: present(deps, recorded.existing), created: false, storageKey: recorded.existing.storageKey };
   }
-  return { upload: present(deps, row), created: true, storageKey: key };
+  return { upload: present(deps, row), created: true, storageKey: key, ...(analysisRaster ? { analysisRaster } : {}) };
 }

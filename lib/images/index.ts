@@ -17,3 +17,4 @@ export * from './raster';
 export * from './json-image';
 export * from './worker-pool';
 export * from './design-levels';
+export * from './one-decode';
