@@ -164,12 +164,13 @@ export type DebitResult =
 /**
  * The one way tokens are spent (chat, tests; generate, batch, bulk and test mode call the same SQL function from
  * db/generation-inserts.ts): takes every debit in `debits` or none (ledger_debit, db/migrations/031_one_debit.sql,
- * with the low-balance mail since 032_one_round_trip_charge.sql). The account row is locked for the caller's
- * transaction, so concurrent debits of one account serialize and can never take the balance below zero; grants that
- * expire soonest are spent first; each debit keeps its own allocations, so refundDebit gives back exactly its tokens.
- * Debits whose references were all taken already return the balance (duplicate: true) without charging again. A debit
- * that takes the balance under 10 % of the plan's month writes the low-balance mail in the same statement
- * (ledger_mail_if_low), whoever spent.
+ * with the low-balance mail since 032_one_round_trip_charge.sql, the spendable grants read once since
+ * 033_debit_reads_grants_once.sql, one generic plan per connection since 034_debit_generic_plans.sql). The account
+ * row is locked for the caller's transaction, so concurrent debits of one account serialize and can never take the
+ * balance below zero; grants that expire soonest are spent first; each debit keeps its own allocations, so
+ * refundDebit gives back exactly its tokens. Debits whose references were all taken already return the balance
+ * (duplicate: true) without charging again. A debit that takes the balance under 10 % of the plan's month writes the
+ * low-balance mail in the same statement (ledger_mail_if_low), whoever spent.
  */
 export async function debitTokensIn(tx: Tx, userId: string, debits: Debit[]): Promise<DebitResult> {
   for (const d of debits)

@@ -1,7 +1,7 @@
 // Generation use cases: POST /generate (one), POST /generate/batch (up to 25), and reading generations. A new
-// generation is recorded and charged in one transaction (db/generations.ts), then its workflow is started; if that
-// start fails, every token goes back and every generation is marked failed in one transaction, so the account is
-// whole and each id explains itself.
+// generation is recorded and charged in one statement (db/generation-inserts.ts), then its workflow is started; if
+// that start fails, every token goes back and every generation is marked failed in one transaction, so the account
+// is whole and each id explains itself.
 import type { z } from 'zod';
 import { withVerificationReason } from './verification-gate';
 import type { GarmentRow } from '../../db/garments';
