@@ -14,6 +14,7 @@ import type { LookupFunction } from 'node:net';
 import net from 'node:net';
 import { classifyAddress, isBlockedHostname, type AddressCategory } from './address-policy';
 import { Gate, GateFullError } from '../gate';
+import { orTimeout } from '../wait';
 import { UrlFetchError } from './errors';
 
 export interface ResolvedAddress {
@@ -212,9 +213,10 @@ async function vet(url: URL, opts: GuardedFetchOptions, deadline: number): Promi
   }
   let addresses: ResolvedAddress[];
   try {
-    addresses = await withDeadline(
+    addresses = await orTimeout(
+      remaining(deadline),
       (opts.resolve ?? (opts.allowPrivate ? systemLookup : resolvePublicName))(host),
-      deadline,
+      timeoutError,
     );
   } catch (err) {
     if (err instanceof UrlFetchError) throw err;
@@ -234,20 +236,6 @@ async function vet(url: URL, opts: GuardedFetchOptions, deadline: number): Promi
   for (const a of addresses) if (!allowed(a.address)) throw refuse(a.address);
   checkPort();
   return addresses;
-}
-
-async function withDeadline<T>(p: Promise<T>, deadline: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    return await Promise.race([
-      p,
-      new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(timeoutError()), remaining(deadline));
-      }),
-    ]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 interface HopResult {

@@ -5,6 +5,7 @@
 // that, every limiter query of every request would wait out the timeout (the `postgres` client backs off
 // reconnecting for seconds), and a request makes four of them.
 import type { Logger } from '../../../lib/log';
+import { orTimeout } from '../../../lib/wait';
 import { ApiError } from '../../errors';
 
 export type StoreFailureMode = 'local' | 'closed';
@@ -58,19 +59,13 @@ export class StoreGuard {
       if (now < this.nextProbe) return this.unavailableResult();
       this.nextProbe = now + (this.opts.probeEveryMs ?? 1000);
     }
-    let timer: NodeJS.Timeout | undefined;
     let timedOut = false;
     const pending = op();
     try {
-      const value = await Promise.race([
-        pending,
-        new Promise<never>((_, reject) => {
-          timer = setTimeout(() => {
-            timedOut = true;
-            reject(new StoreTimeoutError(what, this.opts.timeoutMs));
-          }, this.opts.timeoutMs);
-        }),
-      ]);
+      const value = await orTimeout(this.opts.timeoutMs, pending, () => {
+        timedOut = true;
+        return new StoreTimeoutError(what, this.opts.timeoutMs);
+      });
       this.succeeded();
       return { ok: true, value };
     } catch (err) {
@@ -81,8 +76,6 @@ export class StoreGuard {
         );
       this.failed(what, err);
       return this.unavailableResult();
-    } finally {
-      clearTimeout(timer);
     }
   }
 
