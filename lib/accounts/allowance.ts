@@ -1,5 +1,6 @@
-// The Free plan's allowance periods: whole months from the signup instant (db/accounts.ts grants by them; the
-// low-balance mail is sent once per period, db/payment-mails.ts).
+// The Free plan's allowance periods: whole months from the signup instant (db/accounts.ts grants by them; the SQL
+// function allowance_period of db/migrations/032_one_round_trip_charge.sql computes the same periods, for the Free
+// allowance pages and the low-balance mail, sent once per period by the debit's ledger_mail_if_low).
 
 /** First day of the allowance period that contains `at`, anchored on the account's signup day of month. */
 export function allowancePeriod(signup: Date, at: Date): { start: Date; end: Date } {
