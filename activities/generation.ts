@@ -252,11 +252,13 @@ export function createGenerationActivities(deps: GenerationDeps) {
   ): Promise<Made> {
     if (!deps.templates) throw new Error('this worker has no prepared-template cache');
     const signal = Context.current().cancellationSignal;
+    // a template prepared by an older engine is prepared again here, once (docs/templates.md#the-import-durably)
     const prepared = await deps.templates.get(job.preparedKey).catch((err: unknown) => {
       // the template was deleted after the generation was charged: its prepared layers are gone for good
       if (err instanceof Error && /missing from storage/.test(err.message))
         throw fail('BadInputError', `Template ${job.templateId} was deleted`);
-      throw err;
+      // prepared by an older engine, and its source is gone (lib/template-import/prepared-store.ts prepareAgain)
+      throw isBadInput(err) ? fail('BadInputError', err.message) : err;
     });
     lap('template');
     const sources = job.designs.map((d) => {

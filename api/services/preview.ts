@@ -10,7 +10,7 @@ import type { PixelBox, PlacementBasis } from '../../lib/generation/types';
 import type { GenerationWarning } from '../../lib/generation/warnings';
 import type { z } from 'zod';
 import type { AppDeps } from '../context';
-import { ApiError, badRequest, notFound } from '../errors';
+import { ApiError, badRequest, conflict, notFound } from '../errors';
 import type { previewBody } from '../http/schemas';
 import type { templatePreviewBody } from '../http/template-generate-schemas';
 import { getTemplate } from '../../db/templates';
@@ -147,7 +147,10 @@ export function createTemplatePreviewer(deps: Pick<AppDeps, 'config' | 'sql' | '
       deps as AppDeps,
       designs.map((d, i) => ({ url: d.designUrl, field: body.designs ? `designs.${i}.designUrl` : 'designUrl' })),
     );
-    const prepared = await templates.get(template.preparedKey!);
+    // a template prepared by an older engine is prepared again here, once; 409 when its source is gone
+    const prepared = await templates.get(template.preparedKey!).catch((err: unknown) => {
+      throw isBadInput(err) ? conflict(err.message) : err;
+    });
     const sources = designs.map((d) => ({
       smartObjectId: d.smartObjectId,
       placement: d.placement,

@@ -1,30 +1,41 @@
 // Prepared templates in storage and in memory. At import the engine's prepared template (serializePrepared: JSON
 // meta and named raw buffers) is stored once under templates/<id>/: a manifest (prepared.json) naming each buffer's
-// key, and the buffers as they are. Renders read it through a per-process cache bounded in bytes (least recently
-// used first out), so a ready template is decoded once per worker and a render composites only what the design
-// changes; what the render path derives from it (its render plan and thumbnail) counts against the same bound.
+// key and the format it was prepared in (PREPARED_FORMAT), and the buffers as they are. Renders read it through a
+// per-process cache bounded in bytes (least recently used first out), so a ready template is decoded once per worker
+// and a render composites only what the design changes; what the render path derives from it (its render plan and
+// thumbnail) counts against the same bound. A manifest of an older format (or none: before formats) is prepared again
+// from the template's source by the first render that reads it, stored in its place, and rendered.
+import { BadInputError } from '../errors';
 import type { PreparedTemplate } from '../templates/prepare';
-import { deserializePrepared, serializePrepared } from '../templates/serialize';
+import { deserializePrepared, PREPARED_FORMAT, serializePrepared } from '../templates/serialize';
 import type { Storage } from '../storage';
 import { warmTemplate } from './render';
 import { templateKeys } from './types';
 
 interface Manifest {
+  /** PREPARED_FORMAT when it was stored; absent before formats */
+  format?: number;
   meta: unknown;
   buffers: { name: string; key: string; bytes: number }[];
 }
 
-/** Stores a prepared template's buffers and manifest; returns the manifest's key and the bytes stored. */
-export async function storePrepared(
+type Serialized = ReturnType<typeof serializePrepared>;
+
+/** Stores serialized buffers, then the manifest naming them (a reader never finds a manifest before its buffers). */
+async function storeSerialized(
   storage: Storage,
   templateId: string,
-  prepared: PreparedTemplate,
+  { meta, buffers }: Serialized,
 ): Promise<{ key: string; bytes: number; keys: string[] }> {
   const keys = templateKeys(templateId);
-  const { meta, buffers } = serializePrepared(prepared);
-  const entries = Object.entries(buffers).map(([name, body], n) => ({ name, key: keys.buffer(n), body }));
+  const entries = Object.entries(buffers).map(([name, body], n) => ({
+    name,
+    key: keys.buffer(n, PREPARED_FORMAT),
+    body,
+  }));
   await Promise.all(entries.map((e) => storage.put(e.key, e.body, 'application/octet-stream')));
   const manifest: Manifest = {
+    format: PREPARED_FORMAT,
     meta,
     buffers: entries.map((e) => ({ name: e.name, key: e.key, bytes: e.body.length })),
   };
@@ -32,6 +43,15 @@ export async function storePrepared(
   await storage.put(keys.prepared, json, 'application/json');
   const bytes = json.length + entries.reduce((n, e) => n + e.body.length, 0);
   return { key: keys.prepared, bytes, keys: [keys.prepared, ...entries.map((e) => e.key)] };
+}
+
+/** Stores a prepared template's buffers and manifest; returns the manifest's key and the bytes stored. */
+export function storePrepared(
+  storage: Storage,
+  templateId: string,
+  prepared: PreparedTemplate,
+): Promise<{ key: string; bytes: number; keys: string[] }> {
+  return storeSerialized(storage, templateId, serializePrepared(prepared));
 }
 
 /** The keys a stored prepared template consists of (its manifest and buffers), for deleting them. */
@@ -42,6 +62,66 @@ export async function preparedKeys(storage: Storage, manifestKey: string): Promi
   return [manifestKey, ...m.buffers.map((b) => b.key)];
 }
 
+/** The limits and the PSD parser, loaded by the first template prepared again (the parser loads ag-psd, ~11 MiB per
+ * process that renders of current templates never need; activities/templates.ts loads it the same way). */
+function engineForImport() {
+  /* eslint-disable @typescript-eslint/no-require-imports */
+  return {
+    ...(require('../templates/limits') as Pick<typeof import('../templates/limits'), 'checkTemplateFile'>),
+    ...(require('../templates/parse') as Pick<typeof import('../templates/parse'), 'parseTemplate'>),
+    ...(require('../templates/prepare') as Pick<typeof import('../templates/prepare'), 'prepareTemplate'>),
+  };
+  /* eslint-enable @typescript-eslint/no-require-imports */
+}
+
+/** The template's uploaded file (source.psd or source.psb: the key's extension follows the file's format). */
+async function sourceOf(storage: Storage, templateId: string): Promise<{ key: string; body: Buffer } | null> {
+  for (const format of ['psd', 'psb'] as const) {
+    const key = templateKeys(templateId, format).source;
+    const obj = await storage.get(key);
+    if (obj) return { key, body: obj.body };
+  }
+  return null;
+}
+
+/**
+ * A template whose stored prepared data has another format than this engine's, prepared again from its source the
+ * way the import prepares it (the same limits, parser and engine). Data of an older format (or none) is replaced in
+ * storage: the new buffers and manifest written (new keys: a format's own), then the buffers only the old manifest
+ * named deleted. Data of a newer format (a newer engine's, while an older process still runs) is left as it is and
+ * the template prepared for this process alone. A template whose source is gone fails with a BadInputError: no
+ * retry brings it back, and its stale data is not rendered.
+ */
+async function prepareAgain(
+  storage: Storage,
+  manifestKey: string,
+  old: Manifest,
+): Promise<{ prepared: PreparedTemplate; bytes: number }> {
+  const templateId = /^templates\/([^/]+)\/prepared\.json$/.exec(manifestKey)?.[1];
+  if (!templateId || templateKeys(templateId).prepared !== manifestKey)
+    throw new Error(`${manifestKey} is not a template's prepared manifest`);
+  const source = await sourceOf(storage, templateId);
+  if (!source)
+    throw new BadInputError(
+      `Template ${templateId} was prepared by an older engine and its source file is no longer in storage: import it again`,
+    );
+  const engine = engineForImport();
+  engine.checkTemplateFile(source.body);
+  const prepared = engine.prepareTemplate(engine.parseTemplate(source.body));
+  const serialized = serializePrepared(prepared);
+  const bytes = Object.values(serialized.buffers).reduce((n, b) => n + b.length, 0);
+  if ((old.format ?? 0) > PREPARED_FORMAT) return { prepared, bytes };
+  const stored = await storeSerialized(storage, templateId, serialized);
+  const named = new Set(stored.keys);
+  // the template deleted meanwhile (its source with it): what was just written goes too
+  if (!(await storage.exists(source.key))) {
+    await Promise.allSettled(stored.keys.map((k) => storage.delete(k)));
+    throw new BadInputError(`Template ${templateId} was deleted`);
+  }
+  await Promise.allSettled(old.buffers.filter((b) => !named.has(b.key)).map((b) => storage.delete(b.key)));
+  return { prepared, bytes };
+}
+
 async function loadPrepared(
   storage: Storage,
   manifestKey: string,
@@ -49,6 +129,7 @@ async function loadPrepared(
   const obj = await storage.get(manifestKey);
   if (!obj) throw new Error(`prepared template ${manifestKey} is missing from storage`);
   const m = JSON.parse(obj.body.toString('utf8')) as Manifest;
+  if (m.format !== PREPARED_FORMAT) return prepareAgain(storage, manifestKey, m);
   const bodies = await Promise.all(
     m.buffers.map(async (b) => {
       const o = await storage.get(b.key);

@@ -25,5 +25,7 @@ export const templateKeys = (templateId: string, format: 'psd' | 'psb' = 'psd') 
   thumbnail: `templates/${templateId}/thumbnail.webp`,
   /** the prepared template's manifest: the engine's meta and the keys of its buffers */
   prepared: `templates/${templateId}/prepared.json`,
-  buffer: (n: number) => `templates/${templateId}/prepared-${n}.bin`,
+  /** a prepared buffer, named by its format (lib/templates/serialize.ts PREPARED_FORMAT): a template prepared again
+   * writes new keys, never the buffers a reader of the manifest before it may be reading */
+  buffer: (n: number, format: number) => `templates/${templateId}/prepared-v${format}-${n}.bin`,
 });

@@ -3,7 +3,14 @@
 import { BadInputError } from '../errors';
 import type { PreparedTemplate } from './prepare';
 
-export const PREPARED_FORMAT = 'templates-prepared-v1';
+/**
+ * The prepared data's format, stored with every prepared template (lib/template-import/prepared-store.ts): bump it
+ * whenever prepareTemplate's output (or this serialization) changes, so that a template prepared by an older engine is
+ * prepared again from its source on its next render instead of rendering the old way. test/unit/templates-prepared-
+ * format.test.ts records digests of the output for this number and fails until it is bumped. 1: the unversioned data
+ * ('templates-prepared-v1') before issue 32's clipping bases, pass-through groups, group fill and clipped smart objects.
+ */
+export const PREPARED_FORMAT = 2;
 
 type Typed = Uint8Array | Uint8ClampedArray | Float32Array;
 const KINDS = { u8: Uint8Array, u8c: Uint8ClampedArray, f32: Float32Array } as const;
@@ -30,7 +37,7 @@ export function serializePrepared(p: PreparedTemplate): { meta: unknown; buffers
 }
 
 export function deserializePrepared(meta: unknown, buffers: Record<string, Buffer>): PreparedTemplate {
-  const m = meta as { format?: string; template?: unknown };
+  const m = meta as { format?: unknown; template?: unknown };
   if (!m || m.format !== PREPARED_FORMAT) throw new BadInputError('not a prepared template of this engine version');
   const dec = (v: unknown): unknown => {
     if (Array.isArray(v)) return v.map(dec);

@@ -8,7 +8,9 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import sharp from 'sharp';
 import { grantTokens, tokenBalance } from '../../db/ledger';
+import { templateKeys } from '../../lib/template-import/types';
 import { parseTemplate, prepareTemplate, psnr, renderOwnContent, type RawImage } from '../../lib/templates';
+import { PREPARED_FORMAT } from '../../lib/templates/serialize';
 import * as inspect from '../helpers/db-inspect';
 import { account, createKey, http } from '../helpers/http';
 import { mockupPsd } from '../helpers/psd';
@@ -341,6 +343,55 @@ describe('generate on a template (POST /api/v1/generate and /preview with templa
       json: { templateId: ids.two, designs: [{ smartObjectId: '2', designUrl }] },
     });
     assert.equal(s.status, 200, s.text);
+  });
+
+  it('a template prepared by an older engine: its first preview prepares it again from its source (a fresh import’s picture, the manifest rewritten); 409 when the source is gone', async () => {
+    const bytes = readFileSync(path.join(CORPUS, 'perspective-ag-psd-placed-transform.psd'));
+    const [stale, fresh, gone] = [
+      await importTemplate(bytes, 'stale.psd'),
+      await importTemplate(bytes, 'fresh.psd'),
+      await importTemplate(bytes, 'gone.psd'),
+    ];
+    // what an engine before formats left: no format, its buffers under prepared-<n>.bin and (here) every byte 40
+    const makeStale = async (id: string) => {
+      const key = templateKeys(id).prepared;
+      const m = JSON.parse((await stack.storage.get(key))!.body.toString('utf8'));
+      for (const [n, b] of m.buffers.entries()) {
+        const body = (await stack.storage.get(b.key))!.body.fill(40);
+        await stack.storage.delete(b.key);
+        b.key = `templates/${id}/prepared-${n}.bin`;
+        await stack.storage.put(b.key, body, 'application/octet-stream');
+      }
+      delete m.format;
+      m.meta.format = 'templates-prepared-v1';
+      await stack.storage.put(key, Buffer.from(JSON.stringify(m)), 'application/json');
+      return m.buffers.map((b: { key: string }) => b.key) as string[];
+    };
+    const oldKeys = await makeStale(stale);
+    const preview = async (id: string) => {
+      const res = await fetch(`${stack.baseUrl}/api/v1/preview`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ templateId: id, designUrl }),
+      });
+      return { status: res.status, bytes: Buffer.from(await res.arrayBuffer()) };
+    };
+    const [a, b] = [await preview(stale), await preview(fresh)];
+    assert.equal(a.status, 200, a.bytes.toString());
+    assert.equal(b.status, 200, b.bytes.toString());
+    assert.ok(a.bytes.equals(b.bytes), 'the same JPEG as a fresh import’s');
+    const m = JSON.parse((await stack.storage.get(templateKeys(stale).prepared))!.body.toString('utf8'));
+    assert.equal(m.format, PREPARED_FORMAT);
+    for (const k of oldKeys) assert.equal(await stack.storage.exists(k), false, `${k} deleted`);
+
+    await makeStale(gone);
+    await stack.storage.delete(templateKeys(gone).source);
+    const c = await preview(gone);
+    assert.equal(c.status, 409, c.bytes.toString());
+    assert.match(
+      JSON.parse(c.bytes.toString()).error.message,
+      /prepared by an older engine and its source file is no longer in storage/,
+    );
   });
 
   it('errors, none charged: unknown template 404, not ready 409, failed 409, unknown smart object 400, bad bodies 400', async () => {
