@@ -1,22 +1,14 @@
 // The layer rules of docs/architecture.md are enforced by ESLint (eslint.config.mjs): these cases show that a
 // forbidden import is an error and an allowed one is not, through the project's own configuration.
 import assert from 'node:assert/strict';
-import path from 'node:path';
-import { ESLint } from 'eslint';
+import { ruleErrors } from '../helpers/lint';
 
-const ROOT = path.resolve(__dirname, '../..');
+/** The import-boundary messages of `code` linted as the (existing) file `file`. */
+const boundaryErrors = (file: string, code: string) =>
+  ruleErrors('@typescript-eslint/no-restricted-imports', file, code);
 
 describe('lint: one-way layers', function () {
   this.timeout(120_000);
-  const eslint = new ESLint({ cwd: ROOT });
-
-  /** Lints `code` as if it were the (existing) file `file`; returns the import-boundary messages. */
-  async function boundaryErrors(file: string, code: string): Promise<string[]> {
-    const [result] = await eslint.lintText(code, { filePath: path.join(ROOT, file) });
-    return result!.messages
-      .filter((m) => m.ruleId === '@typescript-eslint/no-restricted-imports' && m.severity === 2)
-      .map((m) => m.message);
-  }
 
   const forbidden: [string, string][] = [
     ['lib/ids.ts', "import { createApp } from '../api/app';\nexport const x = createApp;\n"],
@@ -68,13 +60,7 @@ describe('lint: one-way layers', function () {
 
 describe('lint: SQL only in db/', function () {
   this.timeout(120_000);
-  const eslint = new ESLint({ cwd: ROOT });
-
-  /** Lints `code` as if it were the (existing) file `file`; returns the messages of the SQL rule. */
-  async function sqlErrors(file: string, code: string): Promise<string[]> {
-    const [result] = await eslint.lintText(code, { filePath: path.join(ROOT, file) });
-    return result!.messages.filter((m) => m.ruleId === 'app/sql-in-db-only' && m.severity === 2).map((m) => m.message);
-  }
+  const sqlErrors = (file: string, code: string) => ruleErrors('app/sql-in-db-only', file, code);
 
   const SQL = "import type { Sql } from '../../db/client';\n";
   const forbidden: [string, string][] = [
@@ -118,15 +104,7 @@ describe('lint: SQL only in db/', function () {
 
 describe('lint: SQL in tests only through the inspect helper', function () {
   this.timeout(120_000);
-  const eslint = new ESLint({ cwd: ROOT });
-
-  /** Lints `code` as if it were the (existing) file `file`; returns the messages of the tests' SQL rule. */
-  async function sqlErrors(file: string, code: string): Promise<string[]> {
-    const [result] = await eslint.lintText(code, { filePath: path.join(ROOT, file) });
-    return result!.messages
-      .filter((m) => m.ruleId === 'tests/sql-in-inspect-only' && m.severity === 2)
-      .map((m) => m.message);
-  }
+  const sqlErrors = (file: string, code: string) => ruleErrors('tests/sql-in-inspect-only', file, code);
 
   const STACK = "import type { Stack } from '../helpers/stack';\n";
   const forbidden: [string, string][] = [

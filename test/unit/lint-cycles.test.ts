@@ -3,9 +3,8 @@
 import assert from 'node:assert/strict';
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
-import { ESLint } from 'eslint';
+import { ROOT, ruleErrors } from '../helpers/lint';
 
-const ROOT = path.resolve(__dirname, '../..');
 /** The folders whose files import each other (tests, scripts and benchmarks included). */
 const FOLDERS = [
   'api',
@@ -29,13 +28,7 @@ function sourceFiles(dir: string): string[] {
 
 describe('lint: no import cycles', function () {
   this.timeout(120_000);
-  const eslint = new ESLint({ cwd: ROOT });
-
-  /** Lints `code` as if it were the (existing) file `file`; returns the cycle rule's messages. */
-  async function cycleErrors(file: string, code: string): Promise<string[]> {
-    const [result] = await eslint.lintText(code, { filePath: path.join(ROOT, file) });
-    return result!.messages.filter((m) => m.ruleId === 'cycles/no-cycle' && m.severity === 2).map((m) => m.message);
-  }
+  const cycleErrors = (file: string, code: string) => ruleErrors('cycles/no-cycle', file, code);
 
   const forbidden: [string, string, string][] = [
     // the last link of the cycle issue 34 found in db/ (db/ledger.ts no longer imports the mails), type-only

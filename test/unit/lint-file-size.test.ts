@@ -1,23 +1,14 @@
 // App files are at most 400 lines (issue 34; eslint.config.mjs, rule max-lines): a file of any app folder that grows
 // past it is a lint error, counted as wc -l counts it (blank lines and comments included); tests are not app files.
 import assert from 'node:assert/strict';
-import path from 'node:path';
-import { ESLint } from 'eslint';
-
-const ROOT = path.resolve(__dirname, '../..');
+import { ruleErrors } from '../helpers/lint';
 
 /** `n` lines of code, each ending in a newline (as a file on disk does). */
 const lines = (n: number) => Array.from({ length: n }, (_, i) => `export const x${i} = ${i};\n`).join('');
 
 describe('lint: app files at most 400 lines', function () {
   this.timeout(120_000);
-  const eslint = new ESLint({ cwd: ROOT });
-
-  /** Lints `code` as if it were the (existing) file `file`; returns the max-lines messages. */
-  async function sizeErrors(file: string, code: string): Promise<string[]> {
-    const [result] = await eslint.lintText(code, { filePath: path.join(ROOT, file) });
-    return result!.messages.filter((m) => m.ruleId === 'max-lines' && m.severity === 2).map((m) => m.message);
-  }
+  const sizeErrors = (file: string, code: string) => ruleErrors('max-lines', file, code);
 
   const APP_FILES = [
     'api/services/generations.ts',

@@ -2,22 +2,16 @@
 // and only its own modules may be imported (the browser loads them as they are, with no build step).
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { ESLint } from 'eslint';
-
-const ROOT = path.resolve(__dirname, '../..');
+import { eslint, lintErrors, ROOT } from '../helpers/lint';
 
 describe('lint: web/js', function () {
   this.timeout(120_000);
-  const eslint = new ESLint({ cwd: ROOT });
 
-  /** Lints `code` as if it were the (existing) file `file`; returns the rule ids of its errors. */
-  async function errors(file: string, code: string): Promise<(string | null)[]> {
-    const [result] = await eslint.lintText(code, { filePath: path.join(ROOT, file) });
-    return result!.messages.filter((m) => m.severity === 2).map((m) => m.ruleId);
-  }
+  /** The rule ids of the errors of `code` linted as the (existing) file `file`. */
+  const errors = async (file: string, code: string) => (await lintErrors(file, code)).map((e) => e.ruleId);
 
   it('is not ignored, and knows the browser globals', async () => {
-    assert.equal(await eslint.isPathIgnored(path.join(ROOT, 'web/js/app.js')), false);
+    assert.equal(await eslint().isPathIgnored(path.join(ROOT, 'web/js/app.js')), false);
     assert.deepEqual(await errors('web/js/dom.js', 'export const here = () => document.title + location.hash;\n'), []);
   });
 
