@@ -79,9 +79,7 @@ export async function takeBackTokens(
     values (${t.userId}, ${t.amount}, ${t.reference}, ${t.reason}, ${t.amount})
     on conflict (reference) do nothing returning id`;
   if (!debit) return null;
-  const grants = await tx<{ id: number; remaining: number }[]>`
-    select s.id, s.remaining from ledger_spendable(${t.userId}, true) s
-    order by (s.reference = ${t.preferReference ?? ''}) desc, s.expires_at asc nulls last, s.id asc`;
+  const grants = await spendable(tx, t.userId, true, t.preferReference);
   let left = t.amount;
   for (const g of grants) {
     if (left === 0) break;
@@ -144,12 +142,14 @@ export function balanceOf(sql: Tx, userId: string | postgres.PendingQuery<postgr
 
 /**
  * The account's spendable grants (db/migrations/031_one_debit.sql ledger_spendable, the one place they are found), in
- * spending order: soonest expiry first, permanent grants last. `evenOwing`: also while the account owes tokens
- * (repaying the debt).
+ * spending order: soonest expiry first, permanent grants last; the grant `preferReference` names, if any, before
+ * them all. `evenOwing`: also while the account owes tokens (repaying the debt, taking tokens back).
  */
-const spendable = (tx: Tx, userId: string, evenOwing: boolean) => tx<{ id: number; remaining: number }[]>`
+const spendable = (tx: Tx, userId: string, evenOwing: boolean, preferReference?: string) => tx<
+  { id: number; remaining: number }[]
+>`
     select s.id, s.remaining from ledger_spendable(${userId}, ${evenOwing}) s
-    order by s.expires_at asc nulls last, s.id asc`;
+    order by (s.reference = ${preferReference ?? ''}) desc, s.expires_at asc nulls last, s.id asc`;
 
 /** One debit: `amount` tokens under a unique `reference` (a generation id, a chat job id). */
 export interface Debit {
