@@ -26,8 +26,6 @@ export function uploadRoutes(deps: AppDeps): Router {
     const { upload, created, storageKey, analysisRaster } = await storeUpload(deps, req.user!.id, image, {
       name,
       livemode: isLive(req),
-      // the analysis raster from the upload's own decode, where one decode serves both (lib/images/one-decode.ts)
-      analysisMaxSide: ANALYSIS_MAX_SIDE,
     });
     req.log.info(created ? 'upload stored' : 'upload already stored', {
       uploadId: upload.id,
@@ -38,7 +36,10 @@ export function uploadRoutes(deps: AppDeps): Router {
     res.status(created ? 201 : 200).json(upload);
     // a design without its analysis gets one on its first generate instead (services/upload-library.ts)
     if (created)
-      analyzeAndKeep(deps, req.user!.id, storageKey, image, { raster: analysisRaster }).catch((err: unknown) =>
+      analyzeAndKeep(deps, req.user!.id, storageKey, image, {
+        // made now, after the answer, from the upload's own decode where one decode served (lib/images/one-decode.ts)
+        raster: analysisRaster?.(ANALYSIS_MAX_SIDE),
+      }).catch((err: unknown) =>
         req.log.warn('upload analysis failed; the first generate of the design makes it', {
           uploadId: upload.id,
           error: err instanceof Error ? err.message : String(err),

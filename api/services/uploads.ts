@@ -34,10 +34,10 @@ export interface StoredUpload {
   /** false: the account had uploaded the same bytes before, and this is that upload (nothing was stored) */
   created: boolean;
   /**
-   * With `analysisMaxSide`, a new upload's analysis raster when it comes out of the same decode as its levels
-   * (lib/images/one-decode.ts), still being made when the upload returns: its analysis need not decode the bytes.
+   * A new upload's analysis raster from the same decode as its levels, made when called (after the answer), when
+   * one decode served (lib/images/one-decode.ts): its analysis need not decode the bytes again.
    */
-  analysisRaster?: Promise<DecodedRaster>;
+  analysisRaster?: (maxSide: number) => Promise<DecodedRaster>;
 }
 
 const mib = (n: number) => `${(n / 1024 ** 2).toFixed(1)} MiB`;
@@ -76,7 +76,7 @@ export async function storeUpload(
   deps: AppDeps,
   userId: string,
   bytes: Buffer,
-  opts: { name?: string | undefined; livemode?: boolean; analysisMaxSide?: number } = {},
+  opts: { name?: string | undefined; livemode?: boolean } = {},
 ): Promise<StoredUpload & { storageKey: string }> {
   const livemode = opts.livemode !== false;
   const limit = deps.config.uploads.quotaBytes;
@@ -98,7 +98,7 @@ export async function storeUpload(
   let thumb;
   let dims;
   let prepared: Buffer | null = null;
-  let analysisRaster: Promise<DecodedRaster> | undefined;
+  let analysisRaster: ((maxSide: number) => Promise<DecodedRaster>) | undefined;
   try {
     const meta = await decoding(() => openImage(bytes).metadata());
     // As displayed: EXIF rotation applied, like the thumbnail and every browser.
@@ -111,9 +111,7 @@ export async function storeUpload(
     // Most PNGs are decoded once for the levels and the analysis raster alike (lib/images/one-decode.ts).
     let levels;
     if (decodesOnce(meta)) {
-      const once = await decoding(() =>
-        prepareFromOneDecode(bytes, upright, meta.hasAlpha === true, opts.analysisMaxSide),
-      );
+      const once = await decoding(() => prepareFromOneDecode(bytes, upright, meta.hasAlpha === true));
       levels = once.prepared;
       analysisRaster = once.raster;
     } else {

@@ -78,25 +78,22 @@ export async function rasterFromWhole(whole: Level, hasAlpha: boolean, maxSide: 
 
 /**
  * An upload's prepared levels (null when none applies, as prepareDesignLevels) from one decode of a decodesOnce image
- * whose upright size is `src`; with `analysisMaxSide`, its analysis raster as well. The raster is not waited for:
- * it is made from the same decode on libvips' threads while the caller answers, for an analysis after the answer
- * (rejections are the awaiting caller's; one that no one awaits is dropped).
+ * whose upright size is `src`, and `raster(maxSide)`, which makes its analysis raster from the same decode when
+ * called: after the answer, so the answer never waits for it. The decode is held (4 bytes a pixel) until then, or
+ * until the result is dropped.
  */
 export async function prepareFromOneDecode(
   bytes: Buffer,
   src: Size,
   hasAlpha: boolean,
-  analysisMaxSide?: number,
-): Promise<{ prepared: PreparedDesign | null; raster?: Promise<DecodedRaster> }> {
+): Promise<{ prepared: PreparedDesign | null; raster: (maxSide: number) => Promise<DecodedRaster> }> {
   const whole = await decodeWhole(bytes);
   if (whole.width !== src.width || whole.height !== src.height)
     throw new Error(`decoded ${whole.width}x${whole.height}, header says ${src.width}x${src.height}`);
-  const raster = analysisMaxSide === undefined ? undefined : rasterFromWhole(whole, hasAlpha, analysisMaxSide);
-  raster?.catch(() => {});
   const ks = preparedLevelsFor(src);
   const levels = await Promise.all(ks.map((k) => levelFromWhole(whole, k)));
   return {
     prepared: ks.length ? { src, levels: new Map(ks.map((k, i) => [k, levels[i]!])) } : null,
-    ...(raster ? { raster } : {}),
+    raster: (maxSide) => rasterFromWhole(whole, hasAlpha, maxSide),
   };
 }

@@ -43,7 +43,7 @@ describe('one decode for an upload (lib/images/one-decode.ts)', () => {
       const bytes = await make();
       const { meta, src } = await upright(bytes);
       assert.ok(decodesOnce(meta), `${name} should decode once`);
-      const once = await prepareFromOneDecode(bytes, src, meta.hasAlpha === true, ANALYSIS_MAX_SIDE);
+      const once = await prepareFromOneDecode(bytes, src, meta.hasAlpha === true);
       const levels = await prepareDesignLevels(bytes, src, { limitInputPixels: MAX_INPUT_PIXELS, failOn: 'warning' });
       assert.deepEqual([...(once.prepared?.levels.keys() ?? [])], [...(levels?.levels.keys() ?? [])]);
       for (const [k, l] of levels?.levels ?? []) {
@@ -52,7 +52,7 @@ describe('one decode for an upload (lib/images/one-decode.ts)', () => {
         assert.ok(o.data.equals(l.data), `level ${k} pixels differ`);
       }
       const raster = await decodeRaster(bytes, ANALYSIS_MAX_SIDE);
-      const r = (await once.raster)!;
+      const r = await once.raster(ANALYSIS_MAX_SIDE);
       assert.deepEqual(
         [r.width, r.height, r.sourceWidth, r.sourceHeight],
         [raster.width, raster.height, raster.sourceWidth, raster.sourceHeight],
@@ -61,12 +61,6 @@ describe('one decode for an upload (lib/images/one-decode.ts)', () => {
       assert.equal(r.alphaPlane === undefined, raster.alphaPlane === undefined);
       if (raster.alphaPlane) assert.ok(r.alphaPlane!.equals(raster.alphaPlane), 'alpha plane differs');
     });
-
-  it('leaves the analysis raster out unless asked', async () => {
-    const bytes = await F.antialiasedLogo();
-    const { meta, src } = await upright(bytes);
-    assert.equal((await prepareFromOneDecode(bytes, src, meta.hasAlpha === true)).raster, undefined);
-  });
 
   it('is not used where a pipeline from the bytes gives other pixels or the whole image is too large', async () => {
     const logo = await F.crispLogo(600, 750);
@@ -87,6 +81,6 @@ describe('one decode for an upload (lib/images/one-decode.ts)', () => {
   it('refuses truncated data as the strict pipelines do', async () => {
     const bytes = await F.truncatedPng();
     const { meta, src } = await upright(bytes);
-    await assert.rejects(prepareFromOneDecode(bytes, src, meta.hasAlpha === true, ANALYSIS_MAX_SIDE));
+    await assert.rejects(prepareFromOneDecode(bytes, src, meta.hasAlpha === true));
   });
 });
