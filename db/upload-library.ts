@@ -12,6 +12,10 @@ export interface StoredAnalysis {
   touchesFabric: boolean;
   /** the colour of an opaque background box, if any (it is not ink on the fabric) */
   boxHex: string | null;
+  /** the analysis's version (lib/analysis ANALYSIS_VERSION) when it was made; absent on analyses made before it */
+  version?: number;
+  /** the quantity its prices are for */
+  quantity?: number;
 }
 
 export interface LibraryRow extends UploadRow {

@@ -13,7 +13,7 @@ import {
   type LibraryRow,
   type StoredAnalysis,
 } from '../../db/upload-library';
-import { analyzeImageWithFacts } from '../../lib/analysis';
+import { ANALYSIS_VERSION, analyzeImageWithFacts } from '../../lib/analysis';
 import { ownFileKey } from '../../lib/fetch';
 import { preparedKey, type DecodedRaster } from '../../lib/images';
 import { fileUrl } from '../../lib/storage';
@@ -105,31 +105,42 @@ export async function deleteOwnUpload(deps: AppDeps, userId: string, id: string,
   ]);
 }
 
+/** Analyses under way in this process, by storage key and quantity: a second ask for one waits for it. */
+const analysing = new Map<string, Promise<StoredAnalysis>>();
+
 /**
  * Analyses an upload's bytes (from `raster` when the upload's decode already made it) and keeps the result as its
- * latest analysis (with its inks, for contrast checks).
+ * latest analysis (with its inks, for contrast checks). One of the same upload and quantity already under way in
+ * this process (the analysis after the upload's answer, then a POST /analyze of it) is waited for, not made twice.
  */
-export async function analyzeAndKeep(
+export function analyzeAndKeep(
   deps: AppDeps,
   userId: string,
   storageKey: string,
   bytes: Buffer,
   opts: { quantity?: number; raster?: Promise<DecodedRaster> | undefined } = {},
 ): Promise<StoredAnalysis> {
-  // a raster that could not be made is made again from the bytes (which then report what is wrong with them)
-  const raster = await opts.raster?.catch(() => undefined);
-  const { result, facts } = await analyzeImageWithFacts(bytes, {
-    quantity: opts.quantity ?? 50,
-    ...(raster ? { raster } : {}),
-  });
-  const stored: StoredAnalysis = {
-    result,
-    inks: facts.inks,
-    touchesFabric: facts.touchesFabric,
-    boxHex: facts.backgroundBox,
-  };
-  await saveUploadAnalysis(deps.sql, userId, storageKey, stored);
-  return stored;
+  const quantity = opts.quantity ?? 50;
+  const id = `${storageKey}\n${quantity}`;
+  const running = analysing.get(id);
+  if (running) return running;
+  const made = (async () => {
+    // a raster that could not be made is made again from the bytes (which then report what is wrong with them)
+    const raster = await opts.raster?.catch(() => undefined);
+    const { result, facts } = await analyzeImageWithFacts(bytes, { quantity, ...(raster ? { raster } : {}) });
+    const stored: StoredAnalysis = {
+      result,
+      inks: facts.inks,
+      touchesFabric: facts.touchesFabric,
+      boxHex: facts.backgroundBox,
+      version: ANALYSIS_VERSION,
+      quantity,
+    };
+    await saveUploadAnalysis(deps.sql, userId, storageKey, stored);
+    return stored;
+  })().finally(() => analysing.delete(id));
+  analysing.set(id, made);
+  return made;
 }
 
 /** The upload of the caller stored under the key of `url` (one of our files), if any, deleted ones included. */
@@ -198,6 +209,10 @@ export async function ownUploadAnalysis(
   const [row] = await uploadsByKeys(deps.sql, [key]);
   // the original only (a thumbnail's analysis is not the design's)
   if (!row || row.userId !== userId || row.deleted || key.includes('.thumb.')) return undefined;
+  // the analysis kept from the upload (or an earlier ask), when this version made it for this quantity: the same
+  // bytes, the same answer
+  const kept = row.analysis;
+  if (kept?.version === ANALYSIS_VERSION && kept.quantity === quantity) return kept.result as LibraryUpload['analysis'];
   const obj = await deps.storage.get(key);
   if (!obj) return undefined;
   try {

@@ -54,6 +54,13 @@ export const DECISION_THRESHOLDS = {
   FINE_SHARE: 0.2,
 } as const;
 
+/**
+ * The analysis's version: what analyzePixels answers for given pixels and quantity. A stored analysis of another
+ * version is made again rather than served (api/services/upload-library.ts). Bump it whenever the answer changes:
+ * test/unit/analysis-version.test.ts pins this version's answers on the fixtures and fails until it is bumped.
+ */
+export const ANALYSIS_VERSION = 1;
+
 export function analyzePixels(input: PixelInput, quantity: number): { result: AnalysisResult; facts: AnalysisFacts } {
   const T = DECISION_THRESHOLDS;
   const palette = extractPalette(input);

@@ -5,6 +5,7 @@ export { analyzeImage, analyzeImageWithFacts, ANALYSIS_MAX_SIDE, type AnalyzeOpt
 export { contrastOn, darkColor, CONTRAST, type InkContrast, type ContrastReport } from './contrast';
 export {
   analyzePixels,
+  ANALYSIS_VERSION,
   DECISION_THRESHOLDS,
   type AnalysisResult,
   type AnalysisFacts,

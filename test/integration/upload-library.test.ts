@@ -4,10 +4,11 @@
 import assert from 'node:assert/strict';
 import sharp from 'sharp';
 import { storageUsed } from '../../db/uploads';
-import { uploadSize } from '../helpers/db-inspect';
+import { dropAnalysisVersion, uploadSize } from '../helpers/db-inspect';
 import * as F from '../helpers/fixtures';
 import { account, createKey, http } from '../helpers/http';
 import { useStack } from '../helpers/stack';
+import { until } from '../helpers/wait';
 
 type Account = Awaited<ReturnType<typeof account>>;
 
@@ -95,6 +96,35 @@ describe('design library: GET/PATCH/DELETE /api/v1/uploads', function () {
     assert.equal(bad.status, 400);
     const unknown = await http(stack.baseUrl, 'GET', '/api/v1/uploads?sort=name', { key: a.key });
     assert.equal(unknown.status, 400);
+  });
+
+  it('POST /analyze of an upload serves the analysis kept from it when this version made it for that quantity', async () => {
+    const up = await jsonUpload(acct.key, await F.crispLogo(500, 600), 'kept');
+    assert.equal(up.status, 201, up.text);
+    const read = () => http(stack.baseUrl, 'GET', `/api/v1/uploads/${up.body.id}`, { key: acct.key });
+    // the analysis made after the upload's answer (quantity 50)
+    const first = await until('the analysis after the upload', async () => {
+      const r = await read();
+      return r.body.analyzedAt ? r.body : null;
+    });
+    const ask = (quantity: number) =>
+      http(stack.baseUrl, 'POST', '/api/v1/analyze', { key: acct.key, json: { imageUrl: up.body.url, quantity } });
+    const same = await ask(50);
+    assert.equal(same.status, 200, same.text);
+    assert.deepEqual(same.body, first.analysis);
+    assert.equal((await read()).body.analyzedAt, first.analyzedAt, 'served as kept, not made again');
+    // another quantity is another answer: made and kept
+    const more = await ask(500);
+    assert.equal(more.status, 200, more.text);
+    const afterMore = (await read()).body;
+    assert.notEqual(afterMore.analyzedAt, first.analyzedAt);
+    assert.deepEqual(afterMore.analysis, more.body);
+    // an analysis kept without its version (made before analyses had one) is made again
+    await dropAnalysisVersion(up.body.id);
+    const again = await ask(500);
+    assert.equal(again.status, 200, again.text);
+    assert.deepEqual(again.body, more.body);
+    assert.notEqual((await read()).body.analyzedAt, afterMore.analyzedAt);
   });
 
   it('reads an upload with its latest analysis, renames it, and keeps other accounts out', async () => {

@@ -94,3 +94,8 @@ export async function levelsBackfillDryRun(
     });
   return out!;
 }
+
+/** Makes an upload's stored analysis look like one made before analyses carried their version. */
+export async function dropAnalysisVersion(id: string): Promise<void> {
+  await sql()`update uploads set analysis = analysis - 'version' where id = ${id} and analysis is not null`;
+}
