@@ -354,6 +354,7 @@ async function analyzes(ctx: Ctx, design: Buffer, imageUrl: string) {
  * never seen, for the "new design every call" runs. */
 async function uploadVariants(ctx: Ctx, design: Buffer, n: number, tag: string): Promise<string[]> {
   const urls: string[] = [];
+  const ids: string[] = [];
   await closedLoop(2, n, async (i) => {
     const form = new FormData();
     form.append(
@@ -372,6 +373,21 @@ async function uploadVariants(ctx: Ctx, design: Buffer, n: number, tag: string):
     if (res.status !== 201)
       throw new Error(`variant upload answered ${res.status}: ${JSON.stringify(body).slice(0, 200)}`);
     urls[i] = body.url;
+    ids[i] = body.id;
+  });
+  // Each new upload is analysed after its answer (the design library: docs/uploads-and-analysis.md). These uploads
+  // are not timed, so their analyses must not run into the timed phases that follow: wait until each one is kept.
+  await closedLoop(2, n, async (i) => {
+    const end = Date.now() + 60_000;
+    for (;;) {
+      const res = await fetch(`${ctx.base}/api/v1/uploads/${ids[i]}`, {
+        headers: { authorization: `Bearer ${keyAt(ctx, i)}` },
+      });
+      if (res.status === 404) return; // no design library in this build
+      const body: any = await res.json().catch(() => ({}));
+      if (body.analyzedAt || Date.now() > end) return;
+      await new Promise((r) => setTimeout(r, 50));
+    }
   });
   return urls;
 }
