@@ -8,19 +8,12 @@ import { completeTemplateImport, failTemplateImport, templateById, type Template
 import { isBadInput } from '../lib/errors';
 import { makeThumbnailFromRaw } from '../lib/images';
 import { storePrepared, type PreparedTemplateCache } from '../lib/template-import/prepared-store';
+import { parseTemplate } from '../lib/template-import/parse-lazily';
 import { templateKeys } from '../lib/template-import/types';
 import { prepareTemplate } from '../lib/templates/prepare';
 import { psnr, renderOwnContent } from '../lib/templates/render';
 import type { RawImage } from '../lib/templates/types';
 
-/**
- * The PSD parser, loaded on the first import (as lib/tracing.ts loads its SDK): it loads ag-psd, ~11 MiB per process
- * that renders alone never need (lib/template-import/render.ts imports the engine's render modules, not its index).
- */
-function parseTemplate(file: Buffer): ReturnType<typeof import('../lib/templates/parse').parseTemplate> {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  return (require('../lib/templates/parse') as typeof import('../lib/templates/parse')).parseTemplate(file);
-}
 import { checkTemplateFile } from '../lib/templates/limits';
 import { activityContext, nonRetryable, type BookkeepingDeps } from './deps';
 import type { Storage } from '../lib/storage';

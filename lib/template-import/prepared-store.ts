@@ -6,9 +6,11 @@
 // thumbnail) counts against the same bound. A manifest of an older format (or none: before formats) is prepared again
 // from the template's source by the first render that reads it, stored in its place, and rendered.
 import { BadInputError } from '../errors';
-import type { PreparedTemplate } from '../templates/prepare';
+import { checkTemplateFile } from '../templates/limits';
+import { prepareTemplate, type PreparedTemplate } from '../templates/prepare';
 import { deserializePrepared, PREPARED_FORMAT, serializePrepared } from '../templates/serialize';
 import type { Storage } from '../storage';
+import { parseTemplate } from './parse-lazily';
 import { warmTemplate } from './render';
 import { templateKeys } from './types';
 
@@ -62,18 +64,6 @@ export async function preparedKeys(storage: Storage, manifestKey: string): Promi
   return [manifestKey, ...m.buffers.map((b) => b.key)];
 }
 
-/** The limits and the PSD parser, loaded by the first template prepared again (the parser loads ag-psd, ~11 MiB per
- * process that renders of current templates never need; activities/templates.ts loads it the same way). */
-function engineForImport() {
-  /* eslint-disable @typescript-eslint/no-require-imports */
-  return {
-    ...(require('../templates/limits') as Pick<typeof import('../templates/limits'), 'checkTemplateFile'>),
-    ...(require('../templates/parse') as Pick<typeof import('../templates/parse'), 'parseTemplate'>),
-    ...(require('../templates/prepare') as Pick<typeof import('../templates/prepare'), 'prepareTemplate'>),
-  };
-  /* eslint-enable @typescript-eslint/no-require-imports */
-}
-
 /** The template's uploaded file (source.psd or source.psb: the key's extension follows the file's format). */
 async function sourceOf(storage: Storage, templateId: string): Promise<{ key: string; body: Buffer } | null> {
   for (const format of ['psd', 'psb'] as const) {
@@ -105,9 +95,8 @@ async function prepareAgain(
     throw new BadInputError(
       `Template ${templateId} was prepared by an older engine and its source file is no longer in storage: import it again`,
     );
-  const engine = engineForImport();
-  engine.checkTemplateFile(source.body);
-  const prepared = engine.prepareTemplate(engine.parseTemplate(source.body));
+  checkTemplateFile(source.body);
+  const prepared = prepareTemplate(parseTemplate(source.body));
   const serialized = serializePrepared(prepared);
   const bytes = Object.values(serialized.buffers).reduce((n, b) => n + b.length, 0);
   if ((old.format ?? 0) > PREPARED_FORMAT) return { prepared, bytes };
