@@ -20,6 +20,7 @@ import os from 'node:os';
 import path from 'node:path';
 import postgres from 'postgres';
 import { freePort, startEmbeddedPostgres } from '../scripts/dev-services';
+import { sleep } from '../test/helpers/wait';
 import { pct, round } from './lib';
 
 const ROUNDS = Number(process.env.ROUNDS ?? 10);
@@ -177,7 +178,6 @@ const stat = (xs: number[], p = 0.5) =>
     3,
   );
 const of = (samples: Sample[], k: keyof Sample) => samples.map((s) => s[k]);
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function main() {
   const args = process.argv.length > 2 ? process.argv.slice(2) : [path.join(__dirname, '..')];

@@ -77,6 +77,7 @@ import {
   startBenchStack,
   type BenchStack,
 } from './stack';
+import { waitUpTo } from '../test/helpers/wait';
 
 const ROOT = path.resolve(__dirname, '..');
 const QUICK = process.env.BENCH_QUICK === '1';
@@ -377,18 +378,19 @@ async function uploadVariants(ctx: Ctx, design: Buffer, n: number, tag: string):
   });
   // Each new upload is analysed after its answer (the design library: docs/uploads-and-analysis.md). These uploads
   // are not timed, so their analyses must not run into the timed phases that follow: wait until each one is kept.
-  await closedLoop(2, n, async (i) => {
-    const end = Date.now() + 60_000;
-    for (;;) {
-      const res = await fetch(`${ctx.base}/api/v1/uploads/${ids[i]}`, {
-        headers: { authorization: `Bearer ${keyAt(ctx, i)}` },
-      });
-      if (res.status === 404) return; // no design library in this build
-      const body: any = await res.json().catch(() => ({}));
-      if (body.analyzedAt || Date.now() > end) return;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  });
+  await closedLoop(2, n, (i) =>
+    waitUpTo(
+      async () => {
+        const res = await fetch(`${ctx.base}/api/v1/uploads/${ids[i]}`, {
+          headers: { authorization: `Bearer ${keyAt(ctx, i)}` },
+        });
+        if (res.status === 404) return true; // no design library in this build
+        const body: any = await res.json().catch(() => ({}));
+        return !!body.analyzedAt;
+      },
+      { ms: 60_000, every: 50 },
+    ),
+  );
   return urls;
 }
 

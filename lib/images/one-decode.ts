@@ -10,7 +10,7 @@
 // held for the resizes only, and is at most ONE_DECODE_MAX_PIXELS pixels (4 bytes each).
 import sharp from 'sharp';
 import { openImage } from './decode';
-import { levelSize, preparedLevelsFor, type Level, type PreparedDesign, type Size } from './design-levels';
+import { levelSize, preparedLevelsFor, rgbaLevel, type Level, type PreparedDesign, type Size } from './design-levels';
 import type { DecodedRaster } from './raster';
 
 /** Largest image decoded whole into memory (64 MB of RGBA); larger ones take the pipelines from the bytes. */
@@ -30,15 +30,8 @@ export function decodesOnce(meta: sharp.Metadata): boolean {
 }
 
 /** Every pixel, strictly (openImage: truncated or corrupt data fails), as 8-bit sRGB + alpha at full size. */
-export async function decodeWhole(bytes: Buffer): Promise<Level> {
-  const { data, info } = await openImage(bytes)
-    .autoOrient()
-    .toColorspace('srgb')
-    .ensureAlpha()
-    .raw({ depth: 'uchar' })
-    .toBuffer({ resolveWithObject: true });
-  if (info.channels !== 4) throw new Error(`image decoded to ${info.channels} channels`);
-  return { data, width: info.width, height: info.height };
+export function decodeWhole(bytes: Buffer): Promise<Level> {
+  return rgbaLevel(openImage(bytes).autoOrient(), 'image');
 }
 
 const fromRaw = (whole: Level) => sharp(whole.data, { raw: { width: whole.width, height: whole.height, channels: 4 } });

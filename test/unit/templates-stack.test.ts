@@ -34,6 +34,14 @@ function differing(a: RawImage, b: RawImage, tol = 8): number {
   return n;
 }
 
+/** `a` and `b` have the same RGBA at each of the points. */
+function samePixelsAt(a: RawImage, b: RawImage, points: [number, number][]): void {
+  for (const [x, y] of points) {
+    const k = (y * a.width + x) * 4;
+    assert.deepEqual([...a.data.subarray(k, k + 4)], [...b.data.subarray(k, k + 4)], `(${x}, ${y})`);
+  }
+}
+
 describe('templates engine: overlapping smart objects and displacement', function () {
   this.timeout(120000);
 
@@ -110,27 +118,21 @@ describe('templates engine: overlapping smart objects and displacement', functio
       // inside the smart object's quad but outside the shape (an ellipse about (110, 96), radii 80 and 52) the
       // render leaves the template as it was
       const own = oracle(clippedTemplatePsd(grey, shading, fill));
-      for (const [x, y] of [
+      samePixelsAt(one, own, [
         [44, 44],
         [170, 56],
         [50, 140],
-      ] as const) {
-        const k = (y * one.width + x) * 4;
-        assert.deepEqual([...one.data.subarray(k, k + 4)], [...own.data.subarray(k, k + 4)], `(${x}, ${y})`);
-      }
+      ]);
     }
     // the garment's fill fades its own pixels, not the print clipped to it: where the opaque print covers the shape's
     // inside, it shows the same at fill 40 % (Photoshop's clipping: clipping-mask.psd and advanced-blending.psd)
     const full = printed.get('false 1')!;
     const faded = printed.get('false 0.4')!;
-    for (const [x, y] of [
+    samePixelsAt(faded, full, [
       [110, 96],
       [80, 120],
       [150, 70],
-    ] as const) {
-      const k = (y * full.width + x) * 4;
-      assert.deepEqual([...faded.data.subarray(k, k + 4)], [...full.data.subarray(k, k + 4)], `(${x}, ${y})`);
-    }
+    ]);
     // displace "auto" follows the garment's folds (the photo under it is flat: it alone would move nothing)
     const p = prepared(clippedTemplatePsd(grey));
     const design = stripes(100, 100, [220, 30, 40], [30, 60, 220]);

@@ -1,4 +1,5 @@
 // Uploads: the sizes recorded for them and their prepared levels, the storage total, the quota migration.
+import type { UploadRow as StoredUploadRow } from '../../../db/uploads';
 import { ago, sql } from './sql';
 
 export interface UploadSizes {
@@ -25,16 +26,8 @@ export async function uploadSize(id: string): Promise<UploadSizes> {
   return row;
 }
 
-export interface UploadRow {
-  userId: string;
-  storageKey: string;
-  thumbnailKey: string;
-  mimeType: string;
-  sizeBytes: number;
-  width: number;
-  height: number;
-  sha256: Buffer;
-}
+/** The service's upload row (db/uploads.ts) with its owner and hash, without its library fields. */
+export type UploadRow = Omit<StoredUploadRow, 'id' | 'name' | 'createdAt'> & { userId: string; sha256: Buffer };
 
 /** What is recorded for one upload, or undefined when there is no such upload. */
 export async function uploadRow(id: string): Promise<UploadRow | undefined> {
