@@ -7,6 +7,7 @@ import { createSql } from '../../db/client';
 import { grantTokens, tokenBalance } from '../../db/ledger';
 import { randomSuffix, timeId, userId } from '../../lib/ids';
 import {
+  debitStatementPlans,
   functionSettings,
   generationState,
   insertUser,
@@ -128,6 +129,18 @@ describe('recording and charging generations: one round trip', () => {
 
 describe('token balance reads only the account it is for', function () {
   this.timeout(120_000);
+  it('the debit looks its references up in the index, not through every debit (auto_explain)', async () => {
+    // 10,000 debits of other accounts: 031-034's `reference in (select ... jsonb_array_elements(...))` took the JSON
+    // array for 100 rows and read all of them (a hash semi join over a sequential scan) on every charge.
+    await seedOtherLedgers(randomSuffix(6), 200, 50);
+    const u = await newAccount(10);
+    const plans = await debitStatementPlans(u, [{ reference: `gen_${randomSuffix(10)}`, amount: 1 }]);
+    const check = plans.find((p) => /count\(\*\) filter \(where d\.user_id <> p_user_id\)/.test(p));
+    assert.ok(check, `the reference check among the debit's plans:\n${plans.join('\n---\n')}`);
+    assert.doesNotMatch(check, /Seq Scan on token_debits/);
+    assert.match(check, /Index Scan using token_debits_reference_key/);
+  });
+
   it('touches the allocations of the account, not the whole ledger (EXPLAIN ANALYZE)', async () => {
     const sql = testSql();
     // 200 other accounts with 50 allocations each: 10,000 allocations that are none of this account's business.

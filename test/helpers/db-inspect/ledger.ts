@@ -1,4 +1,5 @@
 // The token ledger: grants, debits, their allocations.
+import postgres from 'postgres';
 import { sql } from './sql';
 
 /** The amounts debited under a reference (a generation, a chat job, ...). */
@@ -100,4 +101,39 @@ export async function functionSettings(names: string[]): Promise<[string, string
   const rows = await sql()<{ name: string; config: string[] | null }[]>`
     select proname as name, proconfig as config from pg_proc where proname in ${sql()(names)} order by proname`;
   return rows.map((r) => [r.name, r.config]);
+}
+
+/**
+ * The plans of the statements ledger_debit(userId, debits) runs (auto_explain's text of each nested statement, with
+ * the rows read), on a connection of its own that is closed afterwards; the debit is rolled back.
+ */
+export async function debitStatementPlans(
+  userId: string,
+  debits: { reference: string; amount: number }[],
+): Promise<string[]> {
+  const plans: string[] = [];
+  const one = postgres(process.env.DATABASE_URL!, {
+    max: 1,
+    onnotice: (n) => {
+      const m = String(n.message ?? '');
+      if (m.includes('plan:')) plans.push(m);
+    },
+  });
+  const rolledBack = new Error('rolled back');
+  try {
+    await one.begin(async (tx) => {
+      await tx`load 'auto_explain'`;
+      await tx`set local auto_explain.log_min_duration = 0`;
+      await tx`set local auto_explain.log_nested_statements = on`;
+      await tx`set local auto_explain.log_analyze = on`;
+      await tx`set local client_min_messages = log`;
+      await tx`select * from ledger_debit(${userId}, ${tx.json(debits)}::jsonb)`;
+      throw rolledBack;
+    });
+  } catch (err) {
+    if (err !== rolledBack) throw err;
+  } finally {
+    await one.end();
+  }
+  return plans;
 }
