@@ -39,6 +39,8 @@ export function uploadRoutes(deps: AppDeps): Router {
       analyzeAndKeep(deps, req.user!.id, storageKey, image, {
         // made now, after the answer, from the upload's own decode where one decode served (lib/images/one-decode.ts)
         raster: analysisRaster?.(ANALYSIS_MAX_SIDE),
+        // in a quiet moment, not beside the caller's next request (UPLOAD_ANALYSIS)
+        later: true,
       }).catch((err: unknown) =>
         req.log.warn('upload analysis failed; the first generate of the design makes it', {
           uploadId: upload.id,

@@ -13,13 +13,14 @@ import {
   type LibraryRow,
   type StoredAnalysis,
 } from '../../db/upload-library';
-import { ANALYSIS_VERSION, analyzeImageWithFacts } from '../../lib/analysis';
+import { ANALYSIS_VERSION, analyzeImageWithFacts, backgroundAnalysisPool, type AnalysisPool } from '../../lib/analysis';
 import { ownFileKey } from '../../lib/fetch';
 import { preparedKey, type DecodedRaster } from '../../lib/images';
 import { fileUrl } from '../../lib/storage';
 import type { AppDeps } from '../context';
 import { badRequest, notFound } from '../errors';
 import { busy, imageProblem } from '../http/image-body';
+import { quietForMs } from '../http/quiet';
 import type { libraryUploadResource } from '../http/upload-library-schemas';
 import { createdAtAndId, cursorPage, type CursorPage } from '../pagination';
 
@@ -109,38 +110,117 @@ export async function deleteOwnUpload(deps: AppDeps, userId: string, id: string,
 const analysing = new Map<string, Promise<StoredAnalysis>>();
 
 /**
+ * A new upload's analysis waits for a quiet moment (issue 34): it starts once the API has answered every request for
+ * `quietMs`, or `maxDelayMs` after the upload at the latest, one at a time, its pixel work on a worker at the lowest
+ * priority; so it no longer runs beside the caller's next request. At most `maxWaiting` wait (more are left to the
+ * first generate or POST /analyze of the design, which makes it then); the first `holdBytes` keep the upload's
+ * bytes, later ones read them from storage when they start.
+ */
+export const UPLOAD_ANALYSIS = { quietMs: 300, maxDelayMs: 5_000, pollMs: 20, maxWaiting: 1_000, holdBytes: 4 };
+
+interface Waiting {
+  since: number;
+  /** starts the analysis now (the queue's turn, or an ask that cannot wait); the same promise every time */
+  start: (pool?: AnalysisPool) => Promise<StoredAnalysis>;
+  promise: Promise<StoredAnalysis>;
+}
+/** Analyses waiting for a quiet moment, oldest first. */
+const waiting = new Map<string, Waiting>();
+let draining = false;
+
+const pause = (ms: number) => new Promise<void>((r) => setTimeout(r, ms).unref());
+
+async function drain(): Promise<void> {
+  if (draining) return;
+  draining = true;
+  try {
+    for (let next = waiting.entries().next(); !next.done; next = waiting.entries().next()) {
+      const [id, w] = next.value;
+      while (
+        waiting.get(id) === w &&
+        quietForMs() < UPLOAD_ANALYSIS.quietMs &&
+        Date.now() - w.since < UPLOAD_ANALYSIS.maxDelayMs
+      )
+        await pause(UPLOAD_ANALYSIS.pollMs);
+      // started meanwhile by an ask that could not wait: that ask has it
+      if (waiting.get(id) !== w) continue;
+      await w.start(backgroundAnalysisPool()).catch(() => undefined); // its failure is the caller's to log
+    }
+  } finally {
+    draining = false;
+  }
+}
+
+/**
  * Analyses an upload's bytes (from `raster` when the upload's decode already made it) and keeps the result as its
  * latest analysis (with its inks, for contrast checks). One of the same upload and quantity already under way in
- * this process (the analysis after the upload's answer, then a POST /analyze of it) is waited for, not made twice.
+ * this process (the analysis after the upload's answer, then a POST /analyze of it) is waited for, not made twice;
+ * one waiting for a quiet moment (`later`: a new upload's, see UPLOAD_ANALYSIS) is started at once by an ask without
+ * `later`. `bytes` undefined: read from storage when the analysis starts.
  */
 export function analyzeAndKeep(
   deps: AppDeps,
   userId: string,
   storageKey: string,
-  bytes: Buffer,
-  opts: { quantity?: number; raster?: Promise<DecodedRaster> | undefined } = {},
+  bytes: Buffer | undefined,
+  opts: { quantity?: number; raster?: Promise<DecodedRaster> | undefined; later?: boolean } = {},
 ): Promise<StoredAnalysis> {
   const quantity = opts.quantity ?? 50;
   const id = `${storageKey}\n${quantity}`;
   const running = analysing.get(id);
   if (running) return running;
-  const made = (async () => {
-    // a raster that could not be made is made again from the bytes (which then report what is wrong with them)
-    const raster = await opts.raster?.catch(() => undefined);
-    const { result, facts } = await analyzeImageWithFacts(bytes, { quantity, ...(raster ? { raster } : {}) });
-    const stored: StoredAnalysis = {
-      result,
-      inks: facts.inks,
-      touchesFabric: facts.touchesFabric,
-      boxHex: facts.backgroundBox,
-      version: ANALYSIS_VERSION,
-      quantity,
-    };
-    await saveUploadAnalysis(deps.sql, userId, storageKey, stored);
-    return stored;
-  })().finally(() => analysing.delete(id));
-  analysing.set(id, made);
-  return made;
+  const queued = waiting.get(id);
+  if (queued) return opts.later ? queued.promise : queued.start();
+  let given = { bytes, raster: opts.raster };
+  const analyse = (pool?: AnalysisPool) => {
+    const { bytes: have, raster: rasterMade } = given;
+    given = { bytes: undefined, raster: undefined };
+    const made = (async () => {
+      const body = have ?? (await deps.storage.get(storageKey))?.body;
+      if (!body) throw new Error(`upload ${storageKey} is not in storage`);
+      // a raster that could not be made is made again from the bytes (which then report what is wrong with them)
+      const raster = await rasterMade?.catch(() => undefined);
+      const { result, facts } = await analyzeImageWithFacts(body, {
+        quantity,
+        ...(raster ? { raster } : {}),
+        ...(pool ? { pool } : {}),
+      });
+      const stored: StoredAnalysis = {
+        result,
+        inks: facts.inks,
+        touchesFabric: facts.touchesFabric,
+        boxHex: facts.backgroundBox,
+        version: ANALYSIS_VERSION,
+        quantity,
+      };
+      await saveUploadAnalysis(deps.sql, userId, storageKey, stored);
+      return stored;
+    })().finally(() => analysing.delete(id));
+    analysing.set(id, made);
+    return made;
+  };
+  if (!opts.later) return analyse();
+  if (waiting.size >= UPLOAD_ANALYSIS.maxWaiting)
+    return Promise.reject(new Error(`${waiting.size} upload analyses are waiting already`));
+  // the first few keep what they were given; later ones read the bytes from storage when they start
+  if (waiting.size >= UPLOAD_ANALYSIS.holdBytes) given = { bytes: undefined, raster: undefined };
+  let started: Promise<StoredAnalysis> | undefined;
+  let settle!: (p: Promise<StoredAnalysis>) => void;
+  const promise = new Promise<StoredAnalysis>((resolve) => (settle = resolve));
+  waiting.set(id, {
+    since: Date.now(),
+    promise,
+    start: (pool) => {
+      if (!started) {
+        waiting.delete(id);
+        started = analyse(pool);
+        settle(started);
+      }
+      return started;
+    },
+  });
+  void drain();
+  return promise;
 }
 
 /** The upload of the caller stored under the key of `url` (one of our files), if any, deleted ones included. */

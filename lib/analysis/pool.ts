@@ -13,14 +13,21 @@ export interface AnalysisTask {
 
 // Same extension as this file, so it works both from TypeScript sources (tsx) and from compiled JavaScript.
 const WORKER_FILE = path.join(__dirname, `pixel-worker${path.extname(__filename)}`);
+const LOW_PRIORITY_WORKER_FILE = path.join(__dirname, `pixel-worker-low${path.extname(__filename)}`);
 
 export class AnalysisPool {
   private readonly pool: WorkerPool<AnalysisTask, Output>;
 
-  constructor(opts: Pick<WorkerPoolOptions<AnalysisTask, Output>, 'size' | 'taskTimeoutMs' | 'maxQueue'> = {}) {
+  constructor(
+    opts: Pick<WorkerPoolOptions<AnalysisTask, Output>, 'size' | 'taskTimeoutMs' | 'maxQueue'> & {
+      /** workers that lower their own priority (pixel-worker-low.ts): for analyses that can wait */
+      lowPriority?: boolean;
+    } = {},
+  ) {
+    const { lowPriority, ...rest } = opts;
     this.pool = new WorkerPool({
-      ...opts,
-      file: WORKER_FILE,
+      ...rest,
+      file: lowPriority ? LOW_PRIORITY_WORKER_FILE : WORKER_FILE,
       name: 'image analysis',
       inline: (t) => analyzePixels(t.input, t.quantity),
     });
@@ -47,9 +54,16 @@ export class AnalysisPool {
 }
 
 let shared: AnalysisPool | undefined;
+let background: AnalysisPool | undefined;
 
 /** The process-wide pool. */
 export function analysisPool(): AnalysisPool {
   shared ??= new AnalysisPool();
   return shared;
+}
+
+/** The process-wide pool for analyses that can wait: one worker, at the lowest priority. */
+export function backgroundAnalysisPool(): AnalysisPool {
+  background ??= new AnalysisPool({ size: 1, lowPriority: true });
+  return background;
 }
