@@ -4,7 +4,6 @@
 // The upload takes its library name from the file name (multipart) or `name` (JSON), and is analysed after the answer
 // so that its latest analysis (and the inks the contrast checks read) is there by its first generate.
 import { Router } from 'express';
-import { ANALYSIS_MAX_SIDE } from '../../lib/analysis';
 import type { AppDeps } from '../context';
 import { receiveImage } from '../http/image-body';
 import { isLive } from '../http/mode';
@@ -23,7 +22,7 @@ export function uploadRoutes(deps: AppDeps): Router {
   r.post('/upload', ...partA(deps, 'upload'), receiveImage, idempotency, async (req, res) => {
     const image = res.locals.image as Buffer;
     const name = req.file ? nameFromFile(req.file.originalname) : (req.body as { name?: string } | undefined)?.name;
-    const { upload, created, storageKey, analysisRaster } = await storeUpload(deps, req.user!.id, image, {
+    const { upload, created, storageKey } = await storeUpload(deps, req.user!.id, image, {
       name,
       livemode: isLive(req),
     });
@@ -37,8 +36,6 @@ export function uploadRoutes(deps: AppDeps): Router {
     // a design without its analysis gets one on its first generate instead (services/upload-library.ts)
     if (created)
       analyzeAndKeep(deps, req.user!.id, storageKey, image, {
-        // made now, after the answer, from the upload's own decode where one decode served (lib/images/one-decode.ts)
-        raster: analysisRaster?.(ANALYSIS_MAX_SIDE),
         // in a quiet moment, not beside the caller's next request (UPLOAD_ANALYSIS)
         later: true,
       }).catch((err: unknown) =>

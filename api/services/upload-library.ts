@@ -15,7 +15,7 @@ import {
 } from '../../db/upload-library';
 import { ANALYSIS_VERSION, analyzeImageWithFacts, backgroundAnalysisPool, type AnalysisPool } from '../../lib/analysis';
 import { ownFileKey } from '../../lib/fetch';
-import { preparedKey, type DecodedRaster } from '../../lib/images';
+import { preparedKey } from '../../lib/images';
 import { fileUrl } from '../../lib/storage';
 import type { AppDeps } from '../context';
 import { badRequest, notFound } from '../errors';
@@ -152,8 +152,7 @@ async function drain(): Promise<void> {
 }
 
 /**
- * Analyses an upload's bytes (from `raster` when the upload's decode already made it) and keeps the result as its
- * latest analysis (with its inks, for contrast checks). One of the same upload and quantity already under way in
+ * Analyses an upload's bytes and keeps the result as its latest analysis (with its inks, for contrast checks). One of the same upload and quantity already under way in
  * this process (the analysis after the upload's answer, then a POST /analyze of it) is waited for, not made twice;
  * one waiting for a quiet moment (`later`: a new upload's, see UPLOAD_ANALYSIS) is started at once by an ask without
  * `later`. `bytes` undefined: read from storage when the analysis starts.
@@ -163,7 +162,7 @@ export function analyzeAndKeep(
   userId: string,
   storageKey: string,
   bytes: Buffer | undefined,
-  opts: { quantity?: number; raster?: Promise<DecodedRaster> | undefined; later?: boolean } = {},
+  opts: { quantity?: number; later?: boolean } = {},
 ): Promise<StoredAnalysis> {
   const quantity = opts.quantity ?? 50;
   const id = `${storageKey}\n${quantity}`;
@@ -171,20 +170,14 @@ export function analyzeAndKeep(
   if (running) return running;
   const queued = waiting.get(id);
   if (queued) return opts.later ? queued.promise : queued.start();
-  let given = { bytes, raster: opts.raster };
+  let given = bytes;
   const analyse = (pool?: AnalysisPool) => {
-    const { bytes: have, raster: rasterMade } = given;
-    given = { bytes: undefined, raster: undefined };
+    const have = given;
+    given = undefined;
     const made = (async () => {
       const body = have ?? (await deps.storage.get(storageKey))?.body;
       if (!body) throw new Error(`upload ${storageKey} is not in storage`);
-      // a raster that could not be made is made again from the bytes (which then report what is wrong with them)
-      const raster = await rasterMade?.catch(() => undefined);
-      const { result, facts } = await analyzeImageWithFacts(body, {
-        quantity,
-        ...(raster ? { raster } : {}),
-        ...(pool ? { pool } : {}),
-      });
+      const { result, facts } = await analyzeImageWithFacts(body, { quantity, ...(pool ? { pool } : {}) });
       const stored: StoredAnalysis = {
         result,
         inks: facts.inks,
@@ -203,7 +196,7 @@ export function analyzeAndKeep(
   if (waiting.size >= UPLOAD_ANALYSIS.maxWaiting)
     return Promise.reject(new Error(`${waiting.size} upload analyses are waiting already`));
   // the first few keep what they were given; later ones read the bytes from storage when they start
-  if (waiting.size >= UPLOAD_ANALYSIS.holdBytes) given = { bytes: undefined, raster: undefined };
+  if (waiting.size >= UPLOAD_ANALYSIS.holdBytes) given = undefined;
   let started: Promise<StoredAnalysis> | undefined;
   let settle!: (p: Promise<StoredAnalysis>) => void;
   const promise = new Promise<StoredAnalysis>((resolve) => (settle = resolve));

@@ -1,6 +1,6 @@
 // Analysis of untrusted image bytes: validate (format, size, pixel count) without decoding, let libvips decode and
 // downsample on its threads, then run the pixel analysis on a worker thread. The event loop does neither.
-import { decodeRaster, inspectImage, type DecodedRaster, type InspectOptions } from '../images';
+import { decodeRaster, inspectImage, type InspectOptions } from '../images';
 import type { AnalysisFacts, AnalysisResult, PixelInput } from './analyze-pixels';
 import { analysisPool, type AnalysisPool } from './pool';
 
@@ -13,8 +13,6 @@ export const ANALYSIS_MAX_SIDE = 512;
 export interface AnalyzeOptions extends InspectOptions {
   quantity: number;
   pool?: AnalysisPool;
-  /** decodeRaster(bytes, ANALYSIS_MAX_SIDE) already made (an upload's, lib/images/one-decode.ts): not decoded again */
-  raster?: DecodedRaster;
 }
 
 /** Throws ImageError (a client problem: answer 400) for anything that is not a readable, acceptable image. */
@@ -28,7 +26,7 @@ export async function analyzeImageWithFacts(
   opts: AnalyzeOptions,
 ): Promise<{ result: AnalysisResult; facts: AnalysisFacts }> {
   inspectImage(bytes, opts);
-  const raster = opts.raster ?? (await decodeRaster(bytes, ANALYSIS_MAX_SIDE));
+  const raster = await decodeRaster(bytes, ANALYSIS_MAX_SIDE);
   // sharp's buffers live outside the V8 heap and cannot be transferred to a worker; one copy each into ordinary
   // memory (about 2 ms for a 7.2 MB alpha plane) lets them move without a further clone.
   const input: PixelInput = {

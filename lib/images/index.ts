@@ -17,4 +17,3 @@ export * from './raster';
 export * from './json-image';
 export * from './worker-pool';
 export * from './design-levels';
-export * from './one-decode';
