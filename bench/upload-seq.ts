@@ -3,7 +3,7 @@
 // upload) and 1 by imageData, back to back, then an idle pause. Per call: wall time and the API's CPU (all its
 // threads, /proc/<pid>/stat) while it ran; per round: the API's CPU including the pause; the API's peak resident.
 // Usage: node --import tsx bench/upload-seq.ts [rounds=6] [pauseMs=1500]
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { makeBenchDesign } from './compositing';
@@ -115,6 +115,7 @@ async function main() {
     console.log(JSON.stringify(out, null, 1));
   } finally {
     await c.stop();
+    rmSync(dataDir, { recursive: true, force: true }); // ~300 MB of database and files a run
   }
 }
 
