@@ -75,23 +75,37 @@ export function boxFromBytes(
   return { data: out, w: nw, h: nh };
 }
 
-/** Halve a premultiplied image (2x2 box). */
-export function halve(src: Float32Array, w: number, h: number): { data: Float32Array; w: number; h: number } {
-  const nw = Math.max(1, w >> 1);
-  const nh = Math.max(1, h >> 1);
+/** Halve a premultiplied image (2x2 box). With `keepEdge` (a mip level: level pixel k covers pixels 2k and 2k + 1
+ * of the one below, exactly) an odd last column or row is kept, averaged with transparency outside the image, so the
+ * level ends where the image does; without it (a reduction whose scale is taken from the sizes) it is dropped. */
+export function halve(
+  src: Float32Array,
+  w: number,
+  h: number,
+  keepEdge = false,
+): { data: Float32Array; w: number; h: number } {
+  const nw = Math.max(1, keepEdge ? (w + 1) >> 1 : w >> 1);
+  const nh = Math.max(1, keepEdge ? (h + 1) >> 1 : h >> 1);
   const d = new Float32Array(nw * nh * 4);
   for (let y = 0; y < nh; y++) {
     const ya = Math.min(h - 1, 2 * y);
-    const yb = Math.min(h - 1, 2 * y + 1);
+    const yb = 2 * y + 1;
+    const yIn = yb < h;
     for (let x = 0; x < nw; x++) {
       const xa = Math.min(w - 1, 2 * x);
-      const xb = Math.min(w - 1, 2 * x + 1);
+      const xb = 2 * x + 1;
+      const xIn = xb < w;
       const o = (y * nw + x) * 4;
       const i00 = (ya * w + xa) * 4;
-      const i10 = (ya * w + xb) * 4;
-      const i01 = (yb * w + xa) * 4;
-      const i11 = (yb * w + xb) * 4;
-      for (let c = 0; c < 4; c++) d[o + c] = 0.25 * (src[i00 + c]! + src[i10 + c]! + src[i01 + c]! + src[i11 + c]!);
+      // outside the image: transparent with keepEdge, the edge pixel again without (w or h of 1)
+      const i10 = (ya * w + (xIn ? xb : w - 1)) * 4;
+      const i01 = ((yIn ? yb : h - 1) * w + xa) * 4;
+      const i11 = ((yIn ? yb : h - 1) * w + (xIn ? xb : w - 1)) * 4;
+      const k10 = xIn || !keepEdge ? 0.25 : 0;
+      const k01 = yIn || !keepEdge ? 0.25 : 0;
+      const k11 = (xIn && yIn) || !keepEdge ? 0.25 : 0;
+      for (let c = 0; c < 4; c++)
+        d[o + c] = 0.25 * src[i00 + c]! + k10 * src[i10 + c]! + k01 * src[i01 + c]! + k11 * src[i11 + c]!;
     }
   }
   return { data: d, w: nw, h: nh };

@@ -128,7 +128,7 @@ export function buildMips(base: Float32Array, w: number, h: number, maxLevel = 1
   while (levels.length <= maxLevel) {
     const p = levels[levels.length - 1]!;
     if (p.w === 1 && p.h === 1) break;
-    const next = halve(p.data, p.w, p.h);
+    const next = halve(p.data, p.w, p.h, true);
     levels.push({ w: next.w, h: next.h, data: next.data });
   }
   return { levels };

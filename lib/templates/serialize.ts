@@ -9,8 +9,9 @@ import type { PreparedTemplate } from './prepare';
  * prepared again from its source on its next render instead of rendering the old way. test/unit/templates-prepared-
  * format.test.ts records digests of the output for this number and fails until it is bumped. 1: the unversioned data
  * ('templates-prepared-v1') before issue 32's clipping bases, pass-through groups, group fill and clipped smart objects.
+ * 2: before issue 32's mip levels that keep an odd last column or row (reduced smart objects' right and bottom edges).
  */
-export const PREPARED_FORMAT = 2;
+export const PREPARED_FORMAT = 3;
 
 type Typed = Uint8Array | Uint8ClampedArray | Float32Array;
 const KINDS = { u8: Uint8Array, u8c: Uint8ClampedArray, f32: Float32Array } as const;

@@ -74,8 +74,14 @@ describe('templates engine', function () {
           out.data[i + 2] === base.data[i + 2]
         )
           continue;
-        // every changed pixel lies inside the smart object's quad (1 px of antialiasing allowed)
-        assert.ok(inside(so.quad, x + 0.5, y + 0.5, 1.5), `changed pixel outside the quad at ${x},${y}`);
+        // every changed pixel lies inside the smart object's quad (1 px of antialiasing allowed); where the
+        // perspective shrinks the design much more one way than the other, the mip level it is sampled from (chosen
+        // by the larger shrink) blurs the edge by half a level pixel the other way too: a few levels up to 2 px out
+        const diff = Math.max(...[0, 1, 2].map((c) => Math.abs(out.data[i + c]! - base.data[i + c]!)));
+        assert.ok(
+          inside(so.quad, x + 0.5, y + 0.5, diff <= 4 ? 2 : 1.5),
+          `changed pixel (by ${diff}) outside the quad at ${x},${y}`,
+        );
         if (out.data[i]! > 200 && out.data[i + 1]! < 60) red++;
       }
     // the design fills most of the quad (its aspect differs slightly from the smart object's)

@@ -38,14 +38,14 @@ function digest(file: Buffer): string {
 /** The digests of prepare's output for PREPARED_FORMAT: a clipping group, group fill (pass-through), a smart object
  * in perspective, smart objects with warps, and a smart object clipped to a layer below it. */
 const RECORDED = {
-  format: 2,
+  format: 3,
   digests: {
-    'layers-clipping-mask-psd-tools.psd': 'b576025ae8dce700733f19446c7e8d09c62a0c5729e1a0f4b8c7fbe5c29a2ba3',
+    'layers-clipping-mask-psd-tools.psd': '387c9900ca0b87beb0da68c8639ee8f659d942a14f49e697a20654b647124ef3',
     'layers-passthrough_fill_blendmode-psd-tools.psd':
-      'e9a62e97a7251145708a304ea3f1b78d21ca12fb2250f4aaca1325d46c3a9238',
-    'perspective-ag-psd-placed-transform.psd': '0e1a7f655ea399ed0d8e64cc3f0b31811235fd04ce75a91d440b99d5102bfc98',
-    'smart-objects-ag-psd.psd': '734e80cb84a6ba1a230b5959e1f4fb1945f7fa1e680fdac6eb341d74e69ae035',
-    [CLIPPED]: '5b25bad68720dd0f4710677b185988cf2ded23502cc5ebe4dafde59df9a1588b',
+      '522c50ffab79c76164e46ff61d729aa100ce06db71edc4e003e63de59ce75aa7',
+    'perspective-ag-psd-placed-transform.psd': '7a52ab754b1a54a49e08cee4cbd425d55ad47dff8e278cdb8fd6ceee1c741a9a',
+    'smart-objects-ag-psd.psd': 'fbdc29c82d3f120a584cb5feeaf6a811b8b04a80cec478de6a8c0857c7ffeb45',
+    [CLIPPED]: '74288900be39dd8a870ac7eca00464f3a1dd79fe2472b121c5fe60a8fbf98cde',
   } as Record<string, string>,
 };
 
