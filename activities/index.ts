@@ -20,6 +20,8 @@ import { createStorefrontActivities } from './storefront';
 import { createUserImageLoader } from '../lib/fetch/user-images';
 import { createWebhookActivities } from './webhooks';
 import { createPreparedTemplateCache } from '../lib/template-import/prepared-store';
+import { outputsRefresher } from '../lib/template-import/refresh';
+import { refreshTemplateOutputs } from '../db/templates';
 import { createTemplateActivities } from './templates';
 
 export interface ActivityDeps {
@@ -43,7 +45,9 @@ export function createActivities(deps: ActivityDeps) {
   // blank photo (the garment in it found once, for the print zone).
   const blanks = createBlankCache({ storage: deps.storage, loadUserImage }, { findGarment: true });
   // One prepared-template cache per worker: the import puts what it prepared, renders read through it.
-  const templates = createPreparedTemplateCache(deps.storage, deps.config.templates.cacheBytes);
+  const templates = createPreparedTemplateCache(deps.storage, deps.config.templates.cacheBytes, {
+    preparedAgain: outputsRefresher(deps.storage, (id, o) => refreshTemplateOutputs(deps.sql, id, o)),
+  });
   return {
     ...createTemplateActivities({ ...deps, templates }),
     ...createGenerationActivities({ ...deps, blanks, loadUserImage, templates }),

@@ -2,7 +2,6 @@
 // limits (lib/templates/limits.ts) and the engine (lib/templates) do the work; this reads and writes storage and the
 // template's row. Idempotent on the template id: a second run finds the row no longer processing and does nothing,
 // and a row deleted while its import ran leaves no files behind.
-import sharp from 'sharp';
 import { accountDeleted } from '../db/account-deletion';
 import { completeTemplateImport, failTemplateImport, templateById, type TemplateSmartObject } from '../db/templates';
 import { isBadInput } from '../lib/errors';
@@ -11,8 +10,8 @@ import { storePrepared, type PreparedTemplateCache } from '../lib/template-impor
 import { parseTemplate } from '../lib/template-import/parse-lazily';
 import { templateKeys } from '../lib/template-import/types';
 import { prepareTemplate } from '../lib/templates/prepare';
-import { psnr, renderOwnContent } from '../lib/templates/render';
-import type { RawImage } from '../lib/templates/types';
+import { renderOwnContent } from '../lib/templates/render';
+import { encodePreview, fidelityOf } from '../lib/template-import/refresh';
 
 import { checkTemplateFile } from '../lib/templates/limits';
 import { activityContext, nonRetryable, type BookkeepingDeps } from './deps';
@@ -24,16 +23,7 @@ export interface TemplateActivityDeps extends BookkeepingDeps {
   templates: PreparedTemplateCache;
 }
 
-/** PSNR of identical images is infinite; JSON has no Infinity: a perfect match is reported as this many dB. */
-export const PSNR_IDENTICAL = 100;
-
-/** The preview: the render of the template's own content as a lossless PNG at full size, encoded for speed (zlib
- * level 1, no row filters: about 40 % less CPU than level 3, for 1.7x the bytes on the bench's noisy 3600x2700 file). */
-export function encodePreview(img: RawImage): Promise<Buffer> {
-  return sharp(img.data, { raw: { width: img.width, height: img.height, channels: 4 } })
-    .png({ compressionLevel: 1, adaptiveFiltering: false })
-    .toBuffer();
-}
+export { encodePreview, PSNR_IDENTICAL } from '../lib/template-import/refresh';
 
 export function createTemplateActivities(deps: TemplateActivityDeps) {
   const { sql, storage, log, templates } = deps;
@@ -75,12 +65,7 @@ export function createTemplateActivities(deps: TemplateActivityDeps) {
         const encoding = Promise.all([encodePreview(own), makeThumbnailFromRaw(own)]);
         const both = Promise.all([storing, encoding]);
         both.catch(() => {}); // awaited below; a rejection before then is not unhandled
-        const fidelity = parsed.photoshopComposite
-          ? {
-              psnr: Math.min(PSNR_IDENTICAL, Math.round(psnr(own, parsed.photoshopComposite) * 100) / 100),
-              comparedTo: 'photoshop-composite' as const,
-            }
-          : null;
+        const fidelity = fidelityOf(own, parsed.photoshopComposite);
         step('fidelity');
         const [stored, [preview, thumb]] = await both;
         written.push(...stored.keys);

@@ -156,6 +156,29 @@ export async function completeTemplateImport(
   return row;
 }
 
+/**
+ * A ready template's preview, thumbnail and fidelity made again by this engine (its prepared data prepared again,
+ * lib/template-import/refresh.ts): one statement, so the resource shows the old outputs or the new, never half. A
+ * row deleted, not ready, or of an account whose deletion began is left as it is (undefined).
+ */
+export async function refreshTemplateOutputs(
+  sql: Sql,
+  id: string,
+  c: Pick<CompletedImport, 'previewKey' | 'thumbnailKey' | 'fidelity'>,
+): Promise<TemplateRow | undefined> {
+  const [row] = await sql<TemplateRow[]>`
+    with owner as (
+      select u.deleted_at is null as live from templates t join users u on u.id = t.user_id
+      where t.id = ${id}
+      for share of u
+    )
+    update templates set preview_key = ${c.previewKey}, thumbnail_key = ${c.thumbnailKey},
+      fidelity = ${c.fidelity ? sql.json(c.fidelity) : null}
+    where id = ${id} and status = 'ready' and coalesce((select live from owner), false)
+    returning ${columns(sql)}`;
+  return row;
+}
+
 /** Marks an import failed with the reason a client can act on; a row no longer processing is left as it is. */
 export async function failTemplateImport(sql: Sql, id: string, error: string): Promise<TemplateRow | undefined> {
   const [row] = await sql<TemplateRow[]>`

@@ -13,8 +13,9 @@ import type { AppDeps } from '../context';
 import { ApiError, badRequest, conflict, notFound } from '../errors';
 import type { previewBody } from '../http/schemas';
 import type { templatePreviewBody } from '../http/template-generate-schemas';
-import { getTemplate } from '../../db/templates';
+import { getTemplate, refreshTemplateOutputs } from '../../db/templates';
 import { createPreparedTemplateCache } from '../../lib/template-import/prepared-store';
+import { outputsRefresher } from '../../lib/template-import/refresh';
 import { templateMockup } from '../../lib/template-import/render';
 import { designsOf } from './upload-library';
 import { cachedGarment } from './garment-cache';
@@ -138,6 +139,7 @@ export function createTemplatePreviewer(deps: Pick<AppDeps, 'config' | 'sql' | '
   const templates = createPreparedTemplateCache(
     deps.storage,
     Math.min(PREVIEW_TEMPLATE_CACHE_BYTES, deps.config.templates.cacheBytes),
+    { preparedAgain: outputsRefresher(deps.storage, (id, o) => refreshTemplateOutputs(deps.sql, id, o)) },
   );
   return async (caller, body) => {
     const template = await getTemplate(deps.sql, caller.userId, body.templateId, caller.livemode !== false);

@@ -11,6 +11,7 @@ import { prepareTemplate, type PreparedTemplate } from '../templates/prepare';
 import { deserializePrepared, PREPARED_FORMAT, serializePrepared } from '../templates/serialize';
 import type { Storage } from '../storage';
 import { parseTemplate } from './parse-lazily';
+import type { PreparedAgainHook } from './refresh';
 import { warmTemplate } from './render';
 import { templateKeys } from './types';
 
@@ -86,6 +87,7 @@ async function prepareAgain(
   storage: Storage,
   manifestKey: string,
   old: Manifest,
+  preparedAgain: PreparedAgainHook | undefined,
 ): Promise<{ prepared: PreparedTemplate; bytes: number }> {
   const templateId = /^templates\/([^/]+)\/prepared\.json$/.exec(manifestKey)?.[1];
   if (!templateId || templateKeys(templateId).prepared !== manifestKey)
@@ -96,15 +98,19 @@ async function prepareAgain(
       `Template ${templateId} was prepared by an older engine and its source file is no longer in storage: import it again`,
     );
   checkTemplateFile(source.body);
-  const prepared = prepareTemplate(parseTemplate(source.body));
+  const parsed = parseTemplate(source.body);
+  const prepared = prepareTemplate(parsed);
   const serialized = serializePrepared(prepared);
   const bytes = Object.values(serialized.buffers).reduce((n, b) => n + b.length, 0);
   if ((old.format ?? 0) > PREPARED_FORMAT) return { prepared, bytes };
+  // The preview, thumbnail and fidelity made again by this engine before the new manifest is written: if this fails
+  // the manifest still names the old format, so the next render prepares again and refreshes them then.
+  const written = preparedAgain ? await preparedAgain(templateId, prepared, parsed.photoshopComposite) : [];
   const stored = await storeSerialized(storage, templateId, serialized);
   const named = new Set(stored.keys);
   // the template deleted meanwhile (its source with it): what was just written goes too
   if (!(await storage.exists(source.key))) {
-    await Promise.allSettled(stored.keys.map((k) => storage.delete(k)));
+    await Promise.allSettled([...stored.keys, ...written].map((k) => storage.delete(k)));
     throw new BadInputError(`Template ${templateId} was deleted`);
   }
   await Promise.allSettled(old.buffers.filter((b) => !named.has(b.key)).map((b) => storage.delete(b.key)));
@@ -114,11 +120,12 @@ async function prepareAgain(
 async function loadPrepared(
   storage: Storage,
   manifestKey: string,
+  preparedAgain: PreparedAgainHook | undefined,
 ): Promise<{ prepared: PreparedTemplate; bytes: number }> {
   const obj = await storage.get(manifestKey);
   if (!obj) throw new Error(`prepared template ${manifestKey} is missing from storage`);
   const m = JSON.parse(obj.body.toString('utf8')) as Manifest;
-  if (m.format !== PREPARED_FORMAT) return prepareAgain(storage, manifestKey, m);
+  if (m.format !== PREPARED_FORMAT) return prepareAgain(storage, manifestKey, m, preparedAgain);
   const bodies = await Promise.all(
     m.buffers.map(async (b) => {
       const o = await storage.get(b.key);
@@ -141,8 +148,16 @@ export interface PreparedTemplateCache {
   readonly bytes: number;
 }
 
-/** A cache of at most `maxBytes` of prepared templates; concurrent gets of one template load it once. */
-export function createPreparedTemplateCache(storage: Storage, maxBytes: number): PreparedTemplateCache {
+/**
+ * A cache of at most `maxBytes` of prepared templates; concurrent gets of one template load it once. With
+ * `preparedAgain`, a template prepared again also gets its preview, thumbnail and fidelity made again before its new
+ * manifest is written (lib/template-import/refresh.ts outputsRefresher).
+ */
+export function createPreparedTemplateCache(
+  storage: Storage,
+  maxBytes: number,
+  opts: { preparedAgain?: PreparedAgainHook } = {},
+): PreparedTemplateCache {
   const entries = new Map<string, { prepared: PreparedTemplate; bytes: number }>();
   const loading = new Map<string, Promise<PreparedTemplate>>();
   let total = 0;
@@ -163,7 +178,7 @@ export function createPreparedTemplateCache(storage: Storage, maxBytes: number):
       }
       let p = loading.get(key);
       if (!p) {
-        p = loadPrepared(storage, key).then(({ prepared, bytes }) => {
+        p = loadPrepared(storage, key, opts.preparedAgain).then(({ prepared, bytes }) => {
           cache.put(key, prepared, bytes);
           return prepared;
         });

@@ -345,13 +345,36 @@ describe('generate on a template (POST /api/v1/generate and /preview with templa
     assert.equal(s.status, 200, s.text);
   });
 
-  it('a template prepared by an older engine: its first preview prepares it again from its source (a fresh import’s picture, the manifest rewritten); 409 when the source is gone', async () => {
+  it('a template prepared by an older engine: its first preview (two at once) prepares it again from its source (a fresh import’s picture, the manifest rewritten) and makes its preview, thumbnail and fidelity again; 409 when the source is gone', async () => {
     const bytes = readFileSync(path.join(CORPUS, 'perspective-ag-psd-placed-transform.psd'));
     const [stale, fresh, gone] = [
       await importTemplate(bytes, 'stale.psd'),
       await importTemplate(bytes, 'fresh.psd'),
       await importTemplate(bytes, 'gone.psd'),
     ];
+    const resource = async (id: string) =>
+      (await http(stack.baseUrl, 'GET', `/api/v1/templates/${id}`, { key })).body as {
+        previewUrl: string;
+        thumbnailUrl: string;
+        fidelity: { psnr: number; comparedTo: string };
+      };
+    const freshT = await resource(fresh);
+    // what the old engine showed: another picture, thumbnail and PSNR
+    const makeOldOutputs = async (id: string) => {
+      const keys = templateKeys(id);
+      const grey = { create: { width: 8, height: 8, channels: 4 as const, background: '#777' } };
+      await stack.storage.put(keys.preview, await sharp(grey).png().toBuffer(), 'image/png');
+      await stack.storage.put(keys.thumbnail, await sharp(grey).webp().toBuffer(), 'image/webp');
+      await inspect.setTemplateFidelity(id, { psnr: 12.34, comparedTo: 'photoshop-composite' });
+      assert.equal((await resource(id)).fidelity.psnr, 12.34);
+    };
+    const assertFreshOutputs = async (id: string) => {
+      const t = await resource(id);
+      assert.deepEqual(t.fidelity, freshT.fidelity, 'the fidelity made again by this engine');
+      assert.notEqual(t.fidelity.psnr, 12.34);
+      assert.ok((await fetchImage(t.previewUrl)).equals(await fetchImage(freshT.previewUrl)), 'a fresh preview');
+      assert.ok((await fetchImage(t.thumbnailUrl)).equals(await fetchImage(freshT.thumbnailUrl)), 'a fresh thumbnail');
+    };
     // what an engine before formats left: no format, its buffers under prepared-<n>.bin and (here) every byte 40
     const makeStale = async (id: string) => {
       const key = templateKeys(id).prepared;
@@ -368,6 +391,7 @@ describe('generate on a template (POST /api/v1/generate and /preview with templa
       return m.buffers.map((b: { key: string }) => b.key) as string[];
     };
     const oldKeys = await makeStale(stale);
+    await makeOldOutputs(stale);
     const preview = async (id: string) => {
       const res = await fetch(`${stack.baseUrl}/api/v1/preview`, {
         method: 'POST',
@@ -376,13 +400,18 @@ describe('generate on a template (POST /api/v1/generate and /preview with templa
       });
       return { status: res.status, bytes: Buffer.from(await res.arrayBuffer()) };
     };
-    const [a, b] = [await preview(stale), await preview(fresh)];
+    // two previews racing on the stale template: both answer the fresh picture, the outputs made again
+    const [a, a2] = await Promise.all([preview(stale), preview(stale)]);
+    const b = await preview(fresh);
+    assert.equal(a2.status, 200, a2.bytes.toString());
+    assert.ok(a.bytes.equals(a2.bytes));
     assert.equal(a.status, 200, a.bytes.toString());
     assert.equal(b.status, 200, b.bytes.toString());
     assert.ok(a.bytes.equals(b.bytes), 'the same JPEG as a fresh import’s');
     const m = JSON.parse((await stack.storage.get(templateKeys(stale).prepared))!.body.toString('utf8'));
     assert.equal(m.format, PREPARED_FORMAT);
     for (const k of oldKeys) assert.equal(await stack.storage.exists(k), false, `${k} deleted`);
+    await assertFreshOutputs(stale);
 
     await makeStale(gone);
     await stack.storage.delete(templateKeys(gone).source);

@@ -57,6 +57,11 @@ export async function templateStored(id: string): Promise<{ keys: (string | null
   return row;
 }
 
+/** Sets a template's fidelity figure as an older engine left it (its prepared data made stale by the test). */
+export async function setTemplateFidelity(id: string, fidelity: { psnr: number; comparedTo: string }): Promise<void> {
+  await sql()`update templates set fidelity = ${sql().json(fidelity)} where id = ${id}`;
+}
+
 /** The storage key of a generation's print file, if it has one. */
 export async function printFileKey(generationId: string): Promise<string | undefined> {
   const [row] = await sql()<{ key: string }[]>`
