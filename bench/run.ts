@@ -376,9 +376,12 @@ async function uploadVariants(ctx: Ctx, design: Buffer, n: number, tag: string):
     urls[i] = body.url;
     ids[i] = body.id;
   });
-  // Each new upload is analysed after its answer (the design library: docs/uploads-and-analysis.md). These uploads
-  // are not timed, so their analyses must not run into the timed phases that follow: wait until each one is kept.
-  await closedLoop(2, n, (i) =>
+  // Each new upload is analysed after its answer, in a quiet moment of the API (the design library:
+  // docs/uploads-and-analysis.md). These uploads are not timed, so their analyses must not run into the timed phases
+  // that follow: wait until each one is kept, one upload at a time and once a second, so that the polls leave the API
+  // its quiet moments and use few of the keys' per-minute budgets (each poll counts in them, and the limits-on phases
+  // that follow would otherwise meet 429s).
+  await closedLoop(1, n, (i) =>
     waitUpTo(
       async () => {
         const res = await fetch(`${ctx.base}/api/v1/uploads/${ids[i]}`, {
@@ -388,7 +391,7 @@ async function uploadVariants(ctx: Ctx, design: Buffer, n: number, tag: string):
         const body: any = await res.json().catch(() => ({}));
         return !!body.analyzedAt;
       },
-      { ms: 60_000, every: 50 },
+      { ms: 60_000, every: 1000 },
     ),
   );
   return urls;
