@@ -291,6 +291,7 @@ async function uploads(ctx: Ctx, design: Buffer) {
   const auth = { authorization: `Bearer ${ctx.key}` };
   const multipart: number[] = [];
   const inline: number[] = [];
+  const ids: string[] = [];
   let url = '';
   // each upload is new bytes (same pixels): the same bytes again would be answered with the first upload
   for (let i = 0; i < N(5, 2); i++) {
@@ -310,6 +311,7 @@ async function uploads(ctx: Ctx, design: Buffer) {
         reason: `POST /upload answered ${res.status}: ${JSON.stringify(body).slice(0, 200)}`,
       };
     url ||= body.url;
+    ids.push(body.id);
   }
   for (let i = 0; i < N(3, 1); i++) {
     const dataUrl = `data:image/png;base64,${pngVariant(design, `json ${i} ${randomSuffix(8)}`).toString('base64')}`;
@@ -317,10 +319,12 @@ async function uploads(ctx: Ctx, design: Buffer) {
     const r = await json(ctx.base, 'POST', '/api/v1/upload', { imageData: dataUrl }, auth);
     inline.push(performance.now() - t0);
     if (r.status !== 201) say(`JSON upload answered ${r.status}`);
+    else ids.push((r.body as { id: string }).id);
   }
   return {
     available: true as const,
     url,
+    ids,
     designBytes: design.length,
     multipart: stats(multipart),
     json: stats(inline),
@@ -351,6 +355,29 @@ async function analyzes(ctx: Ctx, design: Buffer, imageUrl: string) {
   return { available: true as const, imageUrl: stats(byUrl), imageData: stats(byData) };
 }
 
+/**
+ * Each new upload is analysed after its answer, in a quiet moment of the API (the design library:
+ * docs/uploads-and-analysis.md). That work must not run into the timed phases that follow: wait until each upload's
+ * analysis is kept, one upload at a time and once a second, so that the polls leave the API its quiet moments and use
+ * few of the keys' per-minute budgets (each poll counts in them, and the limits-on phases would otherwise meet 429s).
+ * A build without the design library answers 404 and is not waited for.
+ */
+async function keptAnalyses(ctx: Ctx, ids: string[], keyOf: (i: number) => string) {
+  await closedLoop(1, ids.length, (i) =>
+    waitUpTo(
+      async () => {
+        const res = await fetch(`${ctx.base}/api/v1/uploads/${ids[i]}`, {
+          headers: { authorization: `Bearer ${keyOf(i)}` },
+        });
+        if (res.status === 404) return true;
+        const body: any = await res.json().catch(() => ({}));
+        return !!body.analyzedAt;
+      },
+      { ms: 60_000, every: 1000 },
+    ),
+  );
+}
+
 /** `n` uploads of the design whose bytes differ and pixels do not (not timed): each is a design the worker has
  * never seen, for the "new design every call" runs. */
 async function uploadVariants(ctx: Ctx, design: Buffer, n: number, tag: string): Promise<string[]> {
@@ -376,24 +403,7 @@ async function uploadVariants(ctx: Ctx, design: Buffer, n: number, tag: string):
     urls[i] = body.url;
     ids[i] = body.id;
   });
-  // Each new upload is analysed after its answer, in a quiet moment of the API (the design library:
-  // docs/uploads-and-analysis.md). These uploads are not timed, so their analyses must not run into the timed phases
-  // that follow: wait until each one is kept, one upload at a time and once a second, so that the polls leave the API
-  // its quiet moments and use few of the keys' per-minute budgets (each poll counts in them, and the limits-on phases
-  // that follow would otherwise meet 429s).
-  await closedLoop(1, n, (i) =>
-    waitUpTo(
-      async () => {
-        const res = await fetch(`${ctx.base}/api/v1/uploads/${ids[i]}`, {
-          headers: { authorization: `Bearer ${keyAt(ctx, i)}` },
-        });
-        if (res.status === 404) return true; // no design library in this build
-        const body: any = await res.json().catch(() => ({}));
-        return !!body.analyzedAt;
-      },
-      { ms: 60_000, every: 1000 },
-    ),
-  );
+  await keptAnalyses(ctx, ids, (i) => keyAt(ctx, i));
   return urls;
 }
 
@@ -947,7 +957,10 @@ async function main(): Promise<void> {
         await storage.put(key, design, 'image/png');
         ctx.designUrl = `${ctx.base}/files/${key}`;
       } else throw new Error(`POST /upload is not available on ${ctx.base} (${up.reason})`);
-      return { upload: up, analyze: await analyzes(ctx, design, ctx.designUrl) };
+      const an = await analyzes(ctx, design, ctx.designUrl);
+      // the uploads' analyses (after their answers, untimed) are this phase's work: its CPU, not the next phase's
+      if (up.available) await keptAnalyses(ctx, up.ids, () => ctx.key);
+      return { upload: up, analyze: an };
     });
 
     say('compositing alone (in this process, stack idle)');
