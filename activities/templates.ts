@@ -23,8 +23,6 @@ export interface TemplateActivityDeps extends BookkeepingDeps {
   templates: PreparedTemplateCache;
 }
 
-export { encodePreview, PSNR_IDENTICAL } from '../lib/template-import/refresh';
-
 export function createTemplateActivities(deps: TemplateActivityDeps) {
   const { sql, storage, log, templates } = deps;
   const heartbeat = (step: string) => activityContext()?.heartbeat(step);

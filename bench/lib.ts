@@ -124,3 +124,29 @@ export function reexecWithImageMalloc(): void {
   });
   process.exit(r.status ?? 1);
 }
+
+/** A response's body: parsed JSON, or the text when it is not JSON. */
+export async function bodyOf(res: Response): Promise<any> {
+  const text = await res.text();
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+/** One JSON call: `body` sent as JSON when given; the answer's status, body (bodyOf) and headers. */
+export async function json(
+  base: string,
+  method: string,
+  p: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: any; headers: Headers }> {
+  const res = await fetch(base + p, {
+    method,
+    headers: { ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers },
+    body: body !== undefined ? JSON.stringify(body) : undefined,
+  });
+  return { status: res.status, body: await bodyOf(res), headers: res.headers };
+}

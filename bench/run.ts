@@ -58,6 +58,7 @@ import { makeBenchDesign } from './compositing';
 import {
   closedLoop,
   epochMs,
+  json,
   machineInfo,
   median,
   newScale,
@@ -155,28 +156,6 @@ interface Ctx {
   designUrl: string;
   garment: any;
   extraGarments: any[];
-}
-
-async function json(
-  base: string,
-  method: string,
-  p: string,
-  body?: unknown,
-  headers: Record<string, string> = {},
-): Promise<{ status: number; body: any; headers: Headers }> {
-  const res = await fetch(base + p, {
-    method,
-    headers: { ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers },
-    body: body !== undefined ? JSON.stringify(body) : undefined,
-  });
-  const text = await res.text();
-  let parsed: any = text;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    /* not JSON */
-  }
-  return { status: res.status, body: parsed, headers: res.headers };
 }
 
 interface GenResult extends Sample {

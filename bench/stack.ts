@@ -589,6 +589,19 @@ export function externalStack(say: (m: string) => void): BenchStack {
 
 const CLK_TCK = 100; // Linux USER_HZ
 
+/** A process's or thread's /proc stat file (`/proc/<pid>/stat`, `/proc/<pid>/task/<tid>/stat`): its parent, name and
+ * CPU ms (user + system). Throws when it is gone. */
+export function readProcStat(file: string): { ppid: number; comm: string; cpuMs: number } {
+  const s = readFileSync(file, 'utf8');
+  const close = s.lastIndexOf(')');
+  const f = s.slice(close + 2).split(' ');
+  return {
+    ppid: Number(f[1]),
+    comm: s.slice(s.indexOf('(') + 1, close),
+    cpuMs: ((Number(f[11]) + Number(f[12])) * 1000) / CLK_TCK,
+  };
+}
+
 /**
  * CPU ms of every process below this one (the benchmark), grouped: worker, api, temporal, postgres, bench. `pids`
  * names the worker and API processes (one each, or lists of them for a cluster).
@@ -606,16 +619,7 @@ export function cpuByGroup(pids: BenchStack['pids'] & { workers?: number[]; apis
   for (const e of entries) {
     if (!/^\d+$/.test(e)) continue;
     try {
-      const s = readFileSync(`/proc/${e}/stat`, 'utf8');
-      const close = s.lastIndexOf(')');
-      const comm = s.slice(s.indexOf('(') + 1, close);
-      const f = s.slice(close + 2).split(' ');
-      procs.push({
-        pid: Number(e),
-        ppid: Number(f[1]),
-        comm,
-        cpuMs: ((Number(f[11]) + Number(f[12])) * 1000) / CLK_TCK,
-      });
+      procs.push({ pid: Number(e), ...readProcStat(`/proc/${e}/stat`) });
     } catch {
       /* gone */
     }

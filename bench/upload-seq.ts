@@ -3,34 +3,21 @@
 // upload) and 1 by imageData, back to back, then an idle pause. Per call: wall time and the API's CPU (all its
 // threads, /proc/<pid>/stat) while it ran; per round: the API's CPU including the pause; the API's peak resident.
 // Usage: node --import tsx bench/upload-seq.ts [rounds=6] [pauseMs=1500]
-import { readFileSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { makeBenchDesign } from './compositing';
-import { pngVariant } from './lib';
-import { memoryOf, startCluster } from './stack';
+import { sleep } from '../test/helpers/wait';
+import { bodyOf, pngVariant } from './lib';
+import { memoryOf, readProcStat, startCluster } from './stack';
 
 const rounds = Number(process.argv[2] ?? 6);
 const pauseMs = Number(process.argv[3] ?? 1500);
-const tick = 1000 / 100; // ms per clock tick (USER_HZ 100)
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-function cpuMs(pid: number): number {
-  const f = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const rest = f.slice(f.lastIndexOf(')') + 2).split(' ');
-  return (Number(rest[11]) + Number(rest[12])) * tick; // utime + stime
-}
+const cpuMs = (pid: number): number => readProcStat(`/proc/${pid}/stat`).cpuMs;
 
 async function call(base: string, p: string, init: RequestInit): Promise<{ status: number; body: any }> {
   const res = await fetch(base + p, init);
-  const text = await res.text();
-  let body: any = text;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    /* not JSON */
-  }
-  return { status: res.status, body };
+  return { status: res.status, body: await bodyOf(res) };
 }
 
 const median = (xs: number[]) => {

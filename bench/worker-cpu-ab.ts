@@ -7,6 +7,9 @@
 import { existsSync, readFileSync, writeFileSync, rmSync } from 'node:fs';
 import fs from 'node:fs';
 import path from 'node:path';
+import { sleep } from '../test/helpers/wait';
+import { json } from './lib';
+import { readProcStat } from './stack';
 
 const SIDES = (process.env.SIDES ?? 'old=/work/wt/before,new=/work/wt/cpu-worker')
   .split(',')
@@ -15,19 +18,16 @@ const OUT = process.env.OUT!;
 const ROUNDS = Number(process.env.ROUNDS ?? 6);
 const BLOCK = Number(process.env.BLOCK ?? 6);
 const say = (m: string) => console.error(`[${new Date().toISOString().slice(11, 19)}] ${m}`);
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const mono = () => Number(process.hrtime.bigint() / 1000n);
 const threads = (pid: number) => {
   const out: Record<string, number> = {};
   for (const t of fs.readdirSync(`/proc/${pid}/task`)) {
     try {
-      const st = fs.readFileSync(`/proc/${pid}/task/${t}/stat`, 'utf8');
-      const close = st.lastIndexOf(')');
-      const comm = st.slice(st.indexOf('(') + 1, close).replace(/\d+$/, '#');
-      const f = st.slice(close + 2).split(' ');
-      out[comm] = (out[comm] ?? 0) + (Number(f[11]) + Number(f[12])) * 10;
+      const st = readProcStat(`/proc/${pid}/task/${t}/stat`);
+      const comm = st.comm.replace(/\d+$/, '#');
+      out[comm] = (out[comm] ?? 0) + st.cpuMs;
     } catch {
-      /* gone or not JSON */
+      /* gone */
     }
   }
   return out;
@@ -49,21 +49,8 @@ async function side(name: string, ROOT: string) {
   const stack = await startBenchStack({ dataDir, say: (m: string) => say(`${name}: ${m}`) });
   const sql = createSql(stack.databaseUrl, { max: 2 });
   const base = stack.baseUrl;
-  const j = async (method: string, p: string, body?: unknown, headers: Record<string, string> = {}) => {
-    const res = await fetch(base + p, {
-      method,
-      headers: { ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers },
-      body: body !== undefined ? JSON.stringify(body) : undefined,
-    });
-    const text = await res.text();
-    let b: any = text;
-    try {
-      b = JSON.parse(text);
-    } catch {
-      /* gone or not JSON */
-    }
-    return { status: res.status, body: b, headers: res.headers };
-  };
+  const j = (method: string, p: string, body?: unknown, headers: Record<string, string> = {}) =>
+    json(base, method, p, body, headers);
   const auths: Record<string, string>[] = [];
   for (let a = 0; a < Number(process.env.ACCOUNTS ?? 1); a++) {
     const su = await j('POST', '/api/auth/signup', {

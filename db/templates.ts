@@ -122,6 +122,17 @@ export async function deleteTemplate(
   return row;
 }
 
+/**
+ * The template's owner row FOR SHARE, as a CTE `owner(live)` for a statement that writes the template: an account
+ * whose deletion was asked for (or commits now) gets nothing written (`coalesce((select live from owner), false)`).
+ */
+const liveOwner = (sql: Sql, id: string) => sql`
+    with owner as (
+      select u.deleted_at is null as live from templates t join users u on u.id = t.user_id
+      where t.id = ${id}
+      for share of u
+    )`;
+
 export interface CompletedImport {
   previewKey: string;
   thumbnailKey: string;
@@ -142,11 +153,7 @@ export async function completeTemplateImport(
 ): Promise<TemplateRow | undefined> {
   // the owner's row FOR SHARE: an account whose deletion was asked for (or commits now) gets nothing completed
   const [row] = await sql<TemplateRow[]>`
-    with owner as (
-      select u.deleted_at is null as live from templates t join users u on u.id = t.user_id
-      where t.id = ${id}
-      for share of u
-    )
+    ${liveOwner(sql, id)}
     update templates set status = 'ready', preview_key = ${c.previewKey}, thumbnail_key = ${c.thumbnailKey},
       prepared_key = ${c.preparedKey}, smart_objects = ${sql.json(c.smartObjects as never)},
       fidelity = ${c.fidelity ? sql.json(c.fidelity) : null}, unsupported = ${sql.json(c.unsupported)},
@@ -167,11 +174,7 @@ export async function refreshTemplateOutputs(
   c: Pick<CompletedImport, 'previewKey' | 'thumbnailKey' | 'fidelity'>,
 ): Promise<TemplateRow | undefined> {
   const [row] = await sql<TemplateRow[]>`
-    with owner as (
-      select u.deleted_at is null as live from templates t join users u on u.id = t.user_id
-      where t.id = ${id}
-      for share of u
-    )
+    ${liveOwner(sql, id)}
     update templates set preview_key = ${c.previewKey}, thumbnail_key = ${c.thumbnailKey},
       fidelity = ${c.fidelity ? sql.json(c.fidelity) : null}
     where id = ${id} and status = 'ready' and coalesce((select live from owner), false)

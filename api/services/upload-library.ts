@@ -152,8 +152,9 @@ async function drain(): Promise<void> {
 }
 
 /**
- * Analyses an upload's bytes and keeps the result as its latest analysis (with its inks, for contrast checks). One of the same upload and quantity already under way in
- * this process (the analysis after the upload's answer, then a POST /analyze of it) is waited for, not made twice;
+ * Analyses an upload's bytes and keeps the result as its latest analysis (with its inks, for contrast checks). One of
+ * the same upload and quantity already under way in this process (the analysis after the upload's answer, then a POST
+ * /analyze of it) is waited for, not made twice;
  * one waiting for a quiet moment (`later`: a new upload's, see UPLOAD_ANALYSIS) is started at once by an ask without
  * `later`. `bytes` undefined: read from storage when the analysis starts.
  */

@@ -85,23 +85,18 @@ export async function decodeLevel(bytes: Buffer, src: Size, k: number, opts: Dec
   if (!Number.isInteger(k) || k < 1)
     throw new RangeError(`level ${k}: levels start at 1 (larger placements resize from the bytes)`);
   const s = levelSize(src, k);
-  const pipeline = sharp(bytes, {
+  const { data, info } = await sharp(bytes, {
     limitInputPixels: opts.limitInputPixels,
     failOn: opts.failOn ?? 'error',
     sequentialRead: true,
     autoOrient: true,
-  }).resize(s.width, s.height, { fit: 'fill', kernel: 'lanczos3', fastShrinkOnLoad: true });
-  return rgbaLevel(pipeline, 'design');
-}
-
-/** A pipeline's output as 8-bit sRGB + alpha (any colour space converted); `what` names it in the error. */
-export async function rgbaLevel(pipeline: sharp.Sharp, what: string): Promise<Level> {
-  const { data, info } = await pipeline
+  })
+    .resize(s.width, s.height, { fit: 'fill', kernel: 'lanczos3', fastShrinkOnLoad: true })
     .toColorspace('srgb')
     .ensureAlpha()
     .raw({ depth: 'uchar' })
     .toBuffer({ resolveWithObject: true });
-  if (info.channels !== 4) throw new Error(`${what} decoded to ${info.channels} channels`);
+  if (info.channels !== 4) throw new Error(`design decoded to ${info.channels} channels`);
   return { data, width: info.width, height: info.height };
 }
 
