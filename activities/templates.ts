@@ -8,10 +8,9 @@ import { isBadInput } from '../lib/errors';
 import { makeThumbnailFromRaw } from '../lib/images';
 import { storePrepared, type PreparedTemplateCache } from '../lib/template-import/prepared-store';
 import { parseTemplate } from '../lib/template-import/parse-lazily';
-import { templateKeys } from '../lib/template-import/types';
 import { prepareTemplate } from '../lib/templates/prepare';
 import { renderOwnContent } from '../lib/templates/render';
-import { encodePreview, fidelityOf } from '../lib/template-import/refresh';
+import { encodePreview, fidelityOf, storeOwnContent } from '../lib/template-import/refresh';
 
 import { checkTemplateFile } from '../lib/templates/limits';
 import { activityContext, nonRetryable, type BookkeepingDeps } from './deps';
@@ -37,7 +36,6 @@ export function createTemplateActivities(deps: TemplateActivityDeps) {
       if (!row || row.status !== 'processing') return; // deleted, or finished by an earlier run
       const source = await storage.get(row.sourceKey);
       if (!source) throw nonRetryable('BadInputError', 'The uploaded file is no longer in storage');
-      const keys = templateKeys(templateId);
       const written: string[] = [];
       // milliseconds per step, logged with the import (bench/templates.ts reads them)
       const ms: Record<string, number> = {};
@@ -67,15 +65,11 @@ export function createTemplateActivities(deps: TemplateActivityDeps) {
         step('fidelity');
         const [stored, [preview, thumb]] = await both;
         written.push(...stored.keys);
-        await Promise.all([
-          storage.put(keys.preview, preview, 'image/png'),
-          storage.put(keys.thumbnail, thumb.body, thumb.mimeType),
-        ]);
-        written.push(keys.preview, keys.thumbnail);
+        const outputs = await storeOwnContent(storage, templateId, preview, thumb);
+        written.push(outputs.previewKey, outputs.thumbnailKey);
         step('store');
         const done = await completeTemplateImport(sql, templateId, {
-          previewKey: keys.preview,
-          thumbnailKey: keys.thumbnail,
+          ...outputs,
           preparedKey: stored.key,
           smartObjects: parsed.smartObjects.map((s): TemplateSmartObject => ({
             id: s.id,

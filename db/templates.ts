@@ -165,20 +165,24 @@ export async function completeTemplateImport(
 
 /**
  * A ready template's preview, thumbnail and fidelity made again by this engine (its prepared data prepared again,
- * lib/template-import/refresh.ts): one statement, so the resource shows the old outputs or the new, never half. A
- * row deleted, not ready, or of an account whose deletion began is left as it is (undefined).
+ * lib/template-import/refresh.ts): one statement, so the resource shows the old outputs or the new, never half.
+ * Returns the keys the row named before (the row locked first, so of two racing refreshes the second sees the
+ * first's keys), for the caller to delete those it no longer names. A row deleted, not ready, or of an account
+ * whose deletion began is left as it is (undefined).
  */
 export async function refreshTemplateOutputs(
   sql: Sql,
   id: string,
   c: Pick<CompletedImport, 'previewKey' | 'thumbnailKey' | 'fidelity'>,
-): Promise<TemplateRow | undefined> {
-  const [row] = await sql<TemplateRow[]>`
-    ${liveOwner(sql, id)}
-    update templates set preview_key = ${c.previewKey}, thumbnail_key = ${c.thumbnailKey},
+): Promise<{ previewKey: string | null; thumbnailKey: string | null } | undefined> {
+  const [row] = await sql<{ previewKey: string | null; thumbnailKey: string | null }[]>`
+    ${liveOwner(sql, id)},
+    old as (select id, preview_key, thumbnail_key from templates where id = ${id} for update)
+    update templates t set preview_key = ${c.previewKey}, thumbnail_key = ${c.thumbnailKey},
       fidelity = ${c.fidelity ? sql.json(c.fidelity) : null}
-    where id = ${id} and status = 'ready' and coalesce((select live from owner), false)
-    returning ${columns(sql)}`;
+    from old
+    where t.id = old.id and t.status = 'ready' and coalesce((select live from owner), false)
+    returning old.preview_key as "previewKey", old.thumbnail_key as "thumbnailKey"`;
   return row;
 }
 

@@ -21,8 +21,14 @@ export const NON_RETRYABLE_TEMPLATE_ERRORS = ['BadInputError', 'TemplateLimitErr
 export const templateKeys = (templateId: string, format: 'psd' | 'psb' = 'psd') => ({
   prefix: `templates/${templateId}/`,
   source: `templates/${templateId}/source.${format}`,
+  /** the preview and thumbnail as imports named them before their names carried a digest (still those of the
+   * templates imported then and not prepared again since) */
   preview: `templates/${templateId}/preview.png`,
   thumbnail: `templates/${templateId}/thumbnail.webp`,
+  /** the preview and thumbnail named by a digest of their bytes (refresh.ts storeOwnContent): a picture made again
+   * differently gets a new key, so its URL changes and a cache never serves the old picture under it */
+  previewOf: (digest: string) => `templates/${templateId}/preview-${digest}.png`,
+  thumbnailOf: (digest: string) => `templates/${templateId}/thumbnail-${digest}.webp`,
   /** the prepared template's manifest: the engine's meta and the keys of its buffers */
   prepared: `templates/${templateId}/prepared.json`,
   /** a prepared buffer, named by its format (lib/templates/serialize.ts PREPARED_FORMAT): a template prepared again

@@ -345,53 +345,82 @@ describe('generate on a template (POST /api/v1/generate and /preview with templa
     assert.equal(s.status, 200, s.text);
   });
 
-  it('a template prepared by an older engine: its first preview (two at once) prepares it again from its source (a fresh import’s picture, the manifest rewritten) and makes its preview, thumbnail and fidelity again; 409 when the source is gone', async () => {
+  type Resource = { previewUrl: string; thumbnailUrl: string; fidelity: { psnr: number; comparedTo: string } };
+  const resource = async (id: string) =>
+    (await http(stack.baseUrl, 'GET', `/api/v1/templates/${id}`, { key })).body as Resource;
+
+  /** What an engine before digests in the keys left: another picture and thumbnail under preview.png and
+   * thumbnail.webp, named by the row, and another PSNR. Returns the resource as it was then. */
+  const makeOldOutputs = async (id: string): Promise<Resource> => {
+    const keys = templateKeys(id);
+    const grey = { create: { width: 8, height: 8, channels: 4 as const, background: '#777' } };
+    await stack.storage.put(keys.preview, await sharp(grey).png().toBuffer(), 'image/png');
+    await stack.storage.put(keys.thumbnail, await sharp(grey).webp().toBuffer(), 'image/webp');
+    await inspect.setTemplateOutputs(id, {
+      previewKey: keys.preview,
+      thumbnailKey: keys.thumbnail,
+      fidelity: { psnr: 12.34, comparedTo: 'photoshop-composite' },
+    });
+    const t = await resource(id);
+    assert.equal(t.fidelity.psnr, 12.34);
+    // an old template's files are still served under their old names
+    assert.ok(t.previewUrl.endsWith(`/files/${keys.preview}`), t.previewUrl);
+    const old = await fetch(t.previewUrl);
+    assert.equal(old.status, 200);
+    assert.equal((await sharp(Buffer.from(await old.arrayBuffer())).metadata()).width, 8);
+    return t;
+  };
+
+  /** The stale template's preview, thumbnail and fidelity made again: a fresh import's, under new URLs (the picture
+   * changed: a cache in front of /files must not serve the old one), the old files deleted. */
+  const assertFreshOutputs = async (id: string, fresh: { id: string; t: Resource }, old: Resource) => {
+    const t = await resource(id);
+    assert.deepEqual(t.fidelity, fresh.t.fidelity, 'the fidelity made again by this engine');
+    assert.notEqual(t.fidelity.psnr, 12.34);
+    assert.notEqual(t.previewUrl, old.previewUrl, 'a new picture, a new preview URL');
+    assert.notEqual(t.thumbnailUrl, old.thumbnailUrl, 'a new picture, a new thumbnail URL');
+    // named by their bytes: the same names as the fresh import's
+    assert.equal(t.previewUrl, fresh.t.previewUrl.replace(fresh.id, id));
+    assert.equal(t.thumbnailUrl, fresh.t.thumbnailUrl.replace(fresh.id, id));
+    assert.ok((await fetchImage(t.previewUrl)).equals(await fetchImage(fresh.t.previewUrl)), 'a fresh preview');
+    assert.ok((await fetchImage(t.thumbnailUrl)).equals(await fetchImage(fresh.t.thumbnailUrl)), 'a fresh thumbnail');
+    assert.equal((await fetch(old.previewUrl)).status, 404, 'the old preview deleted');
+    assert.equal((await fetch(old.thumbnailUrl)).status, 404, 'the old thumbnail deleted');
+  };
+
+  /** What an engine before formats left: no format, its buffers under prepared-<n>.bin and (here) every byte 40.
+   * Returns the old buffers' keys. */
+  const makeStale = async (id: string) => {
+    const key = templateKeys(id).prepared;
+    const m = JSON.parse((await stack.storage.get(key))!.body.toString('utf8'));
+    for (const [n, b] of m.buffers.entries()) {
+      const body = (await stack.storage.get(b.key))!.body.fill(40);
+      await stack.storage.delete(b.key);
+      b.key = `templates/${id}/prepared-${n}.bin`;
+      await stack.storage.put(b.key, body, 'application/octet-stream');
+    }
+    delete m.format;
+    m.meta.format = 'templates-prepared-v1';
+    await stack.storage.put(key, Buffer.from(JSON.stringify(m)), 'application/json');
+    return m.buffers.map((b: { key: string }) => b.key) as string[];
+  };
+
+  const assertPreparedAgain = async (id: string, oldKeys: string[]) => {
+    const m = JSON.parse((await stack.storage.get(templateKeys(id).prepared))!.body.toString('utf8'));
+    assert.equal(m.format, PREPARED_FORMAT, 'the manifest rewritten in the current format');
+    for (const k of oldKeys) assert.equal(await stack.storage.exists(k), false, `${k} deleted`);
+  };
+
+  it('a template prepared by an older engine: its first preview (two at once) prepares it again from its source (a fresh import’s picture, the manifest rewritten) and makes its preview, thumbnail and fidelity again under new URLs; 409 when the source is gone', async () => {
     const bytes = readFileSync(path.join(CORPUS, 'perspective-ag-psd-placed-transform.psd'));
     const [stale, fresh, gone] = [
       await importTemplate(bytes, 'stale.psd'),
       await importTemplate(bytes, 'fresh.psd'),
       await importTemplate(bytes, 'gone.psd'),
     ];
-    const resource = async (id: string) =>
-      (await http(stack.baseUrl, 'GET', `/api/v1/templates/${id}`, { key })).body as {
-        previewUrl: string;
-        thumbnailUrl: string;
-        fidelity: { psnr: number; comparedTo: string };
-      };
     const freshT = await resource(fresh);
-    // what the old engine showed: another picture, thumbnail and PSNR
-    const makeOldOutputs = async (id: string) => {
-      const keys = templateKeys(id);
-      const grey = { create: { width: 8, height: 8, channels: 4 as const, background: '#777' } };
-      await stack.storage.put(keys.preview, await sharp(grey).png().toBuffer(), 'image/png');
-      await stack.storage.put(keys.thumbnail, await sharp(grey).webp().toBuffer(), 'image/webp');
-      await inspect.setTemplateFidelity(id, { psnr: 12.34, comparedTo: 'photoshop-composite' });
-      assert.equal((await resource(id)).fidelity.psnr, 12.34);
-    };
-    const assertFreshOutputs = async (id: string) => {
-      const t = await resource(id);
-      assert.deepEqual(t.fidelity, freshT.fidelity, 'the fidelity made again by this engine');
-      assert.notEqual(t.fidelity.psnr, 12.34);
-      assert.ok((await fetchImage(t.previewUrl)).equals(await fetchImage(freshT.previewUrl)), 'a fresh preview');
-      assert.ok((await fetchImage(t.thumbnailUrl)).equals(await fetchImage(freshT.thumbnailUrl)), 'a fresh thumbnail');
-    };
-    // what an engine before formats left: no format, its buffers under prepared-<n>.bin and (here) every byte 40
-    const makeStale = async (id: string) => {
-      const key = templateKeys(id).prepared;
-      const m = JSON.parse((await stack.storage.get(key))!.body.toString('utf8'));
-      for (const [n, b] of m.buffers.entries()) {
-        const body = (await stack.storage.get(b.key))!.body.fill(40);
-        await stack.storage.delete(b.key);
-        b.key = `templates/${id}/prepared-${n}.bin`;
-        await stack.storage.put(b.key, body, 'application/octet-stream');
-      }
-      delete m.format;
-      m.meta.format = 'templates-prepared-v1';
-      await stack.storage.put(key, Buffer.from(JSON.stringify(m)), 'application/json');
-      return m.buffers.map((b: { key: string }) => b.key) as string[];
-    };
     const oldKeys = await makeStale(stale);
-    await makeOldOutputs(stale);
+    const old = await makeOldOutputs(stale);
     const preview = async (id: string) => {
       const res = await fetch(`${stack.baseUrl}/api/v1/preview`, {
         method: 'POST',
@@ -408,10 +437,8 @@ describe('generate on a template (POST /api/v1/generate and /preview with templa
     assert.equal(a.status, 200, a.bytes.toString());
     assert.equal(b.status, 200, b.bytes.toString());
     assert.ok(a.bytes.equals(b.bytes), 'the same JPEG as a fresh import’s');
-    const m = JSON.parse((await stack.storage.get(templateKeys(stale).prepared))!.body.toString('utf8'));
-    assert.equal(m.format, PREPARED_FORMAT);
-    for (const k of oldKeys) assert.equal(await stack.storage.exists(k), false, `${k} deleted`);
-    await assertFreshOutputs(stale);
+    await assertPreparedAgain(stale, oldKeys);
+    await assertFreshOutputs(stale, { id: fresh, t: freshT }, old);
 
     await makeStale(gone);
     await stack.storage.delete(templateKeys(gone).source);
@@ -421,6 +448,31 @@ describe('generate on a template (POST /api/v1/generate and /preview with templa
       JSON.parse(c.bytes.toString()).error.message,
       /prepared by an older engine and its source file is no longer in storage/,
     );
+  });
+
+  it('a template prepared by an older engine, first rendered by a worker that has not seen it: POST /generate prepares it again in the worker (a fresh import’s mockup, the manifest rewritten) and makes its preview, thumbnail and fidelity again under new URLs', async () => {
+    const bytes = readFileSync(path.join(CORPUS, 'perspective-ag-psd-placed-transform.psd'));
+    const [stale, fresh] = [await importTemplate(bytes, 'stale-w.psd'), await importTemplate(bytes, 'fresh-w.psd')];
+    const freshT = await resource(fresh);
+    // an import names its preview and thumbnail by their bytes
+    assert.match(freshT.previewUrl, new RegExp(`/files/templates/${fresh}/preview-[0-9a-f]{16}\\.png$`));
+    assert.match(freshT.thumbnailUrl, new RegExp(`/files/templates/${fresh}/thumbnail-[0-9a-f]{16}\\.webp$`));
+    const oldKeys = await makeStale(stale);
+    const old = await makeOldOutputs(stale);
+    // The worker that imported it keeps the prepared template in memory: a worker started again (a new process, its
+    // cache empty) reads the stale manifest on the first render. The API renders nothing here (no preview).
+    await stack.stopWorker();
+    await stack.startWorker();
+    const [a, b] = [await generate({ templateId: stale, designUrl }), await generate({ templateId: fresh, designUrl })];
+    assert.equal(a.status, 200, a.text);
+    assert.equal(a.body.status, 'completed', a.body.error);
+    assert.equal(b.body.status, 'completed', b.body.error);
+    assert.ok(
+      (await fetchImage(a.body.mockupUrl)).equals(await fetchImage(b.body.mockupUrl)),
+      'the same mockup as a fresh import’s',
+    );
+    await assertPreparedAgain(stale, oldKeys);
+    await assertFreshOutputs(stale, { id: fresh, t: freshT }, old);
   });
 
   it('errors, none charged: unknown template 404, not ready 409, failed 409, unknown smart object 400, bad bodies 400', async () => {

@@ -57,9 +57,14 @@ export async function templateStored(id: string): Promise<{ keys: (string | null
   return row;
 }
 
-/** Sets a template's fidelity figure as an older engine left it (its prepared data made stale by the test). */
-export async function setTemplateFidelity(id: string, fidelity: { psnr: number; comparedTo: string }): Promise<void> {
-  await sql()`update templates set fidelity = ${sql().json(fidelity)} where id = ${id}`;
+/** Sets a template's preview, thumbnail keys and fidelity figure as an older engine left them (its prepared data made
+ * stale by the test). */
+export async function setTemplateOutputs(
+  id: string,
+  o: { previewKey: string; thumbnailKey: string; fidelity: { psnr: number; comparedTo: string } },
+): Promise<void> {
+  await sql()`update templates set preview_key = ${o.previewKey}, thumbnail_key = ${o.thumbnailKey},
+    fidelity = ${sql().json(o.fidelity)} where id = ${id}`;
 }
 
 /** The storage key of a generation's print file, if it has one. */
