@@ -13,7 +13,7 @@ import {
   type LibraryRow,
   type StoredAnalysis,
 } from '../../db/upload-library';
-import { ANALYSIS_VERSION, analyzeImageWithFacts, backgroundAnalysisPool, type AnalysisPool } from '../../lib/analysis';
+import { ANALYSIS_VERSION, analyzeImageWithFacts } from '../../lib/analysis';
 import { ownFileKey } from '../../lib/fetch';
 import { preparedKey } from '../../lib/images';
 import { fileUrl } from '../../lib/storage';
@@ -111,17 +111,18 @@ const analysing = new Map<string, Promise<StoredAnalysis>>();
 
 /**
  * A new upload's analysis waits for a quiet moment (issue 34): it starts once the API has answered every request for
- * `quietMs`, or `maxDelayMs` after the upload at the latest, one at a time, its pixel work on a worker at the lowest
- * priority; so it no longer runs beside the caller's next request. At most `maxWaiting` wait (more are left to the
- * first generate or POST /analyze of the design, which makes it then); the first `holdBytes` keep the upload's
- * bytes, later ones read them from storage when they start.
+ * `quietMs`, or `maxDelayMs` after the upload at the latest, one at a time, its pixel work on the process's analysis
+ * worker (analysisPool: a pool of its own cost a second V8 isolate, ~36 MiB resident); so it no longer runs beside
+ * the caller's next request. At most `maxWaiting` wait (more are left to the first generate or POST /analyze of the
+ * design, which makes it then); the first `holdBytes` keep the upload's bytes, later ones read them from storage when
+ * they start.
  */
 export const UPLOAD_ANALYSIS = { quietMs: 300, maxDelayMs: 5_000, pollMs: 20, maxWaiting: 1_000, holdBytes: 4 };
 
 interface Waiting {
   since: number;
   /** starts the analysis now (the queue's turn, or an ask that cannot wait); the same promise every time */
-  start: (pool?: AnalysisPool) => Promise<StoredAnalysis>;
+  start: () => Promise<StoredAnalysis>;
   promise: Promise<StoredAnalysis>;
 }
 /** Analyses waiting for a quiet moment, oldest first. */
@@ -144,7 +145,7 @@ async function drain(): Promise<void> {
         await pause(UPLOAD_ANALYSIS.pollMs);
       // started meanwhile by an ask that could not wait: that ask has it
       if (waiting.get(id) !== w) continue;
-      await w.start(backgroundAnalysisPool()).catch(() => undefined); // its failure is the caller's to log
+      await w.start().catch(() => undefined); // its failure is the caller's to log
     }
   } finally {
     draining = false;
@@ -172,13 +173,13 @@ export function analyzeAndKeep(
   const queued = waiting.get(id);
   if (queued) return opts.later ? queued.promise : queued.start();
   let given = bytes;
-  const analyse = (pool?: AnalysisPool) => {
+  const analyse = () => {
     const have = given;
     given = undefined;
     const made = (async () => {
       const body = have ?? (await deps.storage.get(storageKey))?.body;
       if (!body) throw new Error(`upload ${storageKey} is not in storage`);
-      const { result, facts } = await analyzeImageWithFacts(body, { quantity, ...(pool ? { pool } : {}) });
+      const { result, facts } = await analyzeImageWithFacts(body, { quantity });
       const stored: StoredAnalysis = {
         result,
         inks: facts.inks,
@@ -204,10 +205,10 @@ export function analyzeAndKeep(
   waiting.set(id, {
     since: Date.now(),
     promise,
-    start: (pool) => {
+    start: () => {
       if (!started) {
         waiting.delete(id);
-        started = analyse(pool);
+        started = analyse();
         settle(started);
       }
       return started;

@@ -13,21 +13,14 @@ export interface AnalysisTask {
 
 // Same extension as this file, so it works both from TypeScript sources (tsx) and from compiled JavaScript.
 const WORKER_FILE = path.join(__dirname, `pixel-worker${path.extname(__filename)}`);
-const LOW_PRIORITY_WORKER_FILE = path.join(__dirname, `pixel-worker-low${path.extname(__filename)}`);
 
 export class AnalysisPool {
   private readonly pool: WorkerPool<AnalysisTask, Output>;
 
-  constructor(
-    opts: Pick<WorkerPoolOptions<AnalysisTask, Output>, 'size' | 'taskTimeoutMs' | 'maxQueue'> & {
-      /** workers that lower their own priority (pixel-worker-low.ts): for analyses that can wait */
-      lowPriority?: boolean;
-    } = {},
-  ) {
-    const { lowPriority, ...rest } = opts;
+  constructor(opts: Pick<WorkerPoolOptions<AnalysisTask, Output>, 'size' | 'taskTimeoutMs' | 'maxQueue'> = {}) {
     this.pool = new WorkerPool({
-      ...rest,
-      file: lowPriority ? LOW_PRIORITY_WORKER_FILE : WORKER_FILE,
+      ...opts,
+      file: WORKER_FILE,
       name: 'image analysis',
       inline: (t) => analyzePixels(t.input, t.quantity),
     });
@@ -54,16 +47,12 @@ export class AnalysisPool {
 }
 
 let shared: AnalysisPool | undefined;
-let background: AnalysisPool | undefined;
 
-/** The process-wide pool. */
+/**
+ * The process-wide pool, also for a new upload's analysis in a quiet moment (api/services/upload-library.ts): a
+ * second pool for those cost the API a second V8 isolate, ~36 MiB resident (issue 34).
+ */
 export function analysisPool(): AnalysisPool {
   shared ??= new AnalysisPool();
   return shared;
-}
-
-/** The process-wide pool for analyses that can wait: one worker, at the lowest priority. */
-export function backgroundAnalysisPool(): AnalysisPool {
-  background ??= new AnalysisPool({ size: 1, lowPriority: true });
-  return background;
 }
