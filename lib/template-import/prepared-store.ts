@@ -194,14 +194,18 @@ export function createPreparedTemplateCache(
       entries.set(key, entry);
       total += bytes;
       evict();
-      // what renders keep with it (render.ts warmTemplate: the render plan, the baseline's thumbnail), made once
-      // after this turn (a render that comes first makes it itself) and counted against the bound
+      // what renders keep with it (render.ts warmTemplate: the render plan, the baseline's thumbnail and JPEG rows),
+      // made once after this turn (a render that comes first makes it itself) and counted against the bound
       setImmediate(() => {
         if (entries.get(key) !== entry) return;
-        const extra = warmTemplate(prepared);
-        entry.bytes += extra;
-        total += extra;
-        evict();
+        warmTemplate(prepared)
+          .then((extra) => {
+            if (entries.get(key) !== entry) return;
+            entry.bytes += extra;
+            total += extra;
+            evict();
+          })
+          .catch(() => {});
       });
     },
     delete(key) {

@@ -15,6 +15,7 @@ import {
 } from '../compositing';
 import { JPEG_OPTIMIZE_CODING } from '../compositing/composite';
 import { compositeGate, outputPool } from '../compositing/config';
+import { encodeRows, prepareRows, type JpegRows } from '../compositing/jpeg-rows';
 import { reduceInto, THUMB_TARGET } from '../compositing/prepared';
 // the engine's render modules, not its index: the index also exports the PSD parser, which loads ag-psd (~11 MiB
 // per process), needed only by an import (activities/templates.ts loads it then)
@@ -121,6 +122,9 @@ async function fillsOf(
 
 const jpeg = (img: sharp.Sharp, quality: number) =>
   img.jpeg({ quality, mozjpeg: false, optimizeCoding: JPEG_OPTIMIZE_CODING, chromaSubsampling: '4:2:0' }).toBuffer();
+/** The mockup's JPEG of raw RGB: the one encoder of the full image, the baseline and the bands spliced into it. */
+const mockupJpeg = (rgb: Buffer, width: number, height: number) =>
+  jpeg(sharp(rgb, { raw: { width, height, channels: 3 } }), JPEG_QUALITY);
 
 interface Thumb {
   data: Buffer;
@@ -148,12 +152,30 @@ function baselineThumb(prepared: PreparedTemplate): Thumb {
   return t;
 }
 
+/** The baseline's JPEG decoded once per prepared template (lib/compositing/jpeg-rows.ts): a render encodes only the
+ * MCU rows its frames touch and splices them into it; null when it cannot be spliced (then every render encodes the
+ * whole image). */
+const jpegRows = new WeakMap<PreparedTemplate, Promise<JpegRows | null>>();
+function baselineRows(prepared: PreparedTemplate): Promise<JpegRows | null> {
+  let r = jpegRows.get(prepared);
+  if (r) return r;
+  const { width, height } = prepared;
+  r = mockupJpeg(renderPlan(prepared).rgb, width, height).then(
+    (j) => prepareRows(j, width, height),
+    () => null,
+  );
+  jpegRows.set(prepared, r);
+  return r;
+}
+
 /**
- * What the render path keeps with a prepared template besides its stored buffers (the engine's render plan and the
- * baseline's thumbnail), made now rather than by the first render; its bytes, for the cache's bound.
+ * What the render path keeps with a prepared template besides its stored buffers (the engine's render plan, the
+ * baseline's thumbnail and its JPEG's rows), made now rather than by the first render; its bytes, for the cache's
+ * bound.
  */
-export function warmTemplate(prepared: PreparedTemplate): number {
-  return renderPlan(prepared).bytes + baselineThumb(prepared).data.length;
+export async function warmTemplate(prepared: PreparedTemplate): Promise<number> {
+  const bytes = renderPlan(prepared).bytes + baselineThumb(prepared).data.length;
+  return bytes + ((await baselineRows(prepared))?.bytes ?? 0);
 }
 
 /**
@@ -202,20 +224,28 @@ export async function templateMockup(
         }
         let width = W;
         let height = H;
-        let main = sharp(out, { raw: { width: W, height: H, channels: 3 } });
+        let mockup: Promise<Buffer>;
         if (opts.maxSide && Math.max(W, H) > opts.maxSide) {
           const s = opts.maxSide / Math.max(W, H);
           width = Math.max(1, Math.round(W * s));
           height = Math.max(1, Math.round(H * s));
-          main = main.resize(width, height, { fit: 'fill' });
+          mockup = jpeg(
+            sharp(out, { raw: { width: W, height: H, channels: 3 } }).resize(width, height, { fit: 'fill' }),
+            JPEG_QUALITY,
+          );
+        } else {
+          // only the MCU rows the frames touch encoded, the rest the baseline's JPEG: the same bytes as the whole
+          const rows = await baselineRows(prepared);
+          mockup = (async () =>
+            (rows && (await encodeRows(rows, out, img.frames, mockupJpeg))) ?? mockupJpeg(out, W, H))();
         }
-        const [mockup, thumbnail] = await Promise.all([
-          jpeg(main, JPEG_QUALITY),
+        const [main, thumbnail] = await Promise.all([
+          mockup,
           thumb
             ? jpeg(sharp(thumb.data, { raw: { width: thumb.width, height: thumb.height, channels: 3 } }), THUMB_QUALITY)
             : null,
         ]);
-        return { mockup, thumbnail, width, height };
+        return { mockup: main, thumbnail, width, height };
       } finally {
         outputPool.give(out);
       }
