@@ -47,6 +47,7 @@ export function createActivities(deps: ActivityDeps) {
   // One prepared-template cache per worker: the import puts what it prepared, renders read through it.
   const templates = createPreparedTemplateCache(deps.storage, deps.config.templates.cacheBytes, {
     preparedAgain: outputsRefresher(deps.storage, (id, o) => refreshTemplateOutputs(deps.sql, id, o)),
+    jpegRows: true,
   });
   return {
     ...createTemplateActivities({ ...deps, templates }),

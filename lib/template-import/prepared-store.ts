@@ -151,12 +151,13 @@ export interface PreparedTemplateCache {
 /**
  * A cache of at most `maxBytes` of prepared templates; concurrent gets of one template load it once. With
  * `preparedAgain`, a template prepared again also gets its preview, thumbnail and fidelity made again before its new
- * manifest is written (lib/template-import/refresh.ts outputsRefresher).
+ * manifest is written (lib/template-import/refresh.ts outputsRefresher). With `jpegRows` (the worker's renders at the
+ * template's size), each template's baseline JPEG rows are made with it too (render.ts warmTemplate).
  */
 export function createPreparedTemplateCache(
   storage: Storage,
   maxBytes: number,
-  opts: { preparedAgain?: PreparedAgainHook } = {},
+  opts: { preparedAgain?: PreparedAgainHook; jpegRows?: boolean } = {},
 ): PreparedTemplateCache {
   const entries = new Map<string, { prepared: PreparedTemplate; bytes: number }>();
   const loading = new Map<string, Promise<PreparedTemplate>>();
@@ -198,7 +199,7 @@ export function createPreparedTemplateCache(
       // made once after this turn (a render that comes first makes it itself) and counted against the bound
       setImmediate(() => {
         if (entries.get(key) !== entry) return;
-        warmTemplate(prepared)
+        warmTemplate(prepared, { jpegRows: opts.jpegRows })
           .then((extra) => {
             if (entries.get(key) !== entry) return;
             entry.bytes += extra;

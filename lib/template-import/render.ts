@@ -170,12 +170,12 @@ function baselineRows(prepared: PreparedTemplate): Promise<JpegRows | null> {
 
 /**
  * What the render path keeps with a prepared template besides its stored buffers (the engine's render plan, the
- * baseline's thumbnail and its JPEG's rows), made now rather than by the first render; its bytes, for the cache's
- * bound.
+ * baseline's thumbnail and, with `jpegRows`, its JPEG's rows: only for renders at the template's size, not the API's
+ * previews), made now rather than by the first render; its bytes, for the cache's bound.
  */
-export async function warmTemplate(prepared: PreparedTemplate): Promise<number> {
+export async function warmTemplate(prepared: PreparedTemplate, opts: { jpegRows?: boolean } = {}): Promise<number> {
   const bytes = renderPlan(prepared).bytes + baselineThumb(prepared).data.length;
-  return bytes + ((await baselineRows(prepared))?.bytes ?? 0);
+  return bytes + ((opts.jpegRows && (await baselineRows(prepared))?.bytes) || 0);
 }
 
 /**
