@@ -4,6 +4,8 @@
 // encodes the whole image). Through the template render: the mockup JPEG is the full encode of the RGB it rendered.
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import sharp from 'sharp';
 import { outputPool } from '../../lib/compositing/config';
 import { decodeScan, encodeRows, parse, prepareRows, rowsFor, type Rect } from '../../lib/compositing/jpeg-rows';
@@ -170,7 +172,12 @@ describe('compositing: JPEG rows spliced into the baseline’s JPEG', function (
 
   describe('through the template render', () => {
     /** The RGB a render composed (copied as it goes back to the pool) and its JPEG. */
-    async function render(p: PreparedTemplate, maxSide?: number) {
+    async function render(
+      p: PreparedTemplate,
+      maxSide?: number,
+      placement = { x: 50, y: 50, scale: 1, rotation: 0 },
+      every = false,
+    ) {
       const give = outputPool.give.bind(outputPool);
       let rgb: Buffer | null = null;
       outputPool.give = (b: Buffer) => {
@@ -183,14 +190,36 @@ describe('compositing: JPEG rows spliced into the baseline’s JPEG', function (
           .png()
           .toBuffer();
         const source = { id: `uploads/jpeg-rows-${p.width}.png`, load: async () => png };
-        const placement = { x: 50, y: 50, scale: 1, rotation: 0 };
-        const designs = [{ smartObjectId: p.smartObjects[0]!.id, source, placement }];
+        const designs = (every ? p.smartObjects : p.smartObjects.slice(0, 1)).map((so) => ({
+          smartObjectId: so.id,
+          source,
+          placement,
+        }));
         const r = await templateMockup(p, designs, { displace: 'auto', maxSide });
         return { ...r, rgb: rgb! };
       } finally {
         outputPool.give = give;
       }
     }
+
+    it('Photoshop files (a design in every smart object, perspective, warps, 11 smart objects): the full encode', async () => {
+      // frames inside the image on these three, so a pixel changed outside the frames the render names would show
+      const FIX = path.join(__dirname, '../fixtures/templates');
+      for (const file of [
+        'perspective-ag-psd-placed-transform.psd',
+        'warp-custom-photoshopapi-smart-objects-transformed.psd',
+        'warp-cylinder-ag-psd.psd',
+      ]) {
+        const p = prepareTemplate(parseTemplate(readFileSync(path.join(FIX, file))));
+        for (const placement of [
+          { x: 50, y: 50, scale: 1, rotation: 0 },
+          { x: 30, y: 70, scale: 0.6, rotation: 30 },
+        ]) {
+          const r = await render(p, undefined, placement, true);
+          assert.ok(r.mockup.equals(await encoder(88)(r.rgb, p.width, p.height)), `${file} ${placement.rotation}`);
+        }
+      }
+    });
 
     it('the mockup JPEG is the full encode of the rendered RGB, spliced or not', async () => {
       // the frame inside the image: spliced; a frame over the whole width: the full encode
