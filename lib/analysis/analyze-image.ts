@@ -1,6 +1,6 @@
 // Analysis of untrusted image bytes: validate (format, size, pixel count) without decoding, let libvips decode and
 // downsample on its threads, then run the pixel analysis on a worker thread. The event loop does neither.
-import { decodeRaster, inspectImage, type InspectOptions } from '../images';
+import { decodeRaster, inspectImage, releaseNow, type InspectOptions } from '../images';
 import type { AnalysisFacts, AnalysisResult, PixelInput } from './analyze-pixels';
 import { analysisPool, type AnalysisPool } from './pool';
 
@@ -37,5 +37,7 @@ export async function analyzeImageWithFacts(
     sourceHeight: raster.sourceHeight,
     alphaPlane: raster.alphaPlane ? new Uint8Array(raster.alphaPlane) : undefined,
   };
+  // sharp's originals (~8 MB for a 2400x3000 design) are read no more: freed now, not at V8's next collection
+  releaseNow(raster.data, raster.alphaPlane);
   return (opts.pool ?? analysisPool()).run(input, opts.quantity, { move: true });
 }

@@ -1,10 +1,7 @@
 // Worker-thread entry: runs the pure pixel analysis off the event loop. Loaded by pool.ts only.
-import { serveWorker } from '../images/worker-pool';
+import { releaseNow, serveWorker } from '../images/worker-pool';
 import { analyzePixels } from './analyze-pixels';
 import type { AnalysisTask } from './pool';
-
-/** ES2024's ArrayBuffer.prototype.transfer (Node 22), not in this project's ES2023 typings. */
-type Transferable2024 = ArrayBuffer & { readonly detached: boolean; transfer(length: number): ArrayBuffer };
 
 serveWorker((task: AnalysisTask) => {
   const output = analyzePixels(task.input, task.quantity);
@@ -12,7 +9,6 @@ serveWorker((task: AnalysisTask) => {
   // thread's alone, moved or cloned here, and the output holds none of them: freed now rather than whenever this
   // small isolate next collects. Until then they stayed allocated in the process's malloc arenas, between the API's
   // upload buffers (issue 34: the API's resident peak).
-  for (const b of [task.input.data.buffer, task.input.alphaPlane?.buffer])
-    if (b instanceof ArrayBuffer && !(b as Transferable2024).detached) (b as Transferable2024).transfer(0);
+  releaseNow(task.input.data, task.input.alphaPlane);
   return { output };
 });

@@ -176,3 +176,24 @@ export function serveWorker<I, O>(handler: (input: I) => { output: O; transfer?:
     }
   });
 }
+
+/** ES2024's ArrayBuffer.prototype.transfer (Node 22), not in this project's ES2023 typings. */
+type Transferable2024 = ArrayBuffer & { readonly detached: boolean; transfer(length: number): ArrayBuffer };
+
+/**
+ * Frees the memory behind each view now (ArrayBuffer.prototype.transfer(0) detaches it), rather than whenever its
+ * isolate next collects: for pixel buffers of megabytes that nothing reads again, which otherwise stay allocated
+ * between other requests' buffers and raise the process's resident size (issue 34). Only a view over its whole
+ * buffer is freed (never a slice of a shared one); detached, absent or undetachable ones are left to the collector.
+ */
+export function releaseNow(...views: (ArrayBufferView | undefined)[]): void {
+  for (const v of views) {
+    const b = v?.buffer;
+    if (!(b instanceof ArrayBuffer) || v!.byteOffset !== 0 || v!.byteLength !== b.byteLength) continue;
+    try {
+      if (!(b as Transferable2024).detached) (b as Transferable2024).transfer(0);
+    } catch {
+      // not detachable here: freed at the next collection, as before
+    }
+  }
+}
