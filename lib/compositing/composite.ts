@@ -131,7 +131,7 @@ export async function composite(opts: CompositeOptions): Promise<CompositeResult
   );
 }
 
-function encodeJpeg(raw: Buffer, width: number, height: number, quality: number): Promise<Buffer> {
+export function encodeJpeg(raw: Buffer, width: number, height: number, quality: number): Promise<Buffer> {
   return sharp(raw, { raw: { width, height, channels: 3 } })
     .jpeg({ quality, mozjpeg: false, optimizeCoding: JPEG_OPTIMIZE_CODING, chromaSubsampling: '4:2:0' })
     .toBuffer();

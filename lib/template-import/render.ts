@@ -13,7 +13,7 @@ import {
   type DesignSource,
   type PlacedDesign,
 } from '../compositing';
-import { JPEG_OPTIMIZE_CODING } from '../compositing/composite';
+import { encodeJpeg, JPEG_OPTIMIZE_CODING } from '../compositing/composite';
 import { compositeGate, outputPool } from '../compositing/config';
 import { encodeRows, prepareRows, type JpegRows } from '../compositing/jpeg-rows';
 import { reduceInto, THUMB_TARGET } from '../compositing/prepared';
@@ -123,8 +123,7 @@ async function fillsOf(
 const jpeg = (img: sharp.Sharp, quality: number) =>
   img.jpeg({ quality, mozjpeg: false, optimizeCoding: JPEG_OPTIMIZE_CODING, chromaSubsampling: '4:2:0' }).toBuffer();
 /** The mockup's JPEG of raw RGB: the one encoder of the full image, the baseline and the bands spliced into it. */
-const mockupJpeg = (rgb: Buffer, width: number, height: number) =>
-  jpeg(sharp(rgb, { raw: { width, height, channels: 3 } }), JPEG_QUALITY);
+const mockupJpeg = (rgb: Buffer, width: number, height: number) => encodeJpeg(rgb, width, height, JPEG_QUALITY);
 
 interface Thumb {
   data: Buffer;
@@ -241,9 +240,7 @@ export async function templateMockup(
         }
         const [main, thumbnail] = await Promise.all([
           mockup,
-          thumb
-            ? jpeg(sharp(thumb.data, { raw: { width: thumb.width, height: thumb.height, channels: 3 } }), THUMB_QUALITY)
-            : null,
+          thumb ? encodeJpeg(thumb.data, thumb.width, thumb.height, THUMB_QUALITY) : null,
         ]);
         return { mockup: main, thumbnail, width, height };
       } finally {
