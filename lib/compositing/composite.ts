@@ -131,10 +131,15 @@ export async function composite(opts: CompositeOptions): Promise<CompositeResult
   );
 }
 
-export function encodeJpeg(raw: Buffer, width: number, height: number, quality: number): Promise<Buffer> {
-  return sharp(raw, { raw: { width, height, channels: 3 } })
+/** A mockup's JPEG settings, in one place (the garment paste, the template render, the TEST watermark). */
+export function jpegOf(img: sharp.Sharp, quality: number): Promise<Buffer> {
+  return img
     .jpeg({ quality, mozjpeg: false, optimizeCoding: JPEG_OPTIMIZE_CODING, chromaSubsampling: '4:2:0' })
     .toBuffer();
+}
+
+export function encodeJpeg(raw: Buffer, width: number, height: number, quality: number): Promise<Buffer> {
+  return jpegOf(sharp(raw, { raw: { width, height, channels: 3 } }), quality);
 }
 
 export function checkPlacement(p: Placement): void {

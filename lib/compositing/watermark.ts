@@ -2,7 +2,7 @@
 // on a faint white halo, once across the image along its rising diagonal. Drawn from strokes (no font: the same
 // pixels on every machine), rendered by libvips' SVG loader and blended onto the finished JPEG.
 import sharp from 'sharp';
-import { JPEG_OPTIMIZE_CODING } from './composite';
+import { jpegOf } from './composite';
 
 /** The letters in a 300 x 100 box (60 wide, 20 apart), as stroke paths. */
 const LETTERS = [
@@ -41,8 +41,8 @@ export function testWatermarkSvg(width: number, height: number): string {
 export async function watermarkTest(image: Buffer, quality: number): Promise<Buffer> {
   const { width, height } = await sharp(image).metadata();
   if (!width || !height) throw new RangeError('watermarkTest: the image has no dimensions');
-  return sharp(image)
-    .composite([{ input: Buffer.from(testWatermarkSvg(width, height)), left: 0, top: 0 }])
-    .jpeg({ quality, mozjpeg: false, optimizeCoding: JPEG_OPTIMIZE_CODING, chromaSubsampling: '4:2:0' })
-    .toBuffer();
+  return jpegOf(
+    sharp(image).composite([{ input: Buffer.from(testWatermarkSvg(width, height)), left: 0, top: 0 }]),
+    quality,
+  );
 }

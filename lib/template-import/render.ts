@@ -13,7 +13,7 @@ import {
   type DesignSource,
   type PlacedDesign,
 } from '../compositing';
-import { encodeJpeg, JPEG_OPTIMIZE_CODING } from '../compositing/composite';
+import { encodeJpeg, jpegOf } from '../compositing/composite';
 import { compositeGate, outputPool } from '../compositing/config';
 import { encodeRows, prepareRows, type JpegRows } from '../compositing/jpeg-rows';
 import { reduceInto, THUMB_TARGET } from '../compositing/prepared';
@@ -120,8 +120,6 @@ async function fillsOf(
   );
 }
 
-const jpeg = (img: sharp.Sharp, quality: number) =>
-  img.jpeg({ quality, mozjpeg: false, optimizeCoding: JPEG_OPTIMIZE_CODING, chromaSubsampling: '4:2:0' }).toBuffer();
 /** The mockup's JPEG of raw RGB: the one encoder of the full image, the baseline and the bands spliced into it. */
 const mockupJpeg = (rgb: Buffer, width: number, height: number) => encodeJpeg(rgb, width, height, JPEG_QUALITY);
 
@@ -228,7 +226,7 @@ export async function templateMockup(
           const s = opts.maxSide / Math.max(W, H);
           width = Math.max(1, Math.round(W * s));
           height = Math.max(1, Math.round(H * s));
-          mockup = jpeg(
+          mockup = jpegOf(
             sharp(out, { raw: { width: W, height: H, channels: 3 } }).resize(width, height, { fit: 'fill' }),
             JPEG_QUALITY,
           );
