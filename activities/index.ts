@@ -23,6 +23,7 @@ import { createPreparedTemplateCache } from '../lib/template-import/prepared-sto
 import { outputsRefresher } from '../lib/template-import/refresh';
 import { refreshTemplateOutputs } from '../db/templates';
 import { createTemplateActivities } from './templates';
+import { createUploadAnalysisActivities } from './upload-analysis';
 
 export interface ActivityDeps {
   /** The inbound workflows by reference, for the inbound sweep (the worker passes them). */
@@ -53,6 +54,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createTemplateActivities({ ...deps, templates }),
     ...createGenerationActivities({ ...deps, blanks, loadUserImage, templates }),
     ...createBulkActivities(deps),
+    ...createUploadAnalysisActivities(deps),
     ...createMaintenanceActivities(deps),
     ...createWebhookActivities(deps),
     ...createStorefrontActivities(deps),

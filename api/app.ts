@@ -3,7 +3,6 @@ import type { AppDeps } from './context';
 import { errorHandler, notFoundHandler } from './errors';
 import { createApiMetrics } from './metrics';
 import { mcpEndpoint } from './mcp/endpoint';
-import { trackRequests } from './http/quiet';
 import { requestContext } from './middleware/request-context';
 import { analyzeRoutes } from './routes/analyze';
 import { accountRoutes } from './routes/account';
@@ -42,7 +41,6 @@ export function createApp(given: AppDeps): express.Express {
   app.set('trust proxy', deps.config.trustProxy);
   app.set('etag', false);
 
-  app.use(trackRequests);
   app.use(requestContext(deps.log));
   app.use(metrics.observe);
   // GET /metrics: a middleware, not a route, as it is no part of the API (docs/operations.md; not in OpenAPI).

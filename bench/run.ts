@@ -335,11 +335,11 @@ async function analyzes(ctx: Ctx, design: Buffer, imageUrl: string) {
 }
 
 /**
- * Each new upload is analysed after its answer, in a quiet moment of the API (the design library:
+ * Each new upload is analysed by the worker after it is stored (workflow upload-analysis-<id>; the design library:
  * docs/uploads-and-analysis.md). That work must not run into the timed phases that follow: wait until each upload's
- * analysis is kept, one upload at a time and once a second, so that the polls leave the API its quiet moments and use
- * few of the keys' per-minute budgets (each poll counts in them, and the limits-on phases would otherwise meet 429s).
- * A build without the design library answers 404 and is not waited for.
+ * analysis is kept, one upload at a time and once a second, so that the polls use few of the keys' per-minute budgets
+ * (each poll counts in them, and the limits-on phases would otherwise meet 429s). A build without the design library
+ * answers 404 and is not waited for.
  */
 async function keptAnalyses(ctx: Ctx, ids: string[], keyOf: (i: number) => string) {
   await closedLoop(1, ids.length, (i) =>
@@ -937,7 +937,7 @@ async function main(): Promise<void> {
         ctx.designUrl = `${ctx.base}/files/${key}`;
       } else throw new Error(`POST /upload is not available on ${ctx.base} (${up.reason})`);
       const an = await analyzes(ctx, design, ctx.designUrl);
-      // the uploads' analyses (after their answers, untimed) are this phase's work: its CPU, not the next phase's
+      // the uploads' analyses (the worker's, untimed) are this phase's work: its CPU, not the next phase's
       if (up.available) await keptAnalyses(ctx, up.ids, () => ctx.key);
       return { upload: up, analyze: an };
     });

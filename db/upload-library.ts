@@ -132,14 +132,20 @@ export function uploadsByKeys(sql: Sql, keys: string[]): Promise<(DesignUpload &
     join uploads u on u.storage_key = k.key or u.thumbnail_key = k.key`;
 }
 
-/** Records an upload's latest analysis (the account's own upload stored under `storageKey`). */
+/**
+ * Records an upload's latest analysis (the account's own upload stored under `storageKey`). `first`: only when it has
+ * none yet (a new upload's analysis in the worker does not replace one an ask kept meanwhile); false when not kept.
+ */
 export async function saveUploadAnalysis(
   sql: Sql,
   userId: string,
   storageKey: string,
   analysis: StoredAnalysis,
-): Promise<void> {
-  await sql`
+  opts: { first?: boolean } = {},
+): Promise<boolean> {
+  const done = await sql`
     update uploads set analysis = ${sql.json(analysis as never)}, analyzed_at = now()
-    where storage_key = ${storageKey} and user_id = ${userId} and deleted_at is null`;
+    where storage_key = ${storageKey} and user_id = ${userId} and deleted_at is null
+      and (${!opts.first} or analysis is null)`;
+  return done.count > 0;
 }

@@ -11,3 +11,4 @@ export { accountsSweep, sendMail } from './mail';
 export { accountDeletion } from './account-deletion';
 export { templateImport } from './template-import';
 export { bulkRender } from './bulk';
+export { uploadAnalysis } from './upload-analysis';

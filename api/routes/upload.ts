@@ -1,8 +1,9 @@
 // Part A design upload (spec "Upload", POST /upload). Free, keyed. Two request forms: multipart with the part
 // `file`, or JSON `imageData` (a base64 data URL, or bare base64). The format is decided from the bytes only.
 // Storage per account is limited (413 storage_quota_exceeded) and the same bytes are stored once per account and mode.
-// The upload takes its library name from the file name (multipart) or `name` (JSON), and is analysed after the answer
-// so that its latest analysis (and the inks the contrast checks read) is there by its first generate.
+// The upload takes its library name from the file name (multipart) or `name` (JSON), and the worker analyses it
+// (workflow upload-analysis-<id>) so that its latest analysis (and the inks the contrast checks read) is there by its
+// first generate.
 import { Router } from 'express';
 import type { AppDeps } from '../context';
 import { receiveImage } from '../http/image-body';
@@ -10,7 +11,7 @@ import { isLive } from '../http/mode';
 import { idempotent } from '../middleware/idempotency';
 import { partA } from '../middleware/part-a';
 import { storeUpload } from '../services/uploads';
-import { analyzeAndKeep, nameFromFile } from '../services/upload-library';
+import { nameFromFile, startUploadAnalysis } from '../services/upload-library';
 
 export function uploadRoutes(deps: AppDeps): Router {
   const r = Router();
@@ -31,19 +32,11 @@ export function uploadRoutes(deps: AppDeps): Router {
       bytes: upload.fileSize,
       mimeType: upload.mimeType,
     });
+    // a new upload's analysis is the worker's (workflow upload-analysis-<id>), started before the answer so that no
+    // crash loses it; a design without its analysis gets one on its first generate (services/upload-library.ts)
+    if (created) await startUploadAnalysis(deps, { userId: req.user!.id, uploadId: upload.id, storageKey }, req.log);
     // 201 for a new upload; 200 with the account's earlier upload when it sent the same bytes again
     res.status(created ? 201 : 200).json(upload);
-    // a design without its analysis gets one on its first generate instead (services/upload-library.ts)
-    if (created)
-      analyzeAndKeep(deps, req.user!.id, storageKey, image, {
-        // in a quiet moment, not beside the caller's next request (UPLOAD_ANALYSIS)
-        later: true,
-      }).catch((err: unknown) =>
-        req.log.warn('upload analysis failed; the first generate of the design makes it', {
-          uploadId: upload.id,
-          error: err instanceof Error ? err.message : String(err),
-        }),
-      );
   });
 
   return r;

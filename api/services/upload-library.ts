@@ -13,14 +13,16 @@ import {
   type LibraryRow,
   type StoredAnalysis,
 } from '../../db/upload-library';
-import { ANALYSIS_VERSION, analyzeImageWithFacts } from '../../lib/analysis';
+import { ANALYSIS_VERSION, analysisToKeep } from '../../lib/analysis';
 import { ownFileKey } from '../../lib/fetch';
 import { preparedKey } from '../../lib/images';
+import type { Logger } from '../../lib/log';
 import { fileUrl } from '../../lib/storage';
+import { UPLOAD_ANALYSIS_QUANTITY, uploadAnalysisWorkflowId } from '../../lib/uploads/types';
+import { uploadAnalysis } from '../../workflows';
 import type { AppDeps } from '../context';
 import { badRequest, notFound } from '../errors';
 import { busy, imageProblem } from '../http/image-body';
-import { quietForMs } from '../http/quiet';
 import type { libraryUploadResource } from '../http/upload-library-schemas';
 import { createdAtAndId, cursorPage, type CursorPage } from '../pagination';
 
@@ -110,112 +112,53 @@ export async function deleteOwnUpload(deps: AppDeps, userId: string, id: string,
 const analysing = new Map<string, Promise<StoredAnalysis>>();
 
 /**
- * A new upload's analysis waits for a quiet moment (issue 34): it starts once the API has answered every request for
- * `quietMs`, or `maxDelayMs` after the upload at the latest, one at a time, its pixel work on the process's analysis
- * worker (analysisPool: a pool of its own cost a second V8 isolate, ~36 MiB resident); so it no longer runs beside
- * the caller's next request. At most `maxWaiting` wait (more are left to the first generate or POST /analyze of the
- * design, which makes it then); the first `holdBytes` keep the upload's bytes, later ones read them from storage when
- * they start.
- */
-export const UPLOAD_ANALYSIS = { quietMs: 300, maxDelayMs: 5_000, pollMs: 20, maxWaiting: 1_000, holdBytes: 4 };
-
-interface Waiting {
-  since: number;
-  /** starts the analysis now (the queue's turn, or an ask that cannot wait); the same promise every time */
-  start: () => Promise<StoredAnalysis>;
-  promise: Promise<StoredAnalysis>;
-}
-/** Analyses waiting for a quiet moment, oldest first. */
-const waiting = new Map<string, Waiting>();
-let draining = false;
-
-const pause = (ms: number) => new Promise<void>((r) => setTimeout(r, ms).unref());
-
-async function drain(): Promise<void> {
-  if (draining) return;
-  draining = true;
-  try {
-    for (let next = waiting.entries().next(); !next.done; next = waiting.entries().next()) {
-      const [id, w] = next.value;
-      while (
-        waiting.get(id) === w &&
-        quietForMs() < UPLOAD_ANALYSIS.quietMs &&
-        Date.now() - w.since < UPLOAD_ANALYSIS.maxDelayMs
-      )
-        await pause(UPLOAD_ANALYSIS.pollMs);
-      // started meanwhile by an ask that could not wait: that ask has it
-      if (waiting.get(id) !== w) continue;
-      await w.start().catch(() => undefined); // its failure is the caller's to log
-    }
-  } finally {
-    draining = false;
-  }
-}
-
-/**
- * Analyses an upload's bytes and keeps the result as its latest analysis (with its inks, for contrast checks). One of
- * the same upload and quantity already under way in this process (the analysis after the upload's answer, then a POST
- * /analyze of it) is waited for, not made twice;
- * one waiting for a quiet moment (`later`: a new upload's, see UPLOAD_ANALYSIS) is started at once by an ask without
- * `later`. `bytes` undefined: read from storage when the analysis starts.
+ * Analyses an upload's bytes in this process and keeps the result as its latest analysis (with its inks, for
+ * contrast checks): a generate or POST /analyze that cannot wait for the worker's (startUploadAnalysis). One of the
+ * same upload and quantity already under way in this process is waited for, not made twice.
  */
 export function analyzeAndKeep(
   deps: AppDeps,
   userId: string,
   storageKey: string,
-  bytes: Buffer | undefined,
-  opts: { quantity?: number; later?: boolean } = {},
+  bytes: Buffer,
+  quantity = UPLOAD_ANALYSIS_QUANTITY,
 ): Promise<StoredAnalysis> {
-  const quantity = opts.quantity ?? 50;
   const id = `${storageKey}\n${quantity}`;
   const running = analysing.get(id);
   if (running) return running;
-  const queued = waiting.get(id);
-  if (queued) return opts.later ? queued.promise : queued.start();
-  let given = bytes;
-  const analyse = () => {
-    const have = given;
-    given = undefined;
-    const made = (async () => {
-      const body = have ?? (await deps.storage.get(storageKey))?.body;
-      if (!body) throw new Error(`upload ${storageKey} is not in storage`);
-      const { result, facts } = await analyzeImageWithFacts(body, { quantity });
-      const stored: StoredAnalysis = {
-        result,
-        inks: facts.inks,
-        touchesFabric: facts.touchesFabric,
-        boxHex: facts.backgroundBox,
-        version: ANALYSIS_VERSION,
-        quantity,
-      };
-      await saveUploadAnalysis(deps.sql, userId, storageKey, stored);
-      return stored;
-    })().finally(() => analysing.delete(id));
-    analysing.set(id, made);
-    return made;
-  };
-  if (!opts.later) return analyse();
-  if (waiting.size >= UPLOAD_ANALYSIS.maxWaiting)
-    return Promise.reject(new Error(`${waiting.size} upload analyses are waiting already`));
-  // the first few keep what they were given; later ones read the bytes from storage when they start
-  if (waiting.size >= UPLOAD_ANALYSIS.holdBytes) given = undefined;
-  let started: Promise<StoredAnalysis> | undefined;
-  let settle!: (p: Promise<StoredAnalysis>) => void;
-  const promise = new Promise<StoredAnalysis>((resolve) => (settle = resolve));
-  waiting.set(id, {
-    since: Date.now(),
-    promise,
-    start: () => {
-      if (!started) {
-        waiting.delete(id);
-        started = analyse();
-        settle(started);
-      }
-      return started;
-    },
-  });
-  void drain();
-  return promise;
+  const made = (async () => {
+    const stored = await analysisToKeep(bytes, { quantity });
+    await saveUploadAnalysis(deps.sql, userId, storageKey, stored);
+    return stored;
+  })().finally(() => analysing.delete(id));
+  analysing.set(id, made);
+  return made;
+}
+
+/**
+ * A new upload's analysis (issue 35), made by the worker: workflow upload-analysis-<upload id> on TEMPORAL_TASK_QUEUE
+ * (workflows/upload-analysis.ts), started before the upload is answered, so a crash of the API loses none and the
+ * pixel work stays out of the API process (issue 34: it raised the API's resident peak by ~80 MiB). When it cannot
+ * start (Temporal unreachable), the design's first generate or POST /analyze makes it instead; the upload stands.
+ */
+export async function startUploadAnalysis(
+  deps: AppDeps,
+  upload: { userId: string; uploadId: string; storageKey: string },
+  log: Logger,
+): Promise<void> {
+  try {
+    await deps.temporal.workflow.start(uploadAnalysis, {
+      workflowId: uploadAnalysisWorkflowId(upload.uploadId),
+      taskQueue: deps.config.temporal.taskQueue,
+      args: [{ uploadId: upload.uploadId, accountId: upload.userId, storageKey: upload.storageKey }],
+      searchAttributes: { AccountId: [upload.userId] },
+    });
+  } catch (err) {
+    log.warn('upload analysis not started; the first generate of the design makes it', {
+      uploadId: upload.uploadId,
+      error: err instanceof Error ? err.message : String(err),
+    });
+  }
 }
 
 /** The upload of the caller stored under the key of `url` (one of our files), if any, deleted ones included. */
@@ -291,7 +234,7 @@ export async function ownUploadAnalysis(
   const obj = await deps.storage.get(key);
   if (!obj) return undefined;
   try {
-    const stored = await analyzeAndKeep(deps, userId, key, obj.body, { quantity });
+    const stored = await analyzeAndKeep(deps, userId, key, obj.body, quantity);
     return stored.result as LibraryUpload['analysis'];
   } catch (err) {
     throw busy(imageProblem(err, 'The file at imageUrl is not a usable image'));

@@ -1,7 +1,7 @@
 // Analysis of untrusted image bytes: validate (format, size, pixel count) without decoding, let libvips decode and
 // downsample on its threads, then run the pixel analysis on a worker thread. The event loop does neither.
 import { decodeRaster, inspectImage, releaseNow, type InspectOptions } from '../images';
-import type { AnalysisFacts, AnalysisResult, PixelInput } from './analyze-pixels';
+import { ANALYSIS_VERSION, type AnalysisFacts, type AnalysisResult, type PixelInput } from './analyze-pixels';
 import { analysisPool, type AnalysisPool } from './pool';
 
 /**
@@ -40,4 +40,30 @@ export async function analyzeImageWithFacts(
   // sharp's originals (~8 MB for a 2400x3000 design) are read no more: freed now, not at V8's next collection
   releaseNow(raster.data, raster.alphaPlane);
   return (opts.pool ?? analysisPool()).run(input, opts.quantity, { move: true });
+}
+
+/** What a design library keeps of an upload's analysis: the answer, the inks the contrast checks read, and the
+ * version and quantity it was made by and for (an answer kept by this version for that quantity is served as kept). */
+export interface KeptAnalysis {
+  result: AnalysisResult;
+  inks: { hex: string; share: number }[];
+  /** some of the design is see-through (its inks touch the fabric) */
+  touchesFabric: boolean;
+  /** the colour of an opaque background box, if any (it is not ink on the fabric) */
+  boxHex: string | null;
+  version: number;
+  quantity: number;
+}
+
+/** analyzeImageWithFacts, as the design library keeps it (the API's asks and the worker's upload analysis). */
+export async function analysisToKeep(bytes: Buffer, opts: AnalyzeOptions): Promise<KeptAnalysis> {
+  const { result, facts } = await analyzeImageWithFacts(bytes, opts);
+  return {
+    result,
+    inks: facts.inks,
+    touchesFabric: facts.touchesFabric,
+    boxHex: facts.backgroundBox,
+    version: ANALYSIS_VERSION,
+    quantity: opts.quantity,
+  };
 }

@@ -1,7 +1,14 @@
 // Printability analysis (spec "Analysis result"): color counting, dominant colors, Pantone approximations,
 // technique recommendation, price model and warnings. analyzeImage() is the entry point for untrusted bytes;
 // analyzePixels() is the pure core (tests, benchmarks).
-export { analyzeImage, analyzeImageWithFacts, ANALYSIS_MAX_SIDE, type AnalyzeOptions } from './analyze-image';
+export {
+  analyzeImage,
+  analyzeImageWithFacts,
+  analysisToKeep,
+  ANALYSIS_MAX_SIDE,
+  type AnalyzeOptions,
+  type KeptAnalysis,
+} from './analyze-image';
 export { contrastOn, darkColor, CONTRAST, type InkContrast, type ContrastReport } from './contrast';
 export {
   analyzePixels,

@@ -48,10 +48,8 @@ export class AnalysisPool {
 
 let shared: AnalysisPool | undefined;
 
-/**
- * The process-wide pool, also for a new upload's analysis in a quiet moment (api/services/upload-library.ts): a
- * second pool for those cost the API a second V8 isolate, ~36 MiB resident (issue 34).
- */
+/** The process-wide pool: every analysis of the process shares it (a second pool costs a second V8 isolate, ~36 MiB
+ * resident). In the worker it serves the upload analysis workflow's activity (activities/upload-analysis.ts). */
 export function analysisPool(): AnalysisPool {
   shared ??= new AnalysisPool();
   return shared;

@@ -7,7 +7,11 @@ import { storageUsed } from '../../db/uploads';
 import { dropAnalysisVersion, uploadSize } from '../helpers/db-inspect';
 import * as F from '../helpers/fixtures';
 import { account, createKey, http } from '../helpers/http';
-import { useStack } from '../helpers/stack';
+import { unreachableTemporal, useStack, withApiOn } from '../helpers/stack';
+import { createUploadAnalysisActivities } from '../../activities/upload-analysis';
+import { ownFileKey } from '../../lib/fetch';
+import { createLogger } from '../../lib/log';
+import { uploadAnalysisWorkflowId } from '../../lib/uploads/types';
 import { until } from '../helpers/wait';
 
 type Account = Awaited<ReturnType<typeof account>>;
@@ -96,6 +100,58 @@ describe('design library: GET/PATCH/DELETE /api/v1/uploads', function () {
     assert.equal(bad.status, 400);
     const unknown = await http(stack.baseUrl, 'GET', '/api/v1/uploads?sort=name', { key: a.key });
     assert.equal(unknown.status, 400);
+  });
+
+  it('analyses each new upload in the worker (workflow upload-analysis-<id>, AccountId), once, and keeps it', async () => {
+    const png = await design();
+    const up = await multipart(acct.key, png, 'worker.png');
+    assert.equal(up.status, 201, up.text);
+    const handle = stack.client.workflow.getHandle(uploadAnalysisWorkflowId(up.body.id));
+    assert.deepEqual(await handle.result(), { status: 'analyzed' });
+    const desc = await handle.describe();
+    assert.equal(desc.taskQueue, stack.taskQueue);
+    assert.deepEqual(desc.searchAttributes.AccountId, [acct.userId]);
+    const got = await http(stack.baseUrl, 'GET', `/api/v1/uploads/${up.body.id}`, { key: acct.key });
+    assert.ok(got.body.analyzedAt, got.text);
+    // what the worker kept is POST /analyze's answer for quantity 50, served as kept
+    const asked = await http(stack.baseUrl, 'POST', '/api/v1/analyze', {
+      key: acct.key,
+      json: { imageUrl: up.body.url, quantity: 50 },
+    });
+    assert.equal(asked.status, 200, asked.text);
+    assert.deepEqual(asked.body, got.body.analysis);
+    // the same bytes again: the earlier upload (200), no second analysis
+    const again = await multipart(acct.key, png, 'worker again.png');
+    assert.equal(again.status, 200, again.text);
+    assert.equal((await handle.describe()).runId, desc.runId);
+
+    // the activity run again (a retry after its result was lost) keeps what is there; a deleted upload is left alone
+    const { analyzeUpload } = createUploadAnalysisActivities({ ...stack, log: createLogger({ level: 'error' }) });
+    const key = ownFileKey(stack.config.publicBaseUrl, up.body.url)!;
+    const input = { uploadId: up.body.id, accountId: acct.userId, storageKey: key };
+    assert.deepEqual(await analyzeUpload(input), { status: 'kept' });
+    const after = await http(stack.baseUrl, 'GET', `/api/v1/uploads/${up.body.id}`, { key: acct.key });
+    assert.equal(after.body.analyzedAt, got.body.analyzedAt);
+    const del = await http(stack.baseUrl, 'DELETE', `/api/v1/uploads/${up.body.id}`, { key: acct.key });
+    assert.equal(del.status, 204);
+    assert.deepEqual(await analyzeUpload(input), { status: 'gone' });
+  });
+
+  it('an upload the API could not hand to the worker (Temporal down) is still stored; its first ask analyses it', async () => {
+    const png = await design();
+    const up = await withApiOn(stack, unreachableTemporal(), (base) =>
+      http(base, 'POST', '/api/v1/upload', { key: acct.key, json: { imageData: F.toDataUrl(png) } }),
+    );
+    assert.equal(up.status, 201, up.text);
+    const read = await http(stack.baseUrl, 'GET', `/api/v1/uploads/${up.body.id}`, { key: acct.key });
+    assert.equal(read.body.analyzedAt, null);
+    const asked = await http(stack.baseUrl, 'POST', '/api/v1/analyze', {
+      key: acct.key,
+      json: { imageUrl: up.body.url },
+    });
+    assert.equal(asked.status, 200, asked.text);
+    const kept = await http(stack.baseUrl, 'GET', `/api/v1/uploads/${up.body.id}`, { key: acct.key });
+    assert.deepEqual(kept.body.analysis, asked.body);
   });
 
   it('POST /analyze of an upload serves the analysis kept from it when this version made it for that quantity', async () => {
