@@ -135,6 +135,9 @@ export function analyzeAndKeep(
   return made;
 }
 
+/** Longest POST /upload waits for its analysis workflow to start (then it answers, and the first generate analyses). */
+export const UPLOAD_ANALYSIS_START_MS = 3_000;
+
 /**
  * A new upload's analysis (issue 35), made by the worker: workflow upload-analysis-<upload id> on TEMPORAL_TASK_QUEUE
  * (workflows/upload-analysis.ts), started before the upload is answered, so a crash of the API loses none and the
@@ -147,12 +150,15 @@ export async function startUploadAnalysis(
   log: Logger,
 ): Promise<void> {
   try {
-    await deps.temporal.workflow.start(uploadAnalysis, {
-      workflowId: uploadAnalysisWorkflowId(upload.uploadId),
-      taskQueue: deps.config.temporal.taskQueue,
-      args: [{ uploadId: upload.uploadId, accountId: upload.userId, storageKey: upload.storageKey }],
-      searchAttributes: { AccountId: [upload.userId] },
-    });
+    // an upload does not wait on a Temporal that cannot be reached for longer than this
+    await deps.temporal.withDeadline(Date.now() + UPLOAD_ANALYSIS_START_MS, () =>
+      deps.temporal.workflow.start(uploadAnalysis, {
+        workflowId: uploadAnalysisWorkflowId(upload.uploadId),
+        taskQueue: deps.config.temporal.taskQueue,
+        args: [{ uploadId: upload.uploadId, accountId: upload.userId, storageKey: upload.storageKey }],
+        searchAttributes: { AccountId: [upload.userId] },
+      }),
+    );
   } catch (err) {
     log.warn('upload analysis not started; the first generate of the design makes it', {
       uploadId: upload.uploadId,

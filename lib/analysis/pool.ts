@@ -17,7 +17,9 @@ const WORKER_FILE = path.join(__dirname, `pixel-worker${path.extname(__filename)
 export class AnalysisPool {
   private readonly pool: WorkerPool<AnalysisTask, Output>;
 
-  constructor(opts: Pick<WorkerPoolOptions<AnalysisTask, Output>, 'size' | 'taskTimeoutMs' | 'maxQueue'> = {}) {
+  constructor(
+    opts: Pick<WorkerPoolOptions<AnalysisTask, Output>, 'size' | 'taskTimeoutMs' | 'maxQueue' | 'idleMs'> = {},
+  ) {
     this.pool = new WorkerPool({
       ...opts,
       file: WORKER_FILE,
@@ -48,9 +50,12 @@ export class AnalysisPool {
 
 let shared: AnalysisPool | undefined;
 
+/** The process's analysis thread is ended after this long without work (its isolate given back; issue 34). */
+export const ANALYSIS_THREAD_IDLE_MS = 10_000;
+
 /** The process-wide pool: every analysis of the process shares it (a second pool costs a second V8 isolate, ~36 MiB
  * resident). In the worker it serves the upload analysis workflow's activity (activities/upload-analysis.ts). */
 export function analysisPool(): AnalysisPool {
-  shared ??= new AnalysisPool();
+  shared ??= new AnalysisPool({ idleMs: ANALYSIS_THREAD_IDLE_MS });
   return shared;
 }

@@ -235,7 +235,10 @@ export function unreachableTemporal(): Client {
   const fail = async () => {
     throw Object.assign(new Error('14 UNAVAILABLE: No connection established'), { code: 14 });
   };
-  return { workflow: { start: fail, getHandle: () => ({ result: fail, describe: fail }) } } as unknown as Client;
+  return {
+    workflow: { start: fail, getHandle: () => ({ result: fail, describe: fail }) },
+    withDeadline: (_deadline: number | Date, fn: () => Promise<unknown>) => fn(),
+  } as unknown as Client;
 }
 
 /**

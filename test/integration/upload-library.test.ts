@@ -2,6 +2,8 @@
 // with their name and latest analysis, renamed, deleted (files gone at once, the quota counting what is left, a later
 // generate refused with "design was deleted", mockups made from it kept), and each mode seeing its own uploads.
 import assert from 'node:assert/strict';
+import net from 'node:net';
+import { Client, Connection } from '@temporalio/client';
 import sharp from 'sharp';
 import { storageUsed } from '../../db/uploads';
 import { dropAnalysisVersion, uploadSize } from '../helpers/db-inspect';
@@ -137,21 +139,36 @@ describe('design library: GET/PATCH/DELETE /api/v1/uploads', function () {
     assert.deepEqual(await analyzeUpload(input), { status: 'gone' });
   });
 
-  it('an upload the API could not hand to the worker (Temporal down) is still stored; its first ask analyses it', async () => {
-    const png = await design();
-    const up = await withApiOn(stack, unreachableTemporal(), (base) =>
-      http(base, 'POST', '/api/v1/upload', { key: acct.key, json: { imageData: F.toDataUrl(png) } }),
-    );
-    assert.equal(up.status, 201, up.text);
-    const read = await http(stack.baseUrl, 'GET', `/api/v1/uploads/${up.body.id}`, { key: acct.key });
-    assert.equal(read.body.analyzedAt, null);
-    const asked = await http(stack.baseUrl, 'POST', '/api/v1/analyze', {
-      key: acct.key,
-      json: { imageUrl: up.body.url },
+  it('an upload the API could not hand to the worker (Temporal down or silent) is still stored; its first ask analyses it', async function () {
+    this.timeout(60_000);
+    // a Temporal frontend that accepts connections and never answers: the start gives up at its deadline
+    const hole = net.createServer(() => {});
+    await new Promise<void>((r) => hole.listen(0, '127.0.0.1', r));
+    const silent = new Client({
+      connection: Connection.lazy({ address: `127.0.0.1:${(hole.address() as net.AddressInfo).port}` }),
+      namespace: stack.config.temporal.namespace,
     });
-    assert.equal(asked.status, 200, asked.text);
-    const kept = await http(stack.baseUrl, 'GET', `/api/v1/uploads/${up.body.id}`, { key: acct.key });
-    assert.deepEqual(kept.body.analysis, asked.body);
+    try {
+      for (const temporal of [unreachableTemporal(), silent]) {
+        const png = await design();
+        const up = await withApiOn(stack, temporal, (base) =>
+          http(base, 'POST', '/api/v1/upload', { key: acct.key, json: { imageData: F.toDataUrl(png) } }),
+        );
+        assert.equal(up.status, 201, up.text);
+        const read = await http(stack.baseUrl, 'GET', `/api/v1/uploads/${up.body.id}`, { key: acct.key });
+        assert.equal(read.body.analyzedAt, null);
+        const asked = await http(stack.baseUrl, 'POST', '/api/v1/analyze', {
+          key: acct.key,
+          json: { imageUrl: up.body.url },
+        });
+        assert.equal(asked.status, 200, asked.text);
+        const kept = await http(stack.baseUrl, 'GET', `/api/v1/uploads/${up.body.id}`, { key: acct.key });
+        assert.deepEqual(kept.body.analysis, asked.body);
+      }
+    } finally {
+      await silent.connection.close().catch(() => {});
+      hole.close();
+    }
   });
 
   it('POST /analyze of an upload serves the analysis kept from it when this version made it for that quantity', async () => {
