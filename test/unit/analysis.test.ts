@@ -260,6 +260,23 @@ describe('analysis on a worker thread', () => {
     }
   });
 
+  it('ends a thread idle for idleMs (its isolate given back) and starts another for the next task', async () => {
+    const r = await decodeRaster(await F.crispLogo(600, 750), 512);
+    const pool = new AnalysisPool({ size: 1, idleMs: 50 });
+    try {
+      const first = await pool.run({ ...r }, 50);
+      // still there while it is busy or just finished: a second task at once takes the same thread
+      assert.deepEqual(await pool.run({ ...r }, 50), first);
+      assert.equal(pool.stats.workerThreadIds.length, 1);
+      await new Promise((res) => setTimeout(res, 300));
+      assert.deepEqual(await pool.run({ ...r }, 50), first, 'no task is lost to the retirement');
+      assert.equal(pool.stats.completedOnWorkers, 3);
+      assert.equal(pool.stats.workerThreadIds.length, 2, 'the idle thread was ended and a new one started');
+    } finally {
+      await pool.close();
+    }
+  });
+
   it('abandons an analysis that overruns its time limit and keeps working afterwards', async () => {
     const r = await decodeRaster(await F.gradientPhoto(), 512);
     const pool = new AnalysisPool({ size: 1, taskTimeoutMs: 1 });
