@@ -140,8 +140,9 @@ export const UPLOAD_ANALYSIS_START_MS = 3_000;
 
 /**
  * A new upload's analysis (issue 35), made by the worker: workflow upload-analysis-<upload id> on TEMPORAL_TASK_QUEUE
- * (workflows/upload-analysis.ts), started before the upload is answered, so a crash of the API loses none and the
- * pixel work stays out of the API process (issue 34: it raised the API's resident peak by ~80 MiB). When it cannot
+ * (workflows/upload-analysis.ts), started before the upload is answered (its first task UPLOAD_ANALYSIS_DELAY later),
+ * so a crash of the API loses none and the pixel work stays out of the API process (issue 34: it raised the API's
+ * resident peak by ~80 MiB). When it cannot
  * start (Temporal unreachable), the design's first generate or POST /analyze makes it instead; the upload stands.
  */
 export async function startUploadAnalysis(
@@ -157,6 +158,8 @@ export async function startUploadAnalysis(
         taskQueue: deps.config.temporal.taskQueue,
         args: [{ uploadId: upload.uploadId, accountId: upload.userId, storageKey: upload.storageKey }],
         searchAttributes: { AccountId: [upload.userId] },
+        // after the client's burst of requests, not beside them (UPLOAD_ANALYSIS_DELAY)
+        ...(deps.config.uploads.analysisDelayMs > 0 ? { startDelay: deps.config.uploads.analysisDelayMs } : {}),
       }),
     );
   } catch (err) {

@@ -27,6 +27,9 @@ export const storageEnv = {
   // and prepared levels; 1 GiB), and how long prepared levels no generation used are kept.
   STORAGE_QUOTA_BYTES: int(1024 ** 3, 0),
   PREPARED_LEVELS_RETENTION: duration('30d', 3600_000, 3650 * 86_400_000),
+  // How long after a new upload the worker analyses it (docs/uploads-and-analysis.md#the-latest-analysis): after the
+  // client's burst of requests, not beside them; 0: at once.
+  UPLOAD_ANALYSIS_DELAY: duration('5s', 0, 3600_000),
 };
 
 export function storageConfig(e: EnvOf<typeof storageEnv>) {
@@ -50,6 +53,8 @@ export function storageConfig(e: EnvOf<typeof storageEnv>) {
       quotaBytes: e.STORAGE_QUOTA_BYTES,
       /** Prepared levels no generation used for this long are deleted by the maintenance sweep. */
       preparedLevelsRetentionMs: e.PREPARED_LEVELS_RETENTION,
+      /** A new upload's analysis workflow starts this long after the upload (Temporal's start delay). */
+      analysisDelayMs: e.UPLOAD_ANALYSIS_DELAY,
     },
   };
 }
