@@ -108,6 +108,9 @@ describe('design library: GET/PATCH/DELETE /api/v1/uploads', function () {
     const png = await design();
     const up = await multipart(acct.key, png, 'worker.png');
     assert.equal(up.status, 201, up.text);
+    // it waits UPLOAD_ANALYSIS_DELAY (5 s) first: after the client's burst of requests, not beside them
+    const early = await http(stack.baseUrl, 'GET', `/api/v1/uploads/${up.body.id}`, { key: acct.key });
+    assert.equal(early.body.analyzedAt, null);
     const handle = stack.client.workflow.getHandle(uploadAnalysisWorkflowId(up.body.id));
     assert.deepEqual(await handle.result(), { status: 'analyzed' });
     const desc = await handle.describe();
@@ -137,6 +140,23 @@ describe('design library: GET/PATCH/DELETE /api/v1/uploads', function () {
     const del = await http(stack.baseUrl, 'DELETE', `/api/v1/uploads/${up.body.id}`, { key: acct.key });
     assert.equal(del.status, 204);
     assert.deepEqual(await analyzeUpload(input), { status: 'gone' });
+  });
+
+  it('a POST /analyze of the upload before the worker gets to it is made in the API; the worker then keeps it', async () => {
+    const up = await jsonUpload(acct.key, await design(), 'asked first');
+    assert.equal(up.status, 201, up.text);
+    const asked = await http(stack.baseUrl, 'POST', '/api/v1/analyze', {
+      key: acct.key,
+      json: { imageUrl: up.body.url },
+    });
+    assert.equal(asked.status, 200, asked.text);
+    const before = await http(stack.baseUrl, 'GET', `/api/v1/uploads/${up.body.id}`, { key: acct.key });
+    assert.ok(before.body.analyzedAt);
+    const handle = stack.client.workflow.getHandle(uploadAnalysisWorkflowId(up.body.id));
+    assert.deepEqual(await handle.result(), { status: 'kept' });
+    const after = await http(stack.baseUrl, 'GET', `/api/v1/uploads/${up.body.id}`, { key: acct.key });
+    assert.equal(after.body.analyzedAt, before.body.analyzedAt);
+    assert.deepEqual(after.body.analysis, asked.body);
   });
 
   it('an upload the API could not hand to the worker (Temporal down or silent) is still stored; its first ask analyses it', async function () {
