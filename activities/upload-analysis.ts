@@ -1,7 +1,8 @@
 // The activity of the upload analysis workflow (workflows/upload-analysis.ts): a new upload's printability analysis,
 // made in the worker and kept as the upload's latest (with the inks the contrast checks read). Thin: lib/analysis does
 // the work; this reads the upload's row and bytes and writes the result. Idempotent on the upload (it writes only an
-// upload without an analysis): one kept by an ask that came first (a generate, a POST /analyze) is left as it is, and so is a deleted upload.
+// upload without an analysis): one kept by an ask that came first (a generate, a POST /analyze) is left as it is, and
+// so is a deleted upload.
 import { saveUploadAnalysis, uploadsByKeys } from '../db/upload-library';
 import { analysisToKeep } from '../lib/analysis';
 import { Gate } from '../lib/gate';

@@ -121,7 +121,10 @@ export const TOOLS: McpTool[] = [
       oneImageSource(args);
       const bytes =
         args.imageData !== undefined ? imageDataBytes(args.imageData) : await readImageUrl(c.deps, args.imageUrl!);
-      const { upload, created } = await storeUpload(c.deps, c.req.user!.id, bytes, { livemode: callerOf(c).livemode });
+      const { upload, created } = await storeUpload(c.deps, c.req.user!.id, bytes, {
+        livemode: callerOf(c).livemode,
+        log: c.req.log,
+      });
       c.req.log.info(created ? 'upload stored' : 'upload already stored', { uploadId: upload.id, via: 'mcp' });
       return answer(upload);
     },

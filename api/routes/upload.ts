@@ -11,7 +11,7 @@ import { isLive } from '../http/mode';
 import { idempotent } from '../middleware/idempotency';
 import { partA } from '../middleware/part-a';
 import { storeUpload } from '../services/uploads';
-import { nameFromFile, startUploadAnalysis } from '../services/upload-library';
+import { nameFromFile } from '../services/upload-library';
 
 export function uploadRoutes(deps: AppDeps): Router {
   const r = Router();
@@ -23,18 +23,16 @@ export function uploadRoutes(deps: AppDeps): Router {
   r.post('/upload', ...partA(deps, 'upload'), receiveImage, idempotency, async (req, res) => {
     const image = res.locals.image as Buffer;
     const name = req.file ? nameFromFile(req.file.originalname) : (req.body as { name?: string } | undefined)?.name;
-    const { upload, created, storageKey } = await storeUpload(deps, req.user!.id, image, {
+    const { upload, created } = await storeUpload(deps, req.user!.id, image, {
       name,
       livemode: isLive(req),
+      log: req.log,
     });
     req.log.info(created ? 'upload stored' : 'upload already stored', {
       uploadId: upload.id,
       bytes: upload.fileSize,
       mimeType: upload.mimeType,
     });
-    // a new upload's analysis is the worker's (workflow upload-analysis-<id>), started before the answer so that no
-    // crash loses it; a design without its analysis gets one on its first generate (services/upload-library.ts)
-    if (created) await startUploadAnalysis(deps, { userId: req.user!.id, uploadId: upload.id, storageKey }, req.log);
     // 201 for a new upload; 200 with the account's earlier upload when it sent the same bytes again
     res.status(created ? 201 : 200).json(upload);
   });

@@ -19,9 +19,11 @@ import {
 import { timeId } from '../../lib/ids';
 import { fileUrl } from '../../lib/storage';
 import { insertUpload, releaseStorage, reserveStorage, uploadPrecheck, type UploadRow } from '../../db/uploads';
+import type { Logger } from '../../lib/log';
 import type { AppDeps } from '../context';
 import { ApiError } from '../errors';
 import { imageProblem } from '../http/image-body';
+import { startUploadAnalysis } from './upload-library';
 
 /** The upload resource (spec "Upload"). */
 export type UploadResource = z.infer<typeof uploadResource>;
@@ -62,13 +64,13 @@ function present(deps: AppDeps, row: Omit<UploadRow, 'createdAt'>): UploadResour
 /**
  * Stores an upload for the account, or returns its earlier upload of the same bytes. The bytes it stores (original,
  * thumbnail, prepared levels) are reserved against the account's quota before anything is written, and given back
- * if storing fails.
+ * if storing fails. A new upload's analysis workflow is started (POST /upload and the MCP tool upload_design alike).
  */
 export async function storeUpload(
   deps: AppDeps,
   userId: string,
   bytes: Buffer,
-  opts: { name?: string | undefined; livemode?: boolean } = {},
+  opts: { name?: string | undefined; livemode?: boolean; log?: Logger } = {},
 ): Promise<StoredUpload & { storageKey: string }> {
   const livemode = opts.livemode !== false;
   const limit = deps.config.uploads.quotaBytes;
@@ -166,5 +168,7 @@ export async function storeUpload(
     await undo();
     return { upload: present(deps, recorded.existing), created: false, storageKey: recorded.existing.storageKey };
   }
+  // its analysis is the worker's (workflow upload-analysis-<id>), started before the answer so that no crash loses it
+  await startUploadAnalysis(deps, { userId, uploadId: id, storageKey: key }, opts.log ?? deps.log);
   return { upload: present(deps, row), created: true, storageKey: key };
 }

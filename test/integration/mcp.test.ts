@@ -15,6 +15,7 @@ import { inspectorCommand } from '../../scripts/mcp-inspect';
 import * as inspect from '../helpers/db-inspect';
 import { account, createKey, http } from '../helpers/http';
 import { mockupPsd } from '../helpers/psd';
+import { uploadAnalysisWorkflowId } from '../../lib/uploads/types';
 import { startStack, type Stack } from '../helpers/stack';
 import { waitUpTo } from '../helpers/wait';
 
@@ -105,6 +106,9 @@ describe('MCP endpoint (/mcp)', () => {
     const upload = up.structuredContent as any;
     assert.match(upload.id, /^upl_/);
     assert.deepEqual(upload.dimensions, { width: 600, height: 600 });
+    // analysed by the worker as POST /upload's are (workflow upload-analysis-<upload id>)
+    const analysing = await stack.client.workflow.getHandle(uploadAnalysisWorkflowId(upload.id)).describe();
+    assert.deepEqual(analysing.searchAttributes.AccountId, [acct.userId]);
 
     // the same bytes by URL: the earlier upload; and analyzed by URL and by data
     const again = await client.callTool({ name: 'upload_design', arguments: { imageUrl: upload.url } });
