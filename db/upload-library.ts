@@ -1,22 +1,20 @@
 // The design library (issue 35): an account's uploads of one mode listed, read, renamed and deleted, their latest
 // analysis, and what a generate needs to know about a design URL (deleted? whose? its inks). A deleted upload keeps
 // its row as a tombstone (deleted_at) with its files erased and its bytes given back to the storage total.
+import type { KeptAnalysis } from '../lib/analysis';
 import type { Sql } from './client';
 import { UPLOAD_COLUMNS, type UploadRow } from './uploads';
 
-/** The stored analysis of an upload: the analysis resource and the inks the contrast checks read. */
-export interface StoredAnalysis {
+/**
+ * The stored analysis of an upload: what lib/analysis's analysisToKeep makes (the analysis resource and the inks the
+ * contrast checks read), as read back from its JSON column: `version` and `quantity` are absent on analyses kept
+ * before they were.
+ */
+export type StoredAnalysis = Omit<KeptAnalysis, 'result' | 'version' | 'quantity'> & {
   result: unknown;
-  inks: { hex: string; share: number }[];
-  /** some of the design is see-through (its inks touch the fabric) */
-  touchesFabric: boolean;
-  /** the colour of an opaque background box, if any (it is not ink on the fabric) */
-  boxHex: string | null;
-  /** the analysis's version (lib/analysis ANALYSIS_VERSION) when it was made; absent on analyses made before it */
   version?: number;
-  /** the quantity its prices are for */
   quantity?: number;
-}
+};
 
 export interface LibraryRow extends UploadRow {
   analysis: StoredAnalysis | null;

@@ -71,7 +71,7 @@ export async function storeUpload(
   userId: string,
   bytes: Buffer,
   opts: { name?: string | undefined; livemode?: boolean; log?: Logger } = {},
-): Promise<StoredUpload & { storageKey: string }> {
+): Promise<StoredUpload> {
   const livemode = opts.livemode !== false;
   const limit = deps.config.uploads.quotaBytes;
   let info;
@@ -83,7 +83,7 @@ export async function storeUpload(
   // WebCrypto hashes on the libuv pool, so 10 MB is not hashed on the event loop.
   const sha256 = Buffer.from(await webcrypto.subtle.digest('SHA-256', bytes));
   const pre = await uploadPrecheck(deps.sql, userId, sha256, livemode);
-  if (pre.existing) return { upload: present(deps, pre.existing), created: false, storageKey: pre.existing.storageKey };
+  if (pre.existing) return { upload: present(deps, pre.existing), created: false };
   // The original and its prepared levels (their size follows from the header) already pass the quota: refused
   // before decoding anything.
   const atLeast = bytes.length + preparedBytes(info);
@@ -166,9 +166,9 @@ export async function storeUpload(
   if (!recorded.inserted) {
     // An identical upload of the account got there first: that one is the upload.
     await undo();
-    return { upload: present(deps, recorded.existing), created: false, storageKey: recorded.existing.storageKey };
+    return { upload: present(deps, recorded.existing), created: false };
   }
   // its analysis is the worker's (workflow upload-analysis-<id>), started before the answer so that no crash loses it
   await startUploadAnalysis(deps, { userId, uploadId: id, storageKey: key }, opts.log ?? deps.log);
-  return { upload: present(deps, row), created: true, storageKey: key };
+  return { upload: present(deps, row), created: true };
 }
