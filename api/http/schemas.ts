@@ -2,6 +2,7 @@
 // these same objects, so the document cannot describe a request the route does not accept.
 import { z } from 'zod';
 import { ZONES } from '../../lib/generation/types';
+import { UPLOAD_ANALYSIS_QUANTITY } from '../../lib/uploads/types';
 import { cursorParam, pageLimitParam } from '../pagination';
 
 /** A point in time in an answer: ISO 8601 with its offset. */
@@ -242,7 +243,7 @@ export const analyzeBody = z
       .int(QUANTITY)
       .min(1, QUANTITY)
       .max(10_000, QUANTITY)
-      .default(50)
+      .default(UPLOAD_ANALYSIS_QUANTITY)
       .meta({ description: 'print run size for the price estimates' }),
   })
   .meta({ id: 'AnalyzeRequest' });
