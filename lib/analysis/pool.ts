@@ -50,14 +50,13 @@ export class AnalysisPool {
 
 let shared: AnalysisPool | undefined;
 
-/** The process's analysis thread is ended this long after its last task, its isolate and heap (~35-55 MiB resident
- * after a 2400x3000 design) given back; the next task starts one again (tens of ms). A burst of analyses (the worker's
- * upload analyses one after another, POST /analyze calls of a client) keeps one thread: the next task comes as soon
- * as its image is read and decoded, well inside this. */
-export const ANALYSIS_THREAD_IDLE_MS = 1_000;
+/** The process's analysis thread is ended after this long without work (its isolate given back; issue 34). The API's
+ * asks (POST /analyze, a design's first generate) use it; the worker's upload analysis has a thread of its own with a
+ * shorter idle time (activities/upload-analysis.ts). */
+export const ANALYSIS_THREAD_IDLE_MS = 10_000;
 
 /** The process-wide pool: every analysis of the process shares it (a second pool costs a second V8 isolate, ~36 MiB
- * resident). In the worker it serves the upload analysis workflow's activity (activities/upload-analysis.ts). */
+ * resident). */
 export function analysisPool(): AnalysisPool {
   shared ??= new AnalysisPool({ idleMs: ANALYSIS_THREAD_IDLE_MS });
   return shared;
