@@ -4,7 +4,7 @@
 // upload without an analysis): one kept by an ask that came first (a generate, a POST /analyze) is left as it is, and
 // so is a deleted upload.
 import { saveUploadAnalysis, uploadsByKeys } from '../db/upload-library';
-import { AnalysisPool, analysisToKeep } from '../lib/analysis';
+import { analysisToKeep } from '../lib/analysis';
 import { Gate } from '../lib/gate';
 import { isImageError } from '../lib/images';
 import type { Storage } from '../lib/storage';
@@ -13,28 +13,15 @@ import { nonRetryable, type BookkeepingDeps } from './deps';
 
 export interface UploadAnalysisDeps extends BookkeepingDeps {
   storage: Storage;
-  /** the thread the pixel work runs on; default uploadAnalysisThread() */
-  analysisThread?: AnalysisPool;
 }
 
 /** New uploads' analyses a worker makes at once: one, so that a burst of uploads does not hold a decoded design per
  * activity slot (the analysis thread takes one at a time anyway) nor take every core from the API beside it. */
 export const UPLOAD_ANALYSES_AT_ONCE = 1;
 
-/** The worker's analysis thread is ended this long after the last analysis of a burst, its isolate and heap (~50 MiB
- * resident after a burst) given back; the next burst starts one again (tens of ms). Within a burst the next analysis
- * comes as soon as its upload is read and decoded, well inside this. */
-export const UPLOAD_ANALYSIS_THREAD_IDLE_MS = 1_000;
-
-/** The worker's own analysis thread (the API's, lib/analysis's process-wide pool, idles longer for its asks). */
-export function uploadAnalysisThread(): AnalysisPool {
-  return new AnalysisPool({ size: UPLOAD_ANALYSES_AT_ONCE, idleMs: UPLOAD_ANALYSIS_THREAD_IDLE_MS });
-}
-
 export function createUploadAnalysisActivities(deps: UploadAnalysisDeps) {
   const { sql, storage, log } = deps;
   const gate = new Gate(UPLOAD_ANALYSES_AT_ONCE);
-  const pool = deps.analysisThread ?? uploadAnalysisThread();
   return {
     async analyzeUpload(input: UploadAnalysisInput): Promise<UploadAnalysisResult> {
       const [row] = await uploadsByKeys(sql, [input.storageKey]);
@@ -44,7 +31,7 @@ export function createUploadAnalysisActivities(deps: UploadAnalysisDeps) {
       const made = await gate.run(async () => {
         const file = await storage.get(input.storageKey);
         if (!file) return undefined;
-        return analysisToKeep(file.body, { quantity: UPLOAD_ANALYSIS_QUANTITY, pool }).catch((err: unknown) => {
+        return analysisToKeep(file.body, { quantity: UPLOAD_ANALYSIS_QUANTITY }).catch((err: unknown) => {
           throw isImageError(err) ? nonRetryable('BadInputError', err.message) : err;
         });
       });

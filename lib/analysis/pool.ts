@@ -50,13 +50,11 @@ export class AnalysisPool {
 
 let shared: AnalysisPool | undefined;
 
-/** The process's analysis thread is ended after this long without work (its isolate given back; issue 34). The API's
- * asks (POST /analyze, a design's first generate) use it; the worker's upload analysis has a thread of its own with a
- * shorter idle time (activities/upload-analysis.ts). */
+/** The process's analysis thread is ended after this long without work (its isolate given back; issue 34). */
 export const ANALYSIS_THREAD_IDLE_MS = 10_000;
 
 /** The process-wide pool: every analysis of the process shares it (a second pool costs a second V8 isolate, ~36 MiB
- * resident). */
+ * resident). In the worker it serves the upload analysis workflow's activity (activities/upload-analysis.ts). */
 export function analysisPool(): AnalysisPool {
   shared ??= new AnalysisPool({ idleMs: ANALYSIS_THREAD_IDLE_MS });
   return shared;

@@ -10,11 +10,7 @@ import { dropAnalysisVersion, uploadSize } from '../helpers/db-inspect';
 import * as F from '../helpers/fixtures';
 import { account, createKey, http } from '../helpers/http';
 import { unreachableTemporal, useStack, withApiOn } from '../helpers/stack';
-import {
-  createUploadAnalysisActivities,
-  UPLOAD_ANALYSIS_THREAD_IDLE_MS,
-  uploadAnalysisThread,
-} from '../../activities/upload-analysis';
+import { createUploadAnalysisActivities } from '../../activities/upload-analysis';
 import { ownFileKey } from '../../lib/fetch';
 import { createLogger } from '../../lib/log';
 import { uploadAnalysisWorkflowId } from '../../lib/uploads/types';
@@ -144,34 +140,6 @@ describe('design library: GET/PATCH/DELETE /api/v1/uploads', function () {
     const del = await http(stack.baseUrl, 'DELETE', `/api/v1/uploads/${up.body.id}`, { key: acct.key });
     assert.equal(del.status, 204);
     assert.deepEqual(await analyzeUpload(input), { status: 'gone' });
-  });
-
-  it("the worker's analyses run on a thread of their own, ended UPLOAD_ANALYSIS_THREAD_IDLE_MS after a burst", async () => {
-    // the activity as the worker builds it, on new uploads (within their 5 s delay: the stack's worker has not begun)
-    const thread = uploadAnalysisThread();
-    const { analyzeUpload } = createUploadAnalysisActivities({
-      ...stack,
-      log: createLogger({ level: 'error' }),
-      analysisThread: thread,
-    });
-    const analyse = async () => {
-      const up = await jsonUpload(acct.key, await design());
-      assert.equal(up.status, 201, up.text);
-      const storageKey = ownFileKey(stack.config.publicBaseUrl, up.body.url)!;
-      return analyzeUpload({ uploadId: up.body.id, accountId: acct.userId, storageKey });
-    };
-    try {
-      // a burst: one after another, the same thread
-      assert.deepEqual(await Promise.all([analyse(), analyse()]), [{ status: 'analyzed' }, { status: 'analyzed' }]);
-      assert.equal(thread.stats.completedOnWorkers, 2);
-      assert.equal(thread.stats.workerThreadIds.length, 1);
-      // after the burst the thread is ended (its isolate given back); the next analysis starts another
-      await new Promise((r) => setTimeout(r, UPLOAD_ANALYSIS_THREAD_IDLE_MS + 500));
-      assert.deepEqual(await analyse(), { status: 'analyzed' });
-      assert.equal(thread.stats.workerThreadIds.length, 2, 'the idle thread was ended');
-    } finally {
-      await thread.close();
-    }
   });
 
   it('a POST /analyze of the upload before the worker gets to it is made in the API; the worker then keeps it', async () => {
