@@ -5,6 +5,7 @@ import os from 'node:os';
 import zlib from 'node:zlib';
 import sharp from 'sharp';
 import { IMAGE_PROCESS_MALLOC_ENV } from '../scripts/dev-services';
+import { waitUpTo } from '../test/helpers/wait';
 
 /** Nearest-rank percentile of an ascending array (p in 0..1). */
 export const pct = (sorted: number[], p: number): number =>
@@ -149,4 +150,27 @@ export async function json(
     body: body !== undefined ? JSON.stringify(body) : undefined,
   });
   return { status: res.status, body: await bodyOf(res), headers: res.headers };
+}
+
+/**
+ * Each new upload is analysed by the worker after it is stored (workflow upload-analysis-<id>, UPLOAD_ANALYSIS_DELAY
+ * after it; the design library: docs/uploads-and-analysis.md). That work belongs to the upload, not to the timed
+ * phases that follow: wait until each upload's analysis is kept, one upload at a time and once a second, so that the
+ * polls use few of the keys' per-minute budgets (each poll counts in them). A build without the design library answers
+ * 404 and is not waited for.
+ */
+export async function keptAnalyses(base: string, ids: string[], keyOf: (i: number) => string): Promise<void> {
+  await closedLoop(1, ids.length, (i) =>
+    waitUpTo(
+      async () => {
+        const res = await fetch(`${base}/api/v1/uploads/${ids[i]}`, {
+          headers: { authorization: `Bearer ${keyOf(i)}` },
+        });
+        if (res.status === 404) return true;
+        const body: any = await res.json().catch(() => ({}));
+        return !!body.analyzedAt;
+      },
+      { ms: 60_000, every: 1000 },
+    ),
+  );
 }

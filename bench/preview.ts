@@ -9,7 +9,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import sharp from 'sharp';
 import { makeBenchDesign } from './compositing';
-import { closedLoop, machineInfo, pngVariant, round, stats } from './lib';
+import { closedLoop, keptAnalyses, machineInfo, pngVariant, round, stats } from './lib';
 import { startBenchStack } from './stack';
 
 const RESULTS = path.join(__dirname, 'results', 'preview.json');
@@ -55,6 +55,7 @@ async function main() {
     const garment = garments.garments[0]!;
 
     const design = await makeBenchDesign();
+    const uploadIds: string[] = [];
     const upload = async (png: Buffer) => {
       const res = await fetch(`${base}/api/v1/upload`, {
         method: 'POST',
@@ -62,12 +63,16 @@ async function main() {
         body: JSON.stringify({ imageData: `data:image/png;base64,${png.toString('base64')}` }),
       });
       if (res.status !== 201) throw new Error(`upload answered ${res.status}: ${await res.text()}`);
-      return ((await res.json()) as { url: string }).url;
+      const body = (await res.json()) as { url: string; id: string };
+      uploadIds.push(body.id);
+      return body.url;
     };
     say(`uploading the ${(design.length / 1048576).toFixed(1)} MiB design (${FRESH + 1} copies)`);
     const designUrl = await upload(design);
     const freshUrls: string[] = [];
     for (let i = 0; i < FRESH; i++) freshUrls.push(await upload(pngVariant(design, `fresh-${i}`)));
+    say("waiting for the uploads' analyses in the worker (the upload's work, not the previews')");
+    await keptAnalyses(base, uploadIds, () => key);
 
     let bytes = 0;
     let size = '';

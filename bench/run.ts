@@ -59,6 +59,7 @@ import {
   closedLoop,
   epochMs,
   json,
+  keptAnalyses,
   machineInfo,
   median,
   newScale,
@@ -78,7 +79,6 @@ import {
   startBenchStack,
   type BenchStack,
 } from './stack';
-import { waitUpTo } from '../test/helpers/wait';
 
 const ROOT = path.resolve(__dirname, '..');
 const QUICK = process.env.BENCH_QUICK === '1';
@@ -334,29 +334,6 @@ async function analyzes(ctx: Ctx, design: Buffer, imageUrl: string) {
   return { available: true as const, imageUrl: stats(byUrl), imageData: stats(byData) };
 }
 
-/**
- * Each new upload is analysed by the worker after it is stored (workflow upload-analysis-<id>; the design library:
- * docs/uploads-and-analysis.md). That work must not run into the timed phases that follow: wait until each upload's
- * analysis is kept, one upload at a time and once a second, so that the polls use few of the keys' per-minute budgets
- * (each poll counts in them, and the limits-on phases would otherwise meet 429s). A build without the design library
- * answers 404 and is not waited for.
- */
-async function keptAnalyses(ctx: Ctx, ids: string[], keyOf: (i: number) => string) {
-  await closedLoop(1, ids.length, (i) =>
-    waitUpTo(
-      async () => {
-        const res = await fetch(`${ctx.base}/api/v1/uploads/${ids[i]}`, {
-          headers: { authorization: `Bearer ${keyOf(i)}` },
-        });
-        if (res.status === 404) return true;
-        const body: any = await res.json().catch(() => ({}));
-        return !!body.analyzedAt;
-      },
-      { ms: 60_000, every: 1000 },
-    ),
-  );
-}
-
 /** `n` uploads of the design whose bytes differ and pixels do not (not timed): each is a design the worker has
  * never seen, for the "new design every call" runs. */
 async function uploadVariants(ctx: Ctx, design: Buffer, n: number, tag: string): Promise<string[]> {
@@ -382,7 +359,7 @@ async function uploadVariants(ctx: Ctx, design: Buffer, n: number, tag: string):
     urls[i] = body.url;
     ids[i] = body.id;
   });
-  await keptAnalyses(ctx, ids, (i) => keyAt(ctx, i));
+  await keptAnalyses(ctx.base, ids, (i) => keyAt(ctx, i));
   return urls;
 }
 
@@ -938,7 +915,7 @@ async function main(): Promise<void> {
       } else throw new Error(`POST /upload is not available on ${ctx.base} (${up.reason})`);
       const an = await analyzes(ctx, design, ctx.designUrl);
       // the uploads' analyses (the worker's, untimed) are this phase's work: its CPU, not the next phase's
-      if (up.available) await keptAnalyses(ctx, up.ids, () => ctx.key);
+      if (up.available) await keptAnalyses(ctx.base, up.ids, () => ctx.key);
       return { upload: up, analyze: an };
     });
 

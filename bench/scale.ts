@@ -17,7 +17,16 @@ import { createSql } from '../db/client';
 import { grantTokens } from '../db/ledger';
 import { randomSuffix } from '../lib/ids';
 import { makeBenchDesign } from './compositing';
-import { closedLoop, machineInfo, newScale, reexecWithImageMalloc, round, stats, type LatencyStats } from './lib';
+import {
+  closedLoop,
+  keptAnalyses,
+  machineInfo,
+  newScale,
+  reexecWithImageMalloc,
+  round,
+  stats,
+  type LatencyStats,
+} from './lib';
 import { cpuByGroup, machineBusyMs, memoryOf, startCluster } from './stack';
 
 const RESULTS = path.join(__dirname, 'results', 'scale.json');
@@ -79,6 +88,9 @@ async function measure(apis: number, workers: number, design: Buffer): Promise<R
       auth,
     );
     if (up.status !== 201) throw new Error(`upload answered ${up.status}`);
+    // the upload's analysis in the worker is the upload's work, not the generations' (as in bench/run.ts)
+    say("waiting for the upload's analysis");
+    await keptAnalyses(urls[0]!, [up.body.id], () => key);
     const list = await fetch(`${urls[0]}/api/v1/garments?category=t-shirts&limit=1`, { headers: auth });
     const garment = ((await list.json()) as { garments: { id: string; colors: { imageUrl: string }[] }[] })
       .garments[0]!;
