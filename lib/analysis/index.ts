@@ -18,7 +18,7 @@ export {
   type AnalysisFacts,
   type PixelInput,
 } from './analyze-pixels';
-export { AnalysisPool, analysisPool } from './pool';
+export { AnalysisPool, analysisPool, ANALYSIS_THREAD_YOUNG_MB } from './pool';
 export { extractPalette, type Palette, type InkColor } from './palette';
 export { PALETTE_TUNING } from './palette-tuning';
 export { screenPrice, dtgPrice, orderTotals, SCREEN_MODEL, DTG_MODEL, CURRENCY } from './pricing';

@@ -18,9 +18,13 @@ export class AnalysisPool {
   private readonly pool: WorkerPool<AnalysisTask, Output>;
 
   constructor(
-    opts: Pick<WorkerPoolOptions<AnalysisTask, Output>, 'size' | 'taskTimeoutMs' | 'maxQueue' | 'idleMs'> = {},
+    opts: Pick<
+      WorkerPoolOptions<AnalysisTask, Output>,
+      'size' | 'taskTimeoutMs' | 'maxQueue' | 'idleMs' | 'youngGenerationMb'
+    > = {},
   ) {
     this.pool = new WorkerPool({
+      youngGenerationMb: ANALYSIS_THREAD_YOUNG_MB,
       ...opts,
       file: WORKER_FILE,
       name: 'image analysis',
@@ -47,6 +51,15 @@ export class AnalysisPool {
     return this.pool.close();
   }
 }
+
+/**
+ * The analysis thread's young generation, MiB. Each analysis allocates its short-lived arrays (the raster's colour
+ * buffers, the palette's clusters) in a burst; with V8's default the thread's young generation grows to its maximum
+ * and stays resident until the thread ends (ANALYSIS_THREAD_IDLE_MS): measured in the worker after a burst of 60
+ * upload analyses, the thread's end gave back 48-58 MiB with the default and 27 MiB with 4 MiB, at the same CPU per
+ * analysis (docs/benchmarks.md). The results do not depend on it.
+ */
+export const ANALYSIS_THREAD_YOUNG_MB = 4;
 
 let shared: AnalysisPool | undefined;
 

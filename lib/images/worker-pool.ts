@@ -2,7 +2,7 @@
 // and base64-decoding 14 MB JSON bodies). Workers start lazily, are unref'd while idle so they never keep a process
 // alive, and are replaced if one crashes or overruns its time limit. Each worker file calls serveWorker(handler).
 import os from 'node:os';
-import { parentPort, Worker, type Transferable } from 'node:worker_threads';
+import { parentPort, Worker, type ResourceLimits, type Transferable } from 'node:worker_threads';
 
 interface Task<I, O> {
   id: number;
@@ -39,6 +39,10 @@ export interface WorkerPoolOptions<I, O> {
   /** A worker idle this long is ended, its V8 isolate (~25-36 MiB resident) given back; the next task starts one
    * again (tens of ms). Default: never. */
   idleMs?: number;
+  /** Largest young generation of a worker's V8 heap, MiB (default: V8's, sized for a process's main thread). A
+   * thread whose tasks allocate short-lived arrays in bursts otherwise keeps a young generation grown to V8's
+   * maximum, resident while it lives. */
+  youngGenerationMb?: number;
   /** What the task is, for error messages. */
   name: string;
   /** The same work on the calling thread, used only if this runtime cannot start workers at all. */
@@ -61,11 +65,18 @@ export class WorkerPool<I, O> {
   }
 
   /** Tasks completed on worker threads and inline, and the worker thread ids used (for tests and monitoring). */
-  get stats(): { completedOnWorkers: number; completedInline: number; workerThreadIds: number[] } {
+  get stats(): {
+    completedOnWorkers: number;
+    completedInline: number;
+    workerThreadIds: number[];
+    /** the V8 heap limits the live threads run with (each thread's, as node:worker_threads reports them) */
+    resourceLimits: ResourceLimits[];
+  } {
     return {
       completedOnWorkers: this.done.worker,
       completedInline: this.done.inline,
       workerThreadIds: [...this.threads],
+      resourceLimits: this.slots.map((s) => ({ ...s.worker.resourceLimits })),
     };
   }
 
@@ -124,7 +135,12 @@ export class WorkerPool<I, O> {
   private spawn(): Slot<I, O> | undefined {
     let worker: Worker;
     try {
-      worker = new Worker(this.opts.file, { resourceLimits: { maxOldGenerationSizeMb: 256 } });
+      worker = new Worker(this.opts.file, {
+        resourceLimits: {
+          maxOldGenerationSizeMb: 256,
+          ...(this.opts.youngGenerationMb ? { maxYoungGenerationSizeMb: this.opts.youngGenerationMb } : {}),
+        },
+      });
     } catch {
       // No worker support in this runtime (not expected on Node 22): do the work inline rather than fail requests.
       this.inline = true;

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { threadId } from 'node:worker_threads';
 import {
+  ANALYSIS_THREAD_YOUNG_MB,
   AnalysisPool,
   analyzePixels,
   ciede2000,
@@ -272,6 +273,22 @@ describe('analysis on a worker thread', () => {
       assert.deepEqual(await pool.run({ ...r }, 50), first, 'no task is lost to the retirement');
       assert.equal(pool.stats.completedOnWorkers, 3);
       assert.equal(pool.stats.workerThreadIds.length, 2, 'the idle thread was ended and a new one started');
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it('runs the analysis thread with a young generation of ANALYSIS_THREAD_YOUNG_MB and the same result', async () => {
+    const r = await decodeRaster(await F.crispLogo(600, 750), 512);
+    const pool = new AnalysisPool({ size: 1 });
+    try {
+      const onThread = await pool.run({ ...r }, 50);
+      assert.equal(ANALYSIS_THREAD_YOUNG_MB, 4);
+      assert.deepEqual(
+        pool.stats.resourceLimits.map((l) => l.maxYoungGenerationSizeMb),
+        [ANALYSIS_THREAD_YOUNG_MB],
+      );
+      assert.deepEqual(onThread, analyzePixels({ ...r }, 50), 'the heap limit changes no result');
     } finally {
       await pool.close();
     }
