@@ -20,8 +20,7 @@ import { createStorefrontActivities } from './storefront';
 import { createUserImageLoader } from '../lib/fetch/user-images';
 import { createWebhookActivities } from './webhooks';
 import { createPreparedTemplateCache } from '../lib/template-import/prepared-store';
-import { outputsRefresher } from '../lib/template-import/refresh';
-import { refreshTemplateOutputs } from '../db/templates';
+import { templateOutputsRefresher } from '../db/templates';
 import { createTemplateActivities } from './templates';
 import { createUploadAnalysisActivities } from './upload-analysis';
 
@@ -47,7 +46,7 @@ export function createActivities(deps: ActivityDeps) {
   const blanks = createBlankCache({ storage: deps.storage, loadUserImage }, { findGarment: true });
   // One prepared-template cache per worker: the import puts what it prepared, renders read through it.
   const templates = createPreparedTemplateCache(deps.storage, deps.config.templates.cacheBytes, {
-    preparedAgain: outputsRefresher(deps.storage, (id, o) => refreshTemplateOutputs(deps.sql, id, o)),
+    preparedAgain: templateOutputsRefresher(deps.sql, deps.storage),
     jpegRows: true,
   });
   return {

@@ -3,6 +3,7 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { z } from 'zod';
 import { IdempotencyKeyLost } from '../db/idempotency';
+import { isBadInput } from '../lib/errors';
 import { isUrlFetchError } from '../lib/fetch';
 import { isImageError } from '../lib/images';
 
@@ -165,8 +166,8 @@ export function toApiError(err: unknown): ApiError {
  * The one mapping of what a client sent that cannot be used to a 400 with its reason and details: an image that does
  * not decode or breaks a limit (ImageError: "<what>: <problem>", or the problem alone without `what`), a URL that
  * cannot be fetched (UrlFetchError: "<what, default url> could not be fetched: <problem>"). Anything else is
- * returned unchanged. (A design URL read while rendering is not the client's fault once accepted: preview.ts's
- * asApiError answers that 503, try again.)
+ * returned unchanged. (A URL that fails while a request renders with it is not the client's fault once accepted:
+ * imageReadError answers that 503, try again.)
  */
 export function badInputFrom(err: unknown, what?: string): unknown {
   if (isUrlFetchError(err))
@@ -177,4 +178,24 @@ export function badInputFrom(err: unknown, what?: string): unknown {
     ? `${err.message[0]!.toLowerCase()}${err.message.slice(1)}`
     : err.message;
   return badRequest(what ? `${what}: ${lowered}` : err.message, { reason: err.reason, ...err.details });
+}
+
+/**
+ * An image read while a request renders (preview, print file): input the client can fix (a refused URL, not an
+ * image, a limit broken) is 400 "<what>: <problem>"; a URL that cannot be fetched now is the remote side's trouble,
+ * 503 with Retry-After 2. Anything else is returned unchanged.
+ */
+export function imageReadError(err: unknown, what: string): unknown {
+  if (isBadInput(err)) return badRequest(`${what}: ${err.message}`);
+  if (isUrlFetchError(err) || isUrlFetchError((err as Error | undefined)?.cause))
+    return new ApiError(
+      503,
+      'service_unavailable',
+      `${what}: ${(err as Error).message}; try again`,
+      { retryAfter: 2 },
+      {
+        'Retry-After': '2',
+      },
+    );
+  return err;
 }

@@ -1,6 +1,8 @@
 // Template rows (docs/templates.md): the API records an import (processing) and reads, lists and deletes templates;
 // the import workflow's activities complete or fail one. Every change is keyed by the template id and moves a row
 // only from `processing`, so an activity that runs twice changes nothing the second time.
+import type { Storage } from '../lib/storage';
+import { outputsRefresher, type PreparedAgainHook } from '../lib/template-import/refresh';
 import type { Sql } from './client';
 
 export type TemplateStatus = 'processing' | 'ready' | 'failed';
@@ -193,4 +195,10 @@ export async function failTemplateImport(sql: Sql, id: string, error: string): P
     where id = ${id} and status = 'processing'
     returning ${columns(sql)}`;
   return row;
+}
+
+/** The prepared-template caches' hook (the worker's and the API's): a template prepared again by a newer engine has
+ * its preview and thumbnail made again and saved on its row (refreshTemplateOutputs). */
+export function templateOutputsRefresher(sql: Sql, storage: Storage): PreparedAgainHook {
+  return outputsRefresher(storage, (id, o) => refreshTemplateOutputs(sql, id, o));
 }

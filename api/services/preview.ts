@@ -2,7 +2,6 @@
 // rotates. It is free and synchronous, so it runs in the API process, on the same compositing engine and placement
 // maths as a paid generation (lib/compositing composite()), on blanks shrunk to PREVIEW_MAX_SIDE: the same garment,
 // zone rectangle (in fractions of the blank) and placement give the same picture, downscaled.
-import { UrlFetchError } from '../../lib/fetch';
 import { createUserImageLoader } from '../../lib/fetch/user-images';
 import { choosePrintZone, composite, createBlankCache, designSource, zonePixels } from '../../lib/compositing';
 import { isBadInput } from '../../lib/errors';
@@ -10,12 +9,11 @@ import type { PixelBox, PlacementBasis } from '../../lib/generation/types';
 import type { GenerationWarning } from '../../lib/generation/warnings';
 import type { z } from 'zod';
 import type { AppDeps } from '../context';
-import { ApiError, badRequest, conflict, notFound } from '../errors';
+import { conflict, imageReadError, notFound } from '../errors';
 import type { previewBody } from '../http/schemas';
 import type { templatePreviewBody } from '../http/template-generate-schemas';
-import { getTemplate, refreshTemplateOutputs } from '../../db/templates';
+import { getTemplate, templateOutputsRefresher } from '../../db/templates';
 import { createPreparedTemplateCache } from '../../lib/template-import/prepared-store';
-import { outputsRefresher } from '../../lib/template-import/refresh';
 import { templateMockup } from '../../lib/template-import/render';
 import { designsOf } from './upload-library';
 import { cachedGarment } from './garment-cache';
@@ -44,22 +42,6 @@ export interface Preview {
 
 export type Previewer = (body: PreviewRequest) => Promise<Preview>;
 
-/** Input the client can fix (bad URL, not an image, refused address): 400; the remote side's trouble: 503. */
-export function asApiError(err: unknown, what: string): unknown {
-  if (isBadInput(err)) return badRequest(`${what}: ${err.message}`);
-  if (err instanceof UrlFetchError || (err as Error)?.cause instanceof UrlFetchError)
-    return new ApiError(
-      503,
-      'service_unavailable',
-      `${what}: ${(err as Error).message}; try again`,
-      { retryAfter: 2 },
-      {
-        'Retry-After': '2',
-      },
-    );
-  return err;
-}
-
 /** One previewer per app: its shrunk-blank cache is shared by every request. */
 export function createPreviewer(deps: Pick<AppDeps, 'config' | 'sql' | 'storage'>): Previewer {
   const sources = { storage: deps.storage, loadUserImage: createUserImageLoader(deps) };
@@ -76,7 +58,7 @@ export function createPreviewer(deps: Pick<AppDeps, 'config' | 'sql' | 'storage'
     const zone = zoneOf(garment, body.zone);
     const resolved = resolveBlank(deps, garment, body.garmentImageUrl, body.color, zone.view);
     const blank = await blanks.get(resolved.key).catch((err: unknown) => {
-      throw asApiError(err, 'Blank image');
+      throw imageReadError(err, 'Blank image');
     });
     // the generation activity's sources (lib/compositing/sources.ts), so a preview shows what a generation renders
     const { source: design } = designSource({ ...sources, publicBaseUrl: deps.config.publicBaseUrl }, body.designUrl);
@@ -110,7 +92,7 @@ export function createPreviewer(deps: Pick<AppDeps, 'config' | 'sql' | 'storage'
           : null,
       };
     } catch (err) {
-      throw asApiError(err, 'Design image');
+      throw imageReadError(err, 'Design image');
     }
   };
 }
@@ -139,7 +121,7 @@ export function createTemplatePreviewer(deps: Pick<AppDeps, 'config' | 'sql' | '
   const templates = createPreparedTemplateCache(
     deps.storage,
     Math.min(PREVIEW_TEMPLATE_CACHE_BYTES, deps.config.templates.cacheBytes),
-    { preparedAgain: outputsRefresher(deps.storage, (id, o) => refreshTemplateOutputs(deps.sql, id, o)) },
+    { preparedAgain: templateOutputsRefresher(deps.sql, deps.storage) },
   );
   return async (caller, body) => {
     const template = await getTemplate(deps.sql, caller.userId, body.templateId, caller.livemode !== false);
@@ -169,7 +151,7 @@ export function createTemplatePreviewer(deps: Pick<AppDeps, 'config' | 'sql' | '
       });
       return { jpeg: out.mockup, width: out.width, height: out.height };
     } catch (err) {
-      throw asApiError(err, 'Design image');
+      throw imageReadError(err, 'Design image');
     }
   };
 }

@@ -18,11 +18,10 @@ import { defaultPrintSize } from '../../lib/print/sizes';
 import { fileUrl } from '../../lib/storage';
 import type { z } from 'zod';
 import type { AppDeps } from '../context';
-import { ApiError, badRequest, conflict, notFound } from '../errors';
+import { ApiError, badRequest, conflict, imageReadError, notFound } from '../errors';
 import type { printFileResource, printPreflightBody, printPreflightResource } from '../http/print-schemas';
 import { cachedGarment } from './garment-cache';
 import { zoneOf } from './generation-jobs';
-import { asApiError } from './preview';
 
 /** Print files rendered at once by one API process (each holds ~150 MB of pixels for a 12 x 16 in zone). */
 export const PRINT_FILES_IN_FLIGHT = 1;
@@ -71,7 +70,7 @@ export function createPrintFiles(deps: Pick<AppDeps, 'config' | 'sql' | 'storage
       return (await gate.run(() => printFileFor({ ...deps, loadUserImage }, s, size))).row;
     } catch (err) {
       if (isBadInput(err)) throw conflict(`The design cannot be printed: ${(err as Error).message}`);
-      throw asApiError(err, 'The design could not be read'); // a URL that cannot be read now: 503, Retry-After 2
+      throw imageReadError(err, 'The design could not be read'); // a URL that cannot be read now: 503, Retry-After 2
     }
   };
   return {
@@ -113,7 +112,7 @@ export function createPrintFiles(deps: Pick<AppDeps, 'config' | 'sql' | 'storage
           }),
         )
         .catch((err: unknown) => {
-          throw asApiError(err, 'Design image');
+          throw imageReadError(err, 'Design image');
         });
       return {
         garmentId: garment.id,
