@@ -12,6 +12,7 @@ import {
   portOpen,
   runTool,
   stopProcess,
+  waitFor,
   type Log,
   type RunningService,
 } from './process';
@@ -95,19 +96,7 @@ export async function startMailpit(opts: {
       return false;
     }
   };
-  const until = Date.now() + 30_000;
-  try {
-    for (;;) {
-      signal?.throwIfAborted();
-      if (proc.exitCode !== null) throw new Error(`Mailpit exited with code ${proc.exitCode} before it was ready`);
-      if (await ready()) break;
-      if (Date.now() > until) throw new Error('Mailpit was not ready within 30 s');
-      await new Promise((r) => setTimeout(r, 200));
-    }
-  } catch (err) {
-    await stopProcess(proc, 'Mailpit', 5_000);
-    throw err;
-  }
+  await waitFor('Mailpit', 30_000, ready, { proc, signal, logFile: opts.logFile });
   return {
     smtpUrl: `smtp://127.0.0.1:${smtpPort}`,
     httpUrl,

@@ -74,6 +74,6 @@ export async function startMinio(opts: {
       return false;
     }
   };
-  await waitFor('MinIO', 60_000, live, { proc, signal });
+  await waitFor('MinIO', 60_000, live, { proc, signal, logFile: opts.logFile });
   return { endpoint, stop: () => stopProcess(proc, 'MinIO', 10_000) };
 }

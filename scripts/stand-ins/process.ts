@@ -4,7 +4,7 @@
 // wait ends at once, the processes this step started are stopped (bounded), and the call rejects with the signal's
 // reason.
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, openSync, readSync } from 'node:fs';
 import { createConnection } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -60,19 +60,74 @@ export function sleepMs(ms: number, signal?: AbortSignal, unref = true): Promise
 /** How long a process this module started gets to exit after SIGTERM when a stop request cancels its step. */
 export const ABORT_GRACE_MS = 5_000;
 
+/**
+ * The last `maxLines` lines of a log file (of its last 8 KiB at most); '' when there is none. What a server that
+ * stopped at start-up printed last is usually why.
+ */
+export function logTail(file: string, maxLines = 20): string {
+  let fd: number | undefined;
+  try {
+    fd = openSync(file, 'r');
+    const size = fstatSync(fd).size;
+    const buf = Buffer.alloc(Math.min(size, 8192));
+    readSync(fd, buf, 0, buf.length, size - buf.length);
+    const lines = buf.toString('utf8').split('\n');
+    if (buf.length < size) lines.shift(); // a line cut by the window's start
+    return lines
+      .filter((l) => l.trim() !== '')
+      .slice(-maxLines)
+      .join('\n');
+  } catch {
+    return '';
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
+/** A server process that ended before it was ready: how it ended, and the end of its log. */
+export class ExitedBeforeReady extends Error {
+  constructor(
+    readonly what: string,
+    readonly code: number | null,
+    readonly signalName: NodeJS.Signals | null,
+    readonly logFile: string | undefined,
+    readonly tail: string,
+  ) {
+    const how = code !== null ? `with code ${code}` : `on signal ${signalName}`;
+    const log = !logFile
+      ? ''
+      : tail
+        ? `; the end of its log (${logFile}):\n${tail.replace(/^/gm, '  | ')}`
+        : `; its log (${logFile}) is empty`;
+    super(`${what} exited ${how} before it was ready${log}`);
+    this.name = 'ExitedBeforeReady';
+  }
+}
+
+/**
+ * Waits until `probe` answers true, `deadlineMs` has passed, `signal` aborts or `proc` (the server being waited for)
+ * ends. A server that ended rejects with ExitedBeforeReady, which quotes the end of `logFile`; one that was not ready
+ * in time, or whose start was cancelled, is stopped before the call rejects.
+ */
 export async function waitFor(
   what: string,
   deadlineMs: number,
   probe: () => Promise<boolean>,
-  opts: { proc?: ChildProcess; signal?: AbortSignal } = {},
+  opts: { proc?: ChildProcess; signal?: AbortSignal; logFile?: string } = {},
 ): Promise<void> {
   const { proc, signal } = opts;
   const until = Date.now() + deadlineMs;
   try {
     while (Date.now() < until) {
       signal?.throwIfAborted();
-      if (proc && proc.exitCode !== null)
-        throw new Error(`${what} exited with code ${proc.exitCode} before it was ready`);
+      if (proc && (proc.exitCode !== null || proc.signalCode !== null))
+        throw new ExitedBeforeReady(
+          what,
+          proc.exitCode,
+          proc.signalCode,
+          opts.logFile,
+          opts.logFile ? logTail(opts.logFile) : '',
+        );
       if (await probe()) return;
       await sleepMs(200, signal, false);
     }

@@ -73,11 +73,13 @@ export async function startStripeMock(opts: {
     await stopProcess(proc, 'stripe-mock', graceMs);
     rmSync(socket, { force: true });
   };
-  await waitFor('stripe-mock', 60_000, () => portOpen(opts.port), { proc, signal: opts.signal }).catch(
-    async (err: unknown) => {
-      await stop(ABORT_GRACE_MS); // waitFor stopped the process; this also removes its socket file
-      throw err;
-    },
-  );
+  await waitFor('stripe-mock', 60_000, () => portOpen(opts.port), {
+    proc,
+    signal: opts.signal,
+    logFile: opts.logFile,
+  }).catch(async (err: unknown) => {
+    await stop(ABORT_GRACE_MS); // waitFor stopped the process; this also removes its socket file
+    throw err;
+  });
   return { url: `http://127.0.0.1:${opts.port}`, stop: () => stop(5_000) };
 }

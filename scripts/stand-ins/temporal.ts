@@ -1,11 +1,12 @@
 // The Temporal CLI and its dev server (`temporal server start-dev`), which `npm start`, the tests and the benchmarks
 // run when no TEMPORAL_ADDRESS is given.
-import { spawn } from 'node:child_process';
-import { createReadStream, existsSync, mkdirSync, openSync, readdirSync, writeFileSync } from 'node:fs';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { closeSync, createReadStream, existsSync, mkdirSync, openSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { SEARCH_ATTRIBUTES } from '../../lib/search-attributes';
 import {
   cacheDir,
+  ExitedBeforeReady,
   goBinary,
   goEnv,
   onPath,
@@ -235,10 +236,15 @@ export function temporalDevArgs(opts: {
   return args;
 }
 
+/** How many times startTemporalDev starts a dev server that ends before it is ready. */
+export const TEMPORAL_DEV_START_ATTEMPTS = 3;
+
 /**
  * Starts `temporal server start-dev`. With `dbFile` workflows survive a restart. Waits for the gRPC port with its
  * own deadline (the SDK's built-in start gives it only a few seconds, too little on a busy 2-core machine). A server
- * that does not become ready, or whose start `signal` cancels, is stopped before the call rejects.
+ * that ends before it is ready (a CI run once saw exit code 2, a Go panic, with nothing to tell why) is logged with
+ * the end of its log and started again, up to TEMPORAL_DEV_START_ATTEMPTS times; the last failure rejects with that
+ * log's end. A server that is not ready in time, or whose start `signal` cancels, is stopped before the call rejects.
  */
 export async function startTemporalDev(opts: {
   cli: string;
@@ -260,14 +266,32 @@ export async function startTemporalDev(opts: {
   const args = temporalDevArgs(opts);
   mkdirSync(path.dirname(opts.logFile), { recursive: true });
   const out = openSync(opts.logFile, 'a');
-  opts.signal?.throwIfAborted();
-  const proc = spawn(opts.cli, args, { stdio: ['ignore', out, out], detached: false });
-  await waitFor('Temporal dev server', 120_000, () => portOpen(opts.port), { proc, signal: opts.signal });
+  let proc: ChildProcess;
+  try {
+    for (let attempt = 1; ; attempt++) {
+      opts.signal?.throwIfAborted();
+      proc = spawn(opts.cli, args, { stdio: ['ignore', out, out], detached: false });
+      try {
+        await waitFor('Temporal dev server', 120_000, () => portOpen(opts.port), {
+          proc,
+          signal: opts.signal,
+          logFile: opts.logFile,
+        });
+        break;
+      } catch (err) {
+        if (!(err instanceof ExitedBeforeReady) || attempt >= TEMPORAL_DEV_START_ATTEMPTS) throw err;
+        opts.log(`${err.message}\nstarting it again (attempt ${attempt + 1} of ${TEMPORAL_DEV_START_ATTEMPTS})`);
+      }
+    }
+  } finally {
+    closeSync(out); // the server holds its own copy
+  }
+  const server = proc;
   return {
     address: `127.0.0.1:${opts.port}`,
     uiUrl: opts.uiPort ? `http://localhost:${opts.uiPort}` : undefined,
-    stop: () => stopProcess(proc, 'Temporal dev server', 15_000),
+    stop: () => stopProcess(server, 'Temporal dev server', 15_000),
     // SIGKILL, for the chaos suite: nothing flushed beyond what SQLite's write-ahead log already holds
-    kill: () => stopProcess(proc, 'Temporal dev server', 0, 'SIGKILL'),
+    kill: () => stopProcess(server, 'Temporal dev server', 0, 'SIGKILL'),
   };
 }

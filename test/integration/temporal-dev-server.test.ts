@@ -4,9 +4,22 @@
 // on the server's one connection failed: `GetNamespace operation failed. Error interrupted (9)` to every call until
 // a restart (a CI run lost its last 15 tests to it). With that build this test's burst breaks the server within a
 // few seconds, every time it was tried; the CLI built with the pinned driver answers throughout.
+//
+// Its start-up survives a server that ends before it is ready (a CI run once lost the whole suite to an exit with
+// code 2 at start, and its error did not say why): the start is tried again, and the last failure quotes the log.
 import assert from 'node:assert/strict';
-import { Client } from '@temporalio/client';
-import { sqliteDriverIsSafe, sqliteDriverOf } from '../../scripts/stand-ins/temporal';
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Client, Connection } from '@temporalio/client';
+import { ExitedBeforeReady, freePort } from '../../scripts/stand-ins/process';
+import {
+  TEMPORAL_DEV_START_ATTEMPTS,
+  resolveTemporalCli,
+  sqliteDriverIsSafe,
+  sqliteDriverOf,
+  startTemporalDev,
+} from '../../scripts/stand-ins/temporal';
 import { startOwnTemporal, type OwnTemporal } from '../helpers/temporal-dev';
 
 const WORKFLOWS = 300;
@@ -64,5 +77,97 @@ describe('Temporal dev server after cancelled calls', function () {
       workflowId: `wf-${stamp}-after`,
     });
     assert.equal((await handle.describe()).status.name, 'RUNNING');
+  });
+});
+
+describe('Temporal dev server start-up', function () {
+  this.timeout(180_000);
+  let dir: string;
+  let cli: string;
+
+  before(async () => {
+    dir = mkdtempSync(path.join(os.tmpdir(), 'temporal-dev-start-'));
+    cli = await resolveTemporalCli({ cliPath: process.env.TEMPORAL_CLI_PATH, log: () => {} });
+  });
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  /**
+   * A CLI that counts its starts in `name`.starts, ends its first `failures` starts as a Go panic does (a message,
+   * exit code 2) and from then on is the real CLI.
+   */
+  function flakyCli(name: string, failures: number): { bin: string; starts: () => number } {
+    const count = path.join(dir, `${name}.starts`);
+    writeFileSync(count, '');
+    const bin = path.join(dir, name);
+    writeFileSync(
+      bin,
+      [
+        '#!/bin/sh',
+        `echo start >> '${count}'`,
+        `if [ "$(wc -l < '${count}')" -le ${failures} ]; then`,
+        '  echo "panic: runtime error: start number $(wc -l < \'' + count + '\')"',
+        '  exit 2',
+        'fi',
+        `exec '${cli}' "$@"`,
+        '',
+      ].join('\n'),
+    );
+    chmodSync(bin, 0o755);
+    return { bin, starts: () => readFileSync(count, 'utf8').split('\n').filter(Boolean).length };
+  }
+
+  it('starts a server that ended before it was ready again, saying how it ended and what it printed', async () => {
+    const { bin, starts } = flakyCli('fails-once', 1);
+    const said: string[] = [];
+    const logFile = path.join(dir, 'fails-once.log');
+    const server = await startTemporalDev({ cli: bin, port: await freePort(), logFile, log: (m) => said.push(m) });
+    try {
+      assert.equal(starts(), 2);
+      assert.equal(said.length, 1, said.join('\n'));
+      assert.match(said[0]!, /^Temporal dev server exited with code 2 before it was ready/);
+      assert.ok(said[0]!.includes(`the end of its log (${logFile})`), said[0]);
+      assert.match(said[0]!, /\| panic: runtime error: start number 1\n/);
+      assert.match(said[0]!, /starting it again \(attempt 2 of 3\)$/);
+      // the second start is a whole server
+      const connection = await Connection.connect({ address: server.address });
+      try {
+        await connection.workflowService.describeNamespace({ namespace: 'default' });
+      } finally {
+        await connection.close();
+      }
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it(`gives up after ${TEMPORAL_DEV_START_ATTEMPTS} starts, with the last one's exit and log in the error`, async () => {
+    const { bin, starts } = flakyCli('always-fails', 99);
+    const said: string[] = [];
+    const logFile = path.join(dir, 'always-fails.log');
+    const err = await startTemporalDev({ cli: bin, port: await freePort(), logFile, log: (m) => said.push(m) }).then(
+      () => assert.fail('a CLI that always ends at start was taken for a server'),
+      (e: unknown) => e,
+    );
+    assert.ok(err instanceof ExitedBeforeReady, String(err));
+    assert.equal(err.code, 2);
+    assert.equal(starts(), TEMPORAL_DEV_START_ATTEMPTS);
+    assert.equal(said.length, TEMPORAL_DEV_START_ATTEMPTS - 1);
+    assert.match(err.message, new RegExp(`\\| panic: runtime error: start number ${TEMPORAL_DEV_START_ATTEMPTS}$`));
+  });
+
+  it('sees a server killed by a signal at once, not at the end of the two-minute wait', async function () {
+    this.timeout(30_000);
+    const bin = path.join(dir, 'killed');
+    writeFileSync(bin, '#!/bin/sh\necho "out of memory"\nkill -KILL $$\n');
+    chmodSync(bin, 0o755);
+    const logFile = path.join(dir, 'killed.log');
+    const err = await startTemporalDev({ cli: bin, port: await freePort(), logFile, log: () => {} }).then(
+      () => assert.fail('a killed CLI was taken for a server'),
+      (e: unknown) => e,
+    );
+    assert.ok(err instanceof ExitedBeforeReady, String(err));
+    assert.equal(err.signalName, 'SIGKILL');
+    assert.match(err.message, /^Temporal dev server exited on signal SIGKILL before it was ready; the end of its log/);
+    assert.match(err.message, /\| out of memory$/);
   });
 });
