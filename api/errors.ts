@@ -45,6 +45,15 @@ export const unauthorized = (message: string, details?: Record<string, unknown>)
   new ApiError(401, 'unauthorized', message, details);
 export const notFound = (message: string) => new ApiError(404, 'not_found', message);
 export const conflict = (message: string) => new ApiError(409, 'conflict', message);
+/** 503: the service cannot do it now; the client is told when to try again (Retry-After and `details.retryAfter`). */
+export const serviceUnavailable = (message: string, retryAfterS: number) =>
+  new ApiError(
+    503,
+    'service_unavailable',
+    message,
+    { retryAfter: retryAfterS },
+    { 'Retry-After': String(retryAfterS) },
+  );
 
 /** Seconds a client is told to wait before retrying a request whose Idempotency-Key another request holds. */
 export const IDEMPOTENCY_IN_USE_RETRY_AFTER_S = 2;
@@ -188,14 +197,6 @@ export function badInputFrom(err: unknown, what?: string): unknown {
 export function imageReadError(err: unknown, what: string): unknown {
   if (isBadInput(err)) return badRequest(`${what}: ${err.message}`);
   if (isUrlFetchError(err) || isUrlFetchError((err as Error | undefined)?.cause))
-    return new ApiError(
-      503,
-      'service_unavailable',
-      `${what}: ${(err as Error).message}; try again`,
-      { retryAfter: 2 },
-      {
-        'Retry-After': '2',
-      },
-    );
+    return serviceUnavailable(`${what}: ${(err as Error).message}; try again`, 2);
   return err;
 }

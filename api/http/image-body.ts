@@ -11,7 +11,7 @@ import {
   MAX_NON_IMAGE_JSON_BYTES,
   WorkerPoolBusyError,
 } from '../../lib/images';
-import { ApiError, badInputFrom, badRequest, parse } from '../errors';
+import { ApiError, badInputFrom, badRequest, parse, serviceUnavailable } from '../errors';
 import { uploadJsonBody } from './schemas';
 
 const MAX_MB = MAX_IMAGE_BYTES / (1024 * 1024);
@@ -24,13 +24,7 @@ const tooLarge = () =>
 /** Image work is queued on worker threads; when the queue is full the client is told to come back, not kept waiting. */
 export function busy(err: unknown): unknown {
   if (!(err instanceof WorkerPoolBusyError)) return err;
-  return new ApiError(
-    503,
-    'service_unavailable',
-    'Image processing is at capacity: retry in a few seconds',
-    { retryAfter: 5 },
-    { 'Retry-After': '5' },
-  );
+  return serviceUnavailable('Image processing is at capacity: retry in a few seconds', 5);
 }
 
 /** Base64 grows data by 4/3; the JSON limit admits a 10 MB image's data URL plus a little envelope, no more. */

@@ -84,15 +84,17 @@ export function logTail(file: string, maxLines = 20): string {
   }
 }
 
-/** A server process that ended before it was ready: how it ended, and the end of its log. */
+/** A server process that ended before it was ready: how it ended, and the end of its log (read when made). */
 export class ExitedBeforeReady extends Error {
+  readonly tail: string;
+
   constructor(
     readonly what: string,
     readonly code: number | null,
     readonly signalName: NodeJS.Signals | null,
-    readonly logFile: string | undefined,
-    readonly tail: string,
+    readonly logFile?: string,
   ) {
+    const tail = logFile ? logTail(logFile) : '';
     const how = code !== null ? `with code ${code}` : `on signal ${signalName}`;
     const log = !logFile
       ? ''
@@ -101,6 +103,7 @@ export class ExitedBeforeReady extends Error {
         : `; its log (${logFile}) is empty`;
     super(`${what} exited ${how} before it was ready${log}`);
     this.name = 'ExitedBeforeReady';
+    this.tail = tail;
   }
 }
 
@@ -121,13 +124,7 @@ export async function waitFor(
     while (Date.now() < until) {
       signal?.throwIfAborted();
       if (proc && (proc.exitCode !== null || proc.signalCode !== null))
-        throw new ExitedBeforeReady(
-          what,
-          proc.exitCode,
-          proc.signalCode,
-          opts.logFile,
-          opts.logFile ? logTail(opts.logFile) : '',
-        );
+        throw new ExitedBeforeReady(what, proc.exitCode, proc.signalCode, opts.logFile);
       if (await probe()) return;
       await sleepMs(200, signal, false);
     }

@@ -91,6 +91,14 @@ describe('Temporal dev server start-up', function () {
   });
   after(() => rmSync(dir, { recursive: true, force: true }));
 
+  /** An executable shell script `name` in the test's folder. */
+  function script(name: string, lines: string[]): string {
+    const bin = path.join(dir, name);
+    writeFileSync(bin, ['#!/bin/sh', ...lines, ''].join('\n'));
+    chmodSync(bin, 0o755);
+    return bin;
+  }
+
   /**
    * A CLI that counts its starts in `name`.starts, ends its first `failures` starts as a Go panic does (a message,
    * exit code 2) and from then on is the real CLI.
@@ -98,21 +106,14 @@ describe('Temporal dev server start-up', function () {
   function flakyCli(name: string, failures: number): { bin: string; starts: () => number } {
     const count = path.join(dir, `${name}.starts`);
     writeFileSync(count, '');
-    const bin = path.join(dir, name);
-    writeFileSync(
-      bin,
-      [
-        '#!/bin/sh',
-        `echo start >> '${count}'`,
-        `if [ "$(wc -l < '${count}')" -le ${failures} ]; then`,
-        '  echo "panic: runtime error: start number $(wc -l < \'' + count + '\')"',
-        '  exit 2',
-        'fi',
-        `exec '${cli}' "$@"`,
-        '',
-      ].join('\n'),
-    );
-    chmodSync(bin, 0o755);
+    const bin = script(name, [
+      `echo start >> '${count}'`,
+      `if [ "$(wc -l < '${count}')" -le ${failures} ]; then`,
+      '  echo "panic: runtime error: start number $(wc -l < \'' + count + '\')"',
+      '  exit 2',
+      'fi',
+      `exec '${cli}' "$@"`,
+    ]);
     return { bin, starts: () => readFileSync(count, 'utf8').split('\n').filter(Boolean).length };
   }
 
@@ -157,9 +158,7 @@ describe('Temporal dev server start-up', function () {
 
   it('sees a server killed by a signal at once, not at the end of the two-minute wait', async function () {
     this.timeout(30_000);
-    const bin = path.join(dir, 'killed');
-    writeFileSync(bin, '#!/bin/sh\necho "out of memory"\nkill -KILL $$\n');
-    chmodSync(bin, 0o755);
+    const bin = script('killed', ['echo "out of memory"', 'kill -KILL $$']);
     const logFile = path.join(dir, 'killed.log');
     const err = await startTemporalDev({ cli: bin, port: await freePort(), logFile, log: () => {} }).then(
       () => assert.fail('a killed CLI was taken for a server'),

@@ -6,7 +6,7 @@
 // reconnecting for seconds), and a request makes four of them.
 import type { Logger } from '../../../lib/log';
 import { orTimeout } from '../../../lib/wait';
-import { ApiError } from '../../errors';
+import { serviceUnavailable } from '../../errors';
 
 export type StoreFailureMode = 'local' | 'closed';
 
@@ -82,13 +82,7 @@ export class StoreGuard {
   private unavailableResult(): { ok: false } {
     this.degraded++;
     if (this.opts.mode === 'closed') {
-      throw new ApiError(
-        503,
-        'service_unavailable',
-        'Rate limiting is temporarily unavailable; retry shortly',
-        { retryAfter: 1 },
-        { 'Retry-After': '1' },
-      );
+      throw serviceUnavailable('Rate limiting is temporarily unavailable; retry shortly', 1);
     }
     return { ok: false };
   }
